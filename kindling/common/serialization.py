@@ -1,0 +1,137 @@
+"""Serialization schemas and encoders used by sources and sinks."""
+from typing import Any
+
+__all__ = ['SerializationSchema', 'DeserializationSchema', 'SimpleStringSchema', 'ByteArraySchema',
+           'Encoder', 'RowFieldExtractorSchema']
+
+
+class SerializationSchema(object):
+    """Turns a value into bytes for a sink; subclasses implement :meth:`serialize`."""
+
+    def __init__(self, j_serialization_schema: Any = None) -> None:
+        pass
+
+    def open(self) -> None:
+        pass
+
+    def serialize(self, value: Any) -> bytes:
+        raise NotImplementedError
+
+
+class DeserializationSchema(object):
+    """Turns bytes read by a source into a value; subclasses implement :meth:`deserialize`."""
+
+    def __init__(self, j_deserialization_schema: Any = None) -> None:
+        pass
+
+    def open(self) -> None:
+        pass
+
+    def deserialize(self, message: bytes) -> Any:
+        raise NotImplementedError
+
+    def is_end_of_stream(self, next_element: Any) -> bool:
+        return False
+
+    def get_produced_type(self):
+        from kindling.common.typeinfo import Types
+        return Types.PICKLED_BYTE_ARRAY()
+
+
+class SimpleStringSchema(SerializationSchema, DeserializationSchema):
+    """Strings as bytes in a charset (UTF-8 by default).
+
+    Example: ``SimpleStringSchema().serialize('a') == b'a'``.
+    """
+
+    def __init__(self, charset: str = 'UTF-8') -> None:
+        self._charset = charset
+
+    def get_charset(self) -> str:
+        return self._charset
+
+    def serialize(self, value: Any) -> bytes:
+        return str(value).encode(self._charset)
+
+    def deserialize(self, message: bytes) -> str:
+        return bytes(message).decode(self._charset)
+
+    def get_produced_type(self):
+        from kindling.common.typeinfo import Types
+        return Types.STRING()
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, SimpleStringSchema) and other._charset == self._charset
+
+    def __hash__(self) -> int:
+        return hash(('SimpleStringSchema', self._charset))
+
+
+class ByteArraySchema(SerializationSchema, DeserializationSchema):
+    """Bytes passed through unchanged."""
+
+    def __init__(self) -> None:
+        pass
+
+    def serialize(self, value: Any) -> bytes:
+        return bytes(value)
+
+    def deserialize(self, message: bytes) -> bytes:
+        return bytes(message)
+
+    def get_produced_type(self):
+        from kindling.common.typeinfo import Types
+        return Types.PRIMITIVE_ARRAY(Types.BYTE())
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, ByteArraySchema)
+
+    def __hash__(self) -> int:
+        return hash('ByteArraySchema')
+
+
+class RowFieldExtractorSchema(SerializationSchema):
+    """Serializes one field (a str or bytes) of a row."""
+
+    def __init__(self, field_index: int) -> None:
+        if field_index < 0:
+            raise ValueError("field index must not be negative")
+        self._field_index = field_index
+
+    def serialize(self, value: Any) -> bytes:
+        field = value[self._field_index]
+        if field is None:
+            return b''
+        if isinstance(field, (bytes, bytearray)):
+            return bytes(field)
+        return str(field).encode('utf-8')
+
+
+class Encoder(object):
+    """Writes one record as bytes into a file sink's part file; the sink adds the newline.
+
+    Example: ``Encoder.simple_string_encoder().encode(42) == b'42'``.
+    """
+
+    def __init__(self, charset_name: str = 'UTF-8') -> None:
+        self._charset_name = charset_name
+
+    @staticmethod
+    def simple_string_encoder(charset_name: str = 'UTF-8') -> 'Encoder':
+        return Encoder(charset_name)
+
+    @property
+    def charset_name(self) -> str:
+        return self._charset_name
+
+    def encode(self, value: Any) -> bytes:
+        return str(value).encode(self._charset_name)
+
+    def __eq__(self, other: Any) -> bool:
+        return type(other) is type(self) and other._charset_name == self._charset_name
+
+    def __hash__(self) -> int:
+        return hash(('Encoder', self._charset_name))
+
+    def __repr__(self) -> str:
+        return 'Encoder.simple_string_encoder(%r)' % self._charset_name

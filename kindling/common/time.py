@@ -1,0 +1,190 @@
+"""Durations, time spans and instants, as in ``pyflink.common.time``."""
+from typing import Union
+
+__all__ = ['Duration', 'Time', 'Instant', 'to_millis']
+
+_NANOS_PER_MILLI = 1_000_000
+_NANOS_PER_SECOND = 1_000_000_000
+
+
+class Duration(object):
+    """An amount of time held in nanoseconds, like ``java.time.Duration``.
+
+    Example: ``Duration.of_seconds(5).to_milliseconds() == 5000``.
+    """
+
+    __slots__ = ('_nanos',)
+
+    def __init__(self, nanos: int = 0) -> None:
+        self._nanos = int(nanos)
+
+    @staticmethod
+    def of_days(days: int) -> 'Duration':
+        return Duration(days * 86_400 * _NANOS_PER_SECOND)
+
+    @staticmethod
+    def of_hours(hours: int) -> 'Duration':
+        return Duration(hours * 3_600 * _NANOS_PER_SECOND)
+
+    @staticmethod
+    def of_minutes(minutes: int) -> 'Duration':
+        return Duration(minutes * 60 * _NANOS_PER_SECOND)
+
+    @staticmethod
+    def of_seconds(seconds: int) -> 'Duration':
+        return Duration(seconds * _NANOS_PER_SECOND)
+
+    @staticmethod
+    def of_millis(millis: int) -> 'Duration':
+        return Duration(millis * _NANOS_PER_MILLI)
+
+    @staticmethod
+    def of_nanos(nanos: int) -> 'Duration':
+        return Duration(nanos)
+
+    def to_milliseconds(self) -> int:
+        return self._nanos // _NANOS_PER_MILLI
+
+    def to_millis(self) -> int:
+        return self.to_milliseconds()
+
+    def to_nanos(self) -> int:
+        return self._nanos
+
+    def get_seconds(self) -> int:
+        return self._nanos // _NANOS_PER_SECOND
+
+    def get_nano(self) -> int:
+        return self._nanos % _NANOS_PER_SECOND
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Duration) and self._nanos == other._nanos
+
+    def __lt__(self, other: 'Duration') -> bool:
+        return self._nanos < other._nanos
+
+    def __le__(self, other: 'Duration') -> bool:
+        return self._nanos <= other._nanos
+
+    def __hash__(self) -> int:
+        return hash(('Duration', self._nanos))
+
+    def __reduce__(self):
+        return Duration, (self._nanos,)
+
+    def __repr__(self) -> str:
+        if self._nanos % _NANOS_PER_MILLI == 0:
+            return 'Duration.of_millis(%d)' % (self._nanos // _NANOS_PER_MILLI)
+        return 'Duration.of_nanos(%d)' % self._nanos
+
+
+class Time(object):
+    """A time span in milliseconds (the older Flink API kept in PyFlink 2.x for windows).
+
+    Example: ``Time.seconds(10).to_milliseconds() == 10000``.
+    """
+
+    __slots__ = ('_milliseconds',)
+
+    def __init__(self, milliseconds: int) -> None:
+        self._milliseconds = int(milliseconds)
+
+    @staticmethod
+    def milliseconds(milliseconds: int) -> 'Time':
+        return Time(milliseconds)
+
+    @staticmethod
+    def seconds(seconds: int) -> 'Time':
+        return Time(seconds * 1_000)
+
+    @staticmethod
+    def minutes(minutes: int) -> 'Time':
+        return Time(minutes * 60_000)
+
+    @staticmethod
+    def hours(hours: int) -> 'Time':
+        return Time(hours * 3_600_000)
+
+    @staticmethod
+    def days(days: int) -> 'Time':
+        return Time(days * 86_400_000)
+
+    def to_milliseconds(self) -> int:
+        return self._milliseconds
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Time) and self._milliseconds == other._milliseconds
+
+    def __hash__(self) -> int:
+        return hash(('Time', self._milliseconds))
+
+    def __reduce__(self):
+        return Time, (self._milliseconds,)
+
+    def __repr__(self) -> str:
+        return 'Time.milliseconds(%d)' % self._milliseconds
+
+    def __str__(self) -> str:
+        return '%d ms' % self._milliseconds
+
+
+class Instant(object):
+    """A point on the time line: seconds and nanoseconds since the epoch, like ``java.time.Instant``.
+
+    Example: ``Instant.of_epoch_milli(1500).to_epoch_milli() == 1500``.
+    """
+
+    __slots__ = ('seconds', 'nanos')
+
+    def __init__(self, seconds: int, nanos: int) -> None:
+        self.seconds = int(seconds)
+        self.nanos = int(nanos)
+
+    @staticmethod
+    def of_epoch_milli(epoch_milli: int) -> 'Instant':
+        seconds, millis = divmod(int(epoch_milli), 1_000)
+        return Instant(seconds, millis * _NANOS_PER_MILLI)
+
+    @staticmethod
+    def of_epoch_second(epoch_second: int, nano_adjustment: int = 0) -> 'Instant':
+        extra, nanos = divmod(int(nano_adjustment), _NANOS_PER_SECOND)
+        return Instant(int(epoch_second) + extra, nanos)
+
+    def to_epoch_milli(self) -> int:
+        return self.seconds * 1_000 + self.nanos // _NANOS_PER_MILLI
+
+    def to_epoch_micro(self) -> int:
+        return self.seconds * 1_000_000 + self.nanos // 1_000
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, Instant) and self.seconds == other.seconds
+                and self.nanos == other.nanos)
+
+    def __lt__(self, other: 'Instant') -> bool:
+        return (self.seconds, self.nanos) < (other.seconds, other.nanos)
+
+    def __hash__(self) -> int:
+        return hash(('Instant', self.seconds, self.nanos))
+
+    def __reduce__(self):
+        return Instant, (self.seconds, self.nanos)
+
+    def __repr__(self) -> str:
+        return 'Instant<%s, %s>' % (self.seconds, self.nanos)
+
+
+def to_millis(value: Union[Time, Duration, int]) -> int:
+    """Milliseconds of a :class:`Time`, a :class:`Duration`, a ``datetime.timedelta`` or an int
+    (taken as milliseconds already)."""
+    if isinstance(value, Duration):
+        return value.to_milliseconds()
+    if isinstance(value, Time):
+        return value.to_milliseconds()
+    if isinstance(value, bool):
+        raise TypeError("expected Time, Duration or int milliseconds, got bool")
+    if isinstance(value, int):
+        return value
+    import datetime
+    if isinstance(value, datetime.timedelta):
+        return value // datetime.timedelta(milliseconds=1)
+    raise TypeError("expected Time, Duration or int milliseconds, got %s" % type(value).__name__)

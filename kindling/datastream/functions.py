@@ -1,0 +1,286 @@
+"""User function interfaces of the DataStream API, as in ``pyflink.datastream.functions``.
+
+Every function may override ``open(runtime_context)`` and ``close()``; Kindling calls
+``open`` once per operator instance in each Spark Python worker, as Flink does once per
+parallel operator instance.
+"""
+from __future__ import annotations
+
+import abc
+from typing import Any, Callable, Generic, Iterable, TypeVar
+
+from kindling.datastream.output_tag import OutputTag
+
+IN = TypeVar("IN")
+OUT = TypeVar("OUT")
+KEY = TypeVar("KEY")
+W = TypeVar("W")
+
+
+class Function(abc.ABC):
+    """Base of all user functions: lifecycle hooks called around processing."""
+
+    def open(self, runtime_context: "RuntimeContext") -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class RuntimeContext(abc.ABC):
+    """What a function may ask about the task it runs in, and how it reaches keyed state."""
+
+    @abc.abstractmethod
+    def get_task_name(self) -> str: ...
+
+    @abc.abstractmethod
+    def get_number_of_parallel_subtasks(self) -> int: ...
+
+    @abc.abstractmethod
+    def get_max_number_of_parallel_subtasks(self) -> int: ...
+
+    @abc.abstractmethod
+    def get_index_of_this_subtask(self) -> int: ...
+
+    @abc.abstractmethod
+    def get_attempt_number(self) -> int: ...
+
+    @abc.abstractmethod
+    def get_task_name_with_subtasks(self) -> str: ...
+
+    @abc.abstractmethod
+    def get_job_parameter(self, key: str, default_value: str): ...
+
+    def get_metrics_group(self):
+        raise NotImplementedError("metrics groups are not supported by Kindling; use Spark's metrics")
+
+    def get_state(self, state_descriptor):
+        raise TypeError("keyed state is only available on a KeyedStream (after key_by)")
+
+    def get_list_state(self, state_descriptor):
+        raise TypeError("keyed state is only available on a KeyedStream (after key_by)")
+
+    def get_map_state(self, state_descriptor):
+        raise TypeError("keyed state is only available on a KeyedStream (after key_by)")
+
+    def get_reducing_state(self, state_descriptor):
+        raise TypeError("keyed state is only available on a KeyedStream (after key_by)")
+
+    def get_aggregating_state(self, state_descriptor):
+        raise TypeError("keyed state is only available on a KeyedStream (after key_by)")
+
+
+class MapFunction(Function):
+    """One element in, one element out.
+
+    Example::
+
+        class AddOne(MapFunction):
+            def map(self, value):
+                return value + 1
+    """
+
+    @abc.abstractmethod
+    def map(self, value): ...
+
+
+class FlatMapFunction(Function):
+    """One element in, zero or more out: ``flat_map`` returns or yields an iterable."""
+
+    @abc.abstractmethod
+    def flat_map(self, value): ...
+
+
+class FilterFunction(Function):
+    """Keeps the elements for which ``filter`` returns true."""
+
+    @abc.abstractmethod
+    def filter(self, value) -> bool: ...
+
+
+class KeySelector(Function):
+    """Extracts the key of an element for ``key_by``."""
+
+    @abc.abstractmethod
+    def get_key(self, value): ...
+
+
+class ReduceFunction(Function):
+    """Combines two values of the same type into one."""
+
+    @abc.abstractmethod
+    def reduce(self, value1, value2): ...
+
+
+class AggregateFunction(Function):
+    """Incremental aggregation through an accumulator."""
+
+    @abc.abstractmethod
+    def create_accumulator(self): ...
+
+    @abc.abstractmethod
+    def add(self, value, accumulator): ...
+
+    @abc.abstractmethod
+    def get_result(self, accumulator): ...
+
+    def merge(self, acc_a, acc_b):
+        raise NotImplementedError("this AggregateFunction does not implement merge()")
+
+
+class TimerService(abc.ABC):
+    """Time and timers as seen by a process function."""
+
+    @abc.abstractmethod
+    def current_processing_time(self) -> int: ...
+
+    @abc.abstractmethod
+    def current_watermark(self) -> int: ...
+
+    @abc.abstractmethod
+    def register_processing_time_timer(self, timestamp: int) -> None: ...
+
+    @abc.abstractmethod
+    def register_event_time_timer(self, timestamp: int) -> None: ...
+
+    @abc.abstractmethod
+    def delete_processing_time_timer(self, timestamp: int) -> None: ...
+
+    @abc.abstractmethod
+    def delete_event_time_timer(self, timestamp: int) -> None: ...
+
+
+class BaseContext(abc.ABC):
+    """Element context shared by the process functions."""
+
+    @abc.abstractmethod
+    def timestamp(self) -> int | None: ...
+
+    @abc.abstractmethod
+    def timer_service(self) -> TimerService: ...
+
+    @abc.abstractmethod
+    def output(self, output_tag: OutputTag, value) -> None: ...
+
+
+class ProcessFunction(Function):
+    """Low-level processing of each element, with side outputs.
+
+    Example::
+
+        class Split(ProcessFunction):
+            def process_element(self, value, ctx):
+                if value < 0:
+                    ctx.output(NEGATIVE, value)
+                else:
+                    yield value
+    """
+
+    class Context(BaseContext, abc.ABC):
+        pass
+
+    @abc.abstractmethod
+    def process_element(self, value, ctx: "ProcessFunction.Context"): ...
+
+
+class KeyedProcessFunction(Function):
+    """Processes each element of a keyed stream with keyed state and timers.
+
+    Example::
+
+        class CountPerKey(KeyedProcessFunction):
+            def open(self, ctx):
+                self.count = ctx.get_state(ValueStateDescriptor("count", Types.LONG()))
+            def process_element(self, value, ctx):
+                self.count.update((self.count.value() or 0) + 1)
+                yield ctx.get_current_key(), self.count.value()
+    """
+
+    class Context(BaseContext, abc.ABC):
+        @abc.abstractmethod
+        def get_current_key(self): ...
+
+    class OnTimerContext(Context, abc.ABC):
+        @abc.abstractmethod
+        def time_domain(self): ...
+
+    @abc.abstractmethod
+    def process_element(self, value, ctx: "KeyedProcessFunction.Context"): ...
+
+    def on_timer(self, timestamp: int, ctx: "KeyedProcessFunction.OnTimerContext"):
+        pass
+
+
+class CoMapFunction(Function):
+    """Maps the elements of two connected streams."""
+
+    @abc.abstractmethod
+    def map1(self, value): ...
+
+    @abc.abstractmethod
+    def map2(self, value): ...
+
+
+class CoFlatMapFunction(Function):
+    """Flat-maps the elements of two connected streams."""
+
+    @abc.abstractmethod
+    def flat_map1(self, value): ...
+
+    @abc.abstractmethod
+    def flat_map2(self, value): ...
+
+
+class CoProcessFunction(Function):
+    """Processes the elements of two connected streams."""
+
+    class Context(BaseContext, abc.ABC):
+        pass
+
+    @abc.abstractmethod
+    def process_element1(self, value, ctx: "CoProcessFunction.Context"): ...
+
+    @abc.abstractmethod
+    def process_element2(self, value, ctx: "CoProcessFunction.Context"): ...
+
+
+class KeyedCoProcessFunction(Function):
+    """Processes the elements of two connected keyed streams with shared keyed state and timers."""
+
+    class Context(BaseContext, abc.ABC):
+        @abc.abstractmethod
+        def get_current_key(self): ...
+
+    class OnTimerContext(Context, abc.ABC):
+        @abc.abstractmethod
+        def time_domain(self): ...
+
+    @abc.abstractmethod
+    def process_element1(self, value, ctx: "KeyedCoProcessFunction.Context"): ...
+
+    @abc.abstractmethod
+    def process_element2(self, value, ctx: "KeyedCoProcessFunction.Context"): ...
+
+    def on_timer(self, timestamp: int, ctx: "KeyedCoProcessFunction.OnTimerContext"):
+        pass
+
+
+class SinkFunction(Function):
+    """A user sink: ``invoke(value, context)`` is called for every element (at-least-once)."""
+
+    def invoke(self, value, context=None) -> None:
+        raise NotImplementedError
+
+
+class SourceFunction(Function):
+    """Legacy source functions are not supported: use ``from_source`` with a Source."""
+
+    def __init__(self, source_func=None):
+        raise TypeError("SourceFunction is not supported by Kindling; use env.from_source(...)")
+
+
+class Partitioner(Function):
+    """Chooses a partition for a key."""
+
+    @abc.abstractmethod
+    def partition(self, key: Any, num_partitions: int) -> int: ...

@@ -1,0 +1,210 @@
+"""StreamExecutionEnvironment, as in ``pyflink.datastream.stream_execution_environment``."""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Iterable
+
+from kindling.common.configuration import Configuration
+from kindling.common.execution_config import ExecutionConfig
+from kindling.common.typeinfo import TypeInformation, Types
+from kindling.datastream.data_stream import DataStream, check_picklable
+from kindling.datastream.execution_mode import RuntimeExecutionMode
+from kindling.graph.specs import CollectionSourceSpec, SequenceSourceSpec, TextFileSourceSpec
+from kindling.graph.transformation import (
+    ChainedTransformation,
+    SinkTransformation,
+    SourceTransformation,
+    upstream_graph,
+)
+
+
+class StreamExecutionEnvironment:
+    """Where a streaming job is defined and from which it is executed on Spark.
+
+    Runs on an embedded local Spark (``local[*]``) unless ``spark.master`` is configured
+    (or ``KINDLING_SPARK_MASTER`` set), and uses an already active SparkSession as it is.
+
+    Example::
+
+        env = StreamExecutionEnvironment.get_execution_environment()
+        env.from_collection(["a b", "b"]).flat_map(str.split).print()
+        env.execute("split")
+    """
+
+    def __init__(self, configuration: Configuration | None = None):
+        self._configuration = Configuration(configuration) if configuration is not None else Configuration()
+        self._config = ExecutionConfig()
+        self._sinks: list[SinkTransformation] = []
+        self._runtime_mode = RuntimeExecutionMode.STREAMING
+        mode = self._configuration.get_string("execution.runtime-mode", "STREAMING").upper()
+        self._runtime_mode = RuntimeExecutionMode[mode]
+        parallelism = self._configuration.get_integer("parallelism.default", -1)
+        self._parallelism = parallelism if parallelism > 0 else None
+        self._max_parallelism = 128
+        self._checkpoint_interval = -1
+
+    @staticmethod
+    def get_execution_environment(configuration: Configuration | None = None) -> "StreamExecutionEnvironment":
+        """A new environment; ``configuration`` may carry ``spark.*`` and ``kindling.*`` keys."""
+        return StreamExecutionEnvironment(configuration)
+
+    # -- configuration ------------------------------------------------------------------
+    def configure(self, configuration: Configuration) -> None:
+        self._configuration.add_all(configuration)
+
+    def get_configuration(self) -> Configuration:
+        return self._configuration
+
+    def get_config(self) -> ExecutionConfig:
+        return self._config
+
+    def set_parallelism(self, parallelism: int) -> "StreamExecutionEnvironment":
+        """Number of partitions sources are read in and keyed state is spread over."""
+        if not isinstance(parallelism, int) or parallelism < 1:
+            raise ValueError(f"parallelism must be a positive int, got {parallelism!r}")
+        self._parallelism = parallelism
+        return self
+
+    def get_parallelism(self) -> int:
+        if self._parallelism is not None:
+            return self._parallelism
+        return self._config.get_parallelism() if self._config.get_parallelism() > 0 else (os.cpu_count() or 1)
+
+    def set_max_parallelism(self, max_parallelism: int) -> "StreamExecutionEnvironment":
+        if not isinstance(max_parallelism, int) or not 0 < max_parallelism <= 32768:
+            raise ValueError(f"max parallelism must be an int in 1..32768, got {max_parallelism!r}")
+        self._max_parallelism = max_parallelism
+        return self
+
+    def get_max_parallelism(self) -> int:
+        return self._max_parallelism
+
+    def set_runtime_mode(self, execution_mode: RuntimeExecutionMode) -> "StreamExecutionEnvironment":
+        if not isinstance(execution_mode, RuntimeExecutionMode):
+            raise TypeError(f"set_runtime_mode expects a RuntimeExecutionMode, got {execution_mode!r}")
+        self._runtime_mode = execution_mode
+        return self
+
+    def get_runtime_mode(self) -> RuntimeExecutionMode:
+        return self._runtime_mode
+
+    def enable_checkpointing(self, interval: int, mode: Any = None) -> "StreamExecutionEnvironment":
+        """Micro-batches are Spark's checkpoints; ``interval`` (ms) becomes the trigger interval."""
+        self._checkpoint_interval = interval
+        return self
+
+    def get_checkpoint_interval(self) -> int:
+        return self._checkpoint_interval
+
+    def set_buffer_timeout(self, timeout_millis: int) -> "StreamExecutionEnvironment":
+        """Accepted for compatibility: Spark moves data per micro-batch."""
+        return self
+
+    def disable_operator_chaining(self) -> "StreamExecutionEnvironment":
+        """Accepted for compatibility: stateless chains are always fused into one Python pass."""
+        return self
+
+    def is_chaining_enabled(self) -> bool:
+        return True
+
+    def add_python_file(self, file_path: str) -> None:
+        """Ships a Python file or package to the Spark workers."""
+        self._configuration.set_string("kindling.python-files",
+                                       ",".join(filter(None, [self._configuration.get_string("kindling.python-files", ""), file_path])))
+
+    def add_jars(self, *jars_path: str) -> None:
+        raise NotImplementedError("Kindling runs Python connectors only; JVM jars are not used")
+
+    # -- sources ------------------------------------------------------------------------
+    def _source(self, spec: Any, name: str, type_info: TypeInformation | None) -> DataStream:
+        node = SourceTransformation(name=name, type_info=type_info, source=spec)
+        return DataStream(self, node)
+
+    def from_collection(self, collection: Iterable[Any], type_info: TypeInformation = None) -> DataStream:
+        """A bounded stream of the collection's elements, in order."""
+        if isinstance(collection, (str, bytes)) or not hasattr(collection, "__iter__"):
+            raise TypeError(f"from_collection expects a list or other collection, got {type(collection).__name__}")
+        if type_info is not None and not isinstance(type_info, TypeInformation):
+            raise TypeError(f"type_info must be a TypeInformation such as Types.INT(), got {type_info!r}")
+        values = list(collection)
+        check_picklable(values, "collection", "Collection Source")
+        return self._source(CollectionSourceSpec(values=values), "Collection Source", type_info)
+
+    def from_elements(self, *elements: Any) -> DataStream:
+        """A bounded stream of the given elements."""
+        return self.from_collection(list(elements))
+
+    def generate_sequence(self, frm: int, to: int) -> DataStream:
+        """A bounded stream of the longs from ``frm`` to ``to``, both inclusive."""
+        if not isinstance(frm, int) or not isinstance(to, int) or frm > to:
+            raise ValueError(f"generate_sequence needs ints frm <= to, got {frm!r}, {to!r}")
+        return self._source(SequenceSourceSpec(start=frm, end=to), "Sequence Source", Types.LONG())
+
+    def read_text_file(self, file_path: str, charset_name: str = "UTF-8") -> DataStream:
+        """A bounded stream of the lines of a text file (or the files of a directory)."""
+        return self._source(TextFileSourceSpec(paths=[file_path], charset=charset_name), "Read Text File",
+                            Types.STRING())
+
+    def from_source(self, source: Any, watermark_strategy: Any, source_name: str,
+                    type_info: TypeInformation = None) -> DataStream:
+        """A stream read from a ``Source`` (NumberSequenceSource, FileSource, ...), with event
+        timestamps and watermarks from ``watermark_strategy``."""
+        from kindling.common.watermark_strategy import WatermarkStrategy
+
+        spec = getattr(source, "_spec", None)
+        if spec is None:
+            raise TypeError(f"from_source expects a Source such as NumberSequenceSource or FileSource, got {source!r}")
+        if not isinstance(watermark_strategy, WatermarkStrategy):
+            raise TypeError(f"from_source expects a WatermarkStrategy, got {watermark_strategy!r}; "
+                            "use WatermarkStrategy.no_watermarks() when there is no event time")
+        stream = self._source(spec, source_name, type_info or getattr(source, "_type_info", None))
+        if watermark_strategy.kind == "none" and watermark_strategy.timestamp_assigner is None:
+            return stream
+        check_picklable(watermark_strategy, "watermark strategy", source_name)
+        node = ChainedTransformation(name=f"{source_name}: Timestamps/Watermarks", inputs=[stream._transformation],
+                                     type_info=stream._transformation.type_info, operation="timestamps",
+                                     function=watermark_strategy)
+        return DataStream(self, node)
+
+    def add_source(self, source_func: Any, source_name: str = "Custom Source", type_info=None) -> DataStream:
+        raise NotImplementedError("SourceFunction is not supported by Kindling; use from_source(...)")
+
+    # -- execution ----------------------------------------------------------------------
+    def _add_sink(self, sink: SinkTransformation) -> None:
+        self._sinks.append(sink)
+
+    def _take_sinks(self) -> list[SinkTransformation]:
+        if not self._sinks:
+            raise RuntimeError("No operators defined in streaming topology. Cannot execute: add a sink "
+                               "such as print(), sink_to(...) or add_sink(...) before execute()")
+        sinks, self._sinks = self._sinks, []
+        return sinks
+
+    def get_execution_plan(self) -> str:
+        """The job graph as JSON: one node per transformation with its inputs."""
+        nodes = []
+        for node in upstream_graph(self._sinks):
+            entry = {"id": node.id, "type": node.kind, "name": node.name,
+                     "parallelism": node.parallelism or self.get_parallelism(),
+                     "inputs": [p.id for p in node.inputs]}
+            if node.uid:
+                entry["uid"] = node.uid
+            if node.type_info is not None:
+                entry["output_type"] = repr(node.type_info)
+            entry.update(node.describe())
+            nodes.append(entry)
+        return json.dumps({"nodes": nodes}, indent=2)
+
+    def execute(self, job_name: str = None):
+        """Runs the job on Spark and waits until it finishes (bounded jobs finish by themselves)."""
+        return self.execute_async(job_name).get_job_execution_result().result()
+
+    def execute_async(self, job_name: str = None):
+        """Starts the job on Spark and returns a JobClient to watch or cancel it."""
+        from kindling.spark.runner import start_job
+
+        return start_job(self, self._take_sinks(), job_name or "Flink Streaming Job")
+
+    def close(self) -> None:
+        self._sinks = []

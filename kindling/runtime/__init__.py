@@ -1,0 +1,1 @@
+"""Flink operator semantics in pure Python, run inside Spark tasks (no Spark imports here)."""

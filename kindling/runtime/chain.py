@@ -1,0 +1,262 @@
+"""Stateless operator chains: map, flat_map, filter, process, timestamp assignment and
+sink functions fused into one push-based Python pass, as Flink chains operators.
+
+A chain is a tree of ``ChainNode``s. Each node pushes its results to its children; a
+node's ``exits`` receive its output for the outside world (the Spark stage encodes them).
+The current element's timestamp and watermark stamp travel in a shared ``Record``.
+"""
+from __future__ import annotations
+
+import atexit
+import time
+from dataclasses import dataclass, field
+from types import GeneratorType
+from typing import Any, Callable
+
+from kindling.runtime.errors import user_function_failure
+from kindling.runtime.runtime_context import TaskRuntimeContext
+from kindling.runtime.task_info import MIN_WATERMARK, TaskInfo
+
+
+@dataclass(eq=False)
+class ChainNode:
+    """One stateless operation of a fused chain, and where its output goes."""
+
+    uid: str
+    name: str
+    operation: str  # map | flat_map | filter | process | timestamps | sink_function
+    function: Any = None
+    children: list["ChainNode"] = field(default_factory=list)
+    exits: list[int] = field(default_factory=list)
+    side_children: dict[str, list["ChainNode"]] = field(default_factory=dict)
+    side_exits: dict[str, list[int]] = field(default_factory=dict)
+
+
+class Record:
+    """Timestamp and watermark stamp of the element being pushed through the chain."""
+
+    __slots__ = ("timestamp", "watermark")
+
+    def __init__(self) -> None:
+        self.timestamp: int | None = None
+        self.watermark: int | None = None
+
+
+_opened: dict[str, Any] = {}
+
+
+def opened_function(uid: str, function: Any, task_info: TaskInfo, context_factory=TaskRuntimeContext) -> Any:
+    """The instance of a user function for this worker process, ``open`` called once.
+
+    Spark unpickles a task's functions for every task; Flink opens a function once per
+    operator instance. Python workers are reused, so the first instance is kept and opened.
+    """
+    instance = _opened.get(uid)
+    if instance is None:
+        instance = function
+        open_fn = getattr(instance, "open", None)
+        if open_fn is not None:
+            try:
+                open_fn(context_factory(task_info))
+            except Exception as exc:
+                raise user_function_failure(task_info.task_name, exc) from None
+        _opened[uid] = instance
+    return instance
+
+
+@atexit.register
+def _close_opened() -> None:
+    for instance in _opened.values():
+        close = getattr(instance, "close", None)
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                pass
+    _opened.clear()
+
+
+class _StatelessTimerService:
+    """Timer service of a non-keyed ProcessFunction: time is readable, timers are not allowed."""
+
+    def __init__(self, record: Record):
+        self._record = record
+
+    def current_processing_time(self) -> int:
+        return int(time.time() * 1000)
+
+    def current_watermark(self) -> int:
+        wm = self._record.watermark
+        return MIN_WATERMARK if wm is None else wm
+
+    def _no_timers(self, *_args) -> None:
+        raise TypeError("Setting timers is only supported on a keyed stream: key_by(...) before process(...)")
+
+    register_event_time_timer = register_processing_time_timer = _no_timers
+    delete_event_time_timer = delete_processing_time_timer = _no_timers
+
+
+class _ProcessContext:
+    """``ProcessFunction.Context`` for the element being processed."""
+
+    def __init__(self, record: Record, side: Callable[[Any, Any], None]):
+        self._record = record
+        self._timers = _StatelessTimerService(record)
+        self.output = side
+
+    def timestamp(self) -> int | None:
+        return self._record.timestamp
+
+    def timer_service(self) -> _StatelessTimerService:
+        return self._timers
+
+
+def _fan_out(targets: list[Callable[[Any], None]]) -> Callable[[Any], None]:
+    if not targets:
+        return lambda value: None
+    if len(targets) == 1:
+        return targets[0]
+
+    def push(value):
+        for target in targets:
+            target(value)
+
+    return push
+
+
+def emit_all(result, push: Callable[[Any], None]) -> None:
+    """Pushes the outputs of a function that returns, yields, or returns None."""
+    if result is None:
+        return
+    for value in result:
+        push(value)
+
+
+def build_chain(
+    node: ChainNode,
+    exit_pushers: dict[int, Callable[[Any], None]],
+    record: Record,
+    task_info: TaskInfo,
+    watermark_generators: dict[str, Any],
+) -> Callable[[Any], None]:
+    """Returns the push function of ``node``, wired to its children and exits."""
+    downstream = _fan_out(
+        [build_chain(child, exit_pushers, record, task_info, watermark_generators) for child in node.children]
+        + [exit_pushers[e] for e in node.exits]
+    )
+    name = node.name
+    op = node.operation
+    info = TaskInfo(name, task_info.index_of_subtask, task_info.number_of_parallel_subtasks,
+                    task_info.max_number_of_parallel_subtasks, task_info.attempt_number,
+                    task_info.job_parameters)
+    fn = node.function
+    if op != "timestamps":
+        fn = opened_function(node.uid, fn, info)
+
+    if op == "map":
+        call = fn.map if is_function_object(fn, "map") else fn
+
+        def push(value):
+            try:
+                result = call(value)
+            except Exception as exc:
+                raise user_function_failure(name, exc) from None
+            downstream(result)
+
+    elif op == "flat_map":
+        call = fn.flat_map if is_function_object(fn, "flat_map") else fn
+
+        def push(value):
+            try:
+                result = call(value)
+                if isinstance(result, GeneratorType):
+                    result = list(result)
+            except Exception as exc:
+                raise user_function_failure(name, exc) from None
+            emit_all(result, downstream)
+
+    elif op == "filter":
+        call = fn.filter if is_function_object(fn, "filter") else fn
+
+        def push(value):
+            try:
+                keep = call(value)
+            except Exception as exc:
+                raise user_function_failure(name, exc) from None
+            if keep:
+                downstream(value)
+
+    elif op == "process":
+        side_targets = {
+            tag: _fan_out(
+                [build_chain(c, exit_pushers, record, task_info, watermark_generators) for c in children]
+                + [exit_pushers[e] for e in node.side_exits.get(tag, [])]
+            )
+            for tag, children in node.side_children.items()
+        }
+        for tag, exits in node.side_exits.items():
+            if tag not in side_targets:
+                side_targets[tag] = _fan_out([exit_pushers[e] for e in exits])
+
+        def side(tag, value):
+            target = side_targets.get(getattr(tag, "tag_id", None))
+            if target is not None:
+                target(value)
+
+        ctx = _ProcessContext(record, side)
+        call = fn.process_element
+
+        def push(value):
+            try:
+                result = call(value, ctx)
+                if isinstance(result, GeneratorType):
+                    result = list(result)
+            except Exception as exc:
+                raise user_function_failure(name, exc) from None
+            emit_all(result, downstream)
+
+    elif op == "timestamps":
+        generator = watermark_generators.get(node.uid)
+        if generator is None:
+            from kindling.runtime.watermarks import WatermarkGenerator
+
+            generator = watermark_generators[node.uid] = WatermarkGenerator(fn)
+        stamp = generator.stamp_and_timestamp
+
+        def push(value):
+            try:
+                record.timestamp, record.watermark = stamp(value, record.timestamp)
+            except Exception as exc:
+                raise user_function_failure(name, exc) from None
+            downstream(value)
+
+    elif op == "sink_function":
+        invoke = fn.invoke if is_function_object(fn, "invoke") else fn
+        call = invoke if not _takes_context(invoke) else (lambda value: invoke(value, None))
+
+        def push(value):
+            try:
+                call(value)
+            except Exception as exc:
+                raise user_function_failure(name, exc) from None
+            downstream(value)
+
+    else:
+        raise ValueError(f"unknown chained operation {op!r}")
+    return push
+
+
+def is_function_object(fn: Any, method: str) -> bool:
+    """True for instances of function classes (MapFunction, ...), False for plain callables."""
+    from kindling.datastream.functions import Function
+
+    return isinstance(fn, Function) or (hasattr(fn, method) and not callable(fn))
+
+
+def _takes_context(call: Callable) -> bool:
+    import inspect
+
+    try:
+        return len(inspect.signature(call).parameters) >= 2
+    except (TypeError, ValueError):
+        return False

@@ -1,0 +1,48 @@
+"""Elements as text the way Flink prints them (``print()``, ``Encoder.simple_string_encoder``).
+
+Untyped (pickled) elements print as Python's ``str``; typed elements as Flink's Java
+``toString`` of the converted value: rows as ``+I[1, a]``, tuples as ``(1,a)``,
+booleans as ``true``/``false``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+def flink_string(value: Any, type_info: Any) -> str:
+    """Flink's text for ``value`` of declared type ``type_info`` (None: untyped)."""
+    if type_info is None:
+        return str(value)
+    from kindling.common.typeinfo import (
+        ListTypeInfo,
+        MapTypeInfo,
+        PickledBytesTypeInfo,
+        RowTypeInfo,
+        TupleTypeInfo,
+    )
+
+    if isinstance(type_info, PickledBytesTypeInfo):
+        return str(value)
+    return _java_string(value, type_info, (RowTypeInfo, TupleTypeInfo, ListTypeInfo, MapTypeInfo))
+
+
+def _java_string(value: Any, type_info: Any, kinds: tuple) -> str:
+    row_t, tuple_t, list_t, map_t = kinds
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(type_info, row_t):
+        kind = getattr(value, "get_row_kind", None)
+        short = kind().short_string() if kind is not None and hasattr(kind(), "short_string") else "+I"
+        types = type_info.get_field_types()
+        return short + "[" + ", ".join(_java_string(v, t, kinds) for v, t in zip(value, types)) + "]"
+    if isinstance(type_info, tuple_t):
+        types = type_info.get_field_types()
+        return "(" + ",".join(_java_string(v, t, kinds) for v, t in zip(value, types)) + ")"
+    if isinstance(type_info, list_t) or isinstance(value, (list, tuple)):
+        elem = getattr(type_info, "elem_type", None)
+        return "[" + ", ".join(_java_string(v, elem, kinds) for v in value) + "]"
+    if isinstance(type_info, map_t) or isinstance(value, dict):
+        return "{" + ", ".join(f"{_java_string(k, None, kinds)}={_java_string(v, None, kinds)}" for k, v in value.items()) + "}"
+    return str(value)

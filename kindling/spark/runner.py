@@ -1,0 +1,229 @@
+"""The job runner: compiles a job, runs it on Spark in a background thread, reports
+progress, translates failures, and hands back a JobClient.
+
+STREAMING mode runs one Structured Streaming query whose ``foreachBatch`` feeds every sink
+(bounded jobs use the ``availableNow`` trigger and finish by themselves); BATCH mode runs
+the same plan as Spark batch jobs.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from typing import Any
+
+from kindling.common.completable_future import CompletableFuture
+from kindling.common.job_client import JobClient
+from kindling.common.job_execution_result import JobExecutionResult
+from kindling.common.job_id import JobID
+from kindling.common.job_status import JobStatus
+from kindling.datastream.execution_mode import RuntimeExecutionMode
+from kindling.runtime.errors import UserFunctionError
+from kindling.spark.compiler import CompiledJob, Compiler
+from kindling.spark.session import get_spark
+from kindling.spark.sinks import writer_for
+
+
+class JobExecutionError(RuntimeError):
+    """The job failed in Spark for a reason other than a user function."""
+
+
+class JobCancelledError(RuntimeError):
+    """The job was cancelled before it finished."""
+
+
+def translate_failure(exc: BaseException) -> BaseException:
+    """The exception a user should see for a Spark failure: their own function's error
+    naming the operator when it is one, else a short description without the JVM stack."""
+    text = str(exc)
+    user_error = UserFunctionError.decode(text)
+    if user_error is not None:
+        return user_error
+    if isinstance(exc, (JobCancelledError, UserFunctionError, JobExecutionError)):
+        return exc
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return JobExecutionError(f"job failed in Spark: {first}\n{text[:4000]}")
+
+
+class SparkJobClient(JobClient):
+    """Watches and controls one running job."""
+
+    def __init__(self, job_id: JobID, job_name: str):
+        self._job_id = job_id
+        self.job_name = job_name
+        self._status = JobStatus.CREATED
+        self._result = CompletableFuture()
+        self._cancel_requested = threading.Event()
+        self._query = None
+        self._spark = None
+
+    def get_job_id(self) -> JobID:
+        return self._job_id
+
+    def get_job_status(self) -> CompletableFuture:
+        return CompletableFuture.completed(self._status)
+
+    def cancel(self) -> CompletableFuture:
+        """Stops the job: the streaming query is stopped, batch jobs are cancelled."""
+        self._cancel_requested.set()
+        if self._status in (JobStatus.CREATED, JobStatus.RUNNING):
+            self._status = JobStatus.CANCELLING
+        query = self._query
+        if query is not None:
+            try:
+                query.stop()
+            except Exception:
+                pass
+        elif self._spark is not None:
+            self._spark.sparkContext.cancelJobGroup(self._job_id.to_hex_string())
+        done = CompletableFuture()
+        threading.Thread(target=self._await_end, args=(done,), daemon=True).start()
+        return done
+
+    def _await_end(self, done: CompletableFuture) -> None:
+        try:
+            self._result._future.exception()
+        finally:
+            done.complete(None)
+
+    def stop_with_savepoint(self, advance_to_end_of_event_time: bool, savepoint_directory: str | None = None):
+        raise NotImplementedError("savepoints are not supported yet")
+
+    def trigger_savepoint(self, savepoint_directory: str | None = None):
+        raise NotImplementedError("savepoints are not supported yet")
+
+    def get_accumulators(self) -> CompletableFuture:
+        return CompletableFuture.completed({})
+
+    def get_job_execution_result(self) -> CompletableFuture:
+        return self._result
+
+
+class _JobRun:
+    """The body of one job, run in its own thread."""
+
+    def __init__(self, env, compiled: CompiledJob, client: SparkJobClient, spark, progress: bool,
+                 checkpoint_dir: str, temporary_checkpoint: bool, trigger_interval_ms: int):
+        self.env = env
+        self.compiled = compiled
+        self.client = client
+        self.spark = spark
+        self.progress = progress
+        self.checkpoint_dir = checkpoint_dir
+        self.temporary_checkpoint = temporary_checkpoint
+        self.trigger_interval_ms = trigger_interval_ms
+        self.writers = [(s, writer_for(s.node.sink)) for s in compiled.sinks]
+        self.counts = {s.node.name: 0 for s in compiled.sinks}
+        self.started = time.time()
+
+    def write_batch(self, df, batch_id: int) -> None:
+        single = len(self.writers) == 1
+        if not single:
+            df = df.persist()
+        try:
+            for sink, writer in self.writers:
+                self.counts[sink.node.name] = self.counts.get(sink.node.name, 0) + writer.write(sink.select(df, single), batch_id)
+        finally:
+            if not single:
+                df.unpersist()
+
+    def run(self) -> None:
+        client = self.client
+        client._status = JobStatus.RUNNING
+        try:
+            if self.compiled.streaming:
+                self.run_streaming()
+            else:
+                self.spark.sparkContext.setJobGroup(client._job_id.to_hex_string(), client.job_name, True)
+                self.write_batch(self.compiled.df, 0)
+            if client._cancel_requested.is_set():
+                raise JobCancelledError(f"job '{client.job_name}' was cancelled")
+            client._status = JobStatus.FINISHED
+            runtime = int((time.time() - self.started) * 1000)
+            accumulators = {f"records-written:{k}": v for k, v in self.counts.items()}
+            client._result.complete(JobExecutionResult(client._job_id, runtime, accumulators))
+        except BaseException as exc:
+            cancelled = client._cancel_requested.is_set()
+            client._status = JobStatus.CANCELED if cancelled else JobStatus.FAILED
+            error = JobCancelledError(f"job '{client.job_name}' was cancelled") if cancelled else translate_failure(exc)
+            client._result.complete_exceptionally(error)
+        finally:
+            for _, writer in self.writers:
+                try:
+                    writer.finish()
+                except Exception:
+                    traceback.print_exc()
+            if self.temporary_checkpoint:
+                shutil.rmtree(self.checkpoint_dir, ignore_errors=True)
+
+    def run_streaming(self) -> None:
+        compiled = self.compiled
+        writer = compiled.df.writeStream.foreachBatch(self.write_batch).queryName(
+            f"kindling-{self.client._job_id.to_hex_string()[:12]}")
+        writer = writer.option("checkpointLocation", self.checkpoint_dir)
+        if compiled.bounded:
+            writer = writer.trigger(availableNow=True)
+        else:
+            writer = writer.trigger(processingTime=f"{max(self.trigger_interval_ms, 0)} milliseconds")
+        if self.client._cancel_requested.is_set():
+            return
+        query = writer.start()
+        self.client._query = query
+        reported = -1
+        while not query.awaitTermination(0.5):
+            reported = self.report(query, reported)
+        self.report(query, reported)
+        if query.exception() is not None and not self.client._cancel_requested.is_set():
+            raise query.exception()
+
+    def report(self, query, reported: int) -> int:
+        if not self.progress or time.time() - self.started < 3:
+            return reported
+        for progress in query.recentProgress:
+            batch = progress.get("batchId", -1) if isinstance(progress, dict) else progress.batchId
+            if batch <= reported:
+                continue
+            rows = progress.get("numInputRows", 0) if isinstance(progress, dict) else progress.numInputRows
+            rate = progress.get("processedRowsPerSecond", 0.0) if isinstance(progress, dict) else progress.processedRowsPerSecond
+            print(f"[kindling] {self.client.job_name}: batch {batch}, {rows} input rows, {rate or 0:.0f} rows/s",
+                  file=sys.stderr, flush=True)
+            reported = batch
+        return reported
+
+
+def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
+    """Compiles and starts a job; the returned client's result completes when it ends."""
+    configuration = env.get_configuration()
+    spark = get_spark(configuration, env._parallelism)
+    mode = env.get_runtime_mode()
+    all_bounded = all(getattr(s, "bounded", True) for s in _sources(sinks))
+    streaming = mode == RuntimeExecutionMode.STREAMING or (mode == RuntimeExecutionMode.AUTOMATIC and not all_bounded)
+    if not streaming and not all_bounded:
+        raise ValueError("BATCH runtime mode needs bounded sources; an unbounded source (e.g. a FileSource with "
+                         "monitor_continuously) needs RuntimeExecutionMode.STREAMING")
+    job_id = JobID()
+    job_parameters = dict(env.get_config().get_global_job_parameters() or {})
+    compiler = Compiler(spark, sinks, streaming, env.get_parallelism(), job_parameters, job_id.to_hex_string())
+    compiled = compiler.compile()
+    client = SparkJobClient(job_id, job_name)
+    client._spark = spark
+    # A configured checkpoint directory survives the job, so that a restarted job resumes from it.
+    checkpoint_root = configuration.get_string("execution.checkpointing.dir", "")
+    if checkpoint_root:
+        checkpoint_dir = os.path.join(checkpoint_root, "".join(c if c.isalnum() or c in "-_" else "_" for c in job_name))
+    else:
+        checkpoint_dir = tempfile.mkdtemp(prefix="kindling-ckpt-")
+    run = _JobRun(env, compiled, client, spark, configuration.get_boolean("kindling.progress", True),
+                  checkpoint_dir, not checkpoint_root, max(env.get_checkpoint_interval(), 0))
+    threading.Thread(target=run.run, name=f"kindling-job-{job_name}", daemon=True).start()
+    return client
+
+
+def _sources(sinks: list) -> list[Any]:
+    from kindling.graph.transformation import SourceTransformation, upstream_graph
+
+    return [n.source for n in upstream_graph(sinks) if isinstance(n, SourceTransformation)]

@@ -1,0 +1,102 @@
+"""The SparkSession a job runs on: an active one as it is, else an embedded local one."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+
+from kindling.common.configuration import Configuration
+
+_lock = threading.Lock()
+_ui_reported = False
+
+DEFAULTS = {
+    "spark.sql.streaming.stateStore.providerClass":
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+    "spark.sql.streaming.noDataMicroBatches.enabled": "true",
+    "spark.python.worker.reuse": "true",
+    "spark.sql.adaptive.enabled": "false",
+}
+
+
+class JavaNotFoundError(RuntimeError):
+    """Spark needs a Java runtime and none was found."""
+
+
+def check_java() -> None:
+    java_home = os.environ.get("JAVA_HOME")
+    java = os.path.join(java_home, "bin", "java") if java_home else shutil.which("java")
+    if not java or not os.path.exists(java):
+        raise JavaNotFoundError(
+            "Kindling runs on Spark, which needs Java 17 or 21: install it "
+            "(Debian/Ubuntu: apt-get install -y openjdk-17-jre-headless) or set JAVA_HOME")
+    try:
+        subprocess.run([java, "-version"], capture_output=True, check=True, timeout=30)
+    except Exception as exc:
+        raise JavaNotFoundError(f"Java at {java} does not run ({exc}); install Java 17: "
+                                "apt-get install -y openjdk-17-jre-headless") from None
+
+
+def _worker_python_path() -> str:
+    """Paths Spark's Python workers need: the kindling package and the job's own modules."""
+    import kindling
+
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(kindling.__file__)))
+    paths = [package_parent, os.getcwd()]
+    main = sys.modules.get("__main__")
+    main_file = getattr(main, "__file__", None)
+    if main_file:
+        paths.insert(0, os.path.dirname(os.path.abspath(main_file)))
+    if sys.path and sys.path[0]:
+        paths.append(os.path.abspath(sys.path[0]))
+    existing = os.environ.get("PYTHONPATH", "")
+    seen: list[str] = []
+    for p in paths + existing.split(os.pathsep):
+        if p and p not in seen:
+            seen.append(p)
+    return os.pathsep.join(seen)
+
+
+def get_spark(configuration: Configuration | None = None, parallelism: int | None = None):
+    """The active SparkSession, or a new embedded one configured for Kindling."""
+    global _ui_reported
+    from pyspark.sql import SparkSession
+
+    with _lock:
+        active = SparkSession.getActiveSession()
+        if active is None:
+            check_java()
+            conf = (configuration or Configuration()).to_dict()
+            master = conf.get("spark.master") or os.environ.get("KINDLING_SPARK_MASTER") or "local[*]"
+            os.environ["PYTHONPATH"] = _worker_python_path()
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+            os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+            if master.startswith("local"):
+                os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+            builder = SparkSession.builder.master(master).appName(conf.get("pipeline.name", "kindling"))
+            settings = dict(DEFAULTS)
+            settings["spark.sql.shuffle.partitions"] = str(parallelism or _local_cores(master))
+            settings["spark.executorEnv.PYTHONPATH"] = os.environ["PYTHONPATH"]
+            settings.update({k: v for k, v in conf.items() if k.startswith("spark.")})
+            for key, value in settings.items():
+                builder = builder.config(key, value)
+            active = builder.getOrCreate()
+            active.sparkContext.setLogLevel(conf.get("kindling.log-level", "ERROR"))
+        if not _ui_reported:
+            _ui_reported = True
+            url = active.sparkContext.uiWebUrl
+            if url and (configuration is None or configuration.get_boolean("kindling.progress", True)):
+                print(f"[kindling] Spark UI: {url}", file=sys.stderr)
+        return active
+
+
+def _local_cores(master: str) -> int:
+    if master.startswith("local[") and master[6:-1].isdigit():
+        return int(master[6:-1])
+    return os.cpu_count() or 1

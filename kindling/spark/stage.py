@@ -1,0 +1,286 @@
+"""A fused stage: one Python pass running a tree of chained operators and encoding what
+leaves it ("exits") as Arrow columns.
+
+A stage's elements come from Arrow batches (``mapInArrow`` over a source or a union) or
+from a keyed operator's outputs (inside transformWithState). Either way they are pushed
+through the same chain. Output columns: ``__exit`` (which exit a row belongs to),
+each exit's value columns prefixed ``x<i>__``, and the element's ``__ts``/``__wm``.
+"""
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+import pyarrow as pa
+from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, StructField, StructType
+
+from kindling.runtime.chain import ChainNode, Record, is_function_object, build_chain
+from kindling.runtime.errors import user_function_failure
+from kindling.runtime.formatting import flink_string
+from kindling.runtime.task_info import TaskInfo
+from kindling.spark.codec import Codec, ValueTypeError, codec_for
+
+EXIT = "__exit"
+TS = "__ts"
+WM = "__wm"
+KEY = "__key"
+TIME_FIELDS = [StructField(TS, LongType()), StructField(WM, LongType())]
+
+
+@dataclass(eq=False)
+class ExitPlan:
+    """Where elements leave a stage and how they are encoded.
+
+    ``layout``: ``stream`` (the codec of ``type_info``, for another stage), ``keyed`` (same,
+    plus a ``__key`` column from ``key_selector``), ``string`` (Flink's toString),
+    ``encoded`` (bytes from ``encoder``), ``pickled``, or ``none`` (rows are only counted).
+    """
+
+    index: int
+    layout: str
+    name: str
+    type_info: Any = None
+    key_selector: Any = None
+    key_type: Any = None
+    encoder: Any = None
+
+    def value_fields(self) -> list[StructField]:
+        if self.layout in ("stream", "keyed"):
+            fields = list(codec_for(self.type_info).fields)
+            if self.layout == "keyed":
+                fields.append(StructField(KEY, self.key_column_type()))
+            return fields
+        if self.layout == "string":
+            return [StructField("f0", StringType())]
+        if self.layout in ("encoded", "pickled"):
+            return [StructField("f0", BinaryType())]
+        return []
+
+    def key_column_type(self):
+        if self.key_type is None:
+            return BinaryType()
+        fields = codec_for(self.key_type).fields
+        if len(fields) != 1:
+            return BinaryType()
+        return fields[0].dataType
+
+    def prefixed(self, name: str) -> str:
+        return f"x{self.index}__{name}"
+
+
+def stage_schema(exits: list[ExitPlan]) -> StructType:
+    fields = [StructField(EXIT, IntegerType())]
+    for ex in exits:
+        fields.extend(StructField(ex.prefixed(f.name), f.dataType, True) for f in ex.value_fields())
+    return StructType(fields + TIME_FIELDS)
+
+
+class _ExitBuffer:
+    """Collects one exit's elements of the current batch and encodes them as Arrow arrays."""
+
+    def __init__(self, plan: ExitPlan, record: Record, timed: bool):
+        self.plan = plan
+        self.values: list = []
+        self.keys: list = []
+        self.ts: list = []
+        self.wm: list = []
+        values, ts, wm = self.values, self.ts, self.wm
+        if plan.layout == "keyed":
+            selector = plan.key_selector
+            get_key = selector.get_key if is_function_object(selector, "get_key") else selector
+            keys = self.keys
+            name = plan.name
+
+            def push(value):
+                try:
+                    key = get_key(value)
+                    hash(key)
+                except Exception as exc:
+                    raise user_function_failure(name, exc) from None
+                values.append(value)
+                keys.append(key)
+                ts.append(record.timestamp)
+                wm.append(record.watermark)
+        elif timed:
+            def push(value):
+                values.append(value)
+                ts.append(record.timestamp)
+                wm.append(record.watermark)
+        else:
+            push = values.append
+        self.push: Callable[[Any], None] = push
+        self.timed = timed or plan.layout == "keyed"
+
+    def encode(self) -> list[pa.Array]:
+        plan = self.plan
+        values = self.values
+        try:
+            if plan.layout in ("stream", "keyed"):
+                arrays = codec_for(plan.type_info).encode(values)
+                if plan.layout == "keyed":
+                    arrays.append(_encode_keys(self.keys, plan))
+                return arrays
+            if plan.layout == "string":
+                t = plan.type_info
+                return [pa.array([flink_string(v, t) for v in values], pa.string())]
+            if plan.layout == "encoded":
+                enc = plan.encoder.encode
+                return [pa.array([enc(v) for v in values], pa.binary())]
+            if plan.layout == "pickled":
+                return [pa.array([pickle.dumps(v, protocol=5) for v in values], pa.binary())]
+            return []
+        except ValueTypeError as exc:
+            raise user_function_failure(plan.name, TypeError(f"{exc} (output of operator '{plan.name}')")) from None
+
+    def clear(self) -> None:
+        self.values.clear()
+        self.keys.clear()
+        self.ts.clear()
+        self.wm.clear()
+
+
+def _encode_keys(keys: list, plan: ExitPlan) -> pa.Array:
+    if plan.key_type is not None and len(codec_for(plan.key_type).fields) == 1:
+        try:
+            return codec_for(plan.key_type).encode(keys)[0]
+        except ValueTypeError as exc:
+            raise TypeError(f"key {exc} (key_type of operator '{plan.name}')") from None
+    try:
+        return pa.array([pickle.dumps(k, protocol=5) for k in keys], pa.binary())
+    except Exception as exc:
+        raise TypeError(f"a key of operator '{plan.name}' cannot be pickled: {exc}") from None
+
+
+@dataclass(eq=False)
+class StagePlan:
+    """Everything a stage needs in a Spark task; pickled with the task."""
+
+    name: str
+    roots: list[ChainNode] = field(default_factory=list)  # consumers of the stage input (main output)
+    side_roots: dict[str, list[ChainNode]] = field(default_factory=dict)  # keyed roots: consumers of side outputs
+    root_exits: list[int] = field(default_factory=list)  # exits fed directly by the stage input
+    side_root_exits: dict[str, list[int]] = field(default_factory=dict)
+    exits: list[ExitPlan] = field(default_factory=list)
+    timed_exits: set[int] = field(default_factory=set)
+    input_type: Any = None
+    job_parameters: dict = field(default_factory=dict)
+    parallelism: int = 1
+
+    def schema(self) -> StructType:
+        return stage_schema(self.exits)
+
+
+class StageRun:
+    """One task's instance of a stage: the wired chain and the exit buffers."""
+
+    def __init__(self, plan: StagePlan, partition: int, watermark_generators: dict | None = None):
+        self.plan = plan
+        self.record = Record()
+        info = TaskInfo(plan.name, partition, plan.parallelism, job_parameters=plan.job_parameters)
+        self.buffers = [_ExitBuffer(ex, self.record, ex.index in plan.timed_exits) for ex in plan.exits]
+        pushers = {b.plan.index: b.push for b in self.buffers}
+        generators = {} if watermark_generators is None else watermark_generators
+
+        def wire(roots: list[ChainNode], exits: list[int]) -> Callable[[Any], None]:
+            targets = [build_chain(r, pushers, self.record, info, generators) for r in roots]
+            targets += [pushers[e] for e in exits]
+            if len(targets) == 1:
+                return targets[0]
+
+            def push(value):
+                for t in targets:
+                    t(value)
+
+            return push
+
+        self.push = wire(plan.roots, plan.root_exits)
+        self.side_push = {
+            tag: wire(plan.side_roots.get(tag, []), plan.side_root_exits.get(tag, []))
+            for tag in set(plan.side_roots) | set(plan.side_root_exits)
+        }
+
+    def push_output(self, tag: str | None, value: Any, timestamp: int | None, watermark: int | None) -> None:
+        """Pushes one output of a keyed operator (main or side output) into the chain."""
+        record = self.record
+        record.timestamp = timestamp
+        record.watermark = watermark
+        if tag is None:
+            self.push(value)
+        else:
+            target = self.side_push.get(tag)
+            if target is not None:
+                target(value)
+
+    def run_arrow(self, batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        """The mapInArrow body: decode, push every element, encode every exit."""
+        codec = codec_for(self.plan.input_type)
+        n_value_cols = len(codec.fields)
+        record = self.record
+        push = self.push
+        for batch in batches:
+            values = codec.decode([batch.column(i) for i in range(n_value_cols)])
+            ts_col = batch.column(TS)
+            wm_col = batch.column(WM)
+            if ts_col.null_count == len(ts_col) and wm_col.null_count == len(wm_col):
+                record.timestamp = None
+                record.watermark = None
+                for v in values:
+                    push(v)
+            else:
+                for v, t, w in zip(values, ts_col.to_pylist(), wm_col.to_pylist()):
+                    record.timestamp = t
+                    record.watermark = w
+                    push(v)
+            yield from self.flush()
+
+    def flush(self) -> Iterator[pa.RecordBatch]:
+        """Encodes and clears what the exits collected, one Arrow batch per exit."""
+        schema = None
+        for buf in self.buffers:
+            n = len(buf.values)
+            if n == 0:
+                continue
+            if schema is None:
+                schema = _arrow_schema(self.plan)
+            columns = []
+            own = {buf.plan.prefixed(f.name): a for f, a in zip(buf.plan.value_fields(), buf.encode())}
+            for f in schema:
+                if f.name == EXIT:
+                    columns.append(pa.array([buf.plan.index] * n, pa.int32()))
+                elif f.name in own:
+                    columns.append(own[f.name])
+                elif f.name == TS and buf.timed:
+                    columns.append(pa.array(buf.ts, pa.int64()))
+                elif f.name == WM and buf.timed:
+                    columns.append(pa.array(buf.wm, pa.int64()))
+                else:
+                    columns.append(pa.nulls(n, f.type))
+            buf.clear()
+            yield pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+_schemas: dict[int, pa.Schema] = {}
+
+
+def _arrow_schema(plan: StagePlan) -> pa.Schema:
+    schema = _schemas.get(id(plan))
+    if schema is None:
+        from kindling.spark.codec import arrow_type
+
+        schema = pa.schema([pa.field(f.name, arrow_type(f.dataType), True) for f in plan.schema()])
+        _schemas[id(plan)] = schema
+    return schema
+
+
+def arrow_stage_function(plan: StagePlan) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The function given to ``mapInArrow`` for a stage."""
+
+    def run(batches):
+        from pyspark import TaskContext
+
+        ctx = TaskContext.get()
+        partition = ctx.partitionId() if ctx is not None else 0
+        yield from StageRun(plan, partition).run_arrow(batches)
+
+    return run
