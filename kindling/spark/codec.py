@@ -15,8 +15,8 @@ import datetime
 import decimal
 import numbers
 import pickle
-from itertools import chain
-from operator import attrgetter, itemgetter
+from itertools import chain, repeat
+from operator import attrgetter, eq, itemgetter
 from typing import Any, Callable, List, Optional, Sequence
 
 import pyarrow as pa
@@ -561,8 +561,9 @@ class _FieldsCodec(Codec):
     def _fast_split(self, values: Sequence[Any]) -> Optional[Sequence[Sequence[Any]]]:
         types = set(map(type, values))
         if types == _ROW_TYPE:
-            if self._by_name and not all(map(self._names.__eq__, map(_get_fields, values))):
-                return None
+            if self._by_name and not all(map(eq, repeat(self._names), map(_get_fields, values))):
+                if self.type_info.is_named or any(map(_get_fields, values)):
+                    return None
             rows = list(map(_get_values, values))
         elif types <= _SEQ_TYPES:
             rows = values

@@ -14,6 +14,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from kindling.graph.specs import SequenceSourceSpec
 from kindling.graph.transformation import (
     ChainedTransformation,
     KeyByTransformation,
@@ -219,6 +220,10 @@ class Compiler:
         return df
 
     def source_frame(self, node: SourceTransformation) -> DataFrame:
+        spec = node.source
+        if isinstance(spec, SequenceSourceSpec) and not self.streaming:
+            df = self.spark.range(spec.start, spec.end + 1, numPartitions=self.parallelism).withColumnRenamed("id", "f0")
+            return df.select("*", F.lit(None).cast("long").alias(TS), F.lit(None).cast("long").alias(WM))
         source_plan = SourcePlan(node.source, node.type_info, self.parallelism)
         reader = self.spark.readStream if self.streaming else self.spark.read
         df = reader.format(FORMAT).option("plan", encode_option(source_plan)).load()

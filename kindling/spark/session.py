@@ -69,7 +69,7 @@ def get_spark(configuration: Configuration | None = None, parallelism: int | Non
     from pyspark.sql import SparkSession
 
     with _lock:
-        active = SparkSession.getActiveSession()
+        active = SparkSession.getActiveSession() or SparkSession._instantiatedSession
         if active is None:
             check_java()
             conf = (configuration or Configuration()).to_dict()
