@@ -1,5 +1,5 @@
 """``ExecutionConfig``: per-job execution settings, held in plain Python."""
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 __all__ = ['ExecutionConfig']
 

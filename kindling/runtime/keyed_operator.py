@@ -90,7 +90,8 @@ class KeyedOperator(ABC):
         :meth:`end_of_input`; :class:`KeyedProcessOperator` does it exactly as Flink."""
         yield from self.process(key, state, ((e[0], e[1], None) for e in elements),
                                 MIN_WATERMARK, MIN_WATERMARK, MIN_WATERMARK)
-        yield from self.end_of_input(key, state, _INFINITY)
+        # MAX_WATERMARK as processing time: every processing-time timer fires
+        yield from self.end_of_input(key, state, MAX_WATERMARK)
 
 
 # ---------------------------------------------------------------------------------------------

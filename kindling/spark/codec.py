@@ -102,7 +102,7 @@ _DEC_QUANTUM = decimal.Decimal(1).scaleb(-18)
 
 
 def _is_bool(v: Any) -> bool:
-    return isinstance(v, bool) or type(v).__name__ == 'bool_'
+    return isinstance(v, bool) or (type(v).__module__ == 'numpy' and type(v).__name__ in ('bool_', 'bool'))
 
 
 def _pickle(v: Any) -> bytes:
@@ -614,12 +614,29 @@ class _TupleCodec(_FieldsCodec):
         return list(zip(*decoded))
 
 
+_CODECS: dict = {}
+
+
 def codec_for(type_info: Optional[TypeInformation]) -> Codec:
-    """The codec of a stream whose values have the given type (None: untyped, pickled)."""
+    """The codec of a stream whose values have the given type (None: untyped, pickled).
+    Codecs are stateless and cached per type."""
+    if type_info is None or isinstance(type_info, PickledBytesTypeInfo):
+        key = None
+    elif not isinstance(type_info, TypeInformation):
+        raise TypeError('expected a TypeInformation, got %r' % (type_info,))
+    else:
+        key = (type_info, type_info._expr())
+    codec = _CODECS.get(key)
+    if codec is None:
+        if len(_CODECS) > 512:
+            _CODECS.clear()
+        codec = _CODECS[key] = _new_codec(type_info)
+    return codec
+
+
+def _new_codec(type_info: Optional[TypeInformation]) -> Codec:
     if type_info is None or isinstance(type_info, PickledBytesTypeInfo):
         return _PickleCodec(type_info)
-    if not isinstance(type_info, TypeInformation):
-        raise TypeError('expected a TypeInformation, got %r' % (type_info,))
     if isinstance(type_info, RowTypeInfo):
         return _RowCodec(type_info)
     if isinstance(type_info, TupleTypeInfo):

@@ -1,0 +1,1 @@
+"""Kindling benchmarks: see benchmarks/README.md."""

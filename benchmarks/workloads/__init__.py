@@ -1,0 +1,1 @@
+"""Benchmark workloads: each module exposes ``WORKLOAD`` or ``WORKLOADS`` (see benchmarks/harness.py)."""
