@@ -68,14 +68,18 @@ def handwritten_batch(spark, n: int) -> int:
 
 def sequence_source_stream(spark, n: int):
     """The streaming DataFrame Kindling's STREAMING mode reads for ``generate_sequence(0, n - 1)``
-    (kindling/spark/compiler.py ``source_frame``), without Kindling's internal columns."""
+    (kindling/spark/compiler.py ``source_frame``), reduced to the value column ``f0``.
+
+    Kindling's source may add internal columns (``__ts``, ``__wm``) and an end-of-input control
+    row whose value is null: a PySpark user reading it keeps ``f0`` and drops the null row."""
     from kindling.common import Types
     from kindling.graph.specs import SequenceSourceSpec
     from kindling.spark.sources import FORMAT, KindlingSource, SourcePlan, encode_option
 
     spark.dataSource.register(KindlingSource)
     plan = SourcePlan(SequenceSourceSpec(start=0, end=n - 1), Types.LONG(), PARALLELISM)
-    return spark.readStream.format(FORMAT).option("plan", encode_option(plan)).load()
+    df = spark.readStream.format(FORMAT).option("plan", encode_option(plan)).load()
+    return df.select("f0").where(df["f0"].isNotNull())
 
 
 def handwritten_streaming(spark, n: int) -> int:

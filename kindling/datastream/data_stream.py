@@ -357,9 +357,9 @@ class KeyedStream(DataStream):
         super().__init__(env, transformation)
         self._origin = origin
 
-    def _keyed(self, factory: Callable, name: str, type_info: Any, event_time: bool = True) -> DataStream:
+    def _keyed(self, factory: Callable, name: str, type_info: Any) -> DataStream:
         node = KeyedTransformation(name=name, inputs=[self._transformation], type_info=type_info,
-                                   operator_factory=factory, event_time=event_time)
+                                   operator_factory=factory)
         return DataStream(self._env, node)
 
     def process(self, func: KeyedProcessFunction, output_type: TypeInformation = None) -> DataStream:
@@ -382,7 +382,7 @@ class KeyedStream(DataStream):
         from kindling.runtime.keyed_operator import KeyedProcessOperator
 
         return self._keyed(_OperatorFactory(KeyedProcessOperator, ReduceProcessFunction(func)), "Reduce",
-                           self._transformation.type_info, event_time=False)
+                           self._transformation.type_info)
 
     def _aggregate(self, kind: str, position: Union[int, str]) -> DataStream:
         from kindling.runtime.keyed_functions import aggregation_function
@@ -390,7 +390,7 @@ class KeyedStream(DataStream):
 
         function = aggregation_function(kind, position, self._transformation.type_info)
         return self._keyed(_OperatorFactory(KeyedProcessOperator, function), kind.capitalize(),
-                           self._transformation.type_info, event_time=False)
+                           self._transformation.type_info)
 
     def sum(self, position_to_sum: Union[int, str] = 0) -> DataStream:
         """Rolling sum of a field (by position or name) per key."""

@@ -284,3 +284,100 @@ class Partitioner(Function):
 
     @abc.abstractmethod
     def partition(self, key: Any, num_partitions: int) -> int: ...
+
+
+# -------------------------------------------------------------------------------------------
+# Window functions (``WindowedStream.apply/process`` and ``AllWindowedStream.apply/process``)
+
+
+class WindowFunction(Function):
+    """Evaluates a keyed window: ``apply(key, window, inputs)`` returns or yields the outputs.
+
+    Example::
+
+        class CountPerWindow(WindowFunction):
+            def apply(self, key, window, inputs):
+                yield key, window.start, window.end, len(list(inputs))
+    """
+
+    @abc.abstractmethod
+    def apply(self, key, window, inputs: Iterable): ...
+
+
+class AllWindowFunction(Function):
+    """Evaluates a non-keyed window (``window_all``): ``apply(window, inputs)``."""
+
+    @abc.abstractmethod
+    def apply(self, window, inputs: Iterable): ...
+
+
+class ProcessWindowFunction(Function):
+    """Evaluates a keyed window with a :class:`ProcessWindowFunction.Context`:
+    ``process(key, context, elements)`` returns or yields the outputs.
+
+    ``context.window_state()`` holds state of this key and window (clean it up in
+    :meth:`clear`, called when the window is removed); ``context.global_state()`` holds state
+    of the key across windows.
+    """
+
+    class Context(abc.ABC):
+        """Metadata and state of the window being evaluated."""
+
+        @abc.abstractmethod
+        def window(self): ...
+
+        @abc.abstractmethod
+        def current_processing_time(self) -> int: ...
+
+        @abc.abstractmethod
+        def current_watermark(self) -> int: ...
+
+        @abc.abstractmethod
+        def window_state(self): ...
+
+        @abc.abstractmethod
+        def global_state(self): ...
+
+        def output(self, output_tag: OutputTag, value) -> None:
+            raise NotImplementedError
+
+    @abc.abstractmethod
+    def process(self, key, context: "ProcessWindowFunction.Context", elements: Iterable): ...
+
+    def clear(self, context: "ProcessWindowFunction.Context") -> None:
+        """Called when the window is removed (watermark past its end plus the allowed
+        lateness): delete the per-window state here."""
+        pass
+
+
+class ProcessAllWindowFunction(Function):
+    """Evaluates a non-keyed window (``window_all``) with a context:
+    ``process(context, elements)``."""
+
+    class Context(abc.ABC):
+        """Metadata and state of the window being evaluated."""
+
+        @abc.abstractmethod
+        def window(self): ...
+
+        @abc.abstractmethod
+        def window_state(self): ...
+
+        @abc.abstractmethod
+        def global_state(self): ...
+
+        def current_processing_time(self) -> int:
+            raise NotImplementedError
+
+        def current_watermark(self) -> int:
+            raise NotImplementedError
+
+        def output(self, output_tag: OutputTag, value) -> None:
+            raise NotImplementedError
+
+    @abc.abstractmethod
+    def process(self, context: "ProcessAllWindowFunction.Context", elements: Iterable): ...
+
+    def clear(self, context: "ProcessAllWindowFunction.Context") -> None:
+        """Called when the window is removed: delete the per-window state here."""
+        pass

@@ -69,13 +69,10 @@ class KeyByTransformation(Transformation):
 class KeyedTransformation(Transformation):
     """A keyed stateful operation (process, reduce, window, ...) over a KeyByTransformation.
 
-    ``operator_factory`` builds the runtime ``KeyedOperator`` (called on the driver);
-    ``event_time`` says whether it needs watermarks; ``side_output_tags`` lists the
-    OutputTags its outputs may carry.
+    ``operator_factory(name)`` builds the runtime ``KeyedOperator`` (called on the driver).
     """
 
     operator_factory: Any = None
-    event_time: bool = True
     kind = "keyed"
 
 

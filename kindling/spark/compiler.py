@@ -54,8 +54,6 @@ class CompiledJob:
     sinks: list[CompiledSink]
     streaming: bool
     bounded: bool
-    keyed_event_time: bool = False
-    sources: list[SourceTransformation] = field(default_factory=list)
 
 
 class Compiler:
@@ -184,9 +182,7 @@ class Compiler:
         df = frames[0]
         for other in frames[1:]:
             df = df.unionByName(other, allowMissingColumns=True)
-        keyed_event_time = any(isinstance(n, KeyedTransformation) and n.event_time for n in self.nodes)
-        return CompiledJob(df, compiled_sinks, self.streaming, bounded, keyed_event_time,
-                           [n for n in self.nodes if isinstance(n, SourceTransformation)])
+        return CompiledJob(df, compiled_sinks, self.streaming, bounded)
 
     def exit_frame(self, producer: Transformation, consumer: Transformation) -> DataFrame:
         """The stream ``producer`` sends to ``consumer``: the exit's value columns, __ts, __wm (and __key)."""
@@ -226,5 +222,4 @@ class Compiler:
             return df.select("*", F.lit(None).cast("long").alias(TS), F.lit(None).cast("long").alias(WM))
         source_plan = SourcePlan(node.source, node.type_info, self.parallelism)
         reader = self.spark.readStream if self.streaming else self.spark.read
-        df = reader.format(FORMAT).option("plan", encode_option(source_plan)).load()
-        return df.select("*", F.lit(None).cast("long").alias(TS), F.lit(None).cast("long").alias(WM))
+        return reader.format(FORMAT).option("plan", encode_option(source_plan)).load()

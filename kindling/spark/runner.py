@@ -207,6 +207,8 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
                          "monitor_continuously) needs RuntimeExecutionMode.STREAMING")
     job_id = JobID()
     job_parameters = dict(env.get_config().get_global_job_parameters() or {})
+    if not streaming:
+        job_parameters["inBatchExecutionMode"] = "true"  # keyed reduce/aggregations emit final values only
     compiler = Compiler(spark, sinks, streaming, env.get_parallelism(), job_parameters, job_id.to_hex_string())
     compiled = compiler.compile()
     client = SparkJobClient(job_id, job_name)

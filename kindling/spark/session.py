@@ -63,6 +63,36 @@ def _worker_python_path() -> str:
     return os.pathsep.join(seen)
 
 
+_WORKER_WRAPPER = """#!/bin/sh
+# Python for Spark's workers. transformWithState's driver-side worker prints its protocol
+# steps on stdout, which is the user's console in local mode: send that to /dev/null.
+case "$*" in *transform_with_state_driver_worker*) exec "{python}" "$@" >/dev/null ;; esac
+exec "{python}" "$@"
+"""
+
+
+def _worker_python() -> str:
+    """This interpreter, wrapped so that Spark's workers do not print on the user's console."""
+    import tempfile
+
+    directory = os.path.join(tempfile.gettempdir(), f"kindling-{os.getuid()}")
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, "python-worker")
+    content = _WORKER_WRAPPER.format(python=sys.executable)
+    try:
+        with open(path) as f:
+            current = f.read()
+    except OSError:
+        current = None
+    if current != content:
+        tmp = f"{path}.{os.getpid()}"
+        with open(tmp, "w") as f:
+            f.write(content)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, path)
+    return path
+
+
 def get_spark(configuration: Configuration | None = None, parallelism: int | None = None):
     """The active SparkSession, or a new embedded one configured for Kindling."""
     global _ui_reported
@@ -75,7 +105,7 @@ def get_spark(configuration: Configuration | None = None, parallelism: int | Non
             conf = (configuration or Configuration()).to_dict()
             master = conf.get("spark.master") or os.environ.get("KINDLING_SPARK_MASTER") or "local[*]"
             os.environ["PYTHONPATH"] = _worker_python_path()
-            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+            os.environ.setdefault("PYSPARK_PYTHON", _worker_python())
             os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
             if master.startswith("local"):
                 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")

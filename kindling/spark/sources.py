@@ -14,10 +14,11 @@ import cloudpickle
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
-from pyspark.sql.types import StructType
+from pyspark.sql.types import LongType, StructField, StructType
 
 from kindling.graph.specs import CollectionSourceSpec, SequenceSourceSpec, TextFileSourceSpec
 from kindling.spark.codec import codec_for
+from kindling.spark.stage import END_MARK, TS, WM
 
 FORMAT = "kindling_source"
 ROWS_PER_ARROW_BATCH = 10_000
@@ -43,7 +44,8 @@ class SourcePlan:
             self.collection_ipc = _to_ipc(codec_for(type_info), spec.values)
 
     def schema(self) -> StructType:
-        return StructType(codec_for(self.type_info).fields)
+        """The value's columns, then the element's timestamp and watermark stamp (null at the source)."""
+        return StructType(list(codec_for(self.type_info).fields) + [StructField(TS, LongType()), StructField(WM, LongType())])
 
 
 def _to_ipc(codec, values: list) -> bytes:
@@ -56,12 +58,14 @@ def _to_ipc(codec, values: list) -> bytes:
 
 
 class _Slice(InputPartition):
-    """Rows ``start`` (inclusive) to ``end`` (exclusive) of a collection or sequence, or a list of files."""
+    """Rows ``start`` (inclusive) to ``end`` (exclusive) of a collection or sequence, a list of
+    files, or (``control``) the row that ends a bounded input."""
 
-    def __init__(self, start: int = 0, end: int = 0, files: list[str] | None = None):
+    def __init__(self, start: int = 0, end: int = 0, files: list[str] | None = None, control: bool = False):
         self.start = start
         self.end = end
         self.files = files or []
+        self.control = control
 
 
 def _split(start: int, end: int, parts: int) -> list[_Slice]:
@@ -100,6 +104,17 @@ class _Reading:
         raise TypeError(spec)
 
     def read(self, part: _Slice) -> Iterator[pa.RecordBatch]:
+        for batch in self._values(part):
+            n = batch.num_rows
+            yield pa.RecordBatch.from_arrays(batch.columns + [pa.nulls(n, pa.int64()), pa.nulls(n, pa.int64())],
+                                             names=batch.schema.names + [TS, WM])
+        if part.control:
+            codec = codec_for(self.plan.type_info)
+            arrays = [pa.nulls(1, f.type) for f in codec.arrow_schema]
+            yield pa.RecordBatch.from_arrays(arrays + [pa.array([END_MARK], pa.int64())] * 2,
+                                             names=[f.name for f in codec.fields] + [TS, WM])
+
+    def _values(self, part: _Slice) -> Iterator[pa.RecordBatch]:
         spec = self.plan.spec
         if isinstance(spec, CollectionSourceSpec):
             table = pa.ipc.open_stream(self.plan.collection_ipc).read_all()
@@ -139,31 +154,37 @@ class _BatchReader(DataSourceReader):
 
 
 class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
-    """Offsets: ``{"pos": n}`` for collections and sequences, ``{"files": [...]}`` for files."""
+    """Offsets: ``{"pos": n}`` for collections and sequences, ``{"files": [...]}`` for files;
+    ``"end": true`` once a bounded source has emitted everything, including its control row."""
 
     def __init__(self, plan: SourcePlan):
         self.reading = _Reading(plan)
         self.spec = plan.spec
         self.files = isinstance(self.spec, TextFileSourceSpec)
+        self.bounded = self.spec.bounded
+        self.file_list: list[str] | None = None
 
     def initialOffset(self) -> dict:
-        return {"files": []} if self.files else {"pos": 0}
+        return {"files": [], "end": False} if self.files else {"pos": 0, "end": False}
 
     def prepareForTriggerAvailableNow(self) -> None:
         pass
 
     def latestOffset(self, start: dict = None, limit: Any = None) -> dict:
         if self.files:
+            if self.file_list is None or not self.bounded:
+                self.file_list = _list_files(self.spec.paths)
             known = list((start or {}).get("files", []))
             seen = set(known)
-            return {"files": known + [f for f in _list_files(self.spec.paths) if f not in seen]}
-        return {"pos": self.reading.total()}
+            return {"files": known + [f for f in self.file_list if f not in seen], "end": self.bounded}
+        return {"pos": self.reading.total(), "end": True}
 
     def partitions(self, start: dict, end: dict):
+        ending = [_Slice(control=True)] if end.get("end") and not start.get("end") else []
         if self.files:
             done = set(start.get("files", []))
-            return [_Slice(files=[f]) for f in end["files"] if f not in done]
-        return [s for s in self.reading.slices(start["pos"], end["pos"]) if s.end > s.start]
+            return [_Slice(files=[f]) for f in end["files"] if f not in done] + ending
+        return [s for s in self.reading.slices(start["pos"], end["pos"]) if s.end > s.start] + ending
 
     def read(self, partition):
         return self.reading.read(partition)

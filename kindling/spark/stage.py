@@ -25,6 +25,8 @@ EXIT = "__exit"
 TS = "__ts"
 WM = "__wm"
 KEY = "__key"
+END_MARK = 2**52  # __ts and __wm of the control row that ends a bounded input
+END_KEY = b""  # the key of end-of-input control rows (never a pickle)
 TIME_FIELDS = [StructField(TS, LongType()), StructField(WM, LongType())]
 
 
@@ -58,12 +60,12 @@ class ExitPlan:
         return []
 
     def key_column_type(self):
-        if self.key_type is None:
-            return BinaryType()
-        fields = codec_for(self.key_type).fields
-        if len(fields) != 1:
-            return BinaryType()
-        return fields[0].dataType
+        return BinaryType()
+
+    @property
+    def carries_control(self) -> bool:
+        """Whether end-of-input control rows leave through this exit (not to sinks)."""
+        return self.layout in ("stream", "keyed")
 
     def prefixed(self, name: str) -> str:
         return f"x{self.index}__{name}"
@@ -141,9 +143,9 @@ class _ExitBuffer:
 
 
 def _encode_keys(keys: list, plan: ExitPlan) -> pa.Array:
-    if plan.key_type is not None and len(codec_for(plan.key_type).fields) == 1:
+    if plan.key_type is not None:
         try:
-            return codec_for(plan.key_type).encode(keys)[0]
+            codec_for(plan.key_type).encode(keys)
         except ValueTypeError as exc:
             raise TypeError(f"key {exc} (key_type of operator '{plan.name}')") from None
     try:
@@ -218,6 +220,7 @@ class StageRun:
         n_value_cols = len(codec.fields)
         record = self.record
         push = self.push
+        ended = False
         for batch in batches:
             values = codec.decode([batch.column(i) for i in range(n_value_cols)])
             ts_col = batch.column(TS)
@@ -229,10 +232,15 @@ class StageRun:
                     push(v)
             else:
                 for v, t, w in zip(values, ts_col.to_pylist(), wm_col.to_pylist()):
+                    if w == END_MARK:
+                        ended = True
+                        continue
                     record.timestamp = t
                     record.watermark = w
                     push(v)
             yield from self.flush()
+        if ended:
+            yield from self.end_of_input()
 
     def flush(self) -> Iterator[pa.RecordBatch]:
         """Encodes and clears what the exits collected, one Arrow batch per exit."""
@@ -260,16 +268,35 @@ class StageRun:
             yield pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
-_schemas: dict[int, pa.Schema] = {}
+    def end_of_input(self) -> Iterator[pa.RecordBatch]:
+        """Control rows telling the consumers of every stream exit that the input ended."""
+        schema = _arrow_schema(self.plan)
+        for buf in self.buffers:
+            if not buf.plan.carries_control:
+                continue
+            columns = []
+            for f in schema:
+                if f.name == EXIT:
+                    columns.append(pa.array([buf.plan.index], pa.int32()))
+                elif f.name in (TS, WM):
+                    columns.append(pa.array([END_MARK], pa.int64()))
+                elif f.name == buf.plan.prefixed(KEY):
+                    columns.append(pa.array([END_KEY], pa.binary()))
+                else:
+                    columns.append(pa.nulls(1, f.type))
+            yield pa.RecordBatch.from_arrays(columns, schema=schema)
+
+    def empty_table(self) -> pa.Table:
+        return _arrow_schema(self.plan).empty_table()
 
 
 def _arrow_schema(plan: StagePlan) -> pa.Schema:
-    schema = _schemas.get(id(plan))
+    schema = plan.__dict__.get("_arrow_schema")
     if schema is None:
         from kindling.spark.codec import arrow_type
 
         schema = pa.schema([pa.field(f.name, arrow_type(f.dataType), True) for f in plan.schema()])
-        _schemas[id(plan)] = schema
+        plan.__dict__["_arrow_schema"] = schema
     return schema
 
 
