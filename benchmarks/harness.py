@@ -21,6 +21,7 @@ import pkgutil
 import statistics
 import sys
 import time
+import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -161,11 +162,11 @@ def format_table(measurements: list[Measurement]) -> str:
         rows.append([m.workload.name, f"{m.records:,}", f"{m.kindling_rate:,.0f}", f"{m.handwritten_rate:,.0f}",
                      f"{m.ratio:.2f}x", "-" if t is None else f">= {t:.2f}x", ok])
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    lines = [" | ".join(h.ljust(w) for h, w in zip(header, widths)),
+    lines = [" | ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip(),
              "-+-".join("-" * w for w in widths)]
     for row in rows:
         lines.append(" | ".join(c.rjust(w) if i in (1, 2, 3, 4) else c.ljust(w)
-                                for i, (c, w) in enumerate(zip(row, widths))))
+                                for i, (c, w) in enumerate(zip(row, widths))).rstrip())
     return "\n".join(lines)
 
 
@@ -204,11 +205,15 @@ def main(argv: Optional[list[str]] = None) -> int:
         except ResultMismatch as exc:
             print(f"[bench] FAILED: {exc}", file=sys.stderr, flush=True)
             failed = True
+        except Exception:
+            print(f"[bench] FAILED: workload {w.name!r} raised:", file=sys.stderr, flush=True)
+            traceback.print_exc()
+            failed = True
     print()
     print(f"Kindling vs hand-written PySpark ({spark.sparkContext.master}, {args.rounds} rounds, median; "
           f"{time.strftime('%Y-%m-%d')})")
     print(format_table(measurements))
     if failed:
-        print("\nRESULT MISMATCH: see the errors above", file=sys.stderr)
+        print("\nFAILED: a workload failed or its two sides disagreed (see above)", file=sys.stderr)
         return 1
     return 0

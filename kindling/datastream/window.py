@@ -20,6 +20,7 @@ and the window, and set timers through the context.
 from __future__ import annotations
 
 import math
+import sys
 from abc import ABC, abstractmethod
 from enum import Enum
 from typing import Any, Collection, Generic, Iterable, TypeVar
@@ -62,6 +63,9 @@ MIN_LONG_VALUE = -(2 ** 63)
 T = TypeVar('T')
 W = TypeVar('W')
 W2 = TypeVar('W2')
+
+
+_P = sys.hash_info.modulus
 
 
 def _mod_inverse(x: int) -> int:
@@ -156,7 +160,21 @@ class TimeWindow(Window):
                 callback.merge(members, result)
 
     def __hash__(self):
-        return self.start + _mod_inverse((self.end << 1) + 1)
+        # PyFlink's hash, ``hash(start + _mod_inverse(2 * end + 1))``, computed modulo
+        # Python's hash modulus instead of on numbers of thousands of bits
+        x = (self.end << 1) + 1
+        if -1024 < x < 1024:
+            return hash(self.start + _mod_inverse(x))
+        m = x % _P
+        inv = m * m % _P * m % _P
+        inv = inv * ((2 - m * inv) % _P) % _P
+        inv = inv * ((2 - m * inv) % _P) % _P
+        inv = inv * ((2 - m * inv) % _P) % _P
+        if x > 0:
+            # the exact value is hugely negative
+            h = -((-self.start - inv) % _P)
+            return -2 if h == -1 else h
+        return (self.start + inv) % _P
 
     def __eq__(self, other):
         return (self.__class__ is other.__class__ and self.end == other.end

@@ -914,7 +914,179 @@ class WindowOperator(KeyedOperator):
         else:
             self._fire_timers(True, up_to)
 
+    def _process_fast(self, key, state, elements, watermark_after, processing_time, out):
+        """The fast path's element loop, inlined: contents keyed by window start, one KeyState
+        timer per window end (and per cleanup time with lateness). Every timer it registers is
+        later than the watermark, so timers need firing only when the watermark passes the
+        earliest one (``due``)."""
+        wm = self._wm
+        contents = self._contents
+        get = contents.get
+        kind = self.contents_kind
+        is_reduce = kind == CONTENTS_REDUCE
+        is_agg = kind == CONTENTS_AGGREGATE
+        reduce = self._reduce if is_reduce else None
+        agg_add = self._agg_add if is_agg else None
+        agg_create = self._agg_create if is_agg else None
+        size = self._size
+        slide = self._slide
+        offset = self._offset
+        lateness = self.allowed_lateness
+        size_1 = size - 1
+        cleanup_off = size_1 + lateness
+        register = state.register_event_timer
+        next_timer = state.next_event_timer
+        fire = self._fire_fast_timers
+        missing = _MISSING
+        quiesced = self._quiesced
+        due = next_timer()
+        if due is None:
+            due = _INFINITY
+        if slide == size and is_reduce:
+            # tumbling windows with a reduce function: the most common case, kept minimal
+            drop_below = wm - cleanup_off     # windows starting at or before are late
+            fire_below = wm - size_1          # windows starting at or before fire on elements
+            value = ts = None
+            try:
+                for value, ts, stamp in elements:
+                    if stamp is not None and stamp > wm:
+                        wm = stamp
+                        drop_below = wm - cleanup_off
+                        fire_below = wm - size_1
+                        if due <= wm:
+                            self._wm = wm
+                            fire(wm)
+                            due = next_timer()
+                            if due is None:
+                                due = _INFINITY
+                    start = ts - (ts - offset + size) % size
+                    if start <= drop_below:
+                        self._wm = wm
+                        self._late(value, ts)
+                    else:
+                        cur = get(start, missing)
+                        if cur is missing:
+                            contents[start] = value
+                            if not quiesced:
+                                t = start + size_1
+                                if t > wm:
+                                    register(t)
+                                    if t < due:
+                                        due = t
+                                if lateness:
+                                    t = start + cleanup_off
+                                    if t < MAX_WATERMARK:
+                                        register(t)
+                                        if t < due:
+                                            due = t
+                        else:
+                            contents[start] = reduce(cur, value)
+                        if start <= fire_below:
+                            self._wm = wm
+                            self._emit(TimeWindow(start, start + size), contents[start], ts)
+                    if out:
+                        yield from out
+                        out.clear()
+                        if self._ks is not state:
+                            self._bind(key, state, processing_time, out)
+                            self._wm = wm
+            except TypeError:
+                if ts is None:
+                    raise ValueError(_no_timestamp()) from None
+                raise
+            self._wm = wm
+            elements = ()
+        for value, ts, stamp in elements:
+            if stamp is not None and stamp > wm:
+                wm = self._wm = stamp
+                if due <= wm:
+                    fire(wm)
+                    due = next_timer()
+                    if due is None:
+                        due = _INFINITY
+            if ts is None:
+                raise ValueError(_no_timestamp())
+            start = ts - (ts - offset + slide) % slide
+            lowest = ts - size
+            skipped = True
+            while start > lowest:
+                if start + cleanup_off > wm:
+                    skipped = False
+                    cur = get(start, missing)
+                    if cur is missing:
+                        if is_reduce:
+                            contents[start] = value
+                        elif is_agg:
+                            contents[start] = agg_add(value, agg_create())
+                        else:
+                            contents[start] = [value]
+                        if not quiesced:
+                            t = start + size_1
+                            if t > wm:
+                                register(t)
+                                if t < due:
+                                    due = t
+                            if lateness:
+                                t = start + cleanup_off
+                                if t < MAX_WATERMARK:
+                                    register(t)
+                                    if t < due:
+                                        due = t
+                    elif is_reduce:
+                        contents[start] = reduce(cur, value)
+                    elif is_agg:
+                        contents[start] = agg_add(value, cur)
+                    else:
+                        cur.append(value)
+                    if start + size_1 <= wm:
+                        # late firing within the allowed lateness
+                        self._emit(TimeWindow(start, start + size), contents[start], ts)
+                start -= slide
+            if skipped:
+                self._late(value, ts)
+            if out:
+                yield from out
+                out.clear()
+                if self._ks is not state:
+                    self._bind(key, state, processing_time, out)
+                    self._wm = wm
+        if watermark_after > wm:
+            wm = self._wm = watermark_after
+        if wm > state.fired_watermark:
+            fire(wm)
+
     def process(self, key, state, elements, watermark_before, watermark_after, processing_time):
+        if not self._opened:
+            self.open(TaskInfo(self.name))
+        if self._fast:
+            return self._process_fast_key(key, state, elements, watermark_before, watermark_after,
+                                          processing_time)
+        return self._process_general_key(key, state, elements, watermark_before, watermark_after,
+                                         processing_time)
+
+    def _process_fast_key(self, key, state, elements, watermark_before, watermark_after,
+                          processing_time):
+        out = []
+        try:
+            self._bind(key, state, processing_time, out)
+            wm = self._wm = watermark_before
+            if wm > state.fired_watermark:
+                self._fire_fast_timers(wm)
+            if out:
+                yield from out
+                out.clear()
+                if self._ks is not state:
+                    self._bind(key, state, processing_time, out)
+                    self._wm = wm
+            yield from self._process_fast(key, state, elements, watermark_after, processing_time, out)
+            self._finish(state)
+        except Exception as e:
+            raise user_function_failure(self.name, e) from e
+        if out:
+            yield from out
+
+    def _process_general_key(self, key, state, elements, watermark_before, watermark_after,
+                             processing_time):
         out = []
         try:
             self._bind(key, state, processing_time, out)
