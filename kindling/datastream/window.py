@@ -113,7 +113,7 @@ class Window(ABC):
 class TimeWindow(Window):
     """The time interval ``[start, end)`` in epoch milliseconds."""
 
-    __slots__ = ('start', 'end')
+    __slots__ = ('start', 'end', '_hash')
 
     def __init__(self, start: int, end: int):
         self.start = start
@@ -160,6 +160,14 @@ class TimeWindow(Window):
                 callback.merge(members, result)
 
     def __hash__(self):
+        try:
+            return self._hash
+        except AttributeError:
+            pass
+        h = self._hash = self._compute_hash()
+        return h
+
+    def _compute_hash(self):
         # PyFlink's hash, ``hash(start + _mod_inverse(2 * end + 1))``, computed modulo
         # Python's hash modulus instead of on numbers of thousands of bits
         x = (self.end << 1) + 1

@@ -225,7 +225,8 @@ class _WindowedBase:
         if isinstance(window_function, type):
             raise TypeError("%s expects a %s instance, got the class %s; instantiate it"
                             % (operation, cls.__name__, window_function.__name__))
-        if not isinstance(window_function, cls) and not callable(getattr(window_function, method, None)):
+        if not isinstance(window_function, cls) and not callable(getattr(window_function, method, None)) \
+                and (process or not callable(window_function)):
             raise TypeError("%s expects a %s, got %r" % (operation, cls.__name__, window_function))
         _check_picklable(window_function, "window function")
         from kindling.runtime.window import CONTENTS_LIST

@@ -116,6 +116,9 @@ def get_spark(configuration: Configuration | None = None, parallelism: int | Non
             settings.update({k: v for k, v in conf.items() if k.startswith("spark.")})
             for key, value in settings.items():
                 builder = builder.config(key, value)
+            log_target = conf.get("kindling.spark-log", "")
+            if log_target != "console":
+                _launch_quiet_jvm(settings, master, log_target or None)
             active = builder.getOrCreate()
             active.sparkContext.setLogLevel(conf.get("kindling.log-level", "ERROR"))
         if not _ui_reported:
@@ -124,6 +127,29 @@ def get_spark(configuration: Configuration | None = None, parallelism: int | Non
             if url and (configuration is None or configuration.get_boolean("kindling.progress", True)):
                 print(f"[kindling] Spark UI: {url}", file=sys.stderr)
         return active
+
+
+def _launch_quiet_jvm(settings: dict, master: str, log_path: str | None) -> None:
+    """Starts Spark's JVM with its console output (startup warnings, worker prints) sent to
+    a log file, so the user's console shows the job's own output."""
+    import tempfile
+
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None:
+        return
+    if log_path is None:
+        directory = os.path.join(tempfile.gettempdir(), f"kindling-{os.getuid()}")
+        os.makedirs(directory, exist_ok=True)
+        log_path = os.path.join(directory, f"spark-{os.getpid()}.log")
+    spark_conf = SparkConf().setMaster(master)
+    for key, value in settings.items():
+        spark_conf.set(key, value)
+    log = open(log_path, "ab")
+    SparkContext._gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": log, "stderr": log})
+    SparkContext._jvm = SparkContext._gateway.jvm
+    print(f"[kindling] Spark's log: {log_path}", file=sys.stderr)
 
 
 def _local_cores(master: str) -> int:

@@ -56,8 +56,9 @@ from kindling.datastream.state import (
     StateDescriptor, ValueStateDescriptor,
 )
 from kindling.datastream.window import (
-    CountSlidingWindowAssigner, CountTrigger, CountTumblingWindowAssigner, EventTimeTrigger,
-    MergingWindowAssigner, SlidingEventTimeWindows, TimeWindow, Trigger, TriggerResult,
+    CountSlidingWindowAssigner, CountTrigger, CountTumblingWindowAssigner,
+    DynamicEventTimeSessionWindows, DynamicProcessingTimeSessionWindows, EventTimeSessionWindows,
+    EventTimeTrigger, MergingWindowAssigner, ProcessingTimeSessionWindows, SlidingEventTimeWindows, TimeWindow, Trigger, TriggerResult,
     TumblingEventTimeWindows, WindowAssigner,
 )
 from kindling.runtime.errors import user_function_failure
@@ -367,6 +368,9 @@ class WindowOperator(KeyedOperator):
         a = self.assigner
         self._event_time = a.is_event_time()
         self._merging = isinstance(a, MergingWindowAssigner)
+        self._time_sessions = type(a) in (EventTimeSessionWindows, ProcessingTimeSessionWindows,
+                                          DynamicEventTimeSessionWindows,
+                                          DynamicProcessingTimeSessionWindows)
         kind = self.contents_kind
         f = self.function
         if kind == CONTENTS_REDUCE:
@@ -749,10 +753,28 @@ class WindowOperator(KeyedOperator):
         """MergingWindowSet.add_window: adds ``new_window``, merging as the assigner says;
         returns the window ``new_window`` ended up in."""
         mapping = self._mapping
-        windows = list(mapping)
-        windows.append(new_window)
         cb = _MergeResults()
-        self.assigner.merge_windows(windows, cb)
+        if self._time_sessions and type(new_window) is TimeWindow and new_window not in mapping:
+            # the built-in session assigners merge overlapping TimeWindows; the windows of the
+            # set never overlap each other, so only those overlapping the new one can merge
+            # (the same result as TimeWindow.merge_windows over all of them, without sorting
+            # every open window)
+            ns, ne = new_window.start, new_window.end
+            hits = [w for w in mapping if w.start <= ne and w.end >= ns]
+            if hits:
+                hits.append(new_window)
+                hits.sort()
+                members = set()
+                cover_start, cover_end = hits[0].start, hits[0].end
+                for w in hits:
+                    members.add(w)
+                    if w.end > cover_end:
+                        cover_end = w.end
+                cb.results[TimeWindow(cover_start, cover_end)] = members
+        else:
+            windows = list(mapping)
+            windows.append(new_window)
+            self.assigner.merge_windows(windows, cb)
         result_window = new_window
         merged_new = False
         for merge_result, merged in cb.results.items():
