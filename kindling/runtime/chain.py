@@ -30,16 +30,19 @@ class ChainNode:
     exits: list[int] = field(default_factory=list)
     side_children: dict[str, list["ChainNode"]] = field(default_factory=dict)
     side_exits: dict[str, list[int]] = field(default_factory=dict)
+    side_fallback: Callable[[str, Any], None] | None = None  # receives side outputs no one consumes
 
 
 class Record:
-    """Timestamp and watermark stamp of the element being pushed through the chain."""
+    """Timestamp and watermark stamp of the element being pushed through the chain (and a
+    fixed processing time, for tests; None reads the clock)."""
 
-    __slots__ = ("timestamp", "watermark")
+    __slots__ = ("timestamp", "watermark", "processing_time")
 
     def __init__(self) -> None:
         self.timestamp: int | None = None
         self.watermark: int | None = None
+        self.processing_time: int | None = None
 
 
 _opened: dict[str, Any] = {}
@@ -83,7 +86,8 @@ class _StatelessTimerService:
         self._record = record
 
     def current_processing_time(self) -> int:
-        return int(time.time() * 1000)
+        fixed = self._record.processing_time
+        return int(time.time() * 1000) if fixed is None else fixed
 
     def current_watermark(self) -> int:
         wm = self._record.watermark
@@ -198,10 +202,15 @@ def build_chain(
             if tag not in side_targets:
                 side_targets[tag] = _fan_out([exit_pushers[e] for e in exits])
 
+        fallback = node.side_fallback
+
         def side(tag, value):
-            target = side_targets.get(getattr(tag, "tag_id", None))
+            tag_id = getattr(tag, "tag_id", None)
+            target = side_targets.get(tag_id)
             if target is not None:
                 target(value)
+            elif fallback is not None:
+                fallback(tag_id, value)
 
         ctx = _ProcessContext(record, side)
         call = fn.process_element

@@ -1,0 +1,106 @@
+"""Test harness for non-keyed ProcessFunctions, without Spark."""
+from __future__ import annotations
+
+import itertools
+from typing import Any, List, Optional, Union
+
+from kindling.datastream.output_tag import OutputTag
+from kindling.runtime.chain import ChainNode, Record, build_chain
+from kindling.runtime.errors import MARKER_BEGIN
+from kindling.runtime.task_info import MIN_WATERMARK, TaskInfo
+from kindling.testing.harness import StreamRecord
+
+_uids = itertools.count()
+
+
+class ProcessFunctionTestHarness:
+    """Drives a ProcessFunction through the same chain code that runs in Spark's Python pass.
+
+    Example::
+
+        with ProcessFunctionTestHarness(SplitNegatives()) as h:
+            h.process_element(-1, timestamp=5)
+            h.process_element(2)
+            assert h.extract_output_values() == [2]
+            assert h.get_side_output_values(NEGATIVE) == [-1]
+    """
+
+    def __init__(self, function: Any, *, name: str = "Process", parallelism: int = 1, subtask_index: int = 0, job_parameters: Optional[dict] = None,
+                 processing_time: int = 0, unwrap_errors: bool = True):
+        self.function = function
+        self.name = name
+        self.unwrap_errors = unwrap_errors
+        self._records: list[tuple] = []
+        self._record = Record()
+        self._record.processing_time = processing_time
+        self._watermark = MIN_WATERMARK
+        self._task_info = TaskInfo(name, subtask_index, parallelism, job_parameters=dict(job_parameters or {}))
+        self._push = None
+
+    def open(self) -> "ProcessFunctionTestHarness":
+        if self._push is None:
+            record = self._record
+            records = self._records
+
+            def main(value):
+                records.append((None, value, record.timestamp))
+
+            def side(tag_id, value):
+                records.append((tag_id, value, record.timestamp))
+
+            node = ChainNode(uid=f"harness/{next(_uids)}", name=self.name, operation="process",
+                             function=self.function, exits=[0], side_fallback=side)
+
+            self._push = build_chain(node, {0: main}, record, self._task_info, {})
+        return self
+
+    def close(self) -> None:
+        close = getattr(self.function, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> "ProcessFunctionTestHarness":
+        return self.open()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def process_element(self, value: Any, timestamp: Optional[int] = None) -> None:
+        """Processes one element with the given timestamp under the current watermark."""
+        self.open()
+        self._record.timestamp = timestamp
+        self._record.watermark = self._watermark
+        try:
+            self._push(value)
+        except RuntimeError as exc:
+            cause = exc.__cause__ or exc.__context__
+            if self.unwrap_errors and MARKER_BEGIN in str(exc) and cause is not None:
+                raise cause from None
+            raise
+
+    def process_watermark(self, watermark: int) -> None:
+        """Later elements see this watermark in ``ctx.timer_service().current_watermark()``."""
+        self._watermark = max(self._watermark, watermark)
+
+    def set_processing_time(self, time: int) -> None:
+        self._record.processing_time = time
+
+    @property
+    def current_watermark(self) -> int:
+        return self._watermark
+
+    def get_output(self) -> List[StreamRecord]:
+        return [StreamRecord(v, ts) for tag, v, ts in self._records if tag is None]
+
+    def extract_output_values(self) -> List[Any]:
+        return [v for tag, v, ts in self._records if tag is None]
+
+    def get_side_output(self, tag: Union[OutputTag, str]) -> List[StreamRecord]:
+        tag_id = tag.tag_id if isinstance(tag, OutputTag) else tag
+        return [StreamRecord(v, ts) for t, v, ts in self._records if t == tag_id]
+
+    def get_side_output_values(self, tag: Union[OutputTag, str]) -> List[Any]:
+        return [r.value for r in self.get_side_output(tag)]
+
+    def clear_output(self) -> None:
+        self._records.clear()
