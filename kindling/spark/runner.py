@@ -119,6 +119,8 @@ class _JobRun:
         self.writers = [(s, writer_for(s.node.sink)) for s in compiled.sinks]
         self.counts = {s.node.name: 0 for s in compiled.sinks}
         self.started = time.time()
+        self.progress_after_s = env.get_configuration().get_integer("kindling.progress.after-ms", 3000) / 1000
+        self.late_rows_dropped = 0
 
     def write_batch(self, df, batch_id: int) -> None:
         single = len(self.writers) == 1
@@ -145,6 +147,10 @@ class _JobRun:
             client._status = JobStatus.FINISHED
             runtime = int((time.time() - self.started) * 1000)
             accumulators = {f"records-written:{k}": v for k, v in self.counts.items()}
+            accumulators["late-rows-dropped-by-spark"] = self.late_rows_dropped
+            if self.late_rows_dropped:
+                print(f"[kindling] {client.job_name}: Spark dropped {self.late_rows_dropped} rows as later than "
+                      "the watermark", file=sys.stderr, flush=True)
             client._result.complete(JobExecutionResult(client._job_id, runtime, accumulators))
         except BaseException as exc:
             cancelled = client._cancel_requested.is_set()
@@ -176,22 +182,24 @@ class _JobRun:
         reported = -1
         while not query.awaitTermination(0.5):
             reported = self.report(query, reported)
+        self.progress_after_s = 0 if time.time() - self.started >= self.progress_after_s else float("inf")
         self.report(query, reported)
         if query.exception() is not None and not self.client._cancel_requested.is_set():
             raise query.exception()
 
     def report(self, query, reported: int) -> int:
-        if not self.progress or time.time() - self.started < 3:
-            return reported
+        """Prints a line per finished micro-batch (once the job has run a few seconds) and
+        counts the rows Spark dropped as late; returns the last batch id seen."""
+        show = self.progress and time.time() - self.started >= self.progress_after_s
         for progress in query.recentProgress:
-            batch = progress.get("batchId", -1) if isinstance(progress, dict) else progress.batchId
-            if batch <= reported:
+            if progress.batchId <= reported:
                 continue
-            rows = progress.get("numInputRows", 0) if isinstance(progress, dict) else progress.numInputRows
-            rate = progress.get("processedRowsPerSecond", 0.0) if isinstance(progress, dict) else progress.processedRowsPerSecond
-            print(f"[kindling] {self.client.job_name}: batch {batch}, {rows} input rows, {rate or 0:.0f} rows/s",
-                  file=sys.stderr, flush=True)
-            reported = batch
+            self.late_rows_dropped += sum(op.numRowsDroppedByWatermark for op in progress.stateOperators)
+            if show:
+                rate = progress.processedRowsPerSecond or 0.0
+                print(f"[kindling] {self.client.job_name}: batch {progress.batchId}, {progress.numInputRows} input rows, "
+                      f"{rate:.0f} rows/s", file=sys.stderr, flush=True)
+            reported = progress.batchId
         return reported
 
 

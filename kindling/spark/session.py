@@ -44,20 +44,22 @@ def check_java() -> None:
 
 
 def _worker_python_path() -> str:
-    """Paths Spark's Python workers need: the kindling package and the job's own modules."""
+    """Paths Spark's Python workers need: the kindling package and the job's own modules
+    (every directory on the driver's ``sys.path`` outside the Python installation)."""
     import kindling
 
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(kindling.__file__)))
     paths = [package_parent, os.getcwd()]
-    main = sys.modules.get("__main__")
-    main_file = getattr(main, "__file__", None)
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
     if main_file:
         paths.insert(0, os.path.dirname(os.path.abspath(main_file)))
-    if sys.path and sys.path[0]:
-        paths.append(os.path.abspath(sys.path[0]))
-    existing = os.environ.get("PYTHONPATH", "")
+    installed = {os.path.abspath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    for entry in sys.path:
+        path = os.path.abspath(entry or os.getcwd())
+        if os.path.isdir(path) and not any(path == p or path.startswith(p + os.sep) for p in installed):
+            paths.append(path)
     seen: list[str] = []
-    for p in paths + existing.split(os.pathsep):
+    for p in paths + os.environ.get("PYTHONPATH", "").split(os.pathsep):
         if p and p not in seen:
             seen.append(p)
     return os.pathsep.join(seen)
