@@ -34,6 +34,7 @@ from kindling.graph.transformation import (
 
 if TYPE_CHECKING:
     from kindling.datastream.stream_execution_environment import StreamExecutionEnvironment
+    from kindling.datastream.windowed_stream import AllWindowedStream, WindowedStream
 
 
 def check_picklable(obj: Any, what: str, operator: str) -> None:
@@ -284,8 +285,11 @@ class DataStream:
                 result.append(value)
             return result
 
-    def window_all(self, window_assigner) -> Any:
-        raise NotImplementedError("window_all is not supported yet")
+    def window_all(self, window_assigner) -> "AllWindowedStream":
+        """Windows over the whole stream (not keyed): one window operator sees every element."""
+        from kindling.datastream.windowed_stream import AllWindowedStream
+
+        return AllWindowedStream(self, window_assigner)
 
     def connect(self, ds) -> Any:
         raise NotImplementedError("connect is not supported yet")
@@ -437,11 +441,24 @@ class KeyedStream(DataStream):
     def add_sink(self, sink_func) -> DataStreamSink:
         return self._origin.add_sink(sink_func)
 
-    def window(self, window_assigner) -> Any:
-        raise NotImplementedError("windows are not supported yet")
+    def window(self, window_assigner) -> "WindowedStream":
+        """Groups each key's elements into windows of ``window_assigner``."""
+        from kindling.datastream.windowed_stream import WindowedStream
 
-    def count_window(self, size: int, slide: int = 0) -> Any:
-        raise NotImplementedError("windows are not supported yet")
+        return WindowedStream(self, window_assigner)
+
+    def count_window(self, size: int, slide: int = 0) -> "WindowedStream":
+        """Windows of ``size`` elements per key, tumbling, or sliding by ``slide`` elements
+        (as PyFlink: only full windows fire)."""
+        from kindling.datastream.windowed_stream import WindowedStream, count_window_assigner
+
+        return WindowedStream(self, count_window_assigner(size, slide))
+
+    def time_window(self, size, slide=None) -> "WindowedStream":
+        """The legacy time windows: tumbling of ``size``, or sliding by ``slide``, in event time."""
+        from kindling.datastream.windowed_stream import WindowedStream, time_window_assigner
+
+        return WindowedStream(self, time_window_assigner(self._env, size, slide))
 
 
 class _OperatorFactory:

@@ -27,6 +27,7 @@ from kindling.datastream.functions import (
     ProcessWindowFunction, ReduceFunction, WindowFunction,
 )
 from kindling.datastream.output_tag import OutputTag
+from kindling.datastream.data_stream import check_picklable
 from kindling.datastream.window import (
     CountSlidingWindowAssigner, CountTumblingWindowAssigner, MergingWindowAssigner,
     SlidingEventTimeWindows, SlidingProcessingTimeWindows, Trigger, TumblingEventTimeWindows,
@@ -65,18 +66,6 @@ def _check_type_info(type_info: Any, what: str) -> None:
     if type_info is not None and not isinstance(type_info, TypeInformation):
         raise TypeError("%s of a window operation must be a TypeInformation such as Types.INT(), "
                         "got %r" % (what, type_info))
-
-
-def _check_picklable(obj: Any, what: str) -> None:
-    import cloudpickle
-    try:
-        cloudpickle.dumps(obj)
-    except Exception as exc:
-        label = getattr(obj, "__qualname__", None) or type(obj).__qualname__
-        raise TypeError(
-            "the %s %r of a window operation cannot be pickled, so it cannot run on Spark "
-            "workers: %s. Keep non-picklable resources out of the function's fields and "
-            "closure, and create them in open()." % (what, label, exc)) from None
 
 
 class _WindowOperatorFactory:
@@ -163,7 +152,7 @@ class _WindowedBase:
         if not isinstance(window_function, ok):
             raise TypeError("the window_function of %s should be %s, got %r"
                             % (operation, names, window_function))
-        _check_picklable(window_function, "window function")
+        check_picklable(window_function, "window function", "Window")
         return window_function
 
     def _build(self, contents: str, function, window_function, output_type, what: str):
@@ -173,8 +162,8 @@ class _WindowedBase:
         trigger = self._window_trigger
         if trigger is None:
             trigger = assigner.get_default_trigger(self.get_execution_environment())
-        _check_picklable(assigner, "window assigner")
-        _check_picklable(trigger, "trigger")
+        check_picklable(assigner, "window assigner", "Window")
+        check_picklable(trigger, "trigger", "Window")
         factory = _WindowOperatorFactory(
             assigner=assigner, trigger=trigger, contents=contents, function=function,
             window_function=window_function, allowed_lateness=self._allowed_lateness,
@@ -195,7 +184,7 @@ class _WindowedBase:
                             % (reduce_function,))
         _check_type_info(output_type, "output_type")
         wf = self._window_function(window_function, "reduce")
-        _check_picklable(reduce_function, "reduce function")
+        check_picklable(reduce_function, "reduce function", "Window")
         if wf is None and output_type is None:
             output_type = self._input_type_info()
         from kindling.runtime.window import CONTENTS_REDUCE
@@ -209,7 +198,7 @@ class _WindowedBase:
         _check_type_info(accumulator_type, "accumulator_type")
         _check_type_info(output_type, "output_type")
         wf = self._window_function(window_function, "aggregate")
-        _check_picklable(aggregate_function, "aggregate function")
+        check_picklable(aggregate_function, "aggregate function", "Window")
         from kindling.runtime.window import CONTENTS_AGGREGATE
         return self._build(CONTENTS_AGGREGATE, aggregate_function, wf, output_type, "aggregate")
 
@@ -228,7 +217,7 @@ class _WindowedBase:
         if not isinstance(window_function, cls) and not callable(getattr(window_function, method, None)) \
                 and (process or not callable(window_function)):
             raise TypeError("%s expects a %s, got %r" % (operation, cls.__name__, window_function))
-        _check_picklable(window_function, "window function")
+        check_picklable(window_function, "window function", "Window")
         from kindling.runtime.window import CONTENTS_LIST
         return self._build(CONTENTS_LIST, None, window_function, output_type, operation)
 
