@@ -37,15 +37,20 @@ ROOT_KINDS = (SourceTransformation, UnionTransformation, KeyedTransformation)
 
 @dataclass
 class CompiledSink:
-    """A sink of the job and the columns its elements arrive in, in the final DataFrame."""
+    """A sink of the job: its rows in the final DataFrame are those with ``__sink == index``
+    (all rows when ``filtered`` is False), its value columns named by ``columns``
+    (sink column name -> column of the final DataFrame)."""
 
     index: int
     node: SinkTransformation
-    columns: list[str]
+    columns: dict[str, str]
+    filtered: bool = True
 
-    def select(self, df: DataFrame, single: bool) -> DataFrame:
-        part = df if single else df.filter(F.col(SINK) == self.index)
-        return part.select([F.col(f"s{self.index}__{c}").alias(c) for c in self.columns] + [TS])
+    def select(self, df: DataFrame) -> DataFrame:
+        part = df.filter(F.col(SINK) == self.index) if self.filtered else df
+        if not self.columns:
+            return part  # only counted
+        return part.select([F.col(src).alias(name) for name, src in self.columns.items()])
 
 
 @dataclass
@@ -169,29 +174,42 @@ class Compiler:
     # -- Spark plans ------------------------------------------------------------------
     def compile(self) -> CompiledJob:
         self.plan_stages()
-        self.spark.dataSource.register(KindlingSource)
+        if not getattr(self.spark, "_kindling_source_registered", False):
+            self.spark.dataSource.register(KindlingSource)
+            self.spark._kindling_source_registered = True
         bounded = all(n.source.bounded for n in self.nodes if isinstance(n, SourceTransformation))
+        if len(self.sinks) == 1:
+            # One sink reads its stage's output as it is: no projection, no union.
+            sink = self.sinks[0]
+            exit_plan = self.exit_of[(sink.inputs[0].id, sink.id)]
+            df = self.stage_output(sink.inputs[0], exit_plan)
+            columns = {f.name: exit_plan.prefixed(f.name) for f in exit_plan.value_fields()}
+            return CompiledJob(df, [CompiledSink(0, sink, columns, filtered=False)], self.streaming, bounded)
         frames = []
         compiled_sinks = []
         for i, sink in enumerate(self.sinks):
             exit_df = self.exit_frame(sink.inputs[0], sink)
             exit_plan = self.exit_of[(sink.inputs[0].id, sink.id)]
-            columns = [f.name for f in exit_plan.value_fields()]
-            frames.append(exit_df.select([F.lit(i).alias(SINK)] + [F.col(c).alias(f"s{i}__{c}") for c in columns] + [TS]))
-            compiled_sinks.append(CompiledSink(i, sink, columns))
+            names = [f.name for f in exit_plan.value_fields()]
+            frames.append(exit_df.select([F.lit(i).alias(SINK)] + [F.col(c).alias(f"s{i}__{c}") for c in names]))
+            compiled_sinks.append(CompiledSink(i, sink, {c: f"s{i}__{c}" for c in names}))
         df = frames[0]
         for other in frames[1:]:
             df = df.unionByName(other, allowMissingColumns=True)
         return CompiledJob(df, compiled_sinks, self.streaming, bounded)
 
+    def stage_output(self, producer: Transformation, exit_plan: ExitPlan) -> DataFrame:
+        """The output of ``producer``'s stage, restricted to the rows of one of its exits."""
+        root = self.root_of[producer.id]
+        out = self.stage_frame(root)
+        if len(self.plans[root.id].exits) > 1:
+            out = out.filter(F.col(EXIT) == exit_plan.index)
+        return out
+
     def exit_frame(self, producer: Transformation, consumer: Transformation) -> DataFrame:
         """The stream ``producer`` sends to ``consumer``: the exit's value columns, __ts, __wm (and __key)."""
         exit_plan = self.exit_of[(producer.id, consumer.id)]
-        root = self.root_of[producer.id]
-        out = self.stage_frame(root)
-        plan = self.plans[root.id]
-        if len(plan.exits) > 1:
-            out = out.filter(F.col(EXIT) == exit_plan.index)
+        out = self.stage_output(producer, exit_plan)
         return out.select([F.col(exit_plan.prefixed(f.name)).alias(f.name) for f in exit_plan.value_fields()] + [TS, WM])
 
     def stage_frame(self, root: Transformation) -> DataFrame:
@@ -218,8 +236,7 @@ class Compiler:
     def source_frame(self, node: SourceTransformation) -> DataFrame:
         spec = node.source
         if isinstance(spec, SequenceSourceSpec) and not self.streaming:
-            df = self.spark.range(spec.start, spec.end + 1, numPartitions=self.parallelism).withColumnRenamed("id", "f0")
-            return df.select("*", F.lit(None).cast("long").alias(TS), F.lit(None).cast("long").alias(WM))
-        source_plan = SourcePlan(node.source, node.type_info, self.parallelism)
+            return self.spark.range(spec.start, spec.end + 1, numPartitions=self.parallelism).withColumnRenamed("id", "f0")
+        source_plan = SourcePlan(node.source, node.type_info, self.parallelism, self.streaming)
         reader = self.spark.readStream if self.streaming else self.spark.read
         return reader.format(FORMAT).option("plan", encode_option(source_plan)).load()

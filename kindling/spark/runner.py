@@ -123,14 +123,14 @@ class _JobRun:
         self.late_rows_dropped = 0
 
     def write_batch(self, df, batch_id: int) -> None:
-        single = len(self.writers) == 1
-        if not single:
+        several = len(self.writers) > 1
+        if several:
             df = df.persist()
         try:
             for sink, writer in self.writers:
-                self.counts[sink.node.name] = self.counts.get(sink.node.name, 0) + writer.write(sink.select(df, single), batch_id)
+                self.counts[sink.node.name] = self.counts.get(sink.node.name, 0) + writer.write(sink.select(df), batch_id)
         finally:
-            if not single:
+            if several:
                 df.unpersist()
 
     def run(self) -> None:
@@ -163,7 +163,7 @@ class _JobRun:
                     writer.finish()
                 except Exception:
                     traceback.print_exc()
-            if self.temporary_checkpoint:
+            if self.temporary_checkpoint and self.checkpoint_dir:
                 shutil.rmtree(self.checkpoint_dir, ignore_errors=True)
 
     def run_streaming(self) -> None:
@@ -225,8 +225,10 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
     checkpoint_root = configuration.get_string("execution.checkpointing.dir", "")
     if checkpoint_root:
         checkpoint_dir = os.path.join(checkpoint_root, "".join(c if c.isalnum() or c in "-_" else "_" for c in job_name))
-    else:
+    elif streaming:
         checkpoint_dir = tempfile.mkdtemp(prefix="kindling-ckpt-")
+    else:
+        checkpoint_dir = ""
     run = _JobRun(env, compiled, client, spark, configuration.get_boolean("kindling.progress", True),
                   checkpoint_dir, not checkpoint_root, max(env.get_checkpoint_interval(), 0))
     threading.Thread(target=run.run, name=f"kindling-job-{job_name}", daemon=True).start()

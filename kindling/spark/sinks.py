@@ -35,7 +35,7 @@ class PrintWriter(SinkWriter):
     def write(self, df: DataFrame, batch_id: int) -> int:
         n = 0
         lines = []
-        for row in df.select("f0").toLocalIterator():
+        for row in df.toLocalIterator():
             lines.append(self.prefix + row[0])
             n += 1
             if len(lines) >= 1000:
@@ -51,7 +51,7 @@ class CollectWriter(SinkWriter):
         self.collector = spec.collector
 
     def write(self, df: DataFrame, batch_id: int) -> int:
-        values = [pickle.loads(row[0]) for row in df.select("f0").collect()]
+        values = [pickle.loads(row[0]) for row in df.collect()]
         self.collector.add(batch_id, values)
         return len(values)
 
@@ -98,7 +98,7 @@ class RowFileWriter(SinkWriter):
                 os.remove(target)
             yield pa.RecordBatch.from_arrays([pa.array([count], pa.int64())], names=["n"])
 
-        counts = df.select("f0").mapInArrow(write_partition, "n long").collect()
+        counts = df.mapInArrow(write_partition, "n long").collect()
         for pending in glob.glob(os.path.join(glob.escape(directory), f".{glob.escape(name)}-*{glob.escape(suffix)}.inprogress")):
             final = os.path.join(directory, os.path.basename(pending)[1:-len(".inprogress")])
             os.replace(pending, final)

@@ -35,17 +35,22 @@ def decode_option(text: str) -> Any:
 class SourcePlan:
     """A source spec with what Spark needs to read it: value type and partition count."""
 
-    def __init__(self, spec: Any, type_info: Any, parallelism: int):
+    def __init__(self, spec: Any, type_info: Any, parallelism: int, streaming: bool = True):
         self.spec = spec
         self.type_info = type_info
         self.parallelism = parallelism
+        self.streaming = streaming
         if isinstance(spec, CollectionSourceSpec):
             # Encoded once on the driver: a value that does not fit the type fails while building.
             self.collection_ipc = _to_ipc(codec_for(type_info), spec.values)
 
     def schema(self) -> StructType:
-        """The value's columns, then the element's timestamp and watermark stamp (null at the source)."""
-        return StructType(list(codec_for(self.type_info).fields) + [StructField(TS, LongType()), StructField(WM, LongType())])
+        """The value's columns; in STREAMING mode then the element's timestamp and watermark
+        stamp, null but in the control row that ends a bounded input."""
+        fields = list(codec_for(self.type_info).fields)
+        if self.streaming:
+            fields += [StructField(TS, LongType()), StructField(WM, LongType())]
+        return StructType(fields)
 
 
 def _to_ipc(codec, values: list) -> bytes:
@@ -104,6 +109,9 @@ class _Reading:
         raise TypeError(spec)
 
     def read(self, part: _Slice) -> Iterator[pa.RecordBatch]:
+        if not self.plan.streaming:
+            yield from self._values(part)
+            return
         for batch in self._values(part):
             n = batch.num_rows
             yield pa.RecordBatch.from_arrays(batch.columns + [pa.nulls(n, pa.int64()), pa.nulls(n, pa.int64())],

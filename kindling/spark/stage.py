@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Iterator
 import pyarrow as pa
 from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, StructField, StructType
 
-from kindling.runtime.chain import ChainNode, Record, is_function_object, build_chain
+from kindling.runtime.chain import ChainNode, Record, build_chain, build_list_chain, is_function_object
 from kindling.runtime.errors import user_function_failure
 from kindling.runtime.formatting import flink_string
 from kindling.runtime.task_info import TaskInfo
@@ -113,6 +113,14 @@ class _ExitBuffer:
             push = values.append
         self.push: Callable[[Any], None] = push
         self.timed = timed or plan.layout == "keyed"
+        if plan.layout == "keyed" or not timed:
+            self.extend: Callable[[list], None] = (lambda vs: [push(v) for v in vs]) if plan.layout == "keyed" else values.extend
+        else:
+            def extend(vs: list) -> None:  # elements without timestamps
+                values.extend(vs)
+                ts.extend([None] * len(vs))
+                wm.extend([None] * len(vs))
+            self.extend = extend
 
     def encode(self) -> list[pa.Array]:
         plan = self.plan
@@ -182,7 +190,21 @@ class StageRun:
         info = TaskInfo(plan.name, partition, plan.parallelism, job_parameters=plan.job_parameters)
         self.buffers = [_ExitBuffer(ex, self.record, ex.index in plan.timed_exits) for ex in plan.exits]
         pushers = {b.plan.index: b.push for b in self.buffers}
+        extenders = {b.plan.index: b.extend for b in self.buffers}
         generators = {} if watermark_generators is None else watermark_generators
+        record = self.record
+
+        def wire_lists(roots: list[ChainNode], exits: list[int]) -> Callable[[list], None]:
+            targets = [build_list_chain(r, pushers, extenders, record, info, generators) for r in roots]
+            targets += [extenders[e] for e in exits]
+            if len(targets) == 1:
+                return targets[0]
+
+            def push_list(values: list) -> None:
+                for t in targets:
+                    t(values)
+
+            return push_list
 
         def wire(roots: list[ChainNode], exits: list[int]) -> Callable[[Any], None]:
             targets = [build_chain(r, pushers, self.record, info, generators) for r in roots]
@@ -197,6 +219,7 @@ class StageRun:
             return push
 
         self.push = wire(plan.roots, plan.root_exits)
+        self.push_list = wire_lists(plan.roots, plan.root_exits)
         self.side_push = {
             tag: wire(plan.side_roots.get(tag, []), plan.side_root_exits.get(tag, []))
             for tag in set(plan.side_roots) | set(plan.side_root_exits)
@@ -223,13 +246,16 @@ class StageRun:
         ended = False
         for batch in batches:
             values = codec.decode([batch.column(i) for i in range(n_value_cols)])
+            if batch.num_columns == n_value_cols:  # a source without time columns
+                self.push_list(values)
+                yield from self.flush()
+                continue
             ts_col = batch.column(TS)
             wm_col = batch.column(WM)
             if ts_col.null_count == len(ts_col) and wm_col.null_count == len(wm_col):
                 record.timestamp = None
                 record.watermark = None
-                for v in values:
-                    push(v)
+                self.push_list(values)
             else:
                 for v, t, w in zip(values, ts_col.to_pylist(), wm_col.to_pylist()):
                     if w == END_MARK:
