@@ -38,15 +38,19 @@ class Workload:
     throughput is computed from. ``target_ratio`` is the minimum Kindling/hand-written
     throughput ratio aimed at (None: no target). ``check``, if given, is called with
     ``(records, result)`` to validate the result itself (not only that both sides agree).
+    ``handwritten`` may be None: only Kindling's throughput is reported (no ratio).
+    ``notes``, if given, is called once after the timed rounds as ``notes(spark, records)`` and
+    returns text printed after the table (e.g. state sizes).
     """
 
     name: str
     records: int
     kindling: Callable[[Any, int], Any]
-    handwritten: Callable[[Any, int], Any]
+    handwritten: Optional[Callable[[Any, int], Any]]
     target_ratio: Optional[float] = 0.9
     description: str = ""
     check: Optional[Callable[[int, Any], None]] = None
+    notes: Optional[Callable[[Any, int], str]] = None
 
 
 @dataclass
@@ -56,23 +60,27 @@ class Measurement:
     kindling_seconds: list = field(default_factory=list)
     handwritten_seconds: list = field(default_factory=list)
     result: Any = None
+    notes: str = ""
 
     @property
     def kindling_rate(self) -> float:
         return self.records / statistics.median(self.kindling_seconds)
 
     @property
-    def handwritten_rate(self) -> float:
+    def handwritten_rate(self) -> Optional[float]:
+        if not self.handwritten_seconds:
+            return None
         return self.records / statistics.median(self.handwritten_seconds)
 
     @property
-    def ratio(self) -> float:
-        return self.kindling_rate / self.handwritten_rate
+    def ratio(self) -> Optional[float]:
+        h = self.handwritten_rate
+        return None if h is None else self.kindling_rate / h
 
     @property
     def meets_target(self) -> Optional[bool]:
         t = self.workload.target_ratio
-        return None if t is None else self.ratio >= t
+        return None if t is None or self.ratio is None else self.ratio >= t
 
 
 class ResultMismatch(AssertionError):
@@ -121,7 +129,7 @@ def _timed(fn: Callable[[Any, int], Any], spark, records: int) -> tuple[float, A
 
 
 def _agree(workload: Workload, records: int, kindling_result: Any, handwritten_result: Any) -> None:
-    if kindling_result != handwritten_result:
+    if workload.handwritten is not None and kindling_result != handwritten_result:
         raise ResultMismatch(f"workload {workload.name!r}: Kindling returned {kindling_result!r}, "
                              f"hand-written returned {handwritten_result!r}")
     if workload.check is not None:
@@ -137,10 +145,13 @@ def measure(workload: Workload, spark, rounds: int = 3, records: Optional[int] =
     n = records or workload.records
     m = Measurement(workload, n)
     log(f"{workload.name}: warm-up")
-    for fn in (workload.kindling, workload.handwritten):
+    sides = [("kindling", workload.kindling)]
+    if workload.handwritten is not None:
+        sides.append(("handwritten", workload.handwritten))
+    for _, fn in sides:
         fn(spark, n)
     for r in range(rounds):
-        order = [("kindling", workload.kindling), ("handwritten", workload.handwritten)]
+        order = list(sides)
         if r % 2:
             order.reverse()
         results = {}
@@ -148,8 +159,11 @@ def measure(workload: Workload, spark, rounds: int = 3, records: Optional[int] =
             seconds, results[side] = _timed(fn, spark, n)
             (m.kindling_seconds if side == "kindling" else m.handwritten_seconds).append(seconds)
             log(f"{workload.name}: round {r + 1} {side} {seconds:.2f}s ({n / seconds:,.0f} records/s)")
-        _agree(workload, n, results["kindling"], results["handwritten"])
+        _agree(workload, n, results["kindling"], results.get("handwritten"))
         m.result = results["kindling"]
+    if workload.notes is not None:
+        log(f"{workload.name}: notes")
+        m.notes = workload.notes(spark, n)
     return m
 
 
@@ -159,8 +173,9 @@ def format_table(measurements: list[Measurement]) -> str:
     for m in measurements:
         t = m.workload.target_ratio
         ok = {None: "-", True: "yes", False: "NO"}[m.meets_target]
-        rows.append([m.workload.name, f"{m.records:,}", f"{m.kindling_rate:,.0f}", f"{m.handwritten_rate:,.0f}",
-                     f"{m.ratio:.2f}x", "-" if t is None else f">= {t:.2f}x", ok])
+        h = m.handwritten_rate
+        rows.append([m.workload.name, f"{m.records:,}", f"{m.kindling_rate:,.0f}", "-" if h is None else f"{h:,.0f}",
+                     "-" if h is None else f"{m.ratio:.2f}x", "-" if t is None else f">= {t:.2f}x", ok])
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     lines = [" | ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip(),
              "-+-".join("-" * w for w in widths)]
@@ -213,6 +228,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     print(f"Kindling vs hand-written PySpark ({spark.sparkContext.master}, {args.rounds} rounds, median; "
           f"{time.strftime('%Y-%m-%d')})")
     print(format_table(measurements))
+    for m in measurements:
+        if m.notes:
+            print(f"\n{m.workload.name}:\n{m.notes.rstrip()}")
     if failed:
         print("\nFAILED: a workload failed or its two sides disagreed (see above)", file=sys.stderr)
         return 1

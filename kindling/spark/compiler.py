@@ -59,6 +59,7 @@ class CompiledJob:
     sinks: list[CompiledSink]
     streaming: bool
     bounded: bool
+    late_records: dict = field(default_factory=dict)
 
 
 class Compiler:
@@ -93,6 +94,7 @@ class Compiler:
         self.plans: dict[int, StagePlan] = {}
         self.exit_of: dict[tuple[int, int], ExitPlan] = {}  # (producer node id, consumer node id) -> exit
         self.stage_frames: dict[int, DataFrame] = {}
+        self.late_records: dict[str, Any] = {}  # keyed operator name -> accumulator of late elements dropped
 
     # -- planning ---------------------------------------------------------------------
     def _plan(self, root: Transformation) -> StagePlan:
@@ -184,7 +186,8 @@ class Compiler:
             exit_plan = self.exit_of[(sink.inputs[0].id, sink.id)]
             df = self.stage_output(sink.inputs[0], exit_plan)
             columns = {f.name: exit_plan.prefixed(f.name) for f in exit_plan.value_fields()}
-            return CompiledJob(df, [CompiledSink(0, sink, columns, filtered=False)], self.streaming, bounded)
+            return CompiledJob(df, [CompiledSink(0, sink, columns, filtered=False)], self.streaming, bounded,
+                               self.late_records)
         frames = []
         compiled_sinks = []
         for i, sink in enumerate(self.sinks):
@@ -196,7 +199,7 @@ class Compiler:
         df = frames[0]
         for other in frames[1:]:
             df = df.unionByName(other, allowMissingColumns=True)
-        return CompiledJob(df, compiled_sinks, self.streaming, bounded)
+        return CompiledJob(df, compiled_sinks, self.streaming, bounded, self.late_records)
 
     def stage_output(self, producer: Transformation, exit_plan: ExitPlan) -> DataFrame:
         """The output of ``producer``'s stage, restricted to the rows of one of its exits."""

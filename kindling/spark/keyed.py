@@ -71,12 +71,14 @@ class _DictRow(dict):
 class KeyedStageProcessor(StatefulProcessor):
     """The transformWithState processor of one keyed operator and its chained successors."""
 
-    def __init__(self, uid: str, operator: Any, plan: StagePlan, input_type: Any, time_mode: str):
+    def __init__(self, uid: str, operator: Any, plan: StagePlan, input_type: Any, time_mode: str,
+                 late_records: Any = None):
         self.uid = uid
         self.operator = operator
         self.plan = plan
         self.input_type = input_type
         self.time_mode = time_mode
+        self.late_records = late_records  # a Spark accumulator of late elements the operator dropped
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         from pyspark import TaskContext
@@ -123,6 +125,7 @@ class KeyedStageProcessor(StatefulProcessor):
         stage = self.stage
         for tag, value, ts in outputs:
             stage.push_output(tag, value, ts, None)
+        count_late(self.op, self.late_records)
         for batch in stage.flush():
             for row in batch.to_pylist():
                 yield _DictRow(row)
@@ -178,6 +181,15 @@ class KeyedStageProcessor(StatefulProcessor):
         pass
 
 
+def count_late(operator: Any, accumulator: Any) -> None:
+    """Adds the late elements ``operator`` dropped since the last call to ``accumulator``."""
+    take = getattr(operator, "take_late_records_dropped", None)
+    if take is not None and accumulator is not None:
+        dropped = take()
+        if dropped:
+            accumulator.add(dropped)
+
+
 def _processing_time(timer_values) -> int:
     now = timer_values.getCurrentProcessingTimeInMs()
     return now if now and now > 0 else int(time.time() * 1000)
@@ -214,8 +226,11 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
     uid = f"{compiler.job_id}/{node.id}"
     key_by = node.inputs[0]
     input_type = key_by.inputs[0].type_info
+    late_records = compiler.spark.sparkContext.accumulator(0)
+    compiler.late_records[node.name] = late_records
     if not compiler.streaming:
-        return input_df.groupBy(KEY).applyInArrow(_batch_function(uid, operator, plan, input_type), plan.schema())
+        return input_df.groupBy(KEY).applyInArrow(
+            _batch_function(uid, operator, plan, input_type, late_records), plan.schema())
     delay = _out_of_orderness(key_by)
     bounded = all(n.source.bounded for n in _sources_of(node))
     if delay is None and not bounded:
@@ -229,7 +244,7 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
         event_ms = F.when(F.col(WM) == F.lit(END_MARK), F.lit(END_MARK)).otherwise(element_ms)
         df = input_df.withColumn(EVENT_TIME, F.timestamp_millis(event_ms)).withWatermark(
             EVENT_TIME, f"{spark_delay} milliseconds")
-    processor = KeyedStageProcessor(uid, operator, plan, input_type, time_mode)
+    processor = KeyedStageProcessor(uid, operator, plan, input_type, time_mode, late_records)
     value_columns = [f.name for f in codec_for(input_type).fields]
     # The event-time column only drives Spark's watermark; it stays out of the operator's rows.
     df = df.select(*value_columns, KEY, TS, WM)
@@ -249,7 +264,7 @@ def _sources_of(node) -> list[SourceTransformation]:
     return out
 
 
-def _batch_function(uid: str, operator: Any, plan: StagePlan, input_type: Any):
+def _batch_function(uid: str, operator: Any, plan: StagePlan, input_type: Any, late_records: Any):
     """applyInArrow body for BATCH mode: a key's elements sorted by timestamp, then every timer."""
 
     def run(table: pa.Table) -> pa.Table:
@@ -266,6 +281,7 @@ def _batch_function(uid: str, operator: Any, plan: StagePlan, input_type: Any):
         stage = StageRun(plan, partition)
         for tag, value, ts in op.process_key_batch(key, KeyState(), elements, int(time.time() * 1000)):
             stage.push_output(tag, value, ts, None)
+        count_late(op, late_records)
         batches = list(stage.flush())
         if not batches:
             return stage.empty_table()

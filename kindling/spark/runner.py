@@ -148,6 +148,11 @@ class _JobRun:
             runtime = int((time.time() - self.started) * 1000)
             accumulators = {f"records-written:{k}": v for k, v in self.counts.items()}
             accumulators["late-rows-dropped-by-spark"] = self.late_rows_dropped
+            for name, counter in self.compiled.late_records.items():
+                accumulators[f"numLateRecordsDropped:{name}"] = counter.value
+                if counter.value:
+                    print(f"[kindling] {client.job_name}: operator '{name}' dropped {counter.value} late elements "
+                          "(side_output_late_data(tag) keeps them)", file=sys.stderr, flush=True)
             if self.late_rows_dropped:
                 print(f"[kindling] {client.job_name}: Spark dropped {self.late_rows_dropped} rows as later than "
                       "the watermark", file=sys.stderr, flush=True)

@@ -1,0 +1,123 @@
+"""End-to-end tests of windows on Spark, in STREAMING and BATCH modes."""
+from __future__ import annotations
+
+from kindling.common import Duration, Time, Types, WatermarkStrategy
+from kindling.datastream import (
+    AggregateFunction,
+    EventTimeSessionWindows,
+    GlobalWindows,
+    OutputTag,
+    ProcessWindowFunction,
+    RuntimeExecutionMode,
+    SlidingEventTimeWindows,
+    TumblingEventTimeWindows,
+    WindowFunction,
+)
+from kindling.datastream.state import ValueStateDescriptor
+from kindling.datastream.window import CountTrigger, PurgingTrigger
+
+EVENTS = [("a", 1000, 1), ("a", 1500, 2), ("b", 1200, 5), ("a", 2100, 3), ("a", 900, 7), ("b", 5000, 1)]
+
+
+def events(env, data=EVENTS, out_of_orderness_ms=200):
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(out_of_orderness_ms)) \
+        .with_timestamp_assigner(lambda v, _: v[1])
+    return env.from_collection(data).assign_timestamps_and_watermarks(strategy)
+
+
+def streaming(env) -> bool:
+    return env.get_runtime_mode() == RuntimeExecutionMode.STREAMING
+
+
+def test_tumbling_reduce_with_late_side_output(any_env):
+    late = OutputTag("late")
+    sums = (events(any_env).key_by(lambda v: v[0])
+            .window(TumblingEventTimeWindows.of(Time.seconds(1)))
+            .side_output_late_data(late)
+            .reduce(lambda a, b: (a[0], max(a[1], b[1]), a[2] + b[2])))
+    expected = [("a", 1500, 3), ("a", 2100, 3), ("b", 1200, 5), ("b", 5000, 1)]
+    if streaming(any_env):
+        # a@900 comes after the watermark passed 1899: its window [0, 1000) is gone
+        assert sorted(sums.get_side_output(late).execute_and_collect(limit=10)) == [("a", 900, 7)]
+    else:
+        expected.insert(0, ("a", 900, 7))  # BATCH has no late data
+    assert sorted(sums.execute_and_collect(limit=20)) == expected
+
+
+def test_late_elements_dropped_are_counted(env):
+    (events(env).key_by(lambda v: v[0]).window(TumblingEventTimeWindows.of(Time.seconds(1)))
+     .reduce(lambda a, b: a).name("tumbling").print())
+    result = env.execute()
+    assert result.get_accumulator_result("numLateRecordsDropped:tumbling") == 1
+
+
+def test_allowed_lateness_fires_again(env):
+    data = [("a", 1000, 1), ("a", 2500, 1), ("a", 1100, 1)]
+    sums = (events(env, data, 0).key_by(lambda v: v[0]).window(TumblingEventTimeWindows.of(Time.seconds(1)))
+            .allowed_lateness(2000).reduce(lambda a, b: (a[0], a[1], a[2] + b[2])))
+    # [1000, 2000) fires at watermark 2499 with one element, then again with the late one
+    assert sorted(sums.execute_and_collect(limit=10)) == [("a", 1000, 1), ("a", 1000, 2), ("a", 2500, 1)]
+
+
+def test_sliding_aggregate_with_process_window_function(any_env):
+    class Count(AggregateFunction):
+        def create_accumulator(self):
+            return 0
+
+        def add(self, value, acc):
+            return acc + 1
+
+        def get_result(self, acc):
+            return acc
+
+        def merge(self, a, b):
+            return a + b
+
+    class WithWindow(ProcessWindowFunction):
+        def process(self, key, context, elements):
+            (count,) = elements
+            yield key, context.window().start, context.window().end, count
+
+    counts = (events(any_env, out_of_orderness_ms=5000).key_by(lambda v: v[0])
+              .window(SlidingEventTimeWindows.of(Time.seconds(2), Time.seconds(1)))
+              .aggregate(Count(), WithWindow()))
+    out = sorted(counts.execute_and_collect(limit=30))
+    assert ("a", 0, 2000, 3) in out and ("a", 1000, 3000, 3) in out and ("a", 2000, 4000, 1) in out
+    assert ("b", 4000, 6000, 1) in out and ("b", 5000, 7000, 1) in out
+
+
+def test_session_windows_merge(any_env):
+    data = [("k", 1000, 1), ("k", 1300, 2), ("k", 3000, 3), ("k", 1700, 4)]
+
+    class Collect(WindowFunction):
+        def apply(self, key, window, inputs):
+            yield key, window.start, window.end, sorted(v[2] for v in inputs)
+
+    sessions = (events(any_env, data, 2000).key_by(lambda v: v[0])
+                .window(EventTimeSessionWindows.with_gap(Time.milliseconds(500)))
+                .apply(Collect()))
+    assert sorted(sessions.execute_and_collect(limit=10)) == [("k", 1000, 2200, [1, 2, 4]), ("k", 3000, 3500, [3])]
+
+
+def test_process_window_function_state(env):
+    class Firings(ProcessWindowFunction):
+        def process(self, key, context, elements):
+            total = context.global_state().get_state(ValueStateDescriptor("total", Types.INT()))
+            total.update((total.value() or 0) + len(list(elements)))
+            yield key, context.window().max_timestamp(), total.value(), context.current_watermark() >= 0
+
+    out = (events(env).key_by(lambda v: v[0]).window(TumblingEventTimeWindows.of(Time.seconds(1)))
+           .process(Firings()).execute_and_collect(limit=10))
+    a = sorted(o for o in out if o[0] == "a")
+    assert a == [("a", 1999, 2, True), ("a", 2999, 3, True)]
+
+
+def test_count_windows_and_window_all(any_env):
+    ds = any_env.from_collection(list(range(10)))
+    tumbling = ds.key_by(lambda v: v % 2).count_window(3).reduce(lambda a, b: a + b)
+    assert sorted(tumbling.execute_and_collect(limit=10)) == [6, 9]  # 0+2+4, 1+3+5; partial windows never fire
+    sliding = any_env.from_collection(list(range(6))).key_by(lambda v: 0).count_window(3, 2).reduce(lambda a, b: a + b)
+    assert sorted(sliding.execute_and_collect(limit=10)) == [3, 9]  # (0,1,2) after 2 elements... as PyFlink
+    total = any_env.from_collection([1, 2, 3]).window_all(GlobalWindows.create()).trigger(
+        PurgingTrigger.of(CountTrigger.of(3))).reduce(lambda a, b: a + b)
+    assert total.execute_and_collect(limit=5) == [6]
