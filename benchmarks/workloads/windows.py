@@ -212,7 +212,8 @@ def handwritten_tumbling(spark, n: int, keep_query: list | None = None) -> int:
     events = (sequence_source_frame(spark, n).select("f0")
               .mapInArrow(_window_events_with_end, event_schema())
               .withColumn("et", F.timestamp_millis("ts"))
-              .withWatermark("et", f"{OUT_OF_ORDERNESS_MS} milliseconds"))
+              .withWatermark("et", f"{OUT_OF_ORDERNESS_MS} milliseconds")
+              .select(*EVENT_FIELDS))  # et only drives the watermark (END_MARK is no Python datetime)
     out = events.groupBy("key").transformWithState(_tumbling_processor(), event_schema(), "Append", "EventTime")
     return run_counting(out, keep_query)
 

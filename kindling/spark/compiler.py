@@ -123,6 +123,13 @@ class Compiler:
                 for parent in node.inputs:
                     self._add_exit(parent, node, chain_nodes)
 
+    def _declarer(self, node: Transformation) -> str:
+        """The name of the operation that declared ``node``'s type (a filter keeps its input's)."""
+        while isinstance(node, (ChainedTransformation, KeyByTransformation)) and \
+                getattr(node, "operation", "filter") in ("filter", "timestamps", "sink_function"):
+            node = node.inputs[0]
+        return node.name
+
     def _add_exit(self, producer: Transformation, consumer: Transformation, chain_nodes: dict) -> None:
         plan = self._plan(self.root_of[producer.id])
         stream_type = producer.type_info
@@ -135,6 +142,7 @@ class Compiler:
                                  key_selector=consumer.key_selector, key_type=consumer.key_type)
         else:
             exit_plan = ExitPlan(index=len(plan.exits), layout="stream", name=consumer.name, type_info=stream_type)
+        exit_plan.declared_by = self._declarer(producer)
         plan.exits.append(exit_plan)
         if self.timed[producer.id]:
             plan.timed_exits.add(exit_plan.index)

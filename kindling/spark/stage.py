@@ -46,6 +46,7 @@ class ExitPlan:
     key_selector: Any = None
     key_type: Any = None
     encoder: Any = None
+    declared_by: str | None = None  # the operator that declared ``type_info``
 
     def value_fields(self) -> list[StructField]:
         if self.layout in ("stream", "keyed"):
@@ -131,6 +132,8 @@ class _ExitBuffer:
                 if plan.layout == "keyed":
                     arrays.append(_encode_keys(self.keys, plan))
                 return arrays
+            if plan.type_info is not None:
+                codec_for(plan.type_info).encode(values)  # values must fit the declared type
             if plan.layout == "string":
                 t = plan.type_info
                 return [pa.array([flink_string(v, t) for v in values], pa.string())]
@@ -141,7 +144,8 @@ class _ExitBuffer:
                 return [pa.array([pickle.dumps(v, protocol=5) for v in values], pa.binary())]
             return []
         except ValueTypeError as exc:
-            raise user_function_failure(plan.name, TypeError(f"{exc} (output of operator '{plan.name}')")) from None
+            name = plan.declared_by or plan.name
+            raise user_function_failure(name, TypeError(f"{exc}, the output_type declared by operator '{name}'")) from None
 
     def clear(self) -> None:
         self.values.clear()
