@@ -4,7 +4,8 @@ Each method adds a transformation to the job graph; nothing runs until ``execute
 """
 from __future__ import annotations
 
-import inspect
+import enum
+import queue
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Union
 
 import cloudpickle
@@ -34,7 +35,6 @@ from kindling.graph.transformation import (
 
 if TYPE_CHECKING:
     from kindling.datastream.stream_execution_environment import StreamExecutionEnvironment
-    from kindling.datastream.windowed_stream import AllWindowedStream, WindowedStream
 
 
 def check_picklable(obj: Any, what: str, operator: str) -> None:
@@ -268,11 +268,9 @@ class DataStream:
     def execute_and_collect(self, job_execution_name: str = None, limit: int = None):
         """Runs the job and returns its elements: a list of at most ``limit`` elements, or a
         closeable iterator (also a context manager) over all of them."""
-        from kindling.spark.collect import CollectingIterator
-
         if limit is not None and (not isinstance(limit, int) or limit < 0):
             raise ValueError(f"limit must be a non-negative int, got {limit!r}")
-        iterator = CollectingIterator()
+        iterator = CloseableIterator()
         self._sink(CollectSinkSpec(collector=iterator), "Collect")
         iterator.start(self._env, job_execution_name or "collect")
         if limit is None:
@@ -356,6 +354,15 @@ class KeyedStream(DataStream):
                        .key_by(lambda t: t[0])
                        .reduce(lambda a, b: (a[0], a[1] + b[1])))
     """
+
+    class AccumulateType(enum.Enum):
+        """The rolling aggregations of a keyed stream."""
+
+        MIN = 1
+        MAX = 2
+        MIN_BY = 3
+        MAX_BY = 4
+        SUM = 5
 
     def __init__(self, env: "StreamExecutionEnvironment", transformation: KeyByTransformation, origin: DataStream):
         super().__init__(env, transformation)
@@ -470,3 +477,64 @@ class _OperatorFactory:
 
     def __call__(self, name: str) -> Any:
         return self.operator_class(self.function, name)
+
+
+_END = object()
+
+
+class CloseableIterator:
+    """A closeable iterator (and context manager) over a running job's elements.
+
+    Closing it before the end cancels the job.
+    """
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue = queue.Queue()
+        self._client = None
+        self._batches_seen: set[int] = set()
+        self._done = False
+
+    def start(self, env, job_name: str) -> None:
+        self._client = env.execute_async(job_name)
+
+    # called by the sink writer on the driver
+    def add(self, batch_id: int, values: list) -> None:
+        if batch_id in self._batches_seen:  # a replayed batch: its values were already delivered
+            return
+        self._batches_seen.add(batch_id)
+        for v in values:
+            self._queue.put(v)
+
+    def end(self) -> None:
+        self._queue.put(_END)
+
+    def __iter__(self) -> Iterator[Any]:
+        return self
+
+    def __next__(self) -> Any:
+        if self._done:
+            raise StopIteration
+        item = self._queue.get()
+        if item is _END:
+            self._done = True
+            self._client.get_job_execution_result().result()  # raises if the job failed
+            raise StopIteration
+        return item
+
+    def next(self) -> Any:
+        return self.__next__()
+
+    def close(self) -> None:
+        if not self._done and self._client is not None:
+            self._done = True
+            self._client.cancel().result()
+
+    def __enter__(self) -> "CloseableIterator":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# PyFlink defines the windowed streams in this module too.
+from kindling.datastream.windowed_stream import AllWindowedStream, WindowedStream  # noqa: E402

@@ -1,7 +1,7 @@
 """Side-output tags, as in ``pyflink.datastream.output_tag``."""
 from __future__ import annotations
 
-from kindling.common.typeinfo import TypeInformation
+from kindling.common.typeinfo import RowTypeInfo, TypeInformation, Types  # noqa: F401 (as pyflink's module)
 
 
 class OutputTag:

@@ -99,7 +99,28 @@ class StreamExecutionEnvironment:
 
     def set_buffer_timeout(self, timeout_millis: int) -> "StreamExecutionEnvironment":
         """Accepted for compatibility: Spark moves data per micro-batch."""
+        self._buffer_timeout = timeout_millis
         return self
+
+    def get_buffer_timeout(self) -> int:
+        return getattr(self, "_buffer_timeout", 100)
+
+    def set_default_local_parallelism(self, parallelism: int) -> None:
+        """The parallelism of the embedded local Spark (``local[n]``), when Kindling creates it."""
+        self._configuration.set_string("spark.master", f"local[{int(parallelism)}]")
+
+    def get_default_local_parallelism(self) -> int:
+        master = self._configuration.get_string("spark.master", "")
+        if master.startswith("local[") and master[6:-1].isdigit():
+            return int(master[6:-1])
+        return os.cpu_count() or 1
+
+    def set_python_executable(self, python_exec: str) -> None:
+        """The Python interpreter of Spark's workers (``spark.pyspark.python``)."""
+        self._configuration.set_string("spark.pyspark.python", python_exec)
+
+    def is_chaining_of_operators_with_different_max_parallelism_enabled(self) -> bool:
+        return True
 
     def disable_operator_chaining(self) -> "StreamExecutionEnvironment":
         """Accepted for compatibility: stateless chains are always fused into one Python pass."""
