@@ -124,8 +124,11 @@ class Encoder(object):
     def charset_name(self) -> str:
         return self._charset_name
 
-    def encode(self, value: Any) -> bytes:
-        return str(value).encode(self._charset_name)
+    def encode(self, value: Any, type_info: Any = None) -> bytes:
+        """The value as Flink's ``toString`` writes it for the stream's type (untyped: ``str``)."""
+        from kindling.runtime.formatting import flink_string
+
+        return flink_string(value, type_info).encode(self._charset_name)
 
     def __eq__(self, other: Any) -> bool:
         return type(other) is type(self) and other._charset_name == self._charset_name

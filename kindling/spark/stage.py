@@ -139,7 +139,8 @@ class _ExitBuffer:
                 return [pa.array([flink_string(v, t) for v in values], pa.string())]
             if plan.layout == "encoded":
                 enc = plan.encoder.encode
-                return [pa.array([enc(v) for v in values], pa.binary())]
+                t = plan.type_info
+                return [pa.array([enc(v, t) for v in values], pa.binary())]
             if plan.layout == "pickled":
                 return [pa.array([pickle.dumps(v, protocol=5) for v in values], pa.binary())]
             return []
