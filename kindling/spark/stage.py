@@ -160,11 +160,13 @@ def _encode_keys(keys: list, plan: ExitPlan) -> pa.Array:
         try:
             codec_for(plan.key_type).encode(keys)
         except ValueTypeError as exc:
-            raise TypeError(f"key {exc} (key_type of operator '{plan.name}')") from None
+            raise user_function_failure(plan.name, TypeError(f"key {exc}, the key_type of operator '{plan.name}'")) from None
     try:
         return pa.array([pickle.dumps(k, protocol=5) for k in keys], pa.binary())
     except Exception as exc:
-        raise TypeError(f"a key of operator '{plan.name}' cannot be pickled: {exc}") from None
+        raise user_function_failure(plan.name, TypeError(
+            f"the key selector of operator '{plan.name}' returned a key that cannot be pickled: {exc}; "
+            "keys must be picklable values such as str, int or tuples of them")) from None
 
 
 @dataclass(eq=False)

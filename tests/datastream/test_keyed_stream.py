@@ -297,6 +297,20 @@ def test_unhashable_key_and_wrong_state_type(any_env):
     assert info.value.operator_name == "typed"
 
 
+def test_non_picklable_or_mistyped_key(env):
+    import threading
+
+    from kindling.runtime.errors import UserFunctionError
+
+    env.from_collection([1]).key_by(lambda v: threading.Lock()).process(TimerProbe()).print()
+    with pytest.raises(UserFunctionError, match="returned a key that cannot be pickled") as info:
+        env.execute()
+    assert info.value.operator_name == "KeyBy"
+    env.from_collection([1]).key_by(lambda v: str(v), key_type=Types.INT()).process(TimerProbe()).print()
+    with pytest.raises(UserFunctionError, match=r"key value '1' \(str\) does not fit Types.INT\(\)"):
+        env.execute()
+
+
 def test_non_picklable_function_fails_at_build_time(env):
     import threading
 
