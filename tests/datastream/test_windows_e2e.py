@@ -121,3 +121,69 @@ def test_count_windows_and_window_all(any_env):
     total = any_env.from_collection([1, 2, 3]).window_all(GlobalWindows.create()).trigger(
         PurgingTrigger.of(CountTrigger.of(3))).reduce(lambda a, b: a + b)
     assert total.execute_and_collect(limit=5) == [6]
+
+
+def test_processing_time_windows_in_batch_mode(env):
+    from kindling.datastream import ProcessingTimeSessionWindows, SlidingProcessingTimeWindows, TumblingProcessingTimeWindows
+
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    ds = env.from_collection([("a", 1), ("a", 2), ("b", 3)])
+    for assigner in (TumblingProcessingTimeWindows.of(Time.hours(1)),
+                     ProcessingTimeSessionWindows.with_gap(Time.hours(1))):
+        out = ds.key_by(lambda v: v[0]).window(assigner).reduce(lambda x, y: (x[0], x[1] + y[1]))
+        # BATCH fires every processing-time timer at the end of each key
+        assert sorted(out.execute_and_collect(limit=10)) == [("a", 3), ("b", 3)]
+    sliding = ds.key_by(lambda v: v[0]).window(SlidingProcessingTimeWindows.of(Time.hours(2), Time.hours(1)))
+    assert sorted(sliding.reduce(lambda x, y: (x[0], x[1] + y[1])).execute_and_collect(limit=10)) == \
+        [("a", 3), ("a", 3), ("b", 3), ("b", 3)]
+
+
+def test_triggers_and_all_window_functions(any_env):
+    from kindling.datastream import AllWindowFunction, ProcessAllWindowFunction, Trigger, TriggerResult
+    from kindling.datastream.window import ContinuousEventTimeTrigger
+
+    data = [("a", 100, 1), ("a", 300, 2), ("a", 700, 3), ("a", 1200, 4)]
+
+    class EveryOther(Trigger):
+        """Fires on every second element of a window, counting in partitioned state."""
+
+        def on_element(self, element, timestamp, window, ctx):
+            seen = ctx.get_partitioned_state(ValueStateDescriptor("seen", Types.INT()))
+            seen.update((seen.value() or 0) + 1)
+            return TriggerResult.FIRE if seen.value() % 2 == 0 else TriggerResult.CONTINUE
+
+        def on_event_time(self, time, window, ctx):
+            return TriggerResult.CONTINUE
+
+        def on_processing_time(self, time, window, ctx):
+            return TriggerResult.CONTINUE
+
+        def on_merge(self, window, ctx):
+            pass
+
+        def clear(self, window, ctx):
+            ctx.get_partitioned_state(ValueStateDescriptor("seen", Types.INT())).clear()
+
+    class Sum(AllWindowFunction):
+        def apply(self, window, inputs):
+            yield window.start, sum(v[2] for v in inputs)
+
+    custom = (events(any_env, data).window_all(TumblingEventTimeWindows.of(Time.seconds(10)))
+              .trigger(EveryOther()).apply(Sum()))
+    assert custom.execute_and_collect(limit=10) == [(0, 3), (0, 10)]
+
+    class Count(ProcessAllWindowFunction):
+        def process(self, context, elements):
+            yield context.window().end, len(list(elements))
+
+    continuous = (events(any_env, data, 5000).window_all(TumblingEventTimeWindows.of(Time.seconds(2)))
+                  .trigger(ContinuousEventTimeTrigger.of(Time.milliseconds(500))).process(Count()))
+    out = continuous.execute_and_collect(limit=10)
+    assert out[-1] == (2000, 4) and all(end == 2000 for end, _ in out)
+
+
+def test_legacy_time_window(any_env):
+    sums = events(any_env).key_by(lambda v: v[0]).time_window(Time.seconds(10)).reduce(
+        lambda a, b: (a[0], 0, a[2] + b[2]))
+    out = dict((k, v) for k, _, v in sums.execute_and_collect(limit=10))
+    assert out == {"a": 13, "b": 6}  # a@900 is behind the watermark but its window [0, 10000) is open
