@@ -33,8 +33,7 @@ from kindling.runtime.batch import sort_for_batch
 from kindling.runtime.errors import user_function_failure
 from kindling.runtime.key_state import KeyState
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
-from kindling.spark.codec import codec_for
-from kindling.spark.stage import END_KEY, END_MARK, KEY, TS, WM, StagePlan, StageRun
+from kindling.spark.stage import ELEMENTS, END_KEY, END_MARK, KEY, TS, WM, StagePlan, StageRun
 
 EVENT_TIME = "__et"
 END_THRESHOLD = END_MARK - 10**12
@@ -71,12 +70,10 @@ class _DictRow(dict):
 class KeyedStageProcessor(StatefulProcessor):
     """The transformWithState processor of one keyed operator and its chained successors."""
 
-    def __init__(self, uid: str, operator: Any, plan: StagePlan, input_type: Any, time_mode: str,
-                 late_records: Any = None):
+    def __init__(self, uid: str, operator: Any, plan: StagePlan, time_mode: str, late_records: Any = None):
         self.uid = uid
         self.operator = operator
         self.plan = plan
-        self.input_type = input_type
         self.time_mode = time_mode
         self.late_records = late_records  # a Spark accumulator of late elements the operator dropped
 
@@ -91,8 +88,6 @@ class KeyedStageProcessor(StatefulProcessor):
                         job_parameters=self.plan.job_parameters)
         self.op = _opened_operator(self.uid, self.operator, info)
         self.stage = StageRun(self.plan, partition)
-        self.codec = codec_for(self.input_type)
-        self.pickled = len(self.codec.fields) == 1 and isinstance(self.codec.fields[0].dataType, BinaryType)
 
     # -- state round trip --------------------------------------------------------------
     def _load(self) -> tuple[KeyState, int | None]:
@@ -130,13 +125,13 @@ class KeyedStageProcessor(StatefulProcessor):
             for row in batch.to_pylist():
                 yield _DictRow(row)
 
-    def _decode(self, rows: list) -> list:
-        n = len(self.codec.fields)  # row layout: value columns, key, timestamp, watermark stamp
-        if self.pickled:
-            loads = pickle.loads
-            return [(loads(r[0]), r[2], r[3]) for r in rows]
-        columns = [pa.array([r[i] for r in rows], type=t) for i, t in enumerate(self.codec.arrow_schema.types)]
-        return [(v, r[n + 1], r[n + 2]) for v, r in zip(self.codec.decode(columns), rows)]
+    @staticmethod
+    def _decode(rows) -> list:
+        """A key's elements ``(value, timestamp, stamp)`` from its rows (one per upstream task)."""
+        elements: list = []
+        for row in rows:
+            elements.extend(pickle.loads(row[1]))
+        return elements
 
     # -- Spark callbacks ----------------------------------------------------------------
     def handleInputRows(self, key, rows, timerValues) -> Iterator[_DictRow]:
@@ -150,7 +145,7 @@ class KeyedStageProcessor(StatefulProcessor):
                 self.handle.registerTimer(END_MARK)
                 self.state.update((b"", END_MARK))
             return
-        elements = self._decode([tuple(r) for r in rows])
+        elements = self._decode(rows)
         k = pickle.loads(key_bytes)
         state, timer = self._load()
         watermark = _flink_watermark(timerValues.getCurrentWatermarkInMs())
@@ -225,12 +220,11 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
     operator = node.operator_factory(node.name)
     uid = f"{compiler.job_id}/{node.id}"
     key_by = node.inputs[0]
-    input_type = key_by.inputs[0].type_info
     late_records = compiler.spark.sparkContext.accumulator(0)
     compiler.late_records[node.name] = late_records
     if not compiler.streaming:
-        return input_df.groupBy(KEY).applyInArrow(
-            _batch_function(uid, operator, plan, input_type, late_records), plan.schema())
+        return input_df.select(KEY, ELEMENTS).groupBy(KEY).applyInArrow(
+            _batch_function(uid, operator, plan, late_records), plan.schema())
     delay = _out_of_orderness(key_by)
     bounded = all(n.source.bounded for n in _sources_of(node))
     if delay is None and not bounded:
@@ -244,10 +238,9 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
         event_ms = F.when(F.col(WM) == F.lit(END_MARK), F.lit(END_MARK)).otherwise(element_ms)
         df = input_df.withColumn(EVENT_TIME, F.timestamp_millis(event_ms)).withWatermark(
             EVENT_TIME, f"{spark_delay} milliseconds")
-    processor = KeyedStageProcessor(uid, operator, plan, input_type, time_mode, late_records)
-    value_columns = [f.name for f in codec_for(input_type).fields]
+    processor = KeyedStageProcessor(uid, operator, plan, time_mode, late_records)
     # The event-time column only drives Spark's watermark; it stays out of the operator's rows.
-    df = df.select(*value_columns, KEY, TS, WM)
+    df = df.select(KEY, ELEMENTS)
     return df.groupBy(KEY).transformWithState(processor, plan.schema(), "Append", time_mode)
 
 
@@ -264,7 +257,7 @@ def _sources_of(node) -> list[SourceTransformation]:
     return out
 
 
-def _batch_function(uid: str, operator: Any, plan: StagePlan, input_type: Any, late_records: Any):
+def _batch_function(uid: str, operator: Any, plan: StagePlan, late_records: Any):
     """applyInArrow body for BATCH mode: a key's elements sorted by timestamp, then every timer."""
 
     def run(table: pa.Table) -> pa.Table:
@@ -274,10 +267,9 @@ def _batch_function(uid: str, operator: Any, plan: StagePlan, input_type: Any, l
         partition = ctx.partitionId() if ctx is not None else 0
         info = TaskInfo(operator.name, partition, plan.parallelism, job_parameters=plan.job_parameters)
         op = _opened_operator(uid, operator, info)
-        codec = codec_for(input_type)
-        values = codec.decode([table.column(i).combine_chunks() for i in range(len(codec.fields))])
         key = pickle.loads(table.column(KEY)[0].as_py())
-        elements = sort_for_batch(zip(values, table.column(TS).to_pylist()))
+        elements = sort_for_batch((e[0], e[1]) for blob in table.column(ELEMENTS).to_pylist()
+                                  for e in pickle.loads(blob))
         stage = StageRun(plan, partition)
         for tag, value, ts in op.process_key_batch(key, KeyState(), elements, int(time.time() * 1000)):
             stage.push_output(tag, value, ts, None)

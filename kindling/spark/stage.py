@@ -27,6 +27,8 @@ WM = "__wm"
 KEY = "__key"
 END_MARK = 2**52  # __ts and __wm of the control row that ends a bounded input
 END_KEY = b""  # the key of end-of-input control rows (never a pickle)
+ELEMENTS = "__elements"  # a keyed exit's row: one key's elements, pickled [(value, timestamp, stamp), ...]
+KEYED_FLUSH_ELEMENTS = 100_000  # a keyed exit holds at most this many elements before it emits rows
 TIME_FIELDS = [StructField(TS, LongType()), StructField(WM, LongType())]
 
 
@@ -49,19 +51,15 @@ class ExitPlan:
     declared_by: str | None = None  # the operator that declared ``type_info``
 
     def value_fields(self) -> list[StructField]:
-        if self.layout in ("stream", "keyed"):
-            fields = list(codec_for(self.type_info).fields)
-            if self.layout == "keyed":
-                fields.append(StructField(KEY, self.key_column_type()))
-            return fields
+        if self.layout == "keyed":
+            return [StructField(KEY, BinaryType()), StructField(ELEMENTS, BinaryType())]
+        if self.layout == "stream":
+            return list(codec_for(self.type_info).fields)
         if self.layout == "string":
             return [StructField("f0", StringType())]
         if self.layout in ("encoded", "pickled"):
             return [StructField("f0", BinaryType())]
         return []
-
-    def key_column_type(self):
-        return BinaryType()
 
     @property
     def carries_control(self) -> bool:
@@ -85,53 +83,45 @@ class _ExitBuffer:
     def __init__(self, plan: ExitPlan, record: Record, timed: bool):
         self.plan = plan
         self.values: list = []
-        self.keys: list = []
         self.ts: list = []
         self.wm: list = []
+        self.timed = timed
         values, ts, wm = self.values, self.ts, self.wm
-        if plan.layout == "keyed":
-            selector = plan.key_selector
-            get_key = selector.get_key if is_function_object(selector, "get_key") else selector
-            keys = self.keys
-            name = plan.name
+        if timed:
+            def push(value):
+                values.append(value)
+                ts.append(record.timestamp)
+                wm.append(record.watermark)
 
-            def push(value):
-                try:
-                    key = get_key(value)
-                    hash(key)
-                except Exception as exc:
-                    raise user_function_failure(name, exc) from None
-                values.append(value)
-                keys.append(key)
-                ts.append(record.timestamp)
-                wm.append(record.watermark)
-        elif timed:
-            def push(value):
-                values.append(value)
-                ts.append(record.timestamp)
-                wm.append(record.watermark)
-        else:
-            push = values.append
-        self.push: Callable[[Any], None] = push
-        self.timed = timed or plan.layout == "keyed"
-        if plan.layout == "keyed" or not timed:
-            self.extend: Callable[[list], None] = (lambda vs: [push(v) for v in vs]) if plan.layout == "keyed" else values.extend
-        else:
             def extend(vs: list) -> None:  # elements without timestamps
                 values.extend(vs)
                 ts.extend([None] * len(vs))
                 wm.extend([None] * len(vs))
-            self.extend = extend
+        else:
+            push = values.append
+            extend = values.extend
+        self.push: Callable[[Any], None] = push
+        self.extend: Callable[[list], None] = extend
+
+    def ready(self, final: bool) -> bool:
+        return bool(self.values)
+
+    def take(self) -> tuple[int, list[pa.Array], list | None, list | None]:
+        """Row count, value columns, timestamps and stamps (None: all null) of what was collected."""
+        n = len(self.values)
+        arrays = self.encode()
+        ts, wm = (list(self.ts), list(self.wm)) if self.timed else (None, None)
+        self.values.clear()
+        self.ts.clear()
+        self.wm.clear()
+        return n, arrays, ts, wm
 
     def encode(self) -> list[pa.Array]:
         plan = self.plan
         values = self.values
         try:
-            if plan.layout in ("stream", "keyed"):
-                arrays = codec_for(plan.type_info).encode(values)
-                if plan.layout == "keyed":
-                    arrays.append(_encode_keys(self.keys, plan))
-                return arrays
+            if plan.layout == "stream":
+                return codec_for(plan.type_info).encode(values)
             if plan.type_info is not None:
                 codec_for(plan.type_info).encode(values)  # values must fit the declared type
             if plan.layout == "string":
@@ -148,11 +138,65 @@ class _ExitBuffer:
             name = plan.declared_by or plan.name
             raise user_function_failure(name, TypeError(f"{exc}, the output_type declared by operator '{name}'")) from None
 
-    def clear(self) -> None:
-        self.values.clear()
-        self.keys.clear()
-        self.ts.clear()
-        self.wm.clear()
+
+class _KeyedExitBuffer:
+    """Collects the elements going to a keyed operator, grouped by key: one row per key holds
+    all of that key's elements (pickled), so that the shuffle and transformWithState handle a
+    row per key, not per element. Rows carry the largest timestamp of their elements, which
+    drives Spark's watermark."""
+
+    def __init__(self, plan: ExitPlan, record: Record):
+        self.plan = plan
+        self.timed = True
+        self.groups: dict[Any, list] = {}
+        self.count = 0
+        selector = plan.key_selector
+        get_key = selector.get_key if is_function_object(selector, "get_key") else selector
+        groups = self.groups
+        name = plan.name
+
+        def push(value):
+            try:
+                key = get_key(value)
+                group = groups.get(key)
+            except Exception as exc:  # the selector failed, or the key is unhashable
+                raise user_function_failure(name, exc) from None
+            if group is None:
+                group = groups[key] = []
+            group.append((value, record.timestamp, record.watermark))
+
+        def extend(values: list) -> None:
+            for value in values:
+                push(value)
+
+        self.push = push
+        self.extend = extend
+
+    def ready(self, final: bool) -> bool:
+        if not self.groups:
+            return False
+        return final or sum(len(g) for g in self.groups.values()) >= KEYED_FLUSH_ELEMENTS
+
+    def take(self) -> tuple[int, list[pa.Array], list | None, list | None]:
+        plan = self.plan
+        groups = list(self.groups.items())
+        self.groups.clear()
+        if plan.type_info is not None:
+            try:
+                codec_for(plan.type_info).encode([e[0] for _, group in groups for e in group])
+            except ValueTypeError as exc:
+                name = plan.declared_by or plan.name
+                raise user_function_failure(name, TypeError(
+                    f"{exc}, the output_type declared by operator '{name}'")) from None
+        keys = _encode_keys([k for k, _ in groups], plan)
+        try:
+            elements = pa.array([pickle.dumps(group, protocol=5) for _, group in groups], pa.binary())
+        except Exception:
+            import cloudpickle
+
+            elements = pa.array([cloudpickle.dumps(group, protocol=5) for _, group in groups], pa.binary())
+        ts = [max((e[1] for e in group if e[1] is not None), default=None) for _, group in groups]
+        return len(groups), [keys, elements], ts, [None] * len(groups)
 
 
 def _encode_keys(keys: list, plan: ExitPlan) -> pa.Array:
@@ -195,7 +239,8 @@ class StageRun:
         self.plan = plan
         self.record = Record()
         info = TaskInfo(plan.name, partition, plan.parallelism, job_parameters=plan.job_parameters)
-        self.buffers = [_ExitBuffer(ex, self.record, ex.index in plan.timed_exits) for ex in plan.exits]
+        self.buffers = [_KeyedExitBuffer(ex, self.record) if ex.layout == "keyed"
+                        else _ExitBuffer(ex, self.record, ex.index in plan.timed_exits) for ex in plan.exits]
         pushers = {b.plan.index: b.push for b in self.buffers}
         extenders = {b.plan.index: b.extend for b in self.buffers}
         generators = {} if watermark_generators is None else watermark_generators
@@ -255,7 +300,7 @@ class StageRun:
             values = codec.decode([batch.column(i) for i in range(n_value_cols)])
             if batch.num_columns == n_value_cols:  # a source without time columns
                 self.push_list(values)
-                yield from self.flush()
+                yield from self.flush(final=False)
                 continue
             ts_col = batch.column(TS)
             wm_col = batch.column(WM)
@@ -271,35 +316,35 @@ class StageRun:
                     record.timestamp = t
                     record.watermark = w
                     push(v)
-            yield from self.flush()
+            yield from self.flush(final=False)
+        yield from self.flush()
         if ended:
             yield from self.end_of_input()
 
-    def flush(self) -> Iterator[pa.RecordBatch]:
-        """Encodes and clears what the exits collected, one Arrow batch per exit."""
+    def flush(self, final: bool = True) -> Iterator[pa.RecordBatch]:
+        """Encodes and clears what the exits collected, one Arrow batch per exit. Unless
+        ``final``, keyed exits keep collecting (up to a bound) to group more per key."""
         schema = None
         for buf in self.buffers:
-            n = len(buf.values)
-            if n == 0:
+            if not buf.ready(final):
                 continue
             if schema is None:
                 schema = _arrow_schema(self.plan)
+            n, arrays, ts, wm = buf.take()
+            own = {buf.plan.prefixed(f.name): a for f, a in zip(buf.plan.value_fields(), arrays)}
             columns = []
-            own = {buf.plan.prefixed(f.name): a for f, a in zip(buf.plan.value_fields(), buf.encode())}
             for f in schema:
                 if f.name == EXIT:
                     columns.append(pa.array([buf.plan.index] * n, pa.int32()))
                 elif f.name in own:
                     columns.append(own[f.name])
-                elif f.name == TS and buf.timed:
-                    columns.append(pa.array(buf.ts, pa.int64()))
-                elif f.name == WM and buf.timed:
-                    columns.append(pa.array(buf.wm, pa.int64()))
+                elif f.name == TS and ts is not None:
+                    columns.append(pa.array(ts, pa.int64()))
+                elif f.name == WM and wm is not None:
+                    columns.append(pa.array(wm, pa.int64()))
                 else:
                     columns.append(pa.nulls(n, f.type))
-            buf.clear()
             yield pa.RecordBatch.from_arrays(columns, schema=schema)
-
 
     def end_of_input(self) -> Iterator[pa.RecordBatch]:
         """Control rows telling the consumers of every stream exit that the input ended."""
