@@ -1,8 +1,8 @@
 """Elements as text the way Flink prints them (``print()``, ``Encoder.simple_string_encoder``).
 
-Untyped (pickled) elements print as Python's ``str``; typed elements as Flink's Java
-``toString`` of the converted value: rows as ``+I[1, a]``, tuples as ``(1,a)``,
-booleans as ``true``/``false``.
+Untyped (pickled) elements print as Python's ``str``; typed elements as PyFlink prints
+them: rows as ``+I[1,a]`` (a missing field as ``None``), tuples as ``(1,a)``, maps as
+``{k=1}``, booleans as ``true``/``false``.
 """
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ def _java_string(value: Any, type_info: Any, kinds: tuple) -> str:
         kind = getattr(value, "get_row_kind", None)
         short = kind().short_string() if kind is not None and hasattr(kind(), "short_string") else "+I"
         types = type_info.get_field_types()
-        return short + "[" + ", ".join(_java_string(v, t, kinds) for v, t in zip(value, types)) + "]"
+        return short + "[" + ",".join("None" if v is None else _java_string(v, t, kinds)
+                                      for v, t in zip(value, types)) + "]"
     if isinstance(type_info, tuple_t):
         types = type_info.get_field_types()
         return "(" + ",".join(_java_string(v, t, kinds) for v, t in zip(value, types)) + ")"

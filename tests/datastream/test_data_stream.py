@@ -139,7 +139,7 @@ def test_print_formats_typed_values_like_flink(any_env, capsys):
     any_env.from_collection([(2, "b")], type_info=Types.TUPLE([Types.INT(), Types.STRING()])).print()
     any_env.from_collection([True], type_info=Types.BOOLEAN()).print()
     any_env.execute()
-    assert sorted(capsys.readouterr().out.splitlines()) == ["(2,b)", "+I[1, a]", "true"]
+    assert sorted(capsys.readouterr().out.splitlines()) == ["(2,b)", "+I[1,a]", "true"]
 
 
 def test_execute_and_collect_iterator_is_closeable(env):
