@@ -13,12 +13,10 @@ which no framework that runs user functions can match on a workload this trivial
 """
 from __future__ import annotations
 
-import shutil
-import tempfile
-
 import pyarrow as pa
 
 from benchmarks.harness import PARALLELISM, Workload, kindling_configuration
+from benchmarks.workloads.keyed import run_counting, sequence_source_frame
 
 RECORDS = 1_000_000
 
@@ -86,39 +84,10 @@ def handwritten_batch_inlined(spark, n: int) -> int:
     return spark.range(0, n, numPartitions=PARALLELISM).mapInArrow(plus_one_keep_even_inlined, "id long").count()
 
 
-def sequence_source_stream(spark, n: int):
-    """The streaming DataFrame Kindling's STREAMING mode reads for ``generate_sequence(0, n - 1)``
-    (kindling/spark/compiler.py ``source_frame``), reduced to the value column ``f0``.
-
-    Kindling's source may add internal columns (``__ts``, ``__wm``) and an end-of-input control
-    row whose value is null: a PySpark user reading it keeps ``f0`` and drops the null row."""
-    from kindling.common import Types
-    from kindling.graph.specs import SequenceSourceSpec
-    from kindling.spark.sources import FORMAT, KindlingSource, SourcePlan, encode_option
-
-    spark.dataSource.register(KindlingSource)
-    plan = SourcePlan(SequenceSourceSpec(start=0, end=n - 1), Types.LONG(), PARALLELISM)
-    df = spark.readStream.format(FORMAT).option("plan", encode_option(plan)).load()
-    return df.select("f0").where(df["f0"].isNotNull())
-
-
 def handwritten_streaming(spark, n: int) -> int:
-    counts = []
-    checkpoint = tempfile.mkdtemp(prefix="bench-ckpt-")
-    try:
-        query = (sequence_source_stream(spark, n)
-                 .mapInArrow(plus_one_keep_even, "id long")
-                 .writeStream
-                 .foreachBatch(lambda df, batch_id: counts.append(df.count()))
-                 .option("checkpointLocation", checkpoint)
-                 .trigger(availableNow=True)
-                 .start())
-        query.awaitTermination()
-        if query.exception() is not None:
-            raise query.exception()
-    finally:
-        shutil.rmtree(checkpoint, ignore_errors=True)
-    return sum(counts)
+    source = sequence_source_frame(spark, n)
+    values = source.select("f0").where(source["f0"].isNotNull())  # drop the end-of-input row
+    return run_counting(values.mapInArrow(plus_one_keep_even, "id long"))
 
 
 WORKLOADS = [

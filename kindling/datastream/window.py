@@ -441,15 +441,61 @@ def _min(a, b):
     return a if a <= b else b
 
 
-class ContinuousEventTimeTrigger(Trigger[T, TimeWindow]):
+class _ContinuousTrigger(Trigger[T, TimeWindow]):
+    """What the two continuous triggers share; a subclass names itself (``_name``) and the
+    context methods of its time domain (``_register_timer``, ``_delete_timer``)."""
+
+    _name = None
+    _register_timer = None
+    _delete_timer = None
+
+    def __init__(self, interval):
+        self.interval = _millis(interval, "the interval of %s" % self._name)
+        if self.interval <= 0:
+            raise ValueError("the interval of %s must be positive" % self._name)
+        self.state_desc = ReducingStateDescriptor("fire-time", _min, Types.LONG())
+
+    def _on_timer(self, time, window, ctx) -> TriggerResult:
+        fire_time = ctx.get_partitioned_state(self.state_desc)
+        t = fire_time.get()
+        if t is not None and t == time:
+            fire_time.clear()
+            self.register_next_fire_timestamp(time, window, ctx, fire_time)
+            return TriggerResult.FIRE
+        return TriggerResult.CONTINUE
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx) -> None:
+        ctx.merge_partitioned_state(self.state_desc)
+        t = ctx.get_partitioned_state(self.state_desc).get()
+        if t is not None:
+            getattr(ctx, self._register_timer)(t)
+
+    def clear(self, window, ctx) -> None:
+        fire_time = ctx.get_partitioned_state(self.state_desc)
+        t = fire_time.get()
+        if t is not None:
+            getattr(ctx, self._delete_timer)(t)
+            fire_time.clear()
+
+    def register_next_fire_timestamp(self, time, window, ctx, fire_timestamp_state) -> None:
+        nxt = min(time + self.interval, window.max_timestamp())
+        fire_timestamp_state.add(nxt)
+        getattr(ctx, self._register_timer)(nxt)
+
+    def __repr__(self):
+        return "%s(%d)" % (self._name, self.interval)
+
+
+class ContinuousEventTimeTrigger(_ContinuousTrigger[T]):
     """Fires every ``interval`` ms of event time (aligned to multiples of the interval) and at
     the end of the window."""
 
-    def __init__(self, interval):
-        self.interval = _millis(interval, "the interval of ContinuousEventTimeTrigger")
-        if self.interval <= 0:
-            raise ValueError("the interval of ContinuousEventTimeTrigger must be positive")
-        self.state_desc = ReducingStateDescriptor("fire-time", _min, Types.LONG())
+    _name = "ContinuousEventTimeTrigger"
+    _register_timer = "register_event_time_timer"
+    _delete_timer = "delete_event_time_timer"
 
     @staticmethod
     def of(interval) -> 'ContinuousEventTimeTrigger':
@@ -471,47 +517,15 @@ class ContinuousEventTimeTrigger(Trigger[T, TimeWindow]):
     def on_event_time(self, time, window, ctx) -> TriggerResult:
         if time == window.max_timestamp():
             return TriggerResult.FIRE
-        fire_time = ctx.get_partitioned_state(self.state_desc)
-        t = fire_time.get()
-        if t is not None and t == time:
-            fire_time.clear()
-            self.register_next_fire_timestamp(time, window, ctx, fire_time)
-            return TriggerResult.FIRE
-        return TriggerResult.CONTINUE
-
-    def can_merge(self) -> bool:
-        return True
-
-    def on_merge(self, window, ctx) -> None:
-        ctx.merge_partitioned_state(self.state_desc)
-        t = ctx.get_partitioned_state(self.state_desc).get()
-        if t is not None:
-            ctx.register_event_time_timer(t)
-
-    def clear(self, window, ctx) -> None:
-        fire_time = ctx.get_partitioned_state(self.state_desc)
-        t = fire_time.get()
-        if t is not None:
-            ctx.delete_event_time_timer(t)
-            fire_time.clear()
-
-    def register_next_fire_timestamp(self, time, window, ctx, fire_timestamp_state) -> None:
-        nxt = min(time + self.interval, window.max_timestamp())
-        fire_timestamp_state.add(nxt)
-        ctx.register_event_time_timer(nxt)
-
-    def __repr__(self):
-        return "ContinuousEventTimeTrigger(%d)" % self.interval
+        return self._on_timer(time, window, ctx)
 
 
-class ContinuousProcessingTimeTrigger(Trigger[T, TimeWindow]):
+class ContinuousProcessingTimeTrigger(_ContinuousTrigger[T]):
     """Fires every ``interval`` ms of processing time (aligned to multiples of the interval)."""
 
-    def __init__(self, interval):
-        self.interval = _millis(interval, "the interval of ContinuousProcessingTimeTrigger")
-        if self.interval <= 0:
-            raise ValueError("the interval of ContinuousProcessingTimeTrigger must be positive")
-        self.state_desc = ReducingStateDescriptor("fire-time", _min, Types.LONG())
+    _name = "ContinuousProcessingTimeTrigger"
+    _register_timer = "register_processing_time_timer"
+    _delete_timer = "delete_processing_time_timer"
 
     @staticmethod
     def of(interval) -> 'ContinuousProcessingTimeTrigger':
@@ -525,39 +539,10 @@ class ContinuousProcessingTimeTrigger(Trigger[T, TimeWindow]):
         return TriggerResult.CONTINUE
 
     def on_processing_time(self, time, window, ctx) -> TriggerResult:
-        fire_time = ctx.get_partitioned_state(self.state_desc)
-        if fire_time.get() == time:
-            fire_time.clear()
-            self.register_next_fire_timestamp(time, window, ctx, fire_time)
-            return TriggerResult.FIRE
-        return TriggerResult.CONTINUE
+        return self._on_timer(time, window, ctx)
 
     def on_event_time(self, time, window, ctx) -> TriggerResult:
         return TriggerResult.CONTINUE
-
-    def can_merge(self) -> bool:
-        return True
-
-    def on_merge(self, window, ctx) -> None:
-        ctx.merge_partitioned_state(self.state_desc)
-        t = ctx.get_partitioned_state(self.state_desc).get()
-        if t is not None:
-            ctx.register_processing_time_timer(t)
-
-    def clear(self, window, ctx) -> None:
-        fire_time = ctx.get_partitioned_state(self.state_desc)
-        t = fire_time.get()
-        if t is not None:
-            ctx.delete_processing_time_timer(t)
-            fire_time.clear()
-
-    def register_next_fire_timestamp(self, time, window, ctx, fire_timestamp_state) -> None:
-        nxt = min(time + self.interval, window.max_timestamp())
-        fire_timestamp_state.add(nxt)
-        ctx.register_processing_time_timer(nxt)
-
-    def __repr__(self):
-        return "ContinuousProcessingTimeTrigger(%d)" % self.interval
 
 
 class PurgingTrigger(Trigger[T, Window]):
@@ -715,21 +700,44 @@ _NO_TIMESTAMP = ("Record has no timestamp (Java's Long.MIN_VALUE timestamp marke
                  "'data_stream.assign_timestamps_and_watermarks(...)'?")
 
 
-class TumblingEventTimeWindows(WindowAssigner[T, TimeWindow]):
+class _TimeWindowAssigner(WindowAssigner[T, TimeWindow]):
+    """What the event-time and processing-time twins of the time assigners share: a subclass
+    names itself (``_name``, for messages) and sets ``_event_time``."""
+
+    _name = None
+    _event_time = True
+
+    def get_default_trigger(self, env) -> Trigger:
+        return EventTimeTrigger() if self._event_time else ProcessingTimeTrigger()
+
+    def is_event_time(self) -> bool:
+        return self._event_time
+
+
+class _TumblingTimeWindows(_TimeWindowAssigner[T]):
+
+    def __init__(self, size, offset=0):
+        size = _millis(size, "the window size")
+        offset = _millis(offset, "the window offset")
+        if size <= 0 or abs(offset) >= size:
+            raise ValueError("%s parameters must satisfy abs(offset) < size and size > 0 "
+                             "(size=%d, offset=%d)" % (self._name, size, offset))
+        self._size = size
+        self._offset = offset
+
+    def __repr__(self):
+        return "%s(%s, %s)" % (self._name, self._size, self._offset)
+
+
+class TumblingEventTimeWindows(_TumblingTimeWindows[T]):
     """Fixed-size, non-overlapping windows by event time: ``[k*size + offset, (k+1)*size + offset)``.
 
     Example: ``TumblingEventTimeWindows.of(Time.days(1), Time.hours(-8))`` gives days that
     start at midnight UTC+8.
     """
 
-    def __init__(self, size, offset=0):
-        size = _millis(size, "the window size")
-        offset = _millis(offset, "the window offset")
-        if size <= 0 or abs(offset) >= size:
-            raise ValueError("TumblingEventTimeWindows parameters must satisfy abs(offset) < size "
-                             "and size > 0 (size=%d, offset=%d)" % (size, offset))
-        self._size = size
-        self._offset = offset
+    _name = "TumblingEventTimeWindows"
+    _event_time = True
 
     @staticmethod
     def of(size, offset=None) -> 'TumblingEventTimeWindows':
@@ -741,27 +749,12 @@ class TumblingEventTimeWindows(WindowAssigner[T, TimeWindow]):
         start = timestamp - (timestamp - self._offset + self._size) % self._size
         return [TimeWindow(start, start + self._size)]
 
-    def get_default_trigger(self, env) -> Trigger:
-        return EventTimeTrigger()
 
-    def is_event_time(self) -> bool:
-        return True
-
-    def __repr__(self):
-        return "TumblingEventTimeWindows(%s, %s)" % (self._size, self._offset)
-
-
-class TumblingProcessingTimeWindows(WindowAssigner[T, TimeWindow]):
+class TumblingProcessingTimeWindows(_TumblingTimeWindows[T]):
     """Fixed-size, non-overlapping windows by the processing time at which elements arrive."""
 
-    def __init__(self, size, offset=0):
-        size = _millis(size, "the window size")
-        offset = _millis(offset, "the window offset")
-        if size <= 0 or abs(offset) >= size:
-            raise ValueError("TumblingProcessingTimeWindows parameters must satisfy "
-                             "abs(offset) < size and size > 0 (size=%d, offset=%d)" % (size, offset))
-        self._size = size
-        self._offset = offset
+    _name = "TumblingProcessingTimeWindows"
+    _event_time = False
 
     @staticmethod
     def of(size, offset=None) -> 'TumblingProcessingTimeWindows':
@@ -772,15 +765,6 @@ class TumblingProcessingTimeWindows(WindowAssigner[T, TimeWindow]):
         start = now - (now - self._offset + self._size) % self._size
         return [TimeWindow(start, start + self._size)]
 
-    def get_default_trigger(self, env) -> Trigger:
-        return ProcessingTimeTrigger()
-
-    def is_event_time(self) -> bool:
-        return False
-
-    def __repr__(self):
-        return "TumblingProcessingTimeWindows(%s, %s)" % (self._size, self._offset)
-
 
 def _sliding_windows(timestamp, size, slide, offset):
     last_start = timestamp - (timestamp - offset + slide) % slide
@@ -788,22 +772,31 @@ def _sliding_windows(timestamp, size, slide, offset):
             for start in range(last_start, timestamp - size, -slide)]
 
 
-class SlidingEventTimeWindows(WindowAssigner[T, TimeWindow]):
-    """Windows of ``size`` starting every ``slide`` by event time; an element belongs to
-    ``size / slide`` windows."""
+class _SlidingTimeWindows(_TimeWindowAssigner[T]):
 
     def __init__(self, size, slide, offset=0):
         size = _millis(size, "the window size")
         slide = _millis(slide, "the window slide")
         offset = _millis(offset, "the window offset")
         if size <= 0 or slide <= 0 or abs(offset) >= slide:
-            raise ValueError("SlidingEventTimeWindows parameters must satisfy abs(offset) < slide, "
-                             "slide > 0 and size > 0 (size=%d, slide=%d, offset=%d)"
-                             % (size, slide, offset))
+            raise ValueError("%s parameters must satisfy abs(offset) < slide, slide > 0 and "
+                             "size > 0 (size=%d, slide=%d, offset=%d)"
+                             % (self._name, size, slide, offset))
         self._size = size
         self._slide = slide
         self._offset = offset
         self._pane_size = math.gcd(size, slide)
+
+    def __repr__(self):
+        return "%s(%s, %s, %s)" % (self._name, self._size, self._slide, self._offset)
+
+
+class SlidingEventTimeWindows(_SlidingTimeWindows[T]):
+    """Windows of ``size`` starting every ``slide`` by event time; an element belongs to
+    ``size / slide`` windows."""
+
+    _name = "SlidingEventTimeWindows"
+    _event_time = True
 
     @staticmethod
     def of(size, slide, offset=None) -> 'SlidingEventTimeWindows':
@@ -814,31 +807,12 @@ class SlidingEventTimeWindows(WindowAssigner[T, TimeWindow]):
             raise ValueError(_NO_TIMESTAMP)
         return _sliding_windows(timestamp, self._size, self._slide, self._offset)
 
-    def get_default_trigger(self, env) -> Trigger:
-        return EventTimeTrigger()
 
-    def is_event_time(self) -> bool:
-        return True
-
-    def __repr__(self):
-        return "SlidingEventTimeWindows(%s, %s, %s)" % (self._size, self._slide, self._offset)
-
-
-class SlidingProcessingTimeWindows(WindowAssigner[T, TimeWindow]):
+class SlidingProcessingTimeWindows(_SlidingTimeWindows[T]):
     """Windows of ``size`` starting every ``slide`` by processing time."""
 
-    def __init__(self, size, slide, offset=0):
-        size = _millis(size, "the window size")
-        slide = _millis(slide, "the window slide")
-        offset = _millis(offset, "the window offset")
-        if size <= 0 or slide <= 0 or abs(offset) >= slide:
-            raise ValueError("SlidingProcessingTimeWindows parameters must satisfy abs(offset) < "
-                             "slide, slide > 0 and size > 0 (size=%d, slide=%d, offset=%d)"
-                             % (size, slide, offset))
-        self._size = size
-        self._slide = slide
-        self._offset = offset
-        self._pane_size = math.gcd(size, slide)
+    _name = "SlidingProcessingTimeWindows"
+    _event_time = False
 
     @staticmethod
     def of(size, slide, offset=None) -> 'SlidingProcessingTimeWindows':
@@ -847,15 +821,6 @@ class SlidingProcessingTimeWindows(WindowAssigner[T, TimeWindow]):
     def assign_windows(self, element, timestamp, context) -> Collection[TimeWindow]:
         return _sliding_windows(context.get_current_processing_time(), self._size, self._slide,
                                 self._offset)
-
-    def get_default_trigger(self, env) -> Trigger:
-        return ProcessingTimeTrigger()
-
-    def is_event_time(self) -> bool:
-        return False
-
-    def __repr__(self):
-        return "SlidingProcessingTimeWindows(%s, %s, %s)" % (self._size, self._slide, self._offset)
 
 
 class SessionWindowTimeGapExtractor(ABC):
@@ -884,14 +849,39 @@ def _extract_gap(extractor, element) -> int:
     return gap
 
 
-class EventTimeSessionWindows(MergingWindowAssigner[T, TimeWindow]):
-    """Sessions by event time: an element opens ``[ts, ts + gap)``; overlapping windows merge."""
+class _SessionTimeWindows(MergingWindowAssigner[T, TimeWindow], _TimeWindowAssigner[T]):
+
+    def merge_windows(self, windows, callback) -> None:
+        TimeWindow.merge_windows(windows, callback)
+
+
+class _FixedGapSessionWindows(_SessionTimeWindows[T]):
 
     def __init__(self, session_gap):
         session_gap = _millis(session_gap, "the session gap")
         if session_gap <= 0:
-            raise ValueError("EventTimeSessionWindows parameters must satisfy 0 < size")
+            raise ValueError("%s parameters must satisfy 0 < size" % self._name)
         self._session_gap = session_gap
+
+    def __repr__(self):
+        return "%s(%s)" % (self._name, self._session_gap)
+
+
+class _DynamicGapSessionWindows(_SessionTimeWindows[T]):
+
+    def __init__(self, session_window_time_gap_extractor):
+        self._session_gap = 0
+        self._session_window_time_gap_extractor = _gap_extractor(session_window_time_gap_extractor)
+
+    def __repr__(self):
+        return "%s(%r)" % (self._name, self._session_window_time_gap_extractor)
+
+
+class EventTimeSessionWindows(_FixedGapSessionWindows[T]):
+    """Sessions by event time: an element opens ``[ts, ts + gap)``; overlapping windows merge."""
+
+    _name = "EventTimeSessionWindows"
+    _event_time = True
 
     @staticmethod
     def with_gap(size) -> 'EventTimeSessionWindows':
@@ -901,32 +891,17 @@ class EventTimeSessionWindows(MergingWindowAssigner[T, TimeWindow]):
     def with_dynamic_gap(extractor) -> 'DynamicEventTimeSessionWindows':
         return DynamicEventTimeSessionWindows(extractor)
 
-    def merge_windows(self, windows, callback) -> None:
-        TimeWindow.merge_windows(windows, callback)
-
     def assign_windows(self, element, timestamp, context) -> Collection[TimeWindow]:
         if timestamp is None:
             raise ValueError(_NO_TIMESTAMP)
         return [TimeWindow(timestamp, timestamp + self._session_gap)]
 
-    def get_default_trigger(self, env) -> Trigger:
-        return EventTimeTrigger()
 
-    def is_event_time(self) -> bool:
-        return True
-
-    def __repr__(self):
-        return "EventTimeSessionWindows(%s)" % self._session_gap
-
-
-class ProcessingTimeSessionWindows(MergingWindowAssigner[T, TimeWindow]):
+class ProcessingTimeSessionWindows(_FixedGapSessionWindows[T]):
     """Sessions by processing time."""
 
-    def __init__(self, session_gap):
-        session_gap = _millis(session_gap, "the session gap")
-        if session_gap <= 0:
-            raise ValueError("ProcessingTimeSessionWindows parameters must satisfy 0 < size")
-        self._session_gap = session_gap
+    _name = "ProcessingTimeSessionWindows"
+    _event_time = False
 
     @staticmethod
     def with_gap(size) -> 'ProcessingTimeSessionWindows':
@@ -936,36 +911,20 @@ class ProcessingTimeSessionWindows(MergingWindowAssigner[T, TimeWindow]):
     def with_dynamic_gap(extractor) -> 'DynamicProcessingTimeSessionWindows':
         return DynamicProcessingTimeSessionWindows(extractor)
 
-    def merge_windows(self, windows, callback) -> None:
-        TimeWindow.merge_windows(windows, callback)
-
     def assign_windows(self, element, timestamp, context) -> Collection[TimeWindow]:
         now = context.get_current_processing_time()
         return [TimeWindow(now, now + self._session_gap)]
 
-    def get_default_trigger(self, env) -> Trigger:
-        return ProcessingTimeTrigger()
 
-    def is_event_time(self) -> bool:
-        return False
-
-    def __repr__(self):
-        return "ProcessingTimeSessionWindows(%s)" % self._session_gap
-
-
-class DynamicEventTimeSessionWindows(MergingWindowAssigner[T, TimeWindow]):
+class DynamicEventTimeSessionWindows(_DynamicGapSessionWindows[T]):
     """Event-time sessions whose gap is extracted from each element."""
 
-    def __init__(self, session_window_time_gap_extractor):
-        self._session_gap = 0
-        self._session_window_time_gap_extractor = _gap_extractor(session_window_time_gap_extractor)
+    _name = "DynamicEventTimeSessionWindows"
+    _event_time = True
 
     @staticmethod
     def with_dynamic_gap(extractor) -> 'DynamicEventTimeSessionWindows':
         return DynamicEventTimeSessionWindows(extractor)
-
-    def merge_windows(self, windows, callback) -> None:
-        TimeWindow.merge_windows(windows, callback)
 
     def assign_windows(self, element, timestamp, context) -> Collection[TimeWindow]:
         if timestamp is None:
@@ -973,43 +932,21 @@ class DynamicEventTimeSessionWindows(MergingWindowAssigner[T, TimeWindow]):
         gap = _extract_gap(self._session_window_time_gap_extractor, element)
         return [TimeWindow(timestamp, timestamp + gap)]
 
-    def get_default_trigger(self, env) -> Trigger:
-        return EventTimeTrigger()
 
-    def is_event_time(self) -> bool:
-        return True
-
-    def __repr__(self):
-        return "DynamicEventTimeSessionWindows(%r)" % (self._session_window_time_gap_extractor,)
-
-
-class DynamicProcessingTimeSessionWindows(MergingWindowAssigner[T, TimeWindow]):
+class DynamicProcessingTimeSessionWindows(_DynamicGapSessionWindows[T]):
     """Processing-time sessions whose gap is extracted from each element."""
 
-    def __init__(self, session_window_time_gap_extractor):
-        self._session_gap = 0
-        self._session_window_time_gap_extractor = _gap_extractor(session_window_time_gap_extractor)
+    _name = "DynamicProcessingTimeSessionWindows"
+    _event_time = False
 
     @staticmethod
     def with_dynamic_gap(extractor) -> 'DynamicProcessingTimeSessionWindows':
         return DynamicProcessingTimeSessionWindows(extractor)
 
-    def merge_windows(self, windows, callback) -> None:
-        TimeWindow.merge_windows(windows, callback)
-
     def assign_windows(self, element, timestamp, context) -> Collection[TimeWindow]:
         now = context.get_current_processing_time()
         gap = _extract_gap(self._session_window_time_gap_extractor, element)
         return [TimeWindow(now, now + gap)]
-
-    def get_default_trigger(self, env) -> Trigger:
-        return ProcessingTimeTrigger()
-
-    def is_event_time(self) -> bool:
-        return False
-
-    def __repr__(self):
-        return "DynamicProcessingTimeSessionWindows(%r)" % (self._session_window_time_gap_extractor,)
 
 
 class GlobalWindows(WindowAssigner[T, GlobalWindow]):

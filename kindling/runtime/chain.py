@@ -115,7 +115,8 @@ class _ProcessContext:
         return self._timers
 
 
-def _fan_out(targets: list[Callable[[Any], None]]) -> Callable[[Any], None]:
+def fan_out(targets: list[Callable[[Any], None]]) -> Callable[[Any], None]:
+    """One function calling every target with its argument."""
     if not targets:
         return lambda value: None
     if len(targets) == 1:
@@ -144,7 +145,7 @@ def build_chain(
     watermark_generators: dict[str, Any],
 ) -> Callable[[Any], None]:
     """Returns the push function of ``node``, wired to its children and exits."""
-    downstream = _fan_out(
+    downstream = fan_out(
         [build_chain(child, exit_pushers, record, task_info, watermark_generators) for child in node.children]
         + [exit_pushers[e] for e in node.exits]
     )
@@ -189,7 +190,7 @@ def build_chain(
 
     elif op == "process":
         side_targets = {
-            tag: _fan_out(
+            tag: fan_out(
                 [build_chain(c, exit_pushers, record, task_info, watermark_generators) for c in children]
                 + [exit_pushers[e] for e in node.side_exits.get(tag, [])]
             )
@@ -197,7 +198,7 @@ def build_chain(
         }
         for tag, exits in node.side_exits.items():
             if tag not in side_targets:
-                side_targets[tag] = _fan_out([exit_pushers[e] for e in exits])
+                side_targets[tag] = fan_out([exit_pushers[e] for e in exits])
 
         fallback = node.side_fallback
 
@@ -282,14 +283,8 @@ def build_list_chain(
                 push(value)
 
         return push_each
-    targets = [build_list_chain(child, exit_pushers, exit_extenders, record, task_info, watermark_generators)
-               for child in node.children] + [exit_extenders[e] for e in node.exits]
-    if len(targets) == 1:
-        downstream = targets[0]
-    else:
-        def downstream(values: list) -> None:
-            for target in targets:
-                target(values)
+    downstream = fan_out([build_list_chain(child, exit_pushers, exit_extenders, record, task_info, watermark_generators)
+                          for child in node.children] + [exit_extenders[e] for e in node.exits])
     name = node.name
     op = node.operation
     fn = opened_function(node.uid, node.function, _node_task_info(node, task_info))

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Iterator
 import pyarrow as pa
 from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, StructField, StructType
 
-from kindling.runtime.chain import ChainNode, Record, build_chain, build_list_chain, is_function_object
+from kindling.runtime.chain import ChainNode, Record, build_chain, build_list_chain, fan_out, is_function_object
 from kindling.runtime.errors import user_function_failure
 from kindling.runtime.formatting import flink_string
 from kindling.runtime.task_info import TaskInfo
@@ -247,28 +247,12 @@ class StageRun:
         record = self.record
 
         def wire_lists(roots: list[ChainNode], exits: list[int]) -> Callable[[list], None]:
-            targets = [build_list_chain(r, pushers, extenders, record, info, generators) for r in roots]
-            targets += [extenders[e] for e in exits]
-            if len(targets) == 1:
-                return targets[0]
-
-            def push_list(values: list) -> None:
-                for t in targets:
-                    t(values)
-
-            return push_list
+            return fan_out([build_list_chain(r, pushers, extenders, record, info, generators) for r in roots]
+                           + [extenders[e] for e in exits])
 
         def wire(roots: list[ChainNode], exits: list[int]) -> Callable[[Any], None]:
-            targets = [build_chain(r, pushers, self.record, info, generators) for r in roots]
-            targets += [pushers[e] for e in exits]
-            if len(targets) == 1:
-                return targets[0]
-
-            def push(value):
-                for t in targets:
-                    t(value)
-
-            return push
+            return fan_out([build_chain(r, pushers, record, info, generators) for r in roots]
+                           + [pushers[e] for e in exits])
 
         self.push = wire(plan.roots, plan.root_exits)
         self.push_list = wire_lists(plan.roots, plan.root_exits)

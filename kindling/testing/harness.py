@@ -53,7 +53,36 @@ class StreamRecord(NamedTuple):
     timestamp: Optional[int] = None
 
 
-class KeyedOperatorTestHarness:
+class OutputRecords:
+    """Output inspection shared by the harnesses, over ``self._records`` of
+    ``(tag_id, value, timestamp)`` (tag_id None: the main output)."""
+
+    _records: list
+
+    def get_output(self) -> List[StreamRecord]:
+        """The main output so far, as StreamRecords in emission order."""
+        return [StreamRecord(v, ts) for tag, v, ts in self._records if tag is None]
+
+    def extract_output_values(self) -> List[Any]:
+        """The values of the main output so far."""
+        return [v for tag, v, ts in self._records if tag is None]
+
+    def extract_output_timestamps(self) -> List[Optional[int]]:
+        return [ts for tag, v, ts in self._records if tag is None]
+
+    def get_side_output(self, tag: Union[OutputTag, str]) -> List[StreamRecord]:
+        """The records emitted to a side output (an OutputTag or its id)."""
+        tag_id = tag.tag_id if isinstance(tag, OutputTag) else tag
+        return [StreamRecord(v, ts) for t, v, ts in self._records if t == tag_id]
+
+    def get_side_output_values(self, tag: Union[OutputTag, str]) -> List[Any]:
+        return [r.value for r in self.get_side_output(tag)]
+
+    def clear_output(self) -> None:
+        self._records.clear()
+
+
+class KeyedOperatorTestHarness(OutputRecords):
     """Drives a keyed operator, or a KeyedProcessFunction (wrapped in a KeyedProcessOperator).
 
     :param operator_or_function: a :class:`KeyedOperator` or a KeyedProcessFunction.
@@ -218,25 +247,6 @@ class KeyedOperatorTestHarness:
         raise e
 
     # -- output -------------------------------------------------------------------------------
-
-    def get_output(self) -> List[StreamRecord]:
-        """The main output so far, as StreamRecords in emission order."""
-        return [StreamRecord(v, ts) for tag, v, ts in self._records if tag is None]
-
-    def extract_output_values(self) -> List[Any]:
-        """The values of the main output so far."""
-        return [v for tag, v, ts in self._records if tag is None]
-
-    def extract_output_timestamps(self) -> List[Optional[int]]:
-        return [ts for tag, v, ts in self._records if tag is None]
-
-    def get_side_output(self, tag: Union[OutputTag, str]) -> List[StreamRecord]:
-        """The records emitted to a side output (an OutputTag or its id)."""
-        tag_id = tag.tag_id if isinstance(tag, OutputTag) else tag
-        return [StreamRecord(v, ts) for t, v, ts in self._records if t == tag_id]
-
-    def get_side_output_values(self, tag: Union[OutputTag, str]) -> List[Any]:
-        return [r.value for r in self.get_side_output(tag)]
 
     def get_raw_output(self) -> List[tuple]:
         """Every output as ``(tag_id, value, timestamp)`` (tag_id None: main output)."""

@@ -2,18 +2,17 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any, List, Optional, Union
+from typing import Any, Optional
 
-from kindling.datastream.output_tag import OutputTag
 from kindling.runtime.chain import ChainNode, Record, build_chain
 from kindling.runtime.errors import MARKER_BEGIN
 from kindling.runtime.task_info import MIN_WATERMARK, TaskInfo
-from kindling.testing.harness import StreamRecord
+from kindling.testing.harness import OutputRecords
 
 _uids = itertools.count()
 
 
-class ProcessFunctionTestHarness:
+class ProcessFunctionTestHarness(OutputRecords):
     """Drives a ProcessFunction through the same chain code that runs in Spark's Python pass.
 
     Example::
@@ -88,19 +87,3 @@ class ProcessFunctionTestHarness:
     @property
     def current_watermark(self) -> int:
         return self._watermark
-
-    def get_output(self) -> List[StreamRecord]:
-        return [StreamRecord(v, ts) for tag, v, ts in self._records if tag is None]
-
-    def extract_output_values(self) -> List[Any]:
-        return [v for tag, v, ts in self._records if tag is None]
-
-    def get_side_output(self, tag: Union[OutputTag, str]) -> List[StreamRecord]:
-        tag_id = tag.tag_id if isinstance(tag, OutputTag) else tag
-        return [StreamRecord(v, ts) for t, v, ts in self._records if t == tag_id]
-
-    def get_side_output_values(self, tag: Union[OutputTag, str]) -> List[Any]:
-        return [r.value for r in self.get_side_output(tag)]
-
-    def clear_output(self) -> None:
-        self._records.clear()
