@@ -94,6 +94,17 @@ class KeyedOperator(ABC):
         yield from self.end_of_input(key, state, MAX_WATERMARK)
 
 
+class _FiringOperator(KeyedOperator):
+    """A KeyedOperator whose :meth:`on_timers` and :meth:`end_of_input` are
+    :meth:`fire_timers` (the runtime's operators implement ``fire_timers``)."""
+
+    def on_timers(self, key, state, watermark, processing_time):
+        return self.fire_timers(key, state, watermark, processing_time, watermark, processing_time)
+
+    def end_of_input(self, key, state, processing_time):
+        return self.fire_timers(key, state, MAX_WATERMARK, processing_time, MAX_WATERMARK, processing_time)
+
+
 # ---------------------------------------------------------------------------------------------
 
 
@@ -163,7 +174,7 @@ def _not_iterable(what: str, res) -> TypeError:
                      % (what, res))
 
 
-class KeyedProcessOperator(KeyedOperator):
+class KeyedProcessOperator(_FiringOperator):
     """Runs a :class:`KeyedProcessFunction` (or any object with ``process_element(value, ctx)``
     and optionally ``on_timer(timestamp, ctx)``, ``open(runtime_context)``, ``close()``).
 
@@ -263,39 +274,29 @@ class KeyedProcessOperator(KeyedOperator):
             else:
                 append((None, r, ts))
 
-    def _fire_event_timers(self, state: KeyState, up_to) -> None:
+    def _fire_timers(self, state: KeyState, event: bool, up_to) -> None:
+        """Fires the event-time (``event``) or processing-time timers ``<= up_to``."""
         tctx = self._tctx
         ot = self._ot
-        pop = state.pop_event_timer
+        if event:
+            pop = state.pop_event_timer
+            domain = _EVENT_TIME
+        else:
+            pop = state.pop_processing_timer
+            domain = _PROCESSING_TIME
         while True:
             t = pop(up_to)
             if t is None:
                 break
             if ot is None:
                 continue
-            tctx._domain = _EVENT_TIME
+            tctx._domain = domain
             tctx._ts = t
             res = ot(t, tctx)
             if res is not None:
                 self._emit(res, t)
-        if up_to > state.fired_watermark:
+        if event and up_to > state.fired_watermark:
             state.fired_watermark = up_to
-
-    def _fire_processing_timers(self, state: KeyState, up_to) -> None:
-        tctx = self._tctx
-        ot = self._ot
-        pop = state.pop_processing_timer
-        while True:
-            t = pop(up_to)
-            if t is None:
-                break
-            if ot is None:
-                continue
-            tctx._domain = _PROCESSING_TIME
-            tctx._ts = t
-            res = ot(t, tctx)
-            if res is not None:
-                self._emit(res, t)
 
     # -- the contract -------------------------------------------------------------------------
 
@@ -305,7 +306,7 @@ class KeyedProcessOperator(KeyedOperator):
             self._begin(key, state, processing_time, out)
             wm = self._wm = watermark_before
             if wm > state.fired_watermark:
-                self._fire_event_timers(state, wm)
+                self._fire_timers(state, True, wm)
                 if out:
                     yield from out
                     out.clear()
@@ -319,7 +320,7 @@ class KeyedProcessOperator(KeyedOperator):
                 if stamp is not None and stamp > wm:
                     wm = self._wm = stamp
                     if wm > state.fired_watermark:
-                        self._fire_event_timers(state, wm)
+                        self._fire_timers(state, True, wm)
                 ctx._ts = ts
                 res = pe(value, ctx)
                 if res is not None:
@@ -341,9 +342,9 @@ class KeyedProcessOperator(KeyedOperator):
             if watermark_after > wm:
                 wm = self._wm = watermark_after
             if wm > state.fired_watermark:
-                self._fire_event_timers(state, wm)
+                self._fire_timers(state, True, wm)
             if state._pt:
-                self._fire_processing_timers(state, processing_time)
+                self._fire_timers(state, False, processing_time)
             self._registry.write_back(state)
         except Exception as e:
             raise user_function_failure(self.name, e) from e
@@ -356,19 +357,13 @@ class KeyedProcessOperator(KeyedOperator):
             self._begin(key, state, processing_time, out)
             self._wm = watermark
             if event_up_to is not None:
-                self._fire_event_timers(state, event_up_to)
+                self._fire_timers(state, True, event_up_to)
             if processing_up_to is not None and state._pt:
-                self._fire_processing_timers(state, processing_up_to)
+                self._fire_timers(state, False, processing_up_to)
             self._registry.write_back(state)
         except Exception as e:
             raise user_function_failure(self.name, e) from e
         yield from out
-
-    def on_timers(self, key, state, watermark, processing_time):
-        return self.fire_timers(key, state, watermark, processing_time, watermark, processing_time)
-
-    def end_of_input(self, key, state, processing_time):
-        return self.fire_timers(key, state, MAX_WATERMARK, processing_time, MAX_WATERMARK, processing_time)
 
     def process_key_batch(self, key, state, elements, processing_time):
         """As Flink's BATCH mode (BatchExecutionInternalTimeService): watermark MIN while the
@@ -404,8 +399,8 @@ class KeyedProcessOperator(KeyedOperator):
             self._quiesced = True
             self._wm = MAX_WATERMARK
             try:
-                self._fire_event_timers(state, MAX_WATERMARK)
-                self._fire_processing_timers(state, _INFINITY)
+                self._fire_timers(state, True, MAX_WATERMARK)
+                self._fire_timers(state, False, _INFINITY)
             finally:
                 self._quiesced = False
             self._registry.write_back(state)

@@ -18,7 +18,7 @@ from pyspark.sql.types import LongType, StructField, StructType
 
 from kindling.graph.specs import CollectionSourceSpec, SequenceSourceSpec, TextFileSourceSpec
 from kindling.spark.codec import codec_for
-from kindling.spark.stage import END_MARK, TS, WM
+from kindling.spark.stage import END_MARK, WM
 
 FORMAT = "kindling_source"
 ROWS_PER_ARROW_BATCH = 10_000
@@ -45,11 +45,11 @@ class SourcePlan:
             self.collection_ipc = _to_ipc(codec_for(type_info), spec.values)
 
     def schema(self) -> StructType:
-        """The value's columns; in STREAMING mode then the element's timestamp and watermark
-        stamp, null but in the control row that ends a bounded input."""
+        """The value's columns; in STREAMING mode then the watermark stamp, null but in the
+        control row that ends a bounded input."""
         fields = list(codec_for(self.type_info).fields)
         if self.streaming:
-            fields += [StructField(TS, LongType()), StructField(WM, LongType())]
+            fields.append(StructField(WM, LongType()))
         return StructType(fields)
 
 
@@ -113,14 +113,13 @@ class _Reading:
             yield from self._values(part)
             return
         for batch in self._values(part):
-            n = batch.num_rows
-            yield pa.RecordBatch.from_arrays(batch.columns + [pa.nulls(n, pa.int64()), pa.nulls(n, pa.int64())],
-                                             names=batch.schema.names + [TS, WM])
+            yield pa.RecordBatch.from_arrays(batch.columns + [pa.nulls(batch.num_rows, pa.int64())],
+                                             names=batch.schema.names + [WM])
         if part.control:
             codec = codec_for(self.plan.type_info)
             arrays = [pa.nulls(1, f.type) for f in codec.arrow_schema]
-            yield pa.RecordBatch.from_arrays(arrays + [pa.array([END_MARK], pa.int64())] * 2,
-                                             names=[f.name for f in codec.fields] + [TS, WM])
+            yield pa.RecordBatch.from_arrays(arrays + [pa.array([END_MARK], pa.int64())],
+                                             names=[f.name for f in codec.fields] + [WM])
 
     def _values(self, part: _Slice) -> Iterator[pa.RecordBatch]:
         spec = self.plan.spec

@@ -282,11 +282,12 @@ class StageRun:
         ended = False
         for batch in batches:
             values = codec.decode([batch.column(i) for i in range(n_value_cols)])
-            if batch.num_columns == n_value_cols:  # a source without time columns
+            if batch.num_columns == n_value_cols:  # a BATCH-mode source: no time columns
                 self.push_list(values)
                 yield from self.flush(final=False)
                 continue
-            ts_col = batch.column(TS)
+            names = batch.schema.names
+            ts_col = batch.column(TS) if TS in names else pa.nulls(batch.num_rows, pa.int64())  # sources: no __ts
             wm_col = batch.column(WM)
             if ts_col.null_count == len(ts_col) and wm_col.null_count == len(wm_col):
                 record.timestamp = None

@@ -62,7 +62,7 @@ from kindling.datastream.window import (
     TumblingEventTimeWindows, WindowAssigner,
 )
 from kindling.runtime.errors import user_function_failure
-from kindling.runtime.keyed_operator import KeyedOperator
+from kindling.runtime.keyed_operator import _FiringOperator
 from kindling.runtime.keyed_runtime_context import KeyedRuntimeContext
 from kindling.runtime.keyed_state import KeyedStateRegistry
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
@@ -244,7 +244,7 @@ class _MergeResults(MergingWindowAssigner.MergeCallback):
 
 # ------------------------------------------------------------------------------- operator
 
-class WindowOperator(KeyedOperator):
+class WindowOperator(_FiringOperator):
     """Runs one windowed operation (see the module docstring).
 
     :param assigner: the WindowAssigner.
@@ -1080,35 +1080,11 @@ class WindowOperator(KeyedOperator):
     def process(self, key, state, elements, watermark_before, watermark_after, processing_time):
         if not self._opened:
             self.open(TaskInfo(self.name))
-        if self._fast:
-            return self._process_fast_key(key, state, elements, watermark_before, watermark_after,
-                                          processing_time)
-        return self._process_general_key(key, state, elements, watermark_before, watermark_after,
-                                         processing_time)
+        return self._process_key(key, state, elements, watermark_before, watermark_after,
+                                 processing_time)
 
-    def _process_fast_key(self, key, state, elements, watermark_before, watermark_after,
-                          processing_time):
-        out = []
-        try:
-            self._bind(key, state, processing_time, out)
-            wm = self._wm = watermark_before
-            if wm > state.fired_watermark:
-                self._fire_fast_timers(wm)
-            if out:
-                yield from out
-                out.clear()
-                if self._ks is not state:
-                    self._bind(key, state, processing_time, out)
-                    self._wm = wm
-            yield from self._process_fast(key, state, elements, watermark_after, processing_time, out)
-            self._finish(state)
-        except Exception as e:
-            raise user_function_failure(self.name, e) from e
-        if out:
-            yield from out
-
-    def _process_general_key(self, key, state, elements, watermark_before, watermark_after,
-                             processing_time):
+    def _process_key(self, key, state, elements, watermark_before, watermark_after,
+                     processing_time):
         out = []
         try:
             self._bind(key, state, processing_time, out)
@@ -1121,26 +1097,29 @@ class WindowOperator(KeyedOperator):
                 if self._ks is not state:
                     self._bind(key, state, processing_time, out)
                     self._wm = wm
-            fast = self._fast
-            handle = self._fast_element if fast else self._process_element
-            for value, ts, stamp in elements:
-                if stamp is not None and stamp > wm:
-                    wm = self._wm = stamp
-                    if wm > state.fired_watermark:
-                        self._fire_event(wm)
-                handle(value, ts)
-                if out:
-                    yield from out
-                    out.clear()
-                    if self._ks is not state:
-                        self._bind(key, state, processing_time, out)
-                        self._wm = wm
-            if watermark_after > wm:
-                wm = self._wm = watermark_after
-            if wm > state.fired_watermark:
-                self._fire_event(wm)
-            if state._pt and not fast:
-                self._fire_timers(False, processing_time)
+            if self._fast:
+                yield from self._process_fast(key, state, elements, watermark_after,
+                                              processing_time, out)
+            else:
+                handle = self._process_element
+                for value, ts, stamp in elements:
+                    if stamp is not None and stamp > wm:
+                        wm = self._wm = stamp
+                        if wm > state.fired_watermark:
+                            self._fire_event(wm)
+                    handle(value, ts)
+                    if out:
+                        yield from out
+                        out.clear()
+                        if self._ks is not state:
+                            self._bind(key, state, processing_time, out)
+                            self._wm = wm
+                if watermark_after > wm:
+                    wm = self._wm = watermark_after
+                if wm > state.fired_watermark:
+                    self._fire_event(wm)
+                if state._pt:
+                    self._fire_timers(False, processing_time)
             self._finish(state)
         except Exception as e:
             raise user_function_failure(self.name, e) from e
@@ -1160,13 +1139,6 @@ class WindowOperator(KeyedOperator):
         except Exception as e:
             raise user_function_failure(self.name, e) from e
         yield from out
-
-    def on_timers(self, key, state, watermark, processing_time):
-        return self.fire_timers(key, state, watermark, processing_time, watermark, processing_time)
-
-    def end_of_input(self, key, state, processing_time):
-        return self.fire_timers(key, state, MAX_WATERMARK, processing_time, MAX_WATERMARK,
-                                processing_time)
 
     def process_key_batch(self, key, state, elements, processing_time):
         """BATCH execution of one key, as Flink's BATCH mode: the watermark stays MIN while the
