@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import shutil
 import tempfile
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 import pyarrow as pa
 

@@ -30,7 +30,7 @@ from typing import Iterator
 
 import pyarrow as pa
 
-from benchmarks.harness import PARALLELISM, Workload
+from benchmarks.harness import Workload
 from benchmarks.workloads.keyed import (EVENT_FIELDS, OUT_OF_ORDERNESS_MS, _event_maker, event_schema, event_time,
                                         event_timestamp, event_type, format_state, kindling_env, run_counting,
                                         run_kindling, sequence_source_frame, state_figures, sum_events)

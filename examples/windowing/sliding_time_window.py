@@ -1,5 +1,5 @@
 """Counts per key over 10 s windows sliding by 5 s.  Run: python examples/windowing/sliding_time_window.py"""
-from kindling.common import Duration, Time, Types, WatermarkStrategy
+from kindling.common import Time, Types, WatermarkStrategy
 from kindling.datastream import ProcessWindowFunction, SlidingEventTimeWindows, StreamExecutionEnvironment
 
 EVENTS = [("a", 1000), ("a", 4000), ("b", 6000), ("a", 9000), ("b", 14000)]

@@ -376,10 +376,7 @@ class KeyedStream(DataStream):
     def process(self, func: KeyedProcessFunction, output_type: TypeInformation = None) -> DataStream:
         """Runs a KeyedProcessFunction with keyed state and timers."""
         _check_type_info(output_type, "KeyedProcess")
-        if isinstance(func, ProcessFunction) and not isinstance(func, KeyedProcessFunction):
-            # PyFlink accepts a ProcessFunction on a keyed stream; it just sees no key.
-            pass
-        elif not isinstance(func, KeyedProcessFunction):
+        if not isinstance(func, (KeyedProcessFunction, ProcessFunction)):  # PyFlink accepts both
             raise TypeError(f"KeyedStream.process expects a KeyedProcessFunction, got {func!r}")
         check_picklable(func, "function", "KeyedProcess")
         from kindling.runtime.keyed_operator import KeyedProcessOperator

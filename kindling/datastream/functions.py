@@ -7,7 +7,7 @@ parallel operator instance.
 from __future__ import annotations
 
 import abc
-from typing import Any, Callable, Generic, Iterable, TypeVar
+from typing import Any, Iterable, TypeVar
 
 from kindling.datastream.output_tag import OutputTag
 

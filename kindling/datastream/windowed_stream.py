@@ -156,8 +156,6 @@ class _WindowedBase:
         return window_function
 
     def _build(self, contents: str, function, window_function, output_type, what: str):
-        from kindling.runtime.window import WindowOperator  # noqa: F401  (fails early if broken)
-
         assigner = self._window_assigner
         trigger = self._window_trigger
         if trigger is None:

@@ -27,9 +27,8 @@ from kindling.graph.transformation import (
     upstream_graph,
 )
 from kindling.runtime.chain import ChainNode
-from kindling.spark.codec import codec_for
 from kindling.spark.sources import FORMAT, KindlingSource, SourcePlan, encode_option
-from kindling.spark.stage import EXIT, KEY, TS, WM, ExitPlan, StagePlan, arrow_stage_function
+from kindling.spark.stage import EXIT, TS, WM, ExitPlan, StagePlan, arrow_stage_function
 
 SINK = "__sink"
 ROOT_KINDS = (SourceTransformation, UnionTransformation, KeyedTransformation)

@@ -30,7 +30,6 @@ from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from kindling.graph.transformation import ChainedTransformation, KeyedTransformation, SourceTransformation
 from kindling.runtime.batch import sort_for_batch
-from kindling.runtime.errors import user_function_failure
 from kindling.runtime.key_state import KeyState
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
 from kindling.spark.stage import ELEMENTS, END_KEY, END_MARK, KEY, TS, WM, StagePlan, StageRun

@@ -19,7 +19,7 @@ from kindling.runtime.chain import ChainNode, Record, build_chain, build_list_ch
 from kindling.runtime.errors import user_function_failure
 from kindling.runtime.formatting import flink_string
 from kindling.runtime.task_info import TaskInfo
-from kindling.spark.codec import Codec, ValueTypeError, codec_for
+from kindling.spark.codec import ValueTypeError, codec_for
 
 EXIT = "__exit"
 TS = "__ts"

@@ -29,7 +29,6 @@ from kindling.datastream.window import (
 )
 from kindling.runtime.batch import run_batch
 from kindling.runtime.key_state import KeyState
-from kindling.runtime.task_info import MAX_WATERMARK
 from kindling.runtime.window import (
     CONTENTS_AGGREGATE, CONTENTS_LIST, CONTENTS_REDUCE, WindowOperator,
 )

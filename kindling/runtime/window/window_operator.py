@@ -47,7 +47,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from kindling.datastream.functions import (
-    AggregateFunction, AllWindowFunction, ProcessAllWindowFunction, ProcessWindowFunction,
+    AllWindowFunction, ProcessAllWindowFunction, ProcessWindowFunction,
     ReduceFunction, WindowFunction,
 )
 from kindling.datastream.output_tag import OutputTag
