@@ -44,3 +44,21 @@ def test_timers_fire_across_micro_batches(env, tmp_path):
         timers = sorted(o for o in later if o[0] == "timer")
         assert [t[:3] for t in timers] == [("timer", "a", 2000), ("timer", "b", 2500)]
         assert all(t[3] == 4999 for t in timers)
+
+
+def test_processing_time_windows_fire_on_the_clock(env, tmp_path):
+    from kindling.common import Time
+    from kindling.datastream import TumblingProcessingTimeWindows
+
+    source = (FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(tmp_path))
+              .monitor_continuously(Duration.of_millis(100)).build())
+    words = env.from_source(source, WatermarkStrategy.no_watermarks(), "words")
+    counts = (words.map(lambda w: (w, 1)).key_by(lambda p: p[0])
+              .window(TumblingProcessingTimeWindows.of(Time.milliseconds(300)))
+              .reduce(lambda a, b: (a[0], a[1] + b[1])))
+    (tmp_path / "1.txt").write_text("x\nx\ny\n")
+    with counts.execute_and_collect() as results:
+        # no watermark and no end of input: only Spark's processing-time timers can fire these windows
+        got = sorted(_take(results, 2))
+    # one micro-batch has one processing time, so its elements share a window
+    assert got == [("x", 2), ("y", 1)]
