@@ -187,3 +187,36 @@ def test_legacy_time_window(any_env):
         lambda a, b: (a[0], 0, a[2] + b[2]))
     out = dict((k, v) for k, _, v in sums.execute_and_collect(limit=10))
     assert out == {"a": 13, "b": 6}  # a@900 is behind the watermark but its window [0, 10000) is open
+
+
+def test_offsets_dynamic_gaps_and_never_trigger(any_env):
+    from kindling.datastream import DynamicEventTimeSessionWindows
+    from kindling.datastream.window import NeverTrigger
+
+    data = [("k", 1000, 1), ("k", 1400, 2), ("k", 2600, 3)]
+    offset = (events(any_env, data, 2000).key_by(lambda v: v[0])
+              .window(TumblingEventTimeWindows.of(Time.seconds(1), Time.milliseconds(500)))
+              .reduce(lambda a, b: (a[0], min(a[1], b[1]), a[2] + b[2])))
+    assert sorted(offset.execute_and_collect(limit=10)) == [("k", 1000, 3), ("k", 2600, 3)]  # [500,1500), [2500,3500)
+    dynamic = (events(any_env, data, 2000).key_by(lambda v: v[0])
+               .window(DynamicEventTimeSessionWindows.with_dynamic_gap(lambda e: 500 if e[2] < 2 else 100))
+               .reduce(lambda a, b: (a[0], a[1], a[2] + b[2])))
+    assert sorted(dynamic.execute_and_collect(limit=10)) == [("k", 1000, 3), ("k", 2600, 3)]
+    never = events(any_env, data).window_all(GlobalWindows.create()).trigger(NeverTrigger()).reduce(lambda a, b: a)
+    assert never.execute_and_collect(limit=10) == []
+
+
+def test_processing_time_sessions_and_continuous_trigger_in_batch(env):
+    from kindling.datastream import DynamicProcessingTimeSessionWindows, ProcessingTimeSessionWindows
+    from kindling.datastream.window import ContinuousProcessingTimeTrigger
+
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    ds = env.from_collection([("a", 1), ("a", 2), ("b", 3)])
+    for assigner in (DynamicProcessingTimeSessionWindows.with_dynamic_gap(lambda e: 60_000),
+                     ProcessingTimeSessionWindows.with_dynamic_gap(lambda e: 60_000)):
+        out = ds.key_by(lambda v: v[0]).window(assigner).reduce(lambda x, y: (x[0], x[1] + y[1]))
+        assert sorted(out.execute_and_collect(limit=10)) == [("a", 3), ("b", 3)]
+    continuous = (ds.key_by(lambda v: v[0]).window(GlobalWindows.create())
+                  .trigger(ContinuousProcessingTimeTrigger.of(Time.hours(1))).reduce(lambda x, y: (x[0], x[1] + y[1])))
+    # BATCH fires every pending processing-time timer at the end of the key, as Flink does
+    assert sorted(continuous.execute_and_collect(limit=10)) == [("a", 3), ("b", 3)]
