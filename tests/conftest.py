@@ -9,13 +9,15 @@ os.environ.setdefault("KINDLING_SPARK_MASTER", "local[2]")
 
 
 @pytest.fixture(scope="session")
-def spark():
+def spark(tmp_path_factory):
+    """Kindling's own session (its files are this run's, see kindling.spark.session); Spark's
+    log goes to pytest's temporary directory, kept for the last few runs."""
     from kindling.common import Configuration
     from kindling.spark.session import get_spark
 
     conf = Configuration()
-    conf.set_string("spark.ui.enabled", "false")
     conf.set_string("spark.sql.shuffle.partitions", "2")
+    conf.set_string("kindling.spark-log", str(tmp_path_factory.getbasetemp() / "spark.log"))
     session = get_spark(conf, 2)
     yield session
     session.stop()

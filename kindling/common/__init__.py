@@ -12,6 +12,7 @@ from kindling.common.serialization import (ByteArraySchema, DeserializationSchem
 from kindling.common.time import Duration, Instant, Time
 from kindling.common.typeinfo import TypeInformation, Types
 from kindling.common.types import Row, RowKind
+from kindling.common.unsupported import JVM_ONLY, missing_names
 from kindling.common.watermark_strategy import TimestampAssigner, WatermarkStrategy
 
 __all__ = [
@@ -21,3 +22,6 @@ __all__ = [
     'Row', 'RowKind', 'SerializationSchema', 'SimpleStringSchema', 'Time', 'TimestampAssigner',
     'TypeInformation', 'Types', 'WatermarkStrategy',
 ]
+
+__getattr__ = missing_names(__name__, dict.fromkeys(
+    ["AssignerWithPeriodicWatermarksWrapper", "InputDependencyConstraint", "TypeSerializer"], JVM_ONLY))

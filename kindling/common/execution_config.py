@@ -56,6 +56,9 @@ class ExecutionConfig(object):
         return self._auto_watermark_interval
 
     def set_auto_watermark_interval(self, interval: int) -> 'ExecutionConfig':
+        """Sources emit their watermark every ``interval`` ms of processing time (Flink's
+        ``pipeline.auto-watermark-interval``, 200 by default); 0 turns periodic emission off,
+        so watermarks come only at the end of a bounded input."""
         if interval < 0:
             raise ValueError("auto watermark interval must not be negative")
         self._auto_watermark_interval = interval

@@ -4,12 +4,14 @@ from typing import Optional
 
 from kindling.common.completable_future import CompletableFuture
 from kindling.common.job_id import JobID
+from kindling.common.unsupported import FAULT_TOLERANCE, unsupported
 
 __all__ = ['JobClient']
 
 
 class JobClient(ABC):
-    """Controls a running job: status, cancellation, savepoints and its final result.
+    """Controls a running job: status, cancellation and its final result (savepoints are not
+    supported yet).
 
     Example: ``client = env.execute_async(); client.get_job_execution_result().result()``.
     """
@@ -26,12 +28,12 @@ class JobClient(ABC):
     def cancel(self) -> CompletableFuture:
         ...
 
-    @abstractmethod
+    @unsupported(FAULT_TOLERANCE)
     def stop_with_savepoint(self, advance_to_end_of_event_time: bool,
                             savepoint_directory: Optional[str] = None) -> CompletableFuture:
         ...
 
-    @abstractmethod
+    @unsupported(FAULT_TOLERANCE)
     def trigger_savepoint(self, savepoint_directory: Optional[str] = None) -> CompletableFuture:
         ...
 

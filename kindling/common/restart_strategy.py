@@ -1,4 +1,9 @@
-"""Restart strategies: what the runner does when a job fails."""
+"""Restart strategies, as in ``pyflink.common.restart_strategy``.
+
+They are plain data only: Kindling does not restart a failed job yet (fault tolerance is an
+open issue); a job fails at its first failure, whatever strategy is configured. A restarted
+job with a configured checkpoint location (``execution.checkpointing.dir``) resumes from it.
+"""
 from datetime import timedelta
 from typing import Optional, Union
 
@@ -12,11 +17,10 @@ def _millis(value: Union[int, timedelta, Duration, Time, None]) -> int:
 
 
 class RestartStrategyConfiguration(object):
-    """A restart strategy as plain data; the job runner restarts the query from its checkpoint
-    accordingly."""
+    """A restart strategy as plain data (Kindling does not act on it yet: see the module)."""
 
     def get_description(self) -> str:
-        raise NotImplementedError
+        return type(self).__name__
 
     def __eq__(self, other) -> bool:
         return type(other) is type(self) and other.__dict__ == self.__dict__
@@ -30,13 +34,11 @@ class RestartStrategyConfiguration(object):
 
 
 class RestartStrategies(object):
-    """Factories for restart strategies.
-
-    Example: ``env.set_restart_strategy(RestartStrategies.fixed_delay_restart(3, 10000))``.
-    """
+    """Factories for restart strategies, e.g. ``RestartStrategies.fixed_delay_restart(3, 10000)``.
+    Kindling records them only: no job is restarted yet."""
 
     class NoRestartStrategyConfiguration(RestartStrategyConfiguration):
-        """Fail the job at the first failure."""
+        """Fail the job at the first failure (what every Kindling job does today)."""
 
         def __init__(self, j_restart_strategy=None) -> None:
             pass
@@ -45,7 +47,8 @@ class RestartStrategies(object):
             return 'Restart deactivated.'
 
     class FixedDelayRestartStrategyConfiguration(RestartStrategyConfiguration):
-        """Restart up to ``restart_attempts`` times, waiting a fixed delay in between."""
+        """In Flink: restart up to ``restart_attempts`` times, waiting a fixed delay in between.
+        Kindling records it only."""
 
         def __init__(self, restart_attempts: Optional[int] = None,
                      delay_between_attempts_interval: Union[int, timedelta, Duration, None] = None,
@@ -64,7 +67,8 @@ class RestartStrategies(object):
                 self.delay_between_attempts_ms, self.restart_attempts)
 
     class FailureRateRestartStrategyConfiguration(RestartStrategyConfiguration):
-        """Restart unless more than ``max_failure_rate`` failures happen within ``failure_interval``."""
+        """In Flink: restart unless more than ``max_failure_rate`` failures happen within
+        ``failure_interval``. Kindling records it only."""
 
         def __init__(self, max_failure_rate: Optional[int] = None,
                      failure_interval: Union[int, timedelta, Duration, None] = None,
@@ -89,7 +93,7 @@ class RestartStrategies(object):
                                                 self.delay_between_attempts_ms))
 
     class FallbackRestartStrategyConfiguration(RestartStrategyConfiguration):
-        """Use the strategy of the cluster configuration (Kindling: no restart unless configured)."""
+        """In Flink: use the strategy of the cluster configuration. Kindling does not restart."""
 
         def __init__(self, j_restart_strategy=None) -> None:
             pass

@@ -15,7 +15,7 @@ class SerializationSchema(object):
         pass
 
     def serialize(self, value: Any) -> bytes:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must override serialize(value)")
 
 
 class DeserializationSchema(object):
@@ -28,7 +28,7 @@ class DeserializationSchema(object):
         pass
 
     def deserialize(self, message: bytes) -> Any:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must override deserialize(message)")
 
     def is_end_of_stream(self, next_element: Any) -> bool:
         return False

@@ -13,6 +13,7 @@ from typing import Any, List, Optional, Tuple
 from pyspark.sql import types as st
 
 from kindling.common.time import Instant
+from kindling.common.unsupported import JVM_ONLY, unsupported
 
 __all__ = [
     'TypeInformation', 'Types', 'BasicType', 'BasicTypeInfo', 'InstantTypeInfo', 'SqlTimeTypeInfo',
@@ -47,8 +48,8 @@ class TypeInformation(ABC):
     def to_spark_type(self) -> st.DataType:
         """The Spark SQL type of a column holding values of this type."""
 
-    def get_java_type_info(self):
-        raise NotImplementedError("Kindling runs without a JVM TypeInformation")
+    @unsupported(f"{JVM_ONLY}; a TypeInformation maps to a Spark type instead (to_spark_type)")
+    def get_java_type_info(self): ...
 
     @abstractmethod
     def _key(self) -> Tuple:

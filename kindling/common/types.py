@@ -2,6 +2,8 @@
 from enum import Enum
 from typing import Any, Dict, List, Optional
 
+from kindling.common.unsupported import JVM_ONLY, unsupported
+
 __all__ = ['Row', 'RowKind']
 
 
@@ -16,8 +18,8 @@ class RowKind(Enum):
     def short_string(self) -> str:
         return _SHORT_STRINGS[self]
 
-    def to_j_row_kind(self):
-        raise NotImplementedError("Kindling has no JVM RowKind; use the Python enum")
+    @unsupported(f"{JVM_ONLY}; use the Python enum")
+    def to_j_row_kind(self): ...
 
 
 _SHORT_STRINGS = {

@@ -1,9 +1,18 @@
-"""The DataStream API, as in ``pyflink.datastream``."""
+"""The DataStream API, as in ``pyflink.datastream``.
+
+A PyFlink name Kindling does not have yet (connected and broadcast streams, async I/O,
+checkpoint and state-backend configuration) fails ``from kindling.datastream import ...`` with
+an ImportError that says so and why.
+"""
+from kindling.common.unsupported import FAULT_TOLERANCE, MULTI_INPUT, missing_names
 from kindling.datastream.data_stream import DataStream, DataStreamSink, KeyedStream
 from kindling.datastream.execution_mode import RuntimeExecutionMode
 from kindling.datastream.functions import (
     AggregateFunction,
     AllWindowFunction,
+    AsyncFunction,
+    BroadcastProcessFunction,
+    KeyedBroadcastProcessFunction,
     ProcessAllWindowFunction,
     ProcessWindowFunction,
     WindowFunction,
@@ -25,7 +34,9 @@ from kindling.datastream.functions import (
     TimerService,
 )
 from kindling.datastream.output_tag import OutputTag
+from kindling.datastream.slot_sharing_group import MemorySize, SlotSharingGroup
 from kindling.datastream.stream_execution_environment import StreamExecutionEnvironment
+from kindling.datastream.time_characteristic import TimeCharacteristic
 from kindling.datastream.time_domain import TimeDomain
 from kindling.datastream.window import (
     CountSlidingWindowAssigner,
@@ -63,4 +74,16 @@ __all__ = [
     "KeyedStream", "KeySelector", "MapFunction", "OutputTag", "Partitioner", "ProcessFunction",
     "ReduceFunction", "RuntimeContext", "RuntimeExecutionMode", "SinkFunction", "SourceFunction",
     "StreamExecutionEnvironment", "TimeDomain", "TimerService",
+    "AsyncFunction", "BroadcastProcessFunction", "KeyedBroadcastProcessFunction", "MemorySize",
+    "SlotSharingGroup", "TimeCharacteristic",
 ]
+
+__getattr__ = missing_names(__name__, {
+    **dict.fromkeys(["AsyncDataStream", "AsyncRetryPredicate", "AsyncRetryStrategy", "BroadcastConnectedStream",
+                     "BroadcastStream", "ConnectedStreams"], MULTI_INPUT),
+    **dict.fromkeys(["CheckpointConfig", "CheckpointStorage", "CheckpointingMode", "CustomCheckpointStorage",
+                     "CustomStateBackend", "EmbeddedRocksDBStateBackend", "ExternalizedCheckpointRetention",
+                     "FileSystemCheckpointStorage", "HashMapStateBackend", "JobManagerCheckpointStorage",
+                     "MemoryStateBackend", "FsStateBackend", "RocksDBStateBackend", "PredefinedOptions",
+                     "StateBackend"], FAULT_TOLERANCE),
+})

@@ -4,9 +4,12 @@ Each method adds a transformation to the job graph; nothing runs until ``execute
 """
 from __future__ import annotations
 
+import collections
 import enum
-import queue
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Union
+import itertools
+import threading
+import weakref
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Union
 
 import cloudpickle
 
@@ -14,6 +17,7 @@ from kindling.common.typeinfo import TypeInformation, Types
 from kindling.datastream.functions import (
     FilterFunction,
     FlatMapFunction,
+    Function,
     KeyedProcessFunction,
     KeySelector,
     MapFunction,
@@ -54,7 +58,7 @@ def _function(func: Any, cls: type, method: str, operator: str) -> Any:
     """Validates a user function: an instance of ``cls`` or a plain callable."""
     if isinstance(func, cls):
         pass
-    elif isinstance(func, type):
+    elif isinstance(func, type) and issubclass(func, Function):  # int or str are callables like any other
         raise TypeError(f"{operator} expects an instance of {cls.__name__} or a callable, got the class {func.__name__}; instantiate it")
     elif not callable(func) and not hasattr(func, method):
         raise TypeError(f"{operator} expects a {cls.__name__} or a callable, got {func!r} ({type(func).__name__})")
@@ -228,6 +232,9 @@ class DataStream:
             raise TypeError(f"get_side_output expects an OutputTag, got {output_tag!r}")
         node = SideOutputTransformation(name=f"SideOutput({output_tag.tag_id})", inputs=[self._transformation],
                                         type_info=output_tag.type_info, tag_id=output_tag.tag_id)
+        factory = getattr(self._transformation, "operator_factory", None)
+        if isinstance(factory, _KeyedOperatorFactory):
+            factory.has_side_output = True
         return DataStream(self._env, node)
 
     def key_by(self, key_selector: Union[Callable, KeySelector], key_type: TypeInformation = None) -> "KeyedStream":
@@ -266,22 +273,25 @@ class DataStream:
         return chained._sink(DiscardSinkSpec(), "Sink: " + type(sink_func).__name__)
 
     def execute_and_collect(self, job_execution_name: str = None, limit: int = None):
-        """Runs the job and returns its elements: a list of at most ``limit`` elements, or a
-        closeable iterator (also a context manager) over all of them."""
-        if limit is not None and (not isinstance(limit, int) or limit < 0):
-            raise ValueError(f"limit must be a non-negative int, got {limit!r}")
-        iterator = CloseableIterator()
-        self._sink(CollectSinkSpec(collector=iterator), "Collect")
-        iterator.start(self._env, job_execution_name or "collect")
+        """Runs the job and returns its elements: a list of at most ``limit`` elements (the job is
+        cancelled once it has them), or a :class:`CloseableIterator` over all of them.
+
+        Elements wait on the driver in a buffer of at most ``kindling.collect.buffer-size``
+        elements (default 10,000); while it is full the job waits for the iterator to be read
+        (backpressure). Closing the iterator (``close()``, leaving a ``with`` block, or dropping
+        the last reference to it) cancels the job."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise ValueError(f"limit must be a positive int (the number of elements to collect), got {limit!r}")
+        capacity = self._env.get_configuration().get_integer(COLLECT_BUFFER_SIZE, DEFAULT_COLLECT_BUFFER_SIZE)
+        if capacity < 1:
+            raise ValueError(f"{COLLECT_BUFFER_SIZE} must be a positive number of elements, got {capacity}")
+        buffer = CollectBuffer(capacity)
+        self._sink(CollectSinkSpec(collector=buffer), "Collect")
+        iterator = CloseableIterator(buffer, self._env.execute_async(job_execution_name or "DataStream Collect"))
         if limit is None:
             return iterator
         with iterator:
-            result = []
-            for value in iterator:
-                if len(result) >= limit:
-                    break
-                result.append(value)
-            return result
+            return list(itertools.islice(iterator, limit))
 
     def window_all(self, window_assigner) -> "AllWindowedStream":
         """Windows over the whole stream (not keyed): one window operator sees every element."""
@@ -369,36 +379,63 @@ class KeyedStream(DataStream):
         self._origin = origin
 
     def _keyed(self, factory: Callable, name: str, type_info: Any) -> DataStream:
+        """A keyed operation: ``factory(name)`` builds its runtime operator when the job is compiled."""
         node = KeyedTransformation(name=name, inputs=[self._transformation], type_info=type_info,
-                                   operator_factory=factory)
+                                   operator_factory=_KeyedOperatorFactory(factory))
         return DataStream(self._env, node)
+
+    def _keyed_process(self, function: Any, name: str, type_info: Any) -> DataStream:
+        """Runs a KeyedProcessFunction per key (the operation behind process, map, reduce, ...)."""
+        from kindling.runtime.keyed_operator import KeyedProcessOperator
+
+        return self._keyed(_OperatorFactory(KeyedProcessOperator, function), name, type_info)
 
     def process(self, func: KeyedProcessFunction, output_type: TypeInformation = None) -> DataStream:
         """Runs a KeyedProcessFunction with keyed state and timers."""
         _check_type_info(output_type, "KeyedProcess")
-        if not isinstance(func, (KeyedProcessFunction, ProcessFunction)):  # PyFlink accepts both
-            raise TypeError(f"KeyedStream.process expects a KeyedProcessFunction, got {func!r}")
+        if not isinstance(func, KeyedProcessFunction):
+            raise TypeError(f"KeyedProcessFunction is required for KeyedStream, got {func!r}: subclass "
+                            "KeyedProcessFunction (it has keyed state and timers), or call process() before key_by(...)")
         check_picklable(func, "function", "KeyedProcess")
-        from kindling.runtime.keyed_operator import KeyedProcessOperator
+        return self._keyed_process(func, "KeyedProcess", output_type)
 
-        return self._keyed(_OperatorFactory(KeyedProcessOperator, func), "KeyedProcess", output_type)
+    def map(self, func: Union[Callable, MapFunction], output_type: TypeInformation = None) -> DataStream:
+        """Applies ``func`` to every element, per key: a MapFunction's ``open`` gets the keyed
+        RuntimeContext, so its state is the current key's (as PyFlink runs it)."""
+        from kindling.runtime.keyed_functions import MapProcessFunction
+
+        _check_type_info(output_type, "Map")
+        func = _function(func, MapFunction, "map", "Map")
+        return self._keyed_process(MapProcessFunction(func), "Map", output_type)
+
+    def flat_map(self, func: Union[Callable, FlatMapFunction], output_type: TypeInformation = None) -> DataStream:
+        """Applies ``func`` to every element, per key, and emits every element it returns or
+        yields; keyed state as in :meth:`map`."""
+        from kindling.runtime.keyed_functions import FlatMapProcessFunction
+
+        _check_type_info(output_type, "FlatMap")
+        func = _function(func, FlatMapFunction, "flat_map", "FlatMap")
+        return self._keyed_process(FlatMapProcessFunction(func), "FlatMap", output_type)
+
+    def filter(self, func: Union[Callable, FilterFunction]) -> DataStream:
+        """Keeps the elements for which ``func`` is true, per key; keyed state as in :meth:`map`."""
+        from kindling.runtime.keyed_functions import FilterProcessFunction
+
+        func = _function(func, FilterFunction, "filter", "Filter")
+        return self._keyed_process(FilterProcessFunction(func), "Filter", self._transformation.type_info)
 
     def reduce(self, func: Union[Callable, ReduceFunction]) -> DataStream:
         """Rolling reduce: emits the reduced value of the key after every element."""
-        func = _function(func, ReduceFunction, "reduce", "Reduce")
         from kindling.runtime.keyed_functions import ReduceProcessFunction
-        from kindling.runtime.keyed_operator import KeyedProcessOperator
 
-        return self._keyed(_OperatorFactory(KeyedProcessOperator, ReduceProcessFunction(func)), "Reduce",
-                           self._transformation.type_info)
+        func = _function(func, ReduceFunction, "reduce", "Reduce")
+        return self._keyed_process(ReduceProcessFunction(func), "Reduce", self._transformation.type_info)
 
     def _aggregate(self, kind: str, position: Union[int, str]) -> DataStream:
         from kindling.runtime.keyed_functions import aggregation_function
-        from kindling.runtime.keyed_operator import KeyedProcessOperator
 
         function = aggregation_function(kind, position, self._transformation.type_info)
-        return self._keyed(_OperatorFactory(KeyedProcessOperator, function), kind.capitalize(),
-                           self._transformation.type_info)
+        return self._keyed_process(function, kind.capitalize(), self._transformation.type_info)
 
     def sum(self, position_to_sum: Union[int, str] = 0) -> DataStream:
         """Rolling sum of a field (by position or name) per key."""
@@ -420,16 +457,7 @@ class KeyedStream(DataStream):
         """Rolling element with the maximum field value per key."""
         return self._aggregate("max_by", position_to_max_by)
 
-    # Stateless operations on a keyed stream need no shuffle: they run on the original stream.
-    def map(self, func, output_type: TypeInformation = None) -> DataStream:
-        return self._origin.map(func, output_type)
-
-    def flat_map(self, func, output_type: TypeInformation = None) -> DataStream:
-        return self._origin.flat_map(func, output_type)
-
-    def filter(self, func) -> DataStream:
-        return self._origin.filter(func)
-
+    # Operations that need no key run on the stream before key_by.
     def key_by(self, key_selector, key_type: TypeInformation = None) -> "KeyedStream":
         return self._origin.key_by(key_selector, key_type)
 
@@ -464,6 +492,48 @@ class KeyedStream(DataStream):
 
         return WindowedStream(self, time_window_assigner(self._env, size, slide))
 
+    # As in PyFlink, a KeyedStream is not an operator: it has no name, uid, parallelism or
+    # chaining of its own, and its partitioning is the key's.
+    def _unsupported(message: str) -> Callable:
+        def method(self, *args, **kwargs):
+            raise Exception(message)
+
+        method.__doc__ = f"Raises, as in PyFlink: {message}"
+        return method
+
+    name = _unsupported("Set name for KeyedStream is not supported. Name the operation after "
+                        "key_by(...) instead, e.g. key_by(f).process(g).name('...').")
+    get_name = _unsupported("Get name of KeyedStream is not supported.")
+    uid = _unsupported("Set uid for KeyedStream is not supported. Set it on the operation after key_by(...).")
+    set_uid_hash = _unsupported("Set uid hash for KeyedStream is not supported.")
+    set_parallelism = _unsupported("Set parallelism for KeyedStream is not supported. Set it on the "
+                                   "operation after key_by(...).")
+    set_max_parallelism = _unsupported("Set max parallelism for KeyedStream is not supported.")
+    force_non_parallel = _unsupported("Set force non-parallel for KeyedStream is not supported.")
+    set_buffer_timeout = _unsupported("Set buffer timeout for KeyedStream is not supported.")
+    start_new_chain = _unsupported("Start new chain for KeyedStream is not supported.")
+    disable_chaining = _unsupported("Disable chaining for KeyedStream is not supported.")
+    slot_sharing_group = _unsupported("Setting slot sharing group for KeyedStream is not supported.")
+    cache = _unsupported("Cache for KeyedStream is not supported.")
+    shuffle = rescale = rebalance = forward = broadcast = partition_custom = _unsupported(
+        "Cannot override partitioning for KeyedStream.")
+    del _unsupported
+
+
+class _KeyedOperatorFactory:
+    """Builds a keyed transformation's runtime operator on the driver and tells it whether the
+    job reads its side outputs (``get_side_output``), which decides where a yielded
+    ``(OutputTag, value)`` pair goes, as in PyFlink."""
+
+    def __init__(self, build: Callable[[str], Any]):
+        self.build = build
+        self.has_side_output = False
+
+    def __call__(self, name: str) -> Any:
+        operator = self.build(name)
+        operator.has_side_output = self.has_side_output
+        return operator
+
 
 class _OperatorFactory:
     """Builds a runtime keyed operator on the driver: ``factory(function, name)``."""
@@ -476,61 +546,145 @@ class _OperatorFactory:
         return self.operator_class(self.function, name)
 
 
+COLLECT_BUFFER_SIZE = "kindling.collect.buffer-size"
+DEFAULT_COLLECT_BUFFER_SIZE = 10_000
 _END = object()
 
 
-class CloseableIterator:
-    """A closeable iterator (and context manager) over a running job's elements.
+class CollectBuffer:
+    """Elements on their way from a job's collect sink to its :class:`CloseableIterator`.
 
-    Closing it before the end cancels the job.
+    The sink writer (the job's micro-batch thread on the driver) waits while ``capacity``
+    elements are waiting, so an unbounded job is held back by its reader instead of filling the
+    driver's memory. Once the reader closes, writing stops at once.
     """
 
-    def __init__(self) -> None:
-        self._queue: queue.Queue = queue.Queue()
-        self._client = None
-        self._batches_seen: set[int] = set()
-        self._done = False
+    def __init__(self, capacity: int = DEFAULT_COLLECT_BUFFER_SIZE):
+        self._items: collections.deque = collections.deque()
+        self._capacity = capacity
+        self._lock = threading.Condition()
+        self._ended = False
+        self._closed = False
+        self._batch_id = -1  # the latest batch written, and how many of its elements were
+        self._batch_written = 0
 
-    def start(self, env, job_name: str) -> None:
-        self._client = env.execute_async(job_name)
+    def __reduce__(self):
+        # A copy in another process (a sink writer run by Spark Connect's server) cannot reach
+        # the reader, nor hold the job back: it fails clearly instead of losing the elements.
+        return _DetachedCollectBuffer, ()
 
-    # called by the sink writer on the driver
-    def add(self, batch_id: int, values: list) -> None:
-        if batch_id in self._batches_seen:  # a replayed batch: its values were already delivered
-            return
-        self._batches_seen.add(batch_id)
-        for v in values:
-            self._queue.put(v)
+    def put_batch(self, batch_id: int, values: Iterable) -> int:
+        """Adds one batch's elements, waiting while the buffer is full; returns how many it
+        added. A replayed batch adds only what was not added before."""
+        lock = self._lock
+        if batch_id < self._batch_id:
+            return 0
+        skip = self._batch_written if batch_id == self._batch_id else 0
+        self._batch_id, self._batch_written = batch_id, skip
+        added = 0
+        for value in itertools.islice(values, skip, None):
+            with lock:
+                while len(self._items) >= self._capacity and not self._closed:
+                    lock.wait()
+                if self._closed:
+                    break
+                self._items.append(value)
+                lock.notify_all()
+            added += 1
+            self._batch_written += 1
+        return added
 
     def end(self) -> None:
-        self._queue.put(_END)
+        """The job ended: the reader gets what is buffered, then the end."""
+        with self._lock:
+            self._ended = True
+            self._lock.notify_all()
+
+    def take(self) -> Any:
+        """The next element, waiting for one; ``_END`` after the last."""
+        lock = self._lock
+        with lock:
+            while not self._items and not self._ended and not self._closed:
+                lock.wait()
+            if self._items:
+                value = self._items.popleft()
+                lock.notify_all()
+                return value
+            return _END
+
+    def close(self) -> None:
+        """The reader is gone: drop what is buffered and release a waiting writer."""
+        with self._lock:
+            self._closed = True
+            self._items.clear()
+            self._lock.notify_all()
+
+
+class _DetachedCollectBuffer(CollectBuffer):
+    """What a CollectBuffer becomes when it is pickled: it refuses elements."""
+
+    def put_batch(self, batch_id: int, values: Iterable) -> int:
+        raise RuntimeError(
+            "execute_and_collect hands elements to the Python process that called it, but this job's sink "
+            "runs in another process (e.g. with Spark Connect, where foreachBatch runs on the server), so "
+            "it cannot deliver them; write the stream to a sink instead (sink_to(FileSink...), add_sink(...))")
+
+    def end(self) -> None:
+        pass
+
+
+class CloseableIterator:
+    """An iterator (and context manager) over the elements of a running job, as PyFlink's.
+
+    Closing it before the end, leaving its ``with`` block, or dropping it cancels the job.
+    """
+
+    def __init__(self, buffer: CollectBuffer, client: Any):
+        self._buffer = buffer
+        self._client = client
+        self._done = False
+        # Dropping the iterator (or leaving the interpreter) cancels the job; the finalizer holds
+        # no reference to the iterator.
+        self._finalizer = weakref.finalize(self, _cancel_in_background, buffer, client)
 
     def __iter__(self) -> Iterator[Any]:
         return self
 
     def __next__(self) -> Any:
         if self._done:
-            raise StopIteration
-        item = self._queue.get()
+            raise StopIteration("No more data.")
+        item = self._buffer.take()
         if item is _END:
             self._done = True
+            self._finalizer.detach()
             self._client.get_job_execution_result().result()  # raises if the job failed
-            raise StopIteration
+            raise StopIteration("No more data.")
         return item
 
     def next(self) -> Any:
         return self.__next__()
 
     def close(self) -> None:
-        if not self._done and self._client is not None:
-            self._done = True
-            self._client.cancel().result()
+        """Stops reading; a job still running is cancelled (this waits until it has stopped)."""
+        if self._done:
+            return
+        self._done = True
+        self._finalizer.detach()
+        self._buffer.close()
+        self._client.cancel().result()
 
     def __enter__(self) -> "CloseableIterator":
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _cancel_in_background(buffer: CollectBuffer, client: Any) -> None:
+    """Cancels the job of an iterator that was dropped unclosed, without waiting: this runs
+    wherever the garbage collector ran, possibly on a thread the job needs to stop."""
+    buffer.close()
+    threading.Thread(target=client.cancel, name="kindling-collect-cancel", daemon=True).start()
 
 
 # PyFlink defines the windowed streams in this module too.

@@ -7,14 +7,23 @@ parallel operator instance.
 from __future__ import annotations
 
 import abc
-from typing import Any, Iterable, TypeVar
+from typing import Any, Generic, Iterable, List, TypeVar
 
+from kindling.common.unsupported import MULTI_INPUT, missing_names, unsupported
 from kindling.datastream.output_tag import OutputTag
+from kindling.metrics.metricbase import MetricGroup
 
+# Type parameters of the generic function classes: ``MapFunction[int, str]`` and the like are
+# type hints only (as in PyFlink); types of the stream come from ``output_type``/``type_info``.
+T = TypeVar("T")
 IN = TypeVar("IN")
+IN1 = TypeVar("IN1")
+IN2 = TypeVar("IN2")
 OUT = TypeVar("OUT")
+ACC = TypeVar("ACC")
 KEY = TypeVar("KEY")
 W = TypeVar("W")
+W2 = TypeVar("W2")
 
 
 class Function(abc.ABC):
@@ -51,8 +60,14 @@ class RuntimeContext(abc.ABC):
     @abc.abstractmethod
     def get_job_parameter(self, key: str, default_value: str): ...
 
-    def get_metrics_group(self):
-        raise NotImplementedError("metrics groups are not supported by Kindling; use Spark's metrics")
+    def get_metrics_group(self) -> MetricGroup:
+        """The metric group of this parallel instance (counters, gauges, meters,
+        distributions). Kindling keeps the metrics in the Python worker that runs the
+        instance; they are not reported to a metrics system or the job result yet."""
+        group = self.__dict__.get("_metric_group")
+        if group is None:
+            group = self.__dict__["_metric_group"] = MetricGroup()
+        return group
 
     def get_state(self, state_descriptor):
         raise TypeError("keyed state is only available on a KeyedStream (after key_by)")
@@ -70,7 +85,7 @@ class RuntimeContext(abc.ABC):
         raise TypeError("keyed state is only available on a KeyedStream (after key_by)")
 
 
-class MapFunction(Function):
+class MapFunction(Function, Generic[IN, OUT]):
     """One element in, one element out.
 
     Example::
@@ -84,35 +99,35 @@ class MapFunction(Function):
     def map(self, value): ...
 
 
-class FlatMapFunction(Function):
+class FlatMapFunction(Function, Generic[IN, OUT]):
     """One element in, zero or more out: ``flat_map`` returns or yields an iterable."""
 
     @abc.abstractmethod
     def flat_map(self, value): ...
 
 
-class FilterFunction(Function):
+class FilterFunction(Function, Generic[IN]):
     """Keeps the elements for which ``filter`` returns true."""
 
     @abc.abstractmethod
     def filter(self, value) -> bool: ...
 
 
-class KeySelector(Function):
+class KeySelector(Function, Generic[IN, KEY]):
     """Extracts the key of an element for ``key_by``."""
 
     @abc.abstractmethod
     def get_key(self, value): ...
 
 
-class ReduceFunction(Function):
+class ReduceFunction(Function, Generic[T]):
     """Combines two values of the same type into one."""
 
     @abc.abstractmethod
     def reduce(self, value1, value2): ...
 
 
-class AggregateFunction(Function):
+class AggregateFunction(Function, Generic[IN, ACC, OUT]):
     """Incremental aggregation through an accumulator."""
 
     @abc.abstractmethod
@@ -163,7 +178,7 @@ class BaseContext(abc.ABC):
     def output(self, output_tag: OutputTag, value) -> None: ...
 
 
-class ProcessFunction(Function):
+class ProcessFunction(Function, Generic[IN, OUT]):
     """Low-level processing of each element, with side outputs.
 
     Example::
@@ -183,7 +198,7 @@ class ProcessFunction(Function):
     def process_element(self, value, ctx: "ProcessFunction.Context"): ...
 
 
-class KeyedProcessFunction(Function):
+class KeyedProcessFunction(Function, Generic[KEY, IN, OUT]):
     """Processes each element of a keyed stream with keyed state and timers.
 
     Example::
@@ -211,7 +226,7 @@ class KeyedProcessFunction(Function):
         pass
 
 
-class CoMapFunction(Function):
+class CoMapFunction(Function, Generic[IN1, IN2, OUT]):
     """Maps the elements of two connected streams."""
 
     @abc.abstractmethod
@@ -221,7 +236,7 @@ class CoMapFunction(Function):
     def map2(self, value): ...
 
 
-class CoFlatMapFunction(Function):
+class CoFlatMapFunction(Function, Generic[IN1, IN2, OUT]):
     """Flat-maps the elements of two connected streams."""
 
     @abc.abstractmethod
@@ -231,7 +246,7 @@ class CoFlatMapFunction(Function):
     def flat_map2(self, value): ...
 
 
-class CoProcessFunction(Function):
+class CoProcessFunction(Function, Generic[IN1, IN2, OUT]):
     """Processes the elements of two connected streams."""
 
     class Context(BaseContext, abc.ABC):
@@ -244,7 +259,7 @@ class CoProcessFunction(Function):
     def process_element2(self, value, ctx: "CoProcessFunction.Context"): ...
 
 
-class KeyedCoProcessFunction(Function):
+class KeyedCoProcessFunction(Function, Generic[KEY, IN1, IN2, OUT]):
     """Processes the elements of two connected keyed streams with shared keyed state and timers."""
 
     class Context(BaseContext, abc.ABC):
@@ -265,21 +280,28 @@ class KeyedCoProcessFunction(Function):
         pass
 
 
-class SinkFunction(Function):
+class SinkFunction(Function, Generic[IN]):
     """A user sink: ``invoke(value, context)`` is called for every element (at-least-once)."""
 
     def invoke(self, value, context=None) -> None:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must override invoke(value, context)")
 
 
-class SourceFunction(Function):
-    """Legacy source functions are not supported: use ``from_source`` with a Source."""
+class SourceFunction(Function, Generic[OUT]):
+    """PyFlink's wrapper of a Java source function (``SourceFunction("org.example.MySource")``).
 
+    Kindling runs without Flink's JVM, so a Java source cannot run: constructing one raises
+    :class:`~kindling.common.unsupported.UnsupportedError`. Read a ``Source`` with
+    ``env.from_source(...)`` or a collection with ``env.from_collection(...)`` instead.
+    """
+
+    @unsupported("SourceFunction wraps a Java source function and Kindling runs without Flink's JVM; "
+                 "use env.from_source(...) with a Source, or env.from_collection(...)")
     def __init__(self, source_func=None):
-        raise TypeError("SourceFunction is not supported by Kindling; use env.from_source(...)")
+        pass
 
 
-class Partitioner(Function):
+class Partitioner(Function, Generic[KEY]):
     """Chooses a partition for a key."""
 
     @abc.abstractmethod
@@ -290,7 +312,7 @@ class Partitioner(Function):
 # Window functions (``WindowedStream.apply/process`` and ``AllWindowedStream.apply/process``)
 
 
-class WindowFunction(Function):
+class WindowFunction(Function, Generic[IN, OUT, KEY, W]):
     """Evaluates a keyed window: ``apply(key, window, inputs)`` returns or yields the outputs.
 
     Example::
@@ -304,14 +326,14 @@ class WindowFunction(Function):
     def apply(self, key, window, inputs: Iterable): ...
 
 
-class AllWindowFunction(Function):
+class AllWindowFunction(Function, Generic[IN, OUT, W]):
     """Evaluates a non-keyed window (``window_all``): ``apply(window, inputs)``."""
 
     @abc.abstractmethod
     def apply(self, window, inputs: Iterable): ...
 
 
-class ProcessWindowFunction(Function):
+class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
     """Evaluates a keyed window with a :class:`ProcessWindowFunction.Context`:
     ``process(key, context, elements)`` returns or yields the outputs.
 
@@ -320,7 +342,7 @@ class ProcessWindowFunction(Function):
     of the key across windows.
     """
 
-    class Context(abc.ABC):
+    class Context(abc.ABC, Generic[W2]):
         """Metadata and state of the window being evaluated."""
 
         @abc.abstractmethod
@@ -350,11 +372,11 @@ class ProcessWindowFunction(Function):
         pass
 
 
-class ProcessAllWindowFunction(Function):
+class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
     """Evaluates a non-keyed window (``window_all``) with a context:
     ``process(context, elements)``."""
 
-    class Context(abc.ABC):
+    class Context(abc.ABC, Generic[W2]):
         """Metadata and state of the window being evaluated."""
 
         @abc.abstractmethod
@@ -381,3 +403,98 @@ class ProcessAllWindowFunction(Function):
     def clear(self, context: "ProcessAllWindowFunction.Context") -> None:
         """Called when the window is removed: delete the per-window state here."""
         pass
+
+
+
+# -------------------------------------------------------------------------------------------
+# Broadcast process functions and async I/O: the interfaces, as in PyFlink. The streams that
+# run them (``DataStream.broadcast(...)``/``connect``, ``AsyncDataStream``) are not supported
+# by Kindling yet, and say so when used.
+
+
+class BaseBroadcastProcessFunction(Function):
+    """Base of the functions applied to a stream connected with a broadcast stream."""
+
+    class BaseContext(abc.ABC):
+        """Element context shared by both sides."""
+
+        @abc.abstractmethod
+        def timestamp(self) -> int: ...
+
+        @abc.abstractmethod
+        def current_processing_time(self) -> int: ...
+
+        @abc.abstractmethod
+        def current_watermark(self) -> int: ...
+
+    class Context(BaseContext):
+        """Context of a broadcast element: the broadcast state may be written."""
+
+        @abc.abstractmethod
+        def get_broadcast_state(self, state_descriptor: "MapStateDescriptor") -> "BroadcastState": ...
+
+    class ReadOnlyContext(BaseContext):
+        """Context of a non-broadcast element: the broadcast state may only be read."""
+
+        @abc.abstractmethod
+        def get_broadcast_state(self, state_descriptor: "MapStateDescriptor") -> "ReadOnlyBroadcastState": ...
+
+
+class BroadcastProcessFunction(BaseBroadcastProcessFunction, Generic[IN1, IN2, OUT]):
+    """Processes a non-keyed stream (``process_element``) connected with a broadcast stream
+    (``process_broadcast_element``)."""
+
+    class Context(BaseBroadcastProcessFunction.Context, abc.ABC):
+        pass
+
+    class ReadOnlyContext(BaseBroadcastProcessFunction.ReadOnlyContext, abc.ABC):
+        pass
+
+    @abc.abstractmethod
+    def process_element(self, value: IN1, ctx: "BroadcastProcessFunction.ReadOnlyContext"): ...
+
+    @abc.abstractmethod
+    def process_broadcast_element(self, value: IN2, ctx: "BroadcastProcessFunction.Context"): ...
+
+
+class KeyedBroadcastProcessFunction(BaseBroadcastProcessFunction, Generic[KEY, IN1, IN2, OUT]):
+    """Processes a keyed stream (``process_element``, with keyed state and timers) connected
+    with a broadcast stream (``process_broadcast_element``)."""
+
+    class Context(BaseBroadcastProcessFunction.Context, abc.ABC):
+        pass
+
+    class ReadOnlyContext(BaseBroadcastProcessFunction.ReadOnlyContext, abc.ABC):
+        @abc.abstractmethod
+        def timer_service(self) -> TimerService: ...
+
+        @abc.abstractmethod
+        def get_current_key(self): ...
+
+    class OnTimerContext(ReadOnlyContext, abc.ABC):
+        @abc.abstractmethod
+        def time_domain(self): ...
+
+    @abc.abstractmethod
+    def process_element(self, value: IN1, ctx: "KeyedBroadcastProcessFunction.ReadOnlyContext"): ...
+
+    @abc.abstractmethod
+    def process_broadcast_element(self, value: IN2, ctx: "KeyedBroadcastProcessFunction.Context"): ...
+
+    def on_timer(self, timestamp: int, ctx: "KeyedBroadcastProcessFunction.OnTimerContext"):
+        pass
+
+
+class AsyncFunction(Function, Generic[IN, OUT]):
+    """Asynchronous I/O per element (``async def async_invoke(value)`` returns the outputs)."""
+
+    @abc.abstractmethod
+    async def async_invoke(self, value: IN) -> List[OUT]: ...
+
+    def timeout(self, value: IN) -> List[OUT]:
+        """Called when ``async_invoke`` times out; by default the job fails, as in PyFlink."""
+        raise TimeoutError("Async function call has timed out for input: " + str(value))
+
+
+__getattr__ = missing_names(__name__, dict.fromkeys(
+    ["AsyncFunctionDescriptor", "AsyncRetryPredicate", "AsyncRetryStrategy"], MULTI_INPUT))

@@ -260,14 +260,14 @@ class StateDescriptor(ABC):
         return '%s(%r, %r)' % (type(self).__name__, self.name, self.type_info)
 
 
-class ValueStateDescriptor(StateDescriptor):
+class ValueStateDescriptor(StateDescriptor, Generic[T]):
     """Describes a :class:`ValueState`: ``ValueStateDescriptor("count", Types.LONG())``."""
 
     def __init__(self, name: str, value_type_info: Optional[TypeInformation]):
         super().__init__(name, value_type_info)
 
 
-class ListStateDescriptor(StateDescriptor):
+class ListStateDescriptor(StateDescriptor, Generic[T]):
     """Describes a :class:`ListState` by the type of its elements."""
 
     def __init__(self, name: str, elem_type_info: Optional[TypeInformation]):
@@ -275,7 +275,7 @@ class ListStateDescriptor(StateDescriptor):
         self.elem_type_info = elem_type_info
 
 
-class MapStateDescriptor(StateDescriptor):
+class MapStateDescriptor(StateDescriptor, Generic[K, V]):
     """Describes a :class:`MapState` by the types of its keys and values."""
 
     def __init__(self, name: str, key_type_info: Optional[TypeInformation],
@@ -288,7 +288,7 @@ class MapStateDescriptor(StateDescriptor):
         self.value_type_info = value_type_info
 
 
-class ReducingStateDescriptor(StateDescriptor):
+class ReducingStateDescriptor(StateDescriptor, Generic[T]):
     """Describes a :class:`ReducingState`: a ReduceFunction (or a two-argument callable) and
     the type of the values."""
 
@@ -304,7 +304,7 @@ class ReducingStateDescriptor(StateDescriptor):
         return self._reduce_function
 
 
-class AggregatingStateDescriptor(StateDescriptor):
+class AggregatingStateDescriptor(StateDescriptor, Generic[IN, OUT]):
     """Describes an :class:`AggregatingState`: an AggregateFunction and the type of its
     accumulator."""
 

@@ -1,21 +1,22 @@
 """StreamExecutionEnvironment, as in ``pyflink.datastream.stream_execution_environment``."""
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Iterable
 
 from kindling.common.configuration import Configuration
 from kindling.common.execution_config import ExecutionConfig
+from kindling.common.unsupported import FAULT_TOLERANCE, JVM_ONLY, PYTHON_DEPENDENCIES, unsupported
 from kindling.common.typeinfo import TypeInformation, Types
 from kindling.datastream.data_stream import DataStream, check_picklable
 from kindling.datastream.execution_mode import RuntimeExecutionMode
+from kindling.datastream.slot_sharing_group import SlotSharingGroup
+from kindling.datastream.time_characteristic import TimeCharacteristic
 from kindling.graph.specs import CollectionSourceSpec, SequenceSourceSpec, TextFileSourceSpec
 from kindling.graph.transformation import (
     ChainedTransformation,
     SinkTransformation,
     SourceTransformation,
-    upstream_graph,
 )
 
 
@@ -43,6 +44,7 @@ class StreamExecutionEnvironment:
         self._parallelism = parallelism if parallelism > 0 else None
         self._max_parallelism = 128
         self._checkpoint_interval = -1
+        self._slot_sharing_groups: dict[str, SlotSharingGroup] = {}
 
     @staticmethod
     def get_execution_environment(configuration: Configuration | None = None) -> "StreamExecutionEnvironment":
@@ -90,7 +92,8 @@ class StreamExecutionEnvironment:
         return self._runtime_mode
 
     def enable_checkpointing(self, interval: int, mode: Any = None) -> "StreamExecutionEnvironment":
-        """Micro-batches are Spark's checkpoints; ``interval`` (ms) becomes the trigger interval."""
+        """Micro-batches are Spark's checkpoints; ``interval`` (ms) becomes the trigger interval.
+        ``mode`` is accepted and ignored: Spark's state store commits each micro-batch exactly once."""
         self._checkpoint_interval = interval
         return self
 
@@ -123,19 +126,89 @@ class StreamExecutionEnvironment:
         return True
 
     def disable_operator_chaining(self) -> "StreamExecutionEnvironment":
-        """Accepted for compatibility: stateless chains are always fused into one Python pass."""
+        """Records that chaining is disabled (``pipeline.operator-chaining``). It changes no
+        result and, in Kindling, no execution either: consecutive stateless operators always
+        run fused in one Python pass per element."""
+        self._configuration.set_boolean("pipeline.operator-chaining", False)
         return self
 
     def is_chaining_enabled(self) -> bool:
-        return True
+        return self._configuration.get_boolean("pipeline.operator-chaining", True)
+
+    def set_stream_time_characteristic(self, characteristic: TimeCharacteristic) -> "StreamExecutionEnvironment":
+        """Records the job's time characteristic (``pipeline.time-characteristic``), as PyFlink
+        1.x did. As in Flink since 1.12 it has no effect: window assigners, timers and
+        watermark strategies say which time they use."""
+        if not isinstance(characteristic, TimeCharacteristic):
+            raise TypeError(f"set_stream_time_characteristic expects a TimeCharacteristic, got {characteristic!r}")
+        self._configuration.set_string("pipeline.time-characteristic", characteristic.name)
+        return self
+
+    def get_stream_time_characteristic(self) -> TimeCharacteristic:
+        name = self._configuration.get_string("pipeline.time-characteristic", TimeCharacteristic.EventTime.name)
+        try:
+            return TimeCharacteristic[name]
+        except KeyError:
+            raise ValueError(f"pipeline.time-characteristic must be one of "
+                             f"{[c.name for c in TimeCharacteristic]}, got {name!r}") from None
+
+    def register_slot_sharing_group(self, slot_sharing_group: SlotSharingGroup) -> "StreamExecutionEnvironment":
+        """Records a slot sharing group and its resources. Spark schedules tasks itself and has
+        no slots, so the group does not change where operators run."""
+        if not isinstance(slot_sharing_group, SlotSharingGroup):
+            raise TypeError(f"register_slot_sharing_group expects a SlotSharingGroup, got {slot_sharing_group!r}")
+        self._slot_sharing_groups[slot_sharing_group.get_name()] = slot_sharing_group
+        return self
 
     def add_python_file(self, file_path: str) -> None:
         """Ships a Python file or package to the Spark workers."""
         self._configuration.set_string("kindling.python-files",
                                        ",".join(filter(None, [self._configuration.get_string("kindling.python-files", ""), file_path])))
 
-    def add_jars(self, *jars_path: str) -> None:
-        raise NotImplementedError("Kindling runs Python connectors only; JVM jars are not used")
+    @unsupported(PYTHON_DEPENDENCIES)
+    def add_python_archive(self, archive_path: str, target_dir: str = None) -> None: ...
+
+    @unsupported(PYTHON_DEPENDENCIES)
+    def set_python_requirements(self, requirements_file_path: str, requirements_cache_dir: str = None) -> None: ...
+
+    @unsupported(PYTHON_DEPENDENCIES)
+    def register_cached_file(self, file_path: str, name: str, executable: bool = False) -> None: ...
+
+    @unsupported(f"{JVM_ONLY}; Kindling's connectors are Python")
+    def add_jars(self, *jars_path: str) -> None: ...
+
+    @unsupported(f"{JVM_ONLY}; Kindling's connectors are Python")
+    def add_classpaths(self, *classpaths: str) -> None: ...
+
+    @unsupported(f"{JVM_ONLY}; read files with from_source(FileSource...) or read_text_file")
+    def create_input(self, input_format, type_info=None) -> DataStream: ...
+
+    @unsupported(FAULT_TOLERANCE)
+    def get_checkpoint_config(self): ...
+
+    @unsupported(FAULT_TOLERANCE)
+    def get_checkpointing_mode(self): ...
+
+    @unsupported(FAULT_TOLERANCE)
+    def get_checkpointing_consistency_mode(self): ...
+
+    @unsupported(FAULT_TOLERANCE)
+    def is_unaligned_checkpoints_enabled(self) -> bool: ...
+
+    @unsupported(FAULT_TOLERANCE)
+    def is_force_unaligned_checkpoints(self) -> bool: ...
+
+    @unsupported(FAULT_TOLERANCE)
+    def enable_changelog_state_backend(self, enabled: bool) -> "StreamExecutionEnvironment": ...
+
+    @unsupported(FAULT_TOLERANCE)
+    def is_changelog_state_backend_enabled(self): ...
+
+    @unsupported(FAULT_TOLERANCE)
+    def set_default_savepoint_directory(self, directory: str) -> "StreamExecutionEnvironment": ...
+
+    @unsupported(FAULT_TOLERANCE)
+    def get_default_savepoint_directory(self): ...
 
     # -- sources ------------------------------------------------------------------------
     def _source(self, spec: Any, name: str, type_info: TypeInformation | None) -> DataStream:
@@ -188,8 +261,9 @@ class StreamExecutionEnvironment:
                                      function=watermark_strategy)
         return DataStream(self, node)
 
-    def add_source(self, source_func: Any, source_name: str = "Custom Source", type_info=None) -> DataStream:
-        raise NotImplementedError("SourceFunction is not supported by Kindling; use from_source(...)")
+    @unsupported(f"a SourceFunction wraps a Java source function: {JVM_ONLY}; use from_source(...) with a "
+                 "Source, or from_collection(...)")
+    def add_source(self, source_func: Any, source_name: str = "Custom Source", type_info=None) -> DataStream: ...
 
     # -- execution ----------------------------------------------------------------------
     def _add_sink(self, sink: SinkTransformation) -> None:
@@ -203,19 +277,10 @@ class StreamExecutionEnvironment:
         return sinks
 
     def get_execution_plan(self) -> str:
-        """The job graph as JSON: one node per transformation with its inputs."""
-        nodes = []
-        for node in upstream_graph(self._sinks):
-            entry = {"id": node.id, "type": node.kind, "name": node.name,
-                     "parallelism": node.parallelism or self.get_parallelism(),
-                     "inputs": [p.id for p in node.inputs]}
-            if node.uid:
-                entry["uid"] = node.uid
-            if node.type_info is not None:
-                entry["output_type"] = repr(node.type_info)
-            entry.update(node.describe())
-            nodes.append(entry)
-        return json.dumps({"nodes": nodes}, indent=2)
+        """The job graph as Flink's JSON execution plan (``kindling.graph.plan``)."""
+        from kindling.graph.plan import execution_plan_json
+
+        return execution_plan_json(self._sinks, self.get_parallelism())
 
     def execute(self, job_name: str = None):
         """Runs the job on Spark and waits until it finishes (bounded jobs finish by themselves)."""

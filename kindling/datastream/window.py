@@ -823,7 +823,7 @@ class SlidingProcessingTimeWindows(_SlidingTimeWindows[T]):
                                 self._offset)
 
 
-class SessionWindowTimeGapExtractor(ABC):
+class SessionWindowTimeGapExtractor(ABC, Generic[T]):
     """Extracts the session gap (ms) from an element, for dynamic session windows."""
 
     @abstractmethod

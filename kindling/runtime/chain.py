@@ -7,12 +7,12 @@ The current element's timestamp and watermark stamp travel in a shared ``Record`
 """
 from __future__ import annotations
 
-import atexit
 import time
 from dataclasses import dataclass, field
 from types import GeneratorType
 from typing import Any, Callable
 
+from kindling.runtime import lifecycle
 from kindling.runtime.errors import user_function_failure
 from kindling.runtime.runtime_context import TaskRuntimeContext
 from kindling.runtime.task_info import MIN_WATERMARK, TaskInfo
@@ -45,38 +45,25 @@ class Record:
         self.processing_time: int | None = None
 
 
-_opened: dict[str, Any] = {}
-
-
 def opened_function(uid: str, function: Any, task_info: TaskInfo, context_factory=TaskRuntimeContext) -> Any:
-    """The instance of a user function for this worker process, ``open`` called once.
+    """The instance of a user function for this parallel instance (``task_info``'s subtask)
+    of operator ``uid``, ``open`` called once; ``close`` runs when the job ends.
 
-    Spark unpickles a task's functions for every task; Flink opens a function once per
-    operator instance. Python workers are reused, so the first instance is kept and opened.
+    Spark unpickles a task's functions for every task (every micro-batch) and reuses its
+    Python workers, so the first instance is kept and opened (see ``kindling.runtime.lifecycle``).
     """
-    instance = _opened.get(uid)
-    if instance is None:
-        instance = function
-        open_fn = getattr(instance, "open", None)
-        if open_fn is not None:
+
+    def open_instance() -> Any:
+        open_fn = getattr(function, "open", None)
+        if open_fn is not None and not isinstance(function, type):
             try:
                 open_fn(context_factory(task_info))
             except Exception as exc:
                 raise user_function_failure(task_info.task_name, exc) from None
-        _opened[uid] = instance
-    return instance
+        return function
 
-
-@atexit.register
-def _close_opened() -> None:
-    for instance in _opened.values():
-        close = getattr(instance, "close", None)
-        if close is not None:
-            try:
-                close()
-            except Exception:
-                pass
-    _opened.clear()
+    return lifecycle.opened(uid, task_info.index_of_subtask, task_info.task_name, open_instance,
+                            lifecycle.close_function)
 
 
 class _StatelessTimerService:
@@ -127,6 +114,13 @@ def fan_out(targets: list[Callable[[Any], None]]) -> Callable[[Any], None]:
             target(value)
 
     return push
+
+
+def is_side_output(result: Any) -> bool:
+    """Whether a yielded result is PyFlink's side-output pair ``(OutputTag, value)``."""
+    from kindling.datastream.output_tag import OutputTag  # not at the top: workers import this module first
+
+    return type(result) is tuple and len(result) == 2 and isinstance(result[0], OutputTag)
 
 
 def emit_all(result, push: Callable[[Any], None]) -> None:
@@ -191,26 +185,30 @@ def build_chain(
     elif op == "process":
         side_targets = {
             tag: fan_out(
-                [build_chain(c, exit_pushers, record, task_info, watermark_generators) for c in children]
+                [build_chain(c, exit_pushers, record, task_info, watermark_generators)
+                 for c in node.side_children.get(tag, [])]
                 + [exit_pushers[e] for e in node.side_exits.get(tag, [])]
             )
-            for tag, children in node.side_children.items()
+            for tag in {**node.side_children, **node.side_exits}
         }
-        for tag, exits in node.side_exits.items():
-            if tag not in side_targets:
-                side_targets[tag] = fan_out([exit_pushers[e] for e in exits])
-
         fallback = node.side_fallback
+        has_side_output = bool(side_targets) or fallback is not None
 
-        def side(tag, value):
-            tag_id = getattr(tag, "tag_id", None)
+        def side(tag_id, value):
             target = side_targets.get(tag_id)
             if target is not None:
                 target(value)
             elif fallback is not None:
                 fallback(tag_id, value)
 
-        ctx = _ProcessContext(record, side)
+        from kindling.datastream.output_tag import OutputTag
+
+        def output(tag, value):
+            if not isinstance(tag, OutputTag):
+                raise TypeError(f"output() expects an OutputTag, got {tag!r}")
+            side(tag.tag_id, value)
+
+        ctx = _ProcessContext(record, output)
         call = fn.process_element
 
         def push(value):
@@ -220,15 +218,21 @@ def build_chain(
                     result = list(result)
             except Exception as exc:
                 raise user_function_failure(name, exc) from None
-            emit_all(result, downstream)
+            if result is None:
+                return
+            if not has_side_output:  # as PyFlink: without side outputs a yielded pair is an element
+                emit_all(result, downstream)
+                return
+            for r in result:
+                if is_side_output(r):
+                    side(r[0].tag_id, r[1])
+                else:
+                    downstream(r)
 
     elif op == "timestamps":
-        generator = watermark_generators.get(node.uid)
-        if generator is None:
-            from kindling.runtime.watermarks import WatermarkGenerator
+        from kindling.runtime.watermarks import generator_for
 
-            generator = watermark_generators[node.uid] = WatermarkGenerator(fn)
-        stamp = generator.stamp_and_timestamp
+        stamp = generator_for(watermark_generators, node.uid, fn).stamp_and_timestamp
 
         def push(value):
             try:

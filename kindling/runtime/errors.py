@@ -45,7 +45,11 @@ class UserFunctionError(RuntimeError):
 
 
 def user_function_failure(operator_name: str, exc: BaseException) -> RuntimeError:
-    """Wraps an exception raised by user code so that the driver can report it."""
+    """Wraps an exception raised by user code so that the driver can report it. In a Spark task
+    the task is failing: the worker's user functions are closed first (see ``lifecycle``)."""
+    from kindling.runtime.lifecycle import task_failing
+
+    task_failing()
     if isinstance(exc, UserFunctionError):
         return RuntimeError(exc.encode())
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))

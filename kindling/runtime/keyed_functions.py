@@ -1,10 +1,15 @@
 """KeyedStream's built-in operations, as KeyedProcessFunctions run by KeyedProcessOperator.
 
+``KeyedStream.map(f)``         -> ``KeyedProcessOperator(MapProcessFunction(f))``
+``KeyedStream.flat_map(f)``    -> ``KeyedProcessOperator(FlatMapProcessFunction(f))``
+``KeyedStream.filter(f)``      -> ``KeyedProcessOperator(FilterProcessFunction(f))``
 ``KeyedStream.reduce(f)``      -> ``KeyedProcessOperator(ReduceProcessFunction(f))``
 ``KeyedStream.sum(1)`` etc.    -> ``KeyedProcessOperator(aggregation_function('sum', 1))``
 
 Semantics follow PyFlink (pyflink/datastream/data_stream.py):
 
+* map/flat_map/filter run per key, as PyFlink's adapters do: the user function's ``open`` gets
+  the keyed RuntimeContext, so ``get_state`` gives the current key's state.
 * reduce: STREAMING emits the running reduced value after every element; BATCH emits only
   the final value of each key, at the end of the key (timestamp MAX_WATERMARK).
 * sum/min/max(position): the value of the FIRST element of the key, with the field at
@@ -21,6 +26,7 @@ from typing import Optional, Union
 
 from kindling.datastream.functions import KeyedProcessFunction, ReduceFunction
 from kindling.datastream.state import ReducingStateDescriptor
+from kindling.runtime.chain import is_function_object
 from kindling.runtime.task_info import MAX_WATERMARK
 
 REDUCE_STATE_NAME = "_kindling_reduce_state"
@@ -34,6 +40,60 @@ def _row_class():
         return Row
     except ImportError:  # pragma: no cover
         return ()
+
+
+class _UserFunctionProcessFunction(KeyedProcessFunction):
+    """A MapFunction, FlatMapFunction or FilterFunction (or a plain callable) run as a
+    KeyedProcessFunction; ``_method`` names the function's method."""
+
+    _method = ""
+
+    def __init__(self, function):
+        self.function = function
+        self._call = None
+
+    def open(self, runtime_context):
+        f = self.function
+        if is_function_object(f, self._method):
+            user_open = getattr(f, "open", None)
+            if user_open is not None:
+                user_open(runtime_context)
+            self._call = getattr(f, self._method)
+        else:
+            self._call = f
+
+    def close(self):
+        f = self.function
+        user_close = getattr(f, "close", None) if is_function_object(f, self._method) else None
+        if user_close is not None:
+            user_close()
+
+
+class MapProcessFunction(_UserFunctionProcessFunction):
+    """``KeyedStream.map``: one output per element."""
+
+    _method = "map"
+
+    def process_element(self, value, ctx):
+        return (self._call(value),)
+
+
+class FlatMapProcessFunction(_UserFunctionProcessFunction):
+    """``KeyedStream.flat_map``: every element the function returns or yields."""
+
+    _method = "flat_map"
+
+    def process_element(self, value, ctx):
+        return self._call(value)
+
+
+class FilterProcessFunction(_UserFunctionProcessFunction):
+    """``KeyedStream.filter``: the elements for which the function is true."""
+
+    _method = "filter"
+
+    def process_element(self, value, ctx):
+        return (value,) if self._call(value) else None
 
 
 class ReduceProcessFunction(KeyedProcessFunction):

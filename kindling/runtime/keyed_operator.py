@@ -5,7 +5,9 @@ once per worker process, and then called once per key per micro-batch with that 
 :class:`~kindling.runtime.key_state.KeyState` and its new elements. It never touches Spark.
 
 Outputs are ``(tag_id, value, timestamp)`` triples: ``tag_id`` is None for the main output,
-else the ``OutputTag.tag_id`` of a side output.
+else the ``OutputTag.tag_id`` of a side output. A user function emits to a side output with
+``ctx.output(tag, value)`` or, as in PyFlink, by yielding an ``(OutputTag, value)`` pair; see
+:func:`append_results` for when such a pair is a side output.
 
 The methods returning outputs are generators: they do their work as they are iterated, and
 outputs come out as soon as each element or timer produced them. Exhaust the iterator before
@@ -21,6 +23,7 @@ from typing import Iterable, Iterator, Optional, Tuple
 from kindling.datastream.functions import KeyedProcessFunction, TimerService
 from kindling.datastream.output_tag import OutputTag
 from kindling.datastream.time_domain import TimeDomain
+from kindling.runtime.chain import is_side_output
 from kindling.runtime.errors import user_function_failure
 from kindling.runtime.key_state import KeyState
 from kindling.runtime.keyed_runtime_context import KeyedRuntimeContext
@@ -43,6 +46,9 @@ class KeyedOperator(ABC):
     """
 
     name: str = "KeyedOperator"
+    #: whether the job reads a side output of this operator (``get_side_output``): only then is a
+    #: yielded ``(OutputTag, value)`` pair a side output (see :func:`append_results`)
+    has_side_output: bool = True
     #: the operator's KeyedStateRegistry once opened (for inspection by the test harness)
     state_registry: Optional[KeyedStateRegistry] = None
 
@@ -136,7 +142,17 @@ class _TimerServiceImpl(TimerService):
         self._op._ks.delete_processing_timer(timestamp)
 
 
-class _Context(KeyedProcessFunction.Context):
+class OutputContext:
+    """``ctx.output(tag, value)`` of a keyed operator's contexts (which hold ``_op`` and
+    ``_ts``): a side output stamped with the context's timestamp."""
+
+    def output(self, output_tag: OutputTag, value) -> None:
+        if not isinstance(output_tag, OutputTag):
+            raise TypeError("output() expects an OutputTag, got %r" % (output_tag,))
+        self._op._out.append((output_tag.tag_id, value, self._ts))
+
+
+class _Context(OutputContext, KeyedProcessFunction.Context):
 
     def __init__(self, op: 'KeyedProcessOperator', timer_service: TimerService):
         self._op = op
@@ -152,11 +168,6 @@ class _Context(KeyedProcessFunction.Context):
 
     def get_current_key(self):
         return self._key
-
-    def output(self, output_tag: OutputTag, value) -> None:
-        if not isinstance(output_tag, OutputTag):
-            raise TypeError("output() expects an OutputTag, got %r" % (output_tag,))
-        self._op._out.append((output_tag.tag_id, value, self._ts))
 
 
 class _OnTimerContext(_Context, KeyedProcessFunction.OnTimerContext):
@@ -174,13 +185,37 @@ def _not_iterable(what: str, res) -> TypeError:
                      % (what, res))
 
 
+def append_results(res, ts, append, has_side_output: bool, what: str) -> None:
+    """Appends what a user function returned or yielded (``res``, not None) as outputs
+    stamped ``ts``.
+
+    As in PyFlink, a yielded ``(OutputTag, value)`` pair goes to that tag's side output when the
+    operator has side outputs (``has_side_output``); otherwise it is an ordinary element of the
+    main output, pair and all.
+    """
+    try:
+        it = iter(res)
+    except TypeError:
+        raise _not_iterable(what, res) from None
+    if has_side_output:
+        for r in it:
+            if is_side_output(r):
+                append((r[0].tag_id, r[1], ts))
+            else:
+                append((None, r, ts))
+    else:
+        for r in it:
+            append((None, r, ts))
+
+
 class KeyedProcessOperator(_FiringOperator):
     """Runs a :class:`KeyedProcessFunction` (or any object with ``process_element(value, ctx)``
     and optionally ``on_timer(timestamp, ctx)``, ``open(runtime_context)``, ``close()``).
 
     Results of ``process_element``/``on_timer`` may be yielded, returned as an iterable, or
-    None; a yielded ``(OutputTag, value)`` pair and ``ctx.output(tag, value)`` go to side
-    outputs. Outputs of ``process_element`` carry the element's timestamp, outputs of
+    None; ``ctx.output(tag, value)`` goes to a side output, and so does a yielded
+    ``(OutputTag, value)`` pair when the operator has side outputs (:func:`append_results`).
+    Outputs of ``process_element`` carry the element's timestamp, outputs of
     ``on_timer`` the timer's timestamp (both time domains, as in PyFlink).
     """
 
@@ -263,16 +298,7 @@ class KeyedProcessOperator(_FiringOperator):
         self._tctx._key = key
 
     def _emit(self, res, ts) -> None:
-        try:
-            it = iter(res)
-        except TypeError:
-            raise _not_iterable("on_timer", res) from None
-        append = self._out.append
-        for r in it:
-            if type(r) is tuple and len(r) == 2 and isinstance(r[0], OutputTag):
-                append((r[0].tag_id, r[1], ts))
-            else:
-                append((None, r, ts))
+        append_results(res, ts, self._out.append, self.has_side_output, "on_timer")
 
     def _fire_timers(self, state: KeyState, event: bool, up_to) -> None:
         """Fires the event-time (``event``) or processing-time timers ``<= up_to``."""
@@ -316,6 +342,7 @@ class KeyedProcessOperator(_FiringOperator):
             ctx = self._ctx
             pe = self._pe
             append = out.append
+            side = self.has_side_output
             for value, ts, stamp in elements:
                 if stamp is not None and stamp > wm:
                     wm = self._wm = stamp
@@ -324,15 +351,7 @@ class KeyedProcessOperator(_FiringOperator):
                 ctx._ts = ts
                 res = pe(value, ctx)
                 if res is not None:
-                    try:
-                        it = iter(res)
-                    except TypeError:
-                        raise _not_iterable("process_element", res) from None
-                    for r in it:
-                        if type(r) is tuple and len(r) == 2 and isinstance(r[0], OutputTag):
-                            append((r[0].tag_id, r[1], ts))
-                        else:
-                            append((None, r, ts))
+                    append_results(res, ts, append, side, "process_element")
                 if out:
                     yield from out
                     out.clear()
@@ -376,20 +395,13 @@ class KeyedProcessOperator(_FiringOperator):
             self._wm = MIN_WATERMARK
             ctx = self._ctx
             pe = self._pe
+            side = self.has_side_output
             for e in elements:
                 ts = e[1]
                 ctx._ts = ts
                 res = pe(e[0], ctx)
                 if res is not None:
-                    try:
-                        it = iter(res)
-                    except TypeError:
-                        raise _not_iterable("process_element", res) from None
-                    for r in it:
-                        if type(r) is tuple and len(r) == 2 and isinstance(r[0], OutputTag):
-                            out.append((r[0].tag_id, r[1], ts))
-                        else:
-                            out.append((None, r, ts))
+                    append_results(res, ts, out.append, side, "process_element")
                 if out:
                     yield from out
                     out.clear()

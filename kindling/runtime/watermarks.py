@@ -1,23 +1,29 @@
-"""Per-source-partition timestamps and watermark stamps from a WatermarkStrategy.
+"""Timestamps and watermark stamps of one channel (a source split, or a parallel instance
+running a timestamp assigner) from a WatermarkStrategy, emitted as Flink emits them.
 
-Flink's watermark moves between elements. Kindling computes it deterministically per source
-partition, element by element, and stamps each element with the watermark emitted just
-BEFORE it; keyed operators replay a key's elements in stamp order (see DESIGN.md, "Time")::
+Flink's generators (bounded out-of-orderness ``max_ts - delay - 1``, monotonous ``max_ts - 1``)
+see every element (``on_event``) but *emit* their watermark periodically, every
+``pipeline.auto-watermark-interval`` ms of processing time (``on_periodic_emit``); an interval
+of 0 turns periodic emission off. Each element is stamped with the watermark its channel had
+emitted just BEFORE it; keyed operators replay elements by stamp (DESIGN.md, "Time")::
 
-    gen = WatermarkGenerator(strategy)             # or start_watermark=<last batch's>
-    for value, record_ts in partition:
+    gen = WatermarkGenerator(strategy, interval_ms=200)
+    for value, record_ts in split:
         ts, stamp = gen.stamp_and_timestamp(value, record_ts)
-    gen.current_watermark                          # the partition's watermark after the batch
+    gen.emit()                                     # the split ended: emit what it reached
 
-Watermarks: bounded out-of-orderness ``max_ts - delay - 1``, monotonous ``max_ts - 1``,
-no watermarks: never advances. Idleness and alignment are not modelled here.
+``per_element=True`` (configuration ``kindling.watermark.per-element``) emits after every
+element instead: deterministic, for tests of lateness and small inputs.
 """
 from __future__ import annotations
 
 import inspect
-from typing import Iterable, Iterator, Optional, Tuple
+import time
+from typing import Callable, Iterable, Iterator, Optional, Tuple
 
 from kindling.runtime.task_info import MIN_WATERMARK
+
+DEFAULT_INTERVAL_MS = 200
 
 
 def _two_args(f) -> bool:
@@ -32,19 +38,28 @@ def _two_args(f) -> bool:
     return len(params) >= 2
 
 
+def wall_clock_ms() -> int:
+    """Processing time in epoch milliseconds."""
+    return int(time.time() * 1000)
+
+
 class WatermarkGenerator:
-    """Assigns timestamps and computes watermark stamps for one source partition.
+    """Assigns timestamps and computes watermark stamps for one channel.
 
     :param strategy: a WatermarkStrategy (fields ``kind`` 'monotonous'|'bounded'|'none',
-        ``max_out_of_orderness_ms``, ``timestamp_assigner``) or None (no watermarks, record
-        timestamps kept).
-    :param start_watermark: the watermark the partition had already emitted (e.g. at the end
-        of the previous micro-batch).
+        ``max_out_of_orderness_ms``, ``timestamp_assigner``, ``idleness_ms``) or None (no
+        watermarks, record timestamps kept).
+    :param interval_ms: periodic emission interval in processing time; 0 emits only on
+        :meth:`emit` (the end of the input).
+    :param per_element: emit after every element (Kindling's deterministic mode).
+    :param clock: processing time in ms (injected by tests).
     """
 
-    __slots__ = ('_extract', '_delay', '_emits', 'current_watermark')
+    __slots__ = ('_extract', '_delay', '_emits', '_interval', '_per_element', '_clock', '_next_emit',
+                 'max_timestamp', 'current_watermark', 'seen', 'idleness_ms')
 
-    def __init__(self, strategy=None, start_watermark: int = MIN_WATERMARK):
+    def __init__(self, strategy=None, interval_ms: int = DEFAULT_INTERVAL_MS, per_element: bool = False,
+                 clock: Callable[[], int] = wall_clock_ms):
         kind = getattr(strategy, 'kind', 'none') if strategy is not None else 'none'
         if kind not in ('monotonous', 'bounded', 'none'):
             raise ValueError("unknown watermark strategy kind %r" % (kind,))
@@ -69,18 +84,48 @@ class WatermarkGenerator:
         else:
             raise TypeError("a timestamp assigner must be a TimestampAssigner or a function, got %r"
                             % (assigner,))
-        self.current_watermark = start_watermark if start_watermark is not None else MIN_WATERMARK
+        self.idleness_ms: Optional[int] = getattr(strategy, 'idleness_ms', None) if strategy is not None else None
+        self._interval = max(int(interval_ms or 0), 0)
+        self._per_element = bool(per_element)
+        self._clock = clock
+        now = clock()
+        self._next_emit = now + self._interval  # Flink's first periodic emission: one interval after start
+        self.max_timestamp: Optional[int] = None
+        self.current_watermark = MIN_WATERMARK  # the last watermark emitted
+        self.seen = 0  # elements seen (a channel with none in a while may be idle)
+
+    def emit(self) -> int:
+        """Emits the watermark the elements seen so far allow (``on_periodic_emit``); returns it."""
+        if self._emits and self.max_timestamp is not None:
+            candidate = self.max_timestamp - self._delay
+            if candidate > self.current_watermark:
+                self.current_watermark = candidate
+        return self.current_watermark
+
+    def level(self) -> int:
+        """The watermark this channel has reached when its read in a task ends: what it emits
+        then (the end of a split, or a periodic emission before the next micro-batch), or
+        what it had emitted when periodic emission is off."""
+        if self._interval or self._per_element:
+            return self.emit()
+        return self.current_watermark
 
     def stamp_and_timestamp(self, value, record_ts: Optional[int] = None) -> Tuple[Optional[int], int]:
         """``(timestamp, stamp)`` of the next element: its event timestamp (from the assigner,
         else ``record_ts``) and the watermark emitted before it."""
+        if self._interval:
+            now = self._clock()
+            if now >= self._next_emit:
+                self.emit()
+                self._next_emit = now + self._interval
+        self.seen += 1
         stamp = self.current_watermark
         extract = self._extract
         ts = extract(value, record_ts) if extract is not None else record_ts
-        if ts is not None and self._emits:
-            candidate = ts - self._delay
-            if candidate > stamp:
-                self.current_watermark = candidate
+        if ts is not None and (self.max_timestamp is None or ts > self.max_timestamp):
+            self.max_timestamp = ts
+            if self._per_element:
+                self.emit()
         return ts, stamp
 
     def stamp_all(self, records: Iterable[Tuple[object, Optional[int]]]) -> Iterator[Tuple[object, Optional[int], int]]:
@@ -89,3 +134,21 @@ class WatermarkGenerator:
         for value, record_ts in records:
             ts, stamp = step(value, record_ts)
             yield value, ts, stamp
+
+
+class Generators(dict):
+    """The watermark generators of one task by assigner uid, all emitting alike."""
+
+    def __init__(self, interval_ms: int = DEFAULT_INTERVAL_MS, per_element: bool = False,
+                 clock: Callable[[], int] = wall_clock_ms):
+        super().__init__()
+        self.settings = dict(interval_ms=interval_ms, per_element=per_element, clock=clock)
+
+
+def generator_for(generators: dict, uid: str, strategy) -> WatermarkGenerator:
+    """The generator of assigner ``uid`` in ``generators`` (a :class:`Generators` or a plain
+    dict, then with default settings), created on first use."""
+    generator = generators.get(uid)
+    if generator is None:
+        generator = generators[uid] = WatermarkGenerator(strategy, **getattr(generators, "settings", {}))
+    return generator

@@ -99,6 +99,7 @@ _INT_RANGES = {
     BasicType.BIG_INT: (-(10 ** 38) + 1, 10 ** 38 - 1),
 }
 _DEC_QUANTUM = decimal.Decimal(1).scaleb(-18)
+_DEC_CONTEXT = decimal.Context(prec=38)  # Spark's DecimalType(38, 18) holds at most 38 digits
 
 
 def _is_bool(v: Any) -> bool:
@@ -305,6 +306,14 @@ def _splitter(ti: TypeInformation) -> Callable[[Any], Sequence[Any]]:
 
 # ---- element decoders: what ``to_pylist`` gives -> the Python value; None = identity ----
 
+def _dec_big_dec(v: decimal.Decimal) -> decimal.Decimal:
+    """Drops the zeros Spark's fixed scale of 18 appends (``3.000000000000000000`` -> ``3``,
+    ``2.500000000000000000`` -> ``2.5``), so a BIG_DEC reads as the Decimal a user wrote."""
+    if v == v.to_integral_value():
+        return decimal.Decimal(int(v))
+    return v.normalize(_DEC_CONTEXT)
+
+
 def _decoder(ti: Optional[TypeInformation]) -> Optional[Callable[[Any], Any]]:
     if ti is None or isinstance(ti, PickledBytesTypeInfo):
         return pickle.loads
@@ -318,6 +327,8 @@ def _decoder(ti: Optional[TypeInformation]) -> Optional[Callable[[Any], Any]]:
     if isinstance(ti, BasicTypeInfo):
         if ti.basic_type is BasicType.BIG_INT:
             return int
+        if ti.basic_type is BasicType.BIG_DEC:
+            return _dec_big_dec
         return None
     if isinstance(ti, (TimeTypeInfo, LocalTimeTypeInfo)) and ti.to_spark_type() == st.LongType():
         return ti.from_internal_type

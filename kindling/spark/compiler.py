@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyspark.accumulators import AccumulatorParam
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -27,8 +28,8 @@ from kindling.graph.transformation import (
     upstream_graph,
 )
 from kindling.runtime.chain import ChainNode
-from kindling.spark.sources import FORMAT, KindlingSource, SourcePlan, encode_option
-from kindling.spark.stage import EXIT, TS, WM, ExitPlan, StagePlan, arrow_stage_function
+from kindling.spark.sources import FORMAT, KindlingSource, SourcePlan, WatermarkHandOff, encode_option
+from kindling.spark.stage import CHANNEL, EXIT, TS, WM, ExitPlan, StagePlan, arrow_stage_function
 
 SINK = "__sink"
 ROOT_KINDS = (SourceTransformation, UnionTransformation, KeyedTransformation)
@@ -59,14 +60,56 @@ class CompiledJob:
     streaming: bool
     bounded: bool
     late_records: dict = field(default_factory=dict)
+    handoff: WatermarkHandOff | None = None  # unbounded event-time jobs: watermark back to the sources
+
+    def after_batch(self, batch_id: int) -> None:
+        """The runner calls this after each micro-batch (on the driver)."""
+        if self.handoff is not None:
+            self.handoff.after_batch(batch_id)
+
+    def close(self) -> None:
+        """The runner calls this when the job ends, however it ends."""
+        if self.handoff is not None:
+            self.handoff.close()
+
+
+@dataclass(frozen=True)
+class TimeSettings:
+    """When sources emit watermarks: every ``interval_ms`` of processing time (Flink's
+    ``pipeline.auto-watermark-interval``; 0: only at the end of input), or after every
+    element (``kindling.watermark.per-element``, deterministic, for tests of lateness)."""
+
+    interval_ms: int = 200
+    per_element: bool = False
+
+    @staticmethod
+    def of(env) -> "TimeSettings":
+        interval = env.get_config().get_auto_watermark_interval()
+        text = env.get_configuration().get_string("pipeline.auto-watermark-interval", "")
+        if text and interval == 200:  # the configuration key, unless set_auto_watermark_interval changed it
+            interval = _duration_ms(text)
+        return TimeSettings(interval, env.get_configuration().get_boolean("kindling.watermark.per-element", False))
+
+
+def _duration_ms(text: str) -> int:
+    """Milliseconds of a Flink duration such as ``200 ms``, ``1s`` or ``200``."""
+    units = {"ms": 1, "milli": 1, "millis": 1, "s": 1000, "sec": 1000, "min": 60_000, "h": 3_600_000}
+    stripped = text.strip().lower()
+    number = stripped.rstrip("abcdefghijklmnopqrstuvwxyz ").strip()
+    unit = stripped[len(number):].strip() or "ms"
+    if not number.isdigit() or unit not in units:
+        raise ValueError(f"pipeline.auto-watermark-interval must be a duration such as '200 ms', got {text!r}")
+    return int(number) * units[unit]
 
 
 class Compiler:
     """Turns the transformations behind ``sinks`` into Spark DataFrames."""
 
     def __init__(self, spark: SparkSession, sinks: list[SinkTransformation], streaming: bool,
-                 parallelism: int, job_parameters: dict | None = None, job_id: str = "job"):
+                 parallelism: int, job_parameters: dict | None = None, job_id: str = "job",
+                 time_settings: TimeSettings | None = None):
         self.spark = spark
+        self.time = time_settings or TimeSettings()
         self.sinks = sinks
         self.streaming = streaming
         self.parallelism = parallelism
@@ -94,15 +137,40 @@ class Compiler:
         self.exit_of: dict[tuple[int, int], ExitPlan] = {}  # (producer node id, consumer node id) -> exit
         self.stage_frames: dict[int, DataFrame] = {}
         self.late_records: dict[str, Any] = {}  # keyed operator name -> accumulator of late elements dropped
+        self.watermarks: dict[str, Any] = {}  # keyed operator name -> accumulator of its watermark (event time)
+        self.bounded = all(n.source.bounded for n in self.nodes if isinstance(n, SourceTransformation))
+        self.handoff = WatermarkHandOff(self.watermarks) if streaming and not self.bounded else None
+        self.shuffle_partitions = int(spark.conf.get("spark.sql.shuffle.partitions", "200")) if streaming else 1
 
     # -- planning ---------------------------------------------------------------------
     def _plan(self, root: Transformation) -> StagePlan:
         plan = self.plans.get(root.id)
         if plan is None:
+            source = isinstance(root, SourceTransformation)
             plan = StagePlan(name=root.name, input_type=root.type_info, job_parameters=self.job_parameters,
-                             parallelism=self.parallelism)
+                             parallelism=self.parallelism, uid=f"{self.job_id}/{root.id}",
+                             channels=self.streaming, reads_source=source, splits_finish=source or self.bounded,
+                             splits_end_input=source and root.source.bounded,
+                             shuffle_partitions=self.shuffle_partitions,
+                             watermark_interval_ms=self.time.interval_ms,
+                             per_element_watermarks=self.time.per_element)
             self.plans[root.id] = plan
         return plan
+
+    def watermark_accumulator(self, name: str) -> Any:
+        """A Spark accumulator (max) of a keyed operator's watermark, read by the hand-off."""
+        accumulator = self.spark.sparkContext.accumulator(None, _MaxParam())
+        self.watermarks[name] = accumulator
+        return accumulator
+
+    def _assigner(self, producer: Transformation) -> ChainedTransformation | None:
+        """The timestamp assigner nearest upstream of ``producer`` within its stage."""
+        node = producer
+        while not isinstance(node, ROOT_KINDS):
+            if isinstance(node, ChainedTransformation) and node.operation == "timestamps":
+                return node
+            node = node.inputs[0]
+        return None
 
     def plan_stages(self) -> None:
         chain_nodes: dict[int, ChainNode] = {}
@@ -142,6 +210,10 @@ class Compiler:
         else:
             exit_plan = ExitPlan(index=len(plan.exits), layout="stream", name=consumer.name, type_info=stream_type)
         exit_plan.declared_by = self._declarer(producer)
+        assigner = self._assigner(producer)
+        if assigner is not None:
+            exit_plan.assigner = f"{self.job_id}/{assigner.id}"
+            exit_plan.idleness_ms = getattr(assigner.function, "idleness_ms", None)
         plan.exits.append(exit_plan)
         if self.timed[producer.id]:
             plan.timed_exits.add(exit_plan.index)
@@ -186,7 +258,7 @@ class Compiler:
         if not getattr(self.spark, "_kindling_source_registered", False):
             self.spark.dataSource.register(KindlingSource)
             self.spark._kindling_source_registered = True
-        bounded = all(n.source.bounded for n in self.nodes if isinstance(n, SourceTransformation))
+        bounded = self.bounded
         if len(self.sinks) == 1:
             # One sink reads its stage's output as it is: no projection, no union.
             sink = self.sinks[0]
@@ -194,7 +266,7 @@ class Compiler:
             df = self.stage_output(sink.inputs[0], exit_plan)
             columns = {f.name: exit_plan.prefixed(f.name) for f in exit_plan.value_fields()}
             return CompiledJob(df, [CompiledSink(0, sink, columns, filtered=False)], self.streaming, bounded,
-                               self.late_records)
+                               self.late_records, self.handoff)
         frames = []
         compiled_sinks = []
         for i, sink in enumerate(self.sinks):
@@ -206,7 +278,7 @@ class Compiler:
         df = frames[0]
         for other in frames[1:]:
             df = df.unionByName(other, allowMissingColumns=True)
-        return CompiledJob(df, compiled_sinks, self.streaming, bounded, self.late_records)
+        return CompiledJob(df, compiled_sinks, self.streaming, bounded, self.late_records, self.handoff)
 
     def stage_output(self, producer: Transformation, exit_plan: ExitPlan) -> DataFrame:
         """The output of ``producer``'s stage, restricted to the rows of one of its exits."""
@@ -217,10 +289,11 @@ class Compiler:
         return out
 
     def exit_frame(self, producer: Transformation, consumer: Transformation) -> DataFrame:
-        """The stream ``producer`` sends to ``consumer``: the exit's value columns, __ts, __wm (and __key)."""
+        """The stream ``producer`` sends to ``consumer``: the exit's value columns, __ts, __wm, __ch (and __key)."""
         exit_plan = self.exit_of[(producer.id, consumer.id)]
         out = self.stage_output(producer, exit_plan)
-        return out.select([F.col(exit_plan.prefixed(f.name)).alias(f.name) for f in exit_plan.value_fields()] + [TS, WM])
+        return out.select([F.col(exit_plan.prefixed(f.name)).alias(f.name) for f in exit_plan.value_fields()]
+                          + [TS, WM, CHANNEL])
 
     def stage_frame(self, root: Transformation) -> DataFrame:
         df = self.stage_frames.get(root.id)
@@ -247,6 +320,21 @@ class Compiler:
         spec = node.source
         if isinstance(spec, SequenceSourceSpec) and not self.streaming:
             return self.spark.range(spec.start, spec.end + 1, numPartitions=self.parallelism).withColumnRenamed("id", "f0")
-        source_plan = SourcePlan(node.source, node.type_info, self.parallelism, self.streaming)
+        source_plan = SourcePlan(node.source, node.type_info, self.parallelism, self.streaming,
+                                 self.handoff.path if self.handoff is not None else None)
         reader = self.spark.readStream if self.streaming else self.spark.read
         return reader.format(FORMAT).option("plan", encode_option(source_plan)).load()
+
+
+class _MaxParam(AccumulatorParam):
+    """Accumulates the largest value added (None: nothing added yet)."""
+
+    def zero(self, value):
+        return None
+
+    def addInPlace(self, a, b):
+        if a is None:
+            return b
+        if b is None:
+            return a
+        return max(a, b)

@@ -6,15 +6,17 @@ State: all of a key's Flink state and timers live in one ``KeyState``, stored as
 Spark ValueState (read once and written once per key per micro-batch), with one Spark timer
 per key at its earliest pending timer.
 
-Time: Spark's watermark is global and advances between micro-batches. Spark watches the
-event time with a delay of ``out_of_orderness + 1`` ms, so its watermark equals Flink's
-(``max_ts - out_of_orderness - 1``). The event-time column drives only the watermark: it is
-not among the operator's input columns, so Spark drops no late element before the operator
-(Flink's process functions see late elements; windows decide themselves what is late).
-Elements carry the watermark their source partition had emitted before them (``__wm``),
-which the operator replays within the batch. A bounded source ends with a control row
-(``__wm == END_MARK``) that lifts the watermark to the end, so every event-time timer fires
-before the job ends.
+Time (docs/architecture.md, "Time across parallel inputs"): the operator's watermark is the
+minimum over its input channels (source splits, upstream keyed operators). Each partition's
+first key is its control key (sorted before every element's key): its rows are the batch's
+channel reports, folded into a :class:`~kindling.runtime.channels.ChannelTable` kept in the
+control key's state; every other key of the partition then replays its elements in one
+valid Flink order with the watermark each element saw (``Replay``). Spark's own watermark
+only fires the event-time timers of keys without elements; it must never run ahead of the
+channels' minimum, so element rows give it no event time: only control rows do, the end of a
+bounded input (``END_MARK``) and the watermark the runner hands back to the sources
+(``WatermarkHandOff``). The event-time column is not among the operator's input columns, so
+Spark drops no element before the operator (windows decide themselves what is late).
 """
 from __future__ import annotations
 
@@ -29,26 +31,27 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from kindling.graph.transformation import ChainedTransformation, KeyedTransformation, SourceTransformation
+from kindling.runtime import lifecycle
 from kindling.runtime.batch import sort_for_batch
+from kindling.runtime.channels import ChannelTable, Replay
 from kindling.runtime.key_state import KeyState
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
-from kindling.spark.stage import ELEMENTS, END_KEY, END_MARK, KEY, TS, WM, StagePlan, StageRun
+from kindling.spark.stage import (CONTROL_MARK, ELEMENTS, END_KEY, END_MARK, KEY, TS, WM, StagePlan, StageRun,
+                                  is_control_key)
 
 EVENT_TIME = "__et"
 END_THRESHOLD = END_MARK - 10**12
 STATE_SCHEMA = StructType([StructField("state", BinaryType()), StructField("timer", LongType())])
 
-_operators: dict[str, Any] = {}
-
-
 def _opened_operator(uid: str, operator: Any, task_info: TaskInfo) -> Any:
-    """One opened operator per worker process (Spark re-creates processors per task)."""
-    op = _operators.get(uid)
-    if op is None:
-        op = operator
-        op.open(task_info)
-        _operators[uid] = op
-    return op
+    """The opened operator of one parallel instance (``task_info``'s subtask) in this worker
+    process, closed when the job ends (Spark re-creates processors for every task)."""
+
+    def open_operator() -> Any:
+        operator.open(task_info)
+        return operator
+
+    return lifecycle.opened(uid, task_info.index_of_subtask, operator.name, open_operator, lambda op: op.close())
 
 
 def _flink_watermark(spark_watermark: int) -> int:
@@ -69,12 +72,14 @@ class _DictRow(dict):
 class KeyedStageProcessor(StatefulProcessor):
     """The transformWithState processor of one keyed operator and its chained successors."""
 
-    def __init__(self, uid: str, operator: Any, plan: StagePlan, time_mode: str, late_records: Any = None):
+    def __init__(self, uid: str, operator: Any, plan: StagePlan, time_mode: str, late_records: Any = None,
+                 watermarks: Any = None):
         self.uid = uid
         self.operator = operator
         self.plan = plan
         self.time_mode = time_mode
         self.late_records = late_records  # a Spark accumulator of late elements the operator dropped
+        self.watermarks = watermarks  # a Spark accumulator (max) of the operator's combined watermark
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         from pyspark import TaskContext
@@ -83,10 +88,14 @@ class KeyedStageProcessor(StatefulProcessor):
         partition = ctx.partitionId() if ctx is not None else 0
         self.handle = handle
         self.state = handle.getValueState("kindling", STATE_SCHEMA)
+        if ctx is None:
+            return  # Spark's driver-side pass that only learns the state schema: open no function there
         info = TaskInfo(self.operator.name, partition, self.plan.parallelism,
                         job_parameters=self.plan.job_parameters)
         self.op = _opened_operator(self.uid, self.operator, info)
         self.stage = StageRun(self.plan, partition)
+        self.channel = self.uid.encode()  # this operator is one channel for the next keyed operator
+        self.replay: Replay | None = None  # set by the partition's control key, before any other key
 
     # -- state round trip --------------------------------------------------------------
     def _load(self) -> tuple[KeyState, int | None]:
@@ -117,24 +126,44 @@ class KeyedStageProcessor(StatefulProcessor):
 
     def _rows(self, outputs) -> Iterator[_DictRow]:
         stage = self.stage
+        channel = self.channel
         for tag, value, ts in outputs:
-            stage.push_output(tag, value, ts, None)
+            stage.push_output(tag, value, ts, None, channel)
         count_late(self.op, self.late_records)
-        for batch in stage.flush():
-            for row in batch.to_pylist():
-                yield _DictRow(row)
+        yield from _dict_rows(stage.flush())
+        if self.plan.channels:
+            yield from _dict_rows(stage.control_rows(stage.reports(final=False), only_if_any=True))
 
-    @staticmethod
-    def _decode(rows) -> list:
-        """A key's elements ``(value, timestamp, stamp)`` from its rows (one per upstream task)."""
-        elements: list = []
+    def _control(self, rows, timerValues) -> Iterator[_DictRow]:
+        """The partition's control key: folds the batch's channel reports into the channel
+        table, prepares the replay of the other keys, and passes this operator's own watermark
+        (and any handed-over watermark) on to the next operators."""
+        reports, forward = [], []
         for row in rows:
-            elements.extend(pickle.loads(row[1]))
-        return elements
+            kind, body = pickle.loads(row[1])
+            if kind == "report":
+                reports.append(body)
+            else:
+                forward.append((kind, body))
+        table = ChannelTable.from_tuple(pickle.loads(self.state.get()[0])) if self.state.exists() else ChannelTable()
+        now = _processing_time(timerValues)
+        self.replay = table.begin_batch(reports, now)
+        self.state.update((pickle.dumps(table.to_tuple(), protocol=5), None))
+        if self.watermarks is not None:
+            self.watermarks.add(table.floor)
+        # This operator's watermark goes on as a report only: an event time on it would move the
+        # watermark operator in front of the next keyed operator, and Spark rejects the
+        # micro-batch that follows ("Redefining watermark is disallowed"). A bounded input ends
+        # at MAX_WATERMARK within its one micro-batch, so the next operator fires there too.
+        own = ("report", {self.uid: (table.floor, False, True, None)})
+        yield from _dict_rows(self.stage.control_rows([own] + forward))
 
     # -- Spark callbacks ----------------------------------------------------------------
     def handleInputRows(self, key, rows, timerValues) -> Iterator[_DictRow]:
         key_bytes = key[0]
+        if is_control_key(key_bytes):
+            yield from self._control(rows, timerValues)
+            return
         if key_bytes == END_KEY:
             # End of a bounded input: once the watermark reaches the end, this key's timer
             # fires after every other key's (see handleExpiredTimer), forwarding the end.
@@ -144,12 +173,15 @@ class KeyedStageProcessor(StatefulProcessor):
                 self.handle.registerTimer(END_MARK)
                 self.state.update((b"", END_MARK))
             return
-        elements = self._decode(rows)
+        runs = [pickle.loads(row[1]) for row in rows]
         k = pickle.loads(key_bytes)
         state, timer = self._load()
-        watermark = _flink_watermark(timerValues.getCurrentWatermarkInMs())
+        spark_watermark = _flink_watermark(timerValues.getCurrentWatermarkInMs())
         now = _processing_time(timerValues)
-        yield from self._rows(self.op.process(k, state, elements, watermark, watermark, now))
+        replay = self.replay or Replay({}, spark_watermark, spark_watermark)
+        before, elements, after = replay.run(runs)
+        before, after = max(before, spark_watermark), max(after, spark_watermark)
+        yield from self._rows(self.op.process(k, state, elements, before, after, now))
         self._store(state, timer)
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator[_DictRow]:
@@ -157,9 +189,7 @@ class KeyedStageProcessor(StatefulProcessor):
         watermark = _flink_watermark(timerValues.getCurrentWatermarkInMs()) if self.time_mode == "EventTime" else MIN_WATERMARK
         if key_bytes == END_KEY:
             self.state.clear()
-            for batch in self.stage.end_of_input():
-                for row in batch.to_pylist():
-                    yield _DictRow(row)
+            yield from _dict_rows(self.stage.end_of_input())
             return
         k = pickle.loads(key_bytes)
         state, _ = self._load()
@@ -173,6 +203,12 @@ class KeyedStageProcessor(StatefulProcessor):
 
     def close(self) -> None:
         pass
+
+
+def _dict_rows(batches) -> Iterator[_DictRow]:
+    for batch in batches:
+        for row in batch.to_pylist():
+            yield _DictRow(row)
 
 
 def count_late(operator: Any, accumulator: Any) -> None:
@@ -226,18 +262,20 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
             _batch_function(uid, operator, plan, late_records), plan.schema())
     delay = _out_of_orderness(key_by)
     bounded = all(n.source.bounded for n in _sources_of(node))
+    watermarks = None
     if delay is None and not bounded:
         time_mode = "ProcessingTime"
         df = input_df
     else:
         time_mode = "EventTime"
-        spark_delay = (delay if delay is not None else 0) + 1
-        # Without watermarks (a bounded input with no strategy) only the end row moves Spark's watermark.
-        element_ms = F.lit(0) if delay is None else F.coalesce(F.col(TS), F.lit(0))
-        event_ms = F.when(F.col(WM) == F.lit(END_MARK), F.lit(END_MARK)).otherwise(element_ms)
-        df = input_df.withColumn(EVENT_TIME, F.timestamp_millis(event_ms)).withWatermark(
-            EVENT_TIME, f"{spark_delay} milliseconds")
-    processor = KeyedStageProcessor(uid, operator, plan, time_mode, late_records)
+        # Only control rows give Spark's watermark an event time: the end of a bounded input and
+        # the watermark handed back by the runner, never above the minimum over channels.
+        event_ms = (F.when(F.col(WM) == F.lit(END_MARK), F.lit(END_MARK))
+                    .when(F.col(WM) == F.lit(CONTROL_MARK), F.coalesce(F.col(TS), F.lit(0)))
+                    .otherwise(F.lit(0)))
+        df = input_df.withColumn(EVENT_TIME, F.timestamp_millis(event_ms)).withWatermark(EVENT_TIME, "0 milliseconds")
+        watermarks = compiler.watermark_accumulator(node.name)
+    processor = KeyedStageProcessor(uid, operator, plan, time_mode, late_records, watermarks)
     # The event-time column only drives Spark's watermark; it stays out of the operator's rows.
     df = df.select(KEY, ELEMENTS)
     return df.groupBy(KEY).transformWithState(processor, plan.schema(), "Append", time_mode)
@@ -268,7 +306,7 @@ def _batch_function(uid: str, operator: Any, plan: StagePlan, late_records: Any)
         op = _opened_operator(uid, operator, info)
         key = pickle.loads(table.column(KEY)[0].as_py())
         elements = sort_for_batch((e[0], e[1]) for blob in table.column(ELEMENTS).to_pylist()
-                                  for e in pickle.loads(blob))
+                                  for e in pickle.loads(blob)[2])
         stage = StageRun(plan, partition)
         for tag, value, ts in op.process_key_batch(key, KeyState(), elements, int(time.time() * 1000)):
             stage.push_output(tag, value, ts, None)

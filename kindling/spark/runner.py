@@ -7,6 +7,7 @@ the same plan as Spark batch jobs.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -22,9 +23,10 @@ from kindling.common.job_execution_result import JobExecutionResult
 from kindling.common.job_id import JobID
 from kindling.common.job_status import JobStatus
 from kindling.datastream.execution_mode import RuntimeExecutionMode
+from kindling.runtime import lifecycle
 from kindling.runtime.errors import UserFunctionError
-from kindling.spark.compiler import CompiledJob, Compiler
-from kindling.spark.session import get_spark
+from kindling.spark.compiler import CompiledJob, Compiler, TimeSettings
+from kindling.spark.session import get_spark, job_failed, on_exit, scratch_dir, timing, timing_enabled
 from kindling.spark.sinks import writer_for
 
 
@@ -90,12 +92,6 @@ class SparkJobClient(JobClient):
         finally:
             done.complete(None)
 
-    def stop_with_savepoint(self, advance_to_end_of_event_time: bool, savepoint_directory: str | None = None):
-        raise NotImplementedError("savepoints are not supported yet")
-
-    def trigger_savepoint(self, savepoint_directory: str | None = None):
-        raise NotImplementedError("savepoints are not supported yet")
-
     def get_accumulators(self) -> CompletableFuture:
         return CompletableFuture.completed({})
 
@@ -103,8 +99,29 @@ class SparkJobClient(JobClient):
         return self._result
 
 
+_running: set["_JobRun"] = set()
+_QUERY_ATTEMPTS = 3  # a query whose Python worker timed out starting is started again (see worker_start_timed_out)
+
+
+def _stop_running_jobs() -> None:
+    """At interpreter exit: jobs still running (``execute_async``, an unfinished collect) are
+    cancelled, so that their temporary checkpoints are removed and Spark stops cleanly."""
+    runs = list(_running)
+    for run in runs:
+        with contextlib.suppress(Exception):  # Spark may be gone already (Ctrl-C reaches the JVM too)
+            run.client.cancel()
+    deadline = time.time() + 30
+    for run in runs:
+        run.thread.join(max(deadline - time.time(), 0))
+
+
+on_exit(_stop_running_jobs)
+
+
 class _JobRun:
-    """The body of one job, run in its own thread."""
+    """The body of one job, run in its own thread. A job without a configured checkpoint
+    location gets a temporary one in this run's directory, removed when the job ends however it
+    ends (finished, failed, cancelled, or still running at interpreter exit)."""
 
     def __init__(self, env, compiled: CompiledJob, client: SparkJobClient, spark, progress: bool,
                  checkpoint_dir: str, temporary_checkpoint: bool, trigger_interval_ms: int):
@@ -121,8 +138,14 @@ class _JobRun:
         self.started = time.time()
         self.progress_after_s = env.get_configuration().get_integer("kindling.progress.after-ms", 3000) / 1000
         self.late_rows_dropped = 0
+        self.thread = threading.Thread(target=self.run, name=f"kindling-job-{client.job_name}", daemon=True)
+
+    def start(self) -> None:
+        _running.add(self)
+        self.thread.start()
 
     def write_batch(self, df, batch_id: int) -> None:
+        timing(f"batch {batch_id}: planned")
         several = len(self.writers) > 1
         if several:
             df = df.persist()
@@ -132,18 +155,26 @@ class _JobRun:
         finally:
             if several:
                 df.unpersist()
+        self.compiled.after_batch(batch_id)  # event time: hands the watermark back to the sources
+        timing(f"batch {batch_id}: written")
 
     def run(self) -> None:
         client = self.client
         client._status = JobStatus.RUNNING
+        job = client._job_id.to_hex_string()
+        result = error = None
         try:
+            lifecycle.start_job(self.spark, scratch_dir())  # tells the job's tasks which earlier jobs' functions to close
             if self.compiled.streaming:
+                if self.temporary_checkpoint:
+                    self.checkpoint_dir = tempfile.mkdtemp(prefix="checkpoint-", dir=scratch_dir())
                 self.run_streaming()
             else:
                 self.spark.sparkContext.setJobGroup(client._job_id.to_hex_string(), client.job_name, True)
                 self.write_batch(self.compiled.df, 0)
             if client._cancel_requested.is_set():
                 raise JobCancelledError(f"job '{client.job_name}' was cancelled")
+            lifecycle.finish_job(job)  # close() of every user function; an error fails the job, as in Flink
             client._status = JobStatus.FINISHED
             runtime = int((time.time() - self.started) * 1000)
             accumulators = {f"records-written:{k}": v for k, v in self.counts.items()}
@@ -156,20 +187,37 @@ class _JobRun:
             if self.late_rows_dropped:
                 print(f"[kindling] {client.job_name}: Spark dropped {self.late_rows_dropped} rows as later than "
                       "the watermark", file=sys.stderr, flush=True)
-            client._result.complete(JobExecutionResult(client._job_id, runtime, accumulators))
+            result = JobExecutionResult(client._job_id, runtime, accumulators)
         except BaseException as exc:
             cancelled = client._cancel_requested.is_set()
             client._status = JobStatus.CANCELED if cancelled else JobStatus.FAILED
             error = JobCancelledError(f"job '{client.job_name}' was cancelled") if cancelled else translate_failure(exc)
-            client._result.complete_exceptionally(error)
+            lifecycle.abort_job(job)  # close() of every user function; errors on stderr
+            if not cancelled:
+                log = job_failed()
+                if log and self.progress:
+                    print(f"[kindling] {client.job_name} failed; Spark's log: {log}", file=sys.stderr, flush=True)
         finally:
-            for _, writer in self.writers:
-                try:
-                    writer.finish()
-                except Exception:
-                    traceback.print_exc()
-            if self.temporary_checkpoint and self.checkpoint_dir:
-                shutil.rmtree(self.checkpoint_dir, ignore_errors=True)
+            try:
+                self.release()
+            finally:  # last, so that whoever waits for the job finds its temporary state gone
+                if error is None:
+                    client._result.complete(result)
+                else:
+                    client._result.complete_exceptionally(error)
+
+    def release(self) -> None:
+        """Finishes the sinks and removes what the job created for itself."""
+        for _, writer in self.writers:
+            try:
+                writer.finish()
+            except Exception:
+                traceback.print_exc()
+        if self.temporary_checkpoint and self.checkpoint_dir:
+            shutil.rmtree(self.checkpoint_dir, ignore_errors=True)
+        self.compiled.close()  # event time: removes the watermark hand-off file
+        _running.discard(self)
+        timing(f"job '{self.client.job_name}' ended")
 
     def run_streaming(self) -> None:
         compiled = self.compiled
@@ -180,17 +228,35 @@ class _JobRun:
             writer = writer.trigger(availableNow=True)
         else:
             writer = writer.trigger(processingTime=f"{max(self.trigger_interval_ms, 0)} milliseconds")
-        if self.client._cancel_requested.is_set():
-            return
-        query = writer.start()
-        self.client._query = query
-        reported = -1
-        while not query.awaitTermination(0.5):
-            reported = self.report(query, reported)
-        self.progress_after_s = 0 if time.time() - self.started >= self.progress_after_s else float("inf")
-        self.report(query, reported)
-        if query.exception() is not None and not self.client._cancel_requested.is_set():
-            raise query.exception()
+        for attempt in range(1, _QUERY_ATTEMPTS + 1):
+            if self.client._cancel_requested.is_set():
+                return
+            query = writer.start()
+            timing("query started")
+            self.client._query = query
+            if self.client._cancel_requested.is_set():  # cancel() came before the query was known
+                query.stop()
+            reported = -1
+            while not _terminated(query):
+                reported = self.report(query, reported)
+            self.progress_after_s = 0 if time.time() - self.started >= self.progress_after_s else float("inf")
+            self.report(query, reported)
+            timing("query ended")
+            _print_batch_timings(query)
+            failure = query.exception()
+            if failure is None or self.client._cancel_requested.is_set():
+                return
+            if attempt == _QUERY_ATTEMPTS or not self.worker_start_timed_out(query, failure):
+                raise failure
+            print(f"[kindling] {self.client.job_name}: a Python worker of Spark's did not connect back within "
+                  "Spark's 10 s (busy machine); starting the query again", file=sys.stderr, flush=True)
+
+    def worker_start_timed_out(self, query, failure: BaseException) -> bool:
+        """Whether the query failed only because a Python worker started too slowly for Spark's
+        fixed 10 s time-out, before any batch finished or any sink wrote: then running it
+        again from its checkpoint repeats nothing."""
+        return ("connect back" in str(failure) and not query.recentProgress
+                and not any(self.counts.values()))
 
     def report(self, query, reported: int) -> int:
         """Prints a line per finished micro-batch (once the job has run a few seconds) and
@@ -208,6 +274,26 @@ class _JobRun:
         return reported
 
 
+def _terminated(query) -> bool:
+    """Waits half a second for ``query`` to end; its failure, if any, is read with ``exception()``."""
+    from pyspark.errors import StreamingQueryException
+
+    try:
+        return query.awaitTermination(0.5)
+    except StreamingQueryException:
+        return True
+
+
+def _print_batch_timings(query) -> None:
+    """With KINDLING_TIMING set: where each micro-batch's time went, as Spark measured it."""
+    if not timing_enabled():
+        return
+    for progress in query.recentProgress:
+        parts = ", ".join(f"{k} {v}" for k, v in sorted(progress.durationMs.items()) if k != "triggerExecution")
+        timing(f"batch {progress.batchId}: {progress.numInputRows} rows, "
+               f"{progress.durationMs.get('triggerExecution', 0)} ms ({parts})")
+
+
 def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
     """Compiles and starts a job; the returned client's result completes when it ends."""
     configuration = env.get_configuration()
@@ -222,21 +308,20 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
     job_parameters = dict(env.get_config().get_global_job_parameters() or {})
     if not streaming:
         job_parameters["inBatchExecutionMode"] = "true"  # keyed reduce/aggregations emit final values only
-    compiler = Compiler(spark, sinks, streaming, env.get_parallelism(), job_parameters, job_id.to_hex_string())
+    compiler = Compiler(spark, sinks, streaming, env.get_parallelism(), job_parameters, job_id.to_hex_string(),
+                        TimeSettings.of(env))
     compiled = compiler.compile()
+    timing("job compiled")
     client = SparkJobClient(job_id, job_name)
     client._spark = spark
     # A configured checkpoint directory survives the job, so that a restarted job resumes from it.
     checkpoint_root = configuration.get_string("execution.checkpointing.dir", "")
+    checkpoint_dir = ""
     if checkpoint_root:
         checkpoint_dir = os.path.join(checkpoint_root, "".join(c if c.isalnum() or c in "-_" else "_" for c in job_name))
-    elif streaming:
-        checkpoint_dir = tempfile.mkdtemp(prefix="kindling-ckpt-")
-    else:
-        checkpoint_dir = ""
     run = _JobRun(env, compiled, client, spark, configuration.get_boolean("kindling.progress", True),
                   checkpoint_dir, not checkpoint_root, max(env.get_checkpoint_interval(), 0))
-    threading.Thread(target=run.run, name=f"kindling-job-{job_name}", daemon=True).start()
+    run.start()
     return client
 
 

@@ -47,13 +47,15 @@ class PrintWriter(SinkWriter):
 
 
 class CollectWriter(SinkWriter):
+    """Hands elements to ``execute_and_collect``'s buffer on the driver, one partition at a time
+    (``toLocalIterator``), so a large micro-batch is never held whole on the driver; the buffer
+    makes this wait while it is full."""
+
     def __init__(self, spec: CollectSinkSpec):
         self.collector = spec.collector
 
     def write(self, df: DataFrame, batch_id: int) -> int:
-        values = [pickle.loads(row[0]) for row in df.collect()]
-        self.collector.add(batch_id, values)
-        return len(values)
+        return self.collector.put_batch(batch_id, (pickle.loads(row[0]) for row in df.toLocalIterator()))
 
     def finish(self) -> None:
         self.collector.end()

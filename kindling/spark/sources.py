@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import base64
 import os
+import pickle
+import shutil
+import tempfile
 from typing import Any, Iterator
 
 import cloudpickle
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
-from pyspark.sql.types import LongType, StructField, StructType
+from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from kindling.graph.specs import CollectionSourceSpec, SequenceSourceSpec, TextFileSourceSpec
 from kindling.spark.codec import codec_for
-from kindling.spark.stage import END_MARK, WM
+from kindling.spark.stage import CHANNEL, CONTROL_MARK, END_MARK, WM
 
 FORMAT = "kindling_source"
 ROWS_PER_ARROW_BATCH = 10_000
@@ -35,21 +38,24 @@ def decode_option(text: str) -> Any:
 class SourcePlan:
     """A source spec with what Spark needs to read it: value type and partition count."""
 
-    def __init__(self, spec: Any, type_info: Any, parallelism: int, streaming: bool = True):
+    def __init__(self, spec: Any, type_info: Any, parallelism: int, streaming: bool = True,
+                 watermark_file: str | None = None):
         self.spec = spec
         self.type_info = type_info
         self.parallelism = parallelism
         self.streaming = streaming
+        self.watermark_file = watermark_file  # where the runner hands the job's watermark to the source
         if isinstance(spec, CollectionSourceSpec):
             # Encoded once on the driver: a value that does not fit the type fails while building.
             self.collection_ipc = _to_ipc(codec_for(type_info), spec.values)
 
     def schema(self) -> StructType:
-        """The value's columns; in STREAMING mode then the watermark stamp, null but in the
-        control row that ends a bounded input."""
+        """The value's columns; in STREAMING mode then ``__wm`` (null but in control rows: the
+        end of a bounded input, a watermark hand-off) and ``__ch`` (the name of the row's split,
+        or a control row's payload)."""
         fields = list(codec_for(self.type_info).fields)
         if self.streaming:
-            fields.append(StructField(WM, LongType()))
+            fields += [StructField(WM, LongType()), StructField(CHANNEL, BinaryType())]
         return StructType(fields)
 
 
@@ -63,14 +69,18 @@ def _to_ipc(codec, values: list) -> bytes:
 
 
 class _Slice(InputPartition):
-    """Rows ``start`` (inclusive) to ``end`` (exclusive) of a collection or sequence, a list of
-    files, or (``control``) the row that ends a bounded input."""
+    """A split: rows ``start`` (inclusive) to ``end`` (exclusive) of a collection or sequence,
+    or a file; or a control row: the end of a bounded input (``control``), the job's watermark
+    handed to the source (``watermark``). ``label`` names the split (its channel)."""
 
-    def __init__(self, start: int = 0, end: int = 0, files: list[str] | None = None, control: bool = False):
+    def __init__(self, start: int = 0, end: int = 0, files: list[str] | None = None, control: bool = False,
+                 label: str = "", watermark: int | None = None):
         self.start = start
         self.end = end
         self.files = files or []
         self.control = control
+        self.label = label or (self.files[0] if self.files else f"{start}-{end}")
+        self.watermark = watermark
 
 
 def _split(start: int, end: int, parts: int) -> list[_Slice]:
@@ -78,6 +88,17 @@ def _split(start: int, end: int, parts: int) -> list[_Slice]:
     parts = max(1, min(parts, count)) if count > 0 else 1
     bounds = [start + count * i // parts for i in range(parts + 1)]
     return [_Slice(bounds[i], bounds[i + 1]) for i in range(parts)]
+
+
+def read_handed_watermark(path: str | None) -> int | None:
+    """The watermark the runner handed to the sources (see ``WatermarkHandOff``), if any."""
+    if not path:
+        return None
+    try:
+        with open(path, encoding="ascii") as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
 
 
 def _list_files(paths: list[str]) -> list[str]:
@@ -92,6 +113,42 @@ def _list_files(paths: list[str]) -> list[str]:
         else:
             raise FileNotFoundError(f"FileSource path does not exist: {path}")
     return found
+
+
+class WatermarkHandOff:
+    """Carries an unbounded job's watermark from its keyed operators back to its sources, so
+    that Spark's watermark follows the minimum over channels and fires the event-time timers
+    of keys that get no elements. After each micro-batch the runner calls :meth:`after_batch`:
+    the smallest of the keyed operators' watermarks (Spark accumulators) goes to a file; the
+    stream reader reads it when Spark asks for the latest offset, puts it into the offset (so a
+    micro-batch runs) and emits it as a control row whose event time moves Spark's watermark
+    to exactly that value. Timers of idle keys therefore fire two micro-batches after the
+    batch that moved the watermark (see docs/architecture.md)."""
+
+    def __init__(self, accumulators: dict):
+        from kindling.spark.session import scratch_dir
+
+        self.accumulators = accumulators
+        self.directory = tempfile.mkdtemp(prefix="wm-", dir=scratch_dir())
+        self.path = os.path.join(self.directory, "watermark")
+        self.handed: int | None = None
+
+    def after_batch(self, batch_id: int) -> None:
+        values = [a.value for a in self.accumulators.values() if a.value is not None]
+        if not values:
+            return
+        watermark = min(min(values), END_MARK)  # MAX_WATERMARK (bounded inputs ended) as Spark's end
+        if watermark <= 0:  # Spark's watermark starts at 0: nothing to hand over yet
+            return
+        if self.handed is None or watermark > self.handed:
+            temporary = self.path + ".tmp"
+            with open(temporary, "w", encoding="ascii") as f:
+                f.write(str(watermark))
+            os.replace(temporary, self.path)
+            self.handed = watermark
+
+    def close(self) -> None:
+        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 class _Reading:
@@ -112,17 +169,23 @@ class _Reading:
         if not self.plan.streaming:
             yield from self._values(part)
             return
+        label = part.label.encode()
         for batch in self._values(part):
-            yield pa.RecordBatch.from_arrays(batch.columns + [pa.nulls(batch.num_rows, pa.int64())],
-                                             names=batch.schema.names + [WM])
-        if part.control:
+            n = batch.num_rows
+            yield pa.RecordBatch.from_arrays(
+                batch.columns + [pa.nulls(n, pa.int64()), pa.array([label] * n, pa.binary())],
+                names=batch.schema.names + [WM, CHANNEL])
+        if part.control or part.watermark is not None:
             codec = codec_for(self.plan.type_info)
             arrays = [pa.nulls(1, f.type) for f in codec.arrow_schema]
-            yield pa.RecordBatch.from_arrays(arrays + [pa.array([END_MARK], pa.int64())],
-                                             names=[f.name for f in codec.fields] + [WM])
+            mark, payload = (END_MARK, None) if part.control else (CONTROL_MARK, pickle.dumps(("watermark", part.watermark)))
+            yield pa.RecordBatch.from_arrays(arrays + [pa.array([mark], pa.int64()), pa.array([payload], pa.binary())],
+                                             names=[f.name for f in codec.fields] + [WM, CHANNEL])
 
     def _values(self, part: _Slice) -> Iterator[pa.RecordBatch]:
         spec = self.plan.spec
+        if part.watermark is not None:
+            return
         if isinstance(spec, CollectionSourceSpec):
             table = pa.ipc.open_stream(self.plan.collection_ipc).read_all()
             yield from table.slice(part.start, part.end - part.start).to_batches(ROWS_PER_ARROW_BATCH)
@@ -174,6 +237,17 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def initialOffset(self) -> dict:
         return {"files": [], "end": False} if self.files else {"pos": 0, "end": False}
 
+    def _with_watermark(self, start: dict | None, offset: dict) -> dict:
+        """Adds the watermark the runner handed over, when it moved: a new offset makes Spark run
+        a micro-batch that carries it to the keyed operators (see ``kindling/spark/keyed.py``)."""
+        handed = read_handed_watermark(self.reading.plan.watermark_file)
+        known = (start or {}).get("wm")
+        if handed is not None and (known is None or handed > known):
+            offset["wm"] = handed
+        elif known is not None:
+            offset["wm"] = known
+        return offset
+
     def prepareForTriggerAvailableNow(self) -> None:
         pass
 
@@ -183,11 +257,14 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                 self.file_list = _list_files(self.spec.paths)
             known = list((start or {}).get("files", []))
             seen = set(known)
-            return {"files": known + [f for f in self.file_list if f not in seen], "end": self.bounded}
+            return self._with_watermark(start, {"files": known + [f for f in self.file_list if f not in seen],
+                                                "end": self.bounded})
         return {"pos": self.reading.total(), "end": True}
 
     def partitions(self, start: dict, end: dict):
         ending = [_Slice(control=True)] if end.get("end") and not start.get("end") else []
+        if end.get("wm") is not None and end.get("wm") != start.get("wm"):
+            ending.append(_Slice(watermark=end["wm"]))
         if self.files:
             done = set(start.get("files", []))
             return [_Slice(files=[f]) for f in end["files"] if f not in done] + ending

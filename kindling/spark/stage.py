@@ -4,7 +4,17 @@ leaves it ("exits") as Arrow columns.
 A stage's elements come from Arrow batches (``mapInArrow`` over a source or a union) or
 from a keyed operator's outputs (inside transformWithState). Either way they are pushed
 through the same chain. Output columns: ``__exit`` (which exit a row belongs to),
-each exit's value columns prefixed ``x<i>__``, and the element's ``__ts``/``__wm``.
+each exit's value columns prefixed ``x<i>__``, and the element's ``__ts``/``__wm``/``__ch``
+(timestamp, watermark stamp, channel).
+
+Control rows travel beside elements in STREAMING mode (``__wm`` says which): the end of a
+bounded input (``END_MARK``), and ``CONTROL_MARK`` rows whose payload (``__ch``, or
+``__elements`` on a keyed exit) is a channel report ``("report", {channel: (level, finished,
+had_elements, idleness_ms)})`` or a watermark hand-off ``("watermark", w)``; their ``__ts`` is
+the event time they give Spark's watermark. A keyed exit sends each control row to every
+shuffle partition (one control key per partition, sorted before every element's key), so
+that each partition of a keyed operator learns every channel's progress before its elements
+(see ``kindling/runtime/channels.py``).
 """
 from __future__ import annotations
 
@@ -18,18 +28,22 @@ from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, Str
 from kindling.runtime.chain import ChainNode, Record, build_chain, build_list_chain, fan_out, is_function_object
 from kindling.runtime.errors import user_function_failure
 from kindling.runtime.formatting import flink_string
-from kindling.runtime.task_info import TaskInfo
+from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
+from kindling.runtime.watermarks import Generators
 from kindling.spark.codec import ValueTypeError, codec_for
 
 EXIT = "__exit"
 TS = "__ts"
 WM = "__wm"
+CHANNEL = "__ch"
 KEY = "__key"
 END_MARK = 2**52  # __ts and __wm of the control row that ends a bounded input
+CONTROL_MARK = END_MARK - 1  # __wm of a channel report or watermark hand-off row
 END_KEY = b""  # the key of end-of-input control rows (never a pickle)
-ELEMENTS = "__elements"  # a keyed exit's row: one key's elements, pickled [(value, timestamp, stamp), ...]
+CONTROL_KEY_PREFIX = b"\x00"  # control keys sort before pickled keys (b"\x80...")
+ELEMENTS = "__elements"  # a keyed exit's row: pickled (channel, seq, [(value, timestamp, stamp), ...]) of one key
 KEYED_FLUSH_ELEMENTS = 100_000  # a keyed exit holds at most this many elements before it emits rows
-TIME_FIELDS = [StructField(TS, LongType()), StructField(WM, LongType())]
+TIME_FIELDS = [StructField(TS, LongType()), StructField(WM, LongType()), StructField(CHANNEL, BinaryType())]
 
 
 @dataclass(eq=False)
@@ -49,6 +63,8 @@ class ExitPlan:
     key_type: Any = None
     encoder: Any = None
     declared_by: str | None = None  # the operator that declared ``type_info``
+    assigner: str | None = None  # uid of the timestamp assigner on the way to this exit in the stage
+    idleness_ms: int | None = None  # that assigner's ``with_idleness``
 
     def value_fields(self) -> list[StructField]:
         if self.layout == "keyed":
@@ -77,26 +93,43 @@ def stage_schema(exits: list[ExitPlan]) -> StructType:
     return StructType(fields + TIME_FIELDS)
 
 
+class _Cursor:
+    """What a stage's buffers need to know of the element being pushed besides its
+    timestamp and stamp: the channel it came in on, and the task's split."""
+
+    __slots__ = ("channel", "split")
+
+    def __init__(self, split: str):
+        self.channel: bytes | None = None
+        self.split = split
+
+
 class _ExitBuffer:
     """Collects one exit's elements of the current batch and encodes them as Arrow arrays."""
 
-    def __init__(self, plan: ExitPlan, record: Record, timed: bool):
+    def __init__(self, plan: ExitPlan, record: Record, cursor: _Cursor, timed: bool):
         self.plan = plan
         self.values: list = []
         self.ts: list = []
         self.wm: list = []
+        self.ch: list = []
+        self.fixed_channel: bytes | None = None  # set when an assigner in the stage feeds this exit
         self.timed = timed
-        values, ts, wm = self.values, self.ts, self.wm
+        values, ts, wm, ch = self.values, self.ts, self.wm, self.ch
         if timed:
             def push(value):
                 values.append(value)
                 ts.append(record.timestamp)
                 wm.append(record.watermark)
+                fixed = self.fixed_channel
+                ch.append(cursor.channel if fixed is None else fixed)
 
             def extend(vs: list) -> None:  # elements without timestamps
                 values.extend(vs)
-                ts.extend([None] * len(vs))
-                wm.extend([None] * len(vs))
+                n = len(vs)
+                ts.extend([None] * n)
+                wm.extend([None] * n)
+                ch.extend([None] * n)
         else:
             push = values.append
             extend = values.extend
@@ -106,15 +139,17 @@ class _ExitBuffer:
     def ready(self, final: bool) -> bool:
         return bool(self.values)
 
-    def take(self) -> tuple[int, list[pa.Array], list | None, list | None]:
-        """Row count, value columns, timestamps and stamps (None: all null) of what was collected."""
+    def take(self) -> tuple[int, list[pa.Array], list | None, list | None, list | None]:
+        """Row count, value columns, timestamps, stamps and channels (None: all null) of what
+        was collected."""
         n = len(self.values)
         arrays = self.encode()
-        ts, wm = (list(self.ts), list(self.wm)) if self.timed else (None, None)
+        ts, wm, ch = (list(self.ts), list(self.wm), list(self.ch)) if self.timed else (None, None, None)
         self.values.clear()
         self.ts.clear()
         self.wm.clear()
-        return n, arrays, ts, wm
+        self.ch.clear()
+        return n, arrays, ts, wm, ch
 
     def encode(self) -> list[pa.Array]:
         plan = self.plan
@@ -139,17 +174,34 @@ class _ExitBuffer:
             raise user_function_failure(name, TypeError(f"{exc}, the output_type declared by operator '{name}'")) from None
 
 
-class _KeyedExitBuffer:
-    """Collects the elements going to a keyed operator, grouped by key: one row per key holds
-    all of that key's elements (pickled), so that the shuffle and transformWithState handle a
-    row per key, not per element. Rows carry the largest timestamp of their elements, which
-    drives Spark's watermark."""
+class _PickledKey:
+    """A key Python cannot hash (a list, a dict): grouped by its pickled form, as PyFlink
+    groups keys by their serialized bytes."""
 
-    def __init__(self, plan: ExitPlan, record: Record):
+    __slots__ = ("key", "blob")
+
+    def __init__(self, key: Any, blob: bytes):
+        self.key = key
+        self.blob = blob
+
+    def __hash__(self) -> int:
+        return hash(self.blob)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _PickledKey) and other.blob == self.blob
+
+
+class _KeyedExitBuffer:
+    """Collects the elements going to a keyed operator, grouped by channel and key: one row
+    per key and channel holds all of those elements (pickled), so that the shuffle and
+    transformWithState handle a row per key, not per element."""
+
+    def __init__(self, plan: ExitPlan, record: Record, cursor: _Cursor):
         self.plan = plan
         self.timed = True
         self.groups: dict[Any, list] = {}
-        self.count = 0
+        self.fixed_channel: bytes | None = None
+        self.flushes = 0
         selector = plan.key_selector
         get_key = selector.get_key if is_function_object(selector, "get_key") else selector
         groups = self.groups
@@ -158,11 +210,17 @@ class _KeyedExitBuffer:
         def push(value):
             try:
                 key = get_key(value)
-                group = groups.get(key)
-            except Exception as exc:  # the selector failed, or the key is unhashable
+            except Exception as exc:
                 raise user_function_failure(name, exc) from None
+            fixed = self.fixed_channel
+            group_id = (cursor.channel if fixed is None else fixed, key)
+            try:
+                group = groups.get(group_id)
+            except TypeError:  # an unhashable key such as a list: PyFlink takes it
+                group_id = (group_id[0], _PickledKey(key, _pickle_key(key, plan)))
+                group = groups.get(group_id)
             if group is None:
-                group = groups[key] = []
+                group = groups[group_id] = []
             group.append((value, record.timestamp, record.watermark))
 
         def extend(values: list) -> None:
@@ -177,10 +235,12 @@ class _KeyedExitBuffer:
             return False
         return final or sum(len(g) for g in self.groups.values()) >= KEYED_FLUSH_ELEMENTS
 
-    def take(self) -> tuple[int, list[pa.Array], list | None, list | None]:
+    def take(self) -> tuple[int, list[pa.Array], list | None, list | None, list | None]:
         plan = self.plan
         groups = list(self.groups.items())
         self.groups.clear()
+        seq = self.flushes
+        self.flushes += 1
         if plan.type_info is not None:
             try:
                 codec_for(plan.type_info).encode([e[0] for _, group in groups for e in group])
@@ -188,29 +248,91 @@ class _KeyedExitBuffer:
                 name = plan.declared_by or plan.name
                 raise user_function_failure(name, TypeError(
                     f"{exc}, the output_type declared by operator '{name}'")) from None
-        keys = _encode_keys([k for k, _ in groups], plan)
+        keys = [k for (_, k), _ in groups]
+        _check_key_type([k.key if isinstance(k, _PickledKey) else k for k in keys], plan)
+        key_blobs = pa.array([k.blob if isinstance(k, _PickledKey) else _pickle_key(k, plan) for k in keys],
+                             pa.binary())
+        runs = [(ch.decode() if ch is not None else None, seq, group) for (ch, _), group in groups]
         try:
-            elements = pa.array([pickle.dumps(group, protocol=5) for _, group in groups], pa.binary())
+            elements = pa.array([pickle.dumps(run, protocol=5) for run in runs], pa.binary())
         except Exception:
             import cloudpickle
 
-            elements = pa.array([cloudpickle.dumps(group, protocol=5) for _, group in groups], pa.binary())
-        ts = [max((e[1] for e in group if e[1] is not None), default=None) for _, group in groups]
-        return len(groups), [keys, elements], ts, [None] * len(groups)
+            elements = pa.array([cloudpickle.dumps(run, protocol=5) for run in runs], pa.binary())
+        return len(groups), [key_blobs, elements], None, None, None
 
 
-def _encode_keys(keys: list, plan: ExitPlan) -> pa.Array:
+def _check_key_type(keys: list, plan: ExitPlan) -> None:
     if plan.key_type is not None:
         try:
             codec_for(plan.key_type).encode(keys)
         except ValueTypeError as exc:
-            raise user_function_failure(plan.name, TypeError(f"key {exc}, the key_type of operator '{plan.name}'")) from None
+            raise user_function_failure(plan.name, TypeError(
+                f"key {exc}, the key_type of the key selector '{plan.name}'")) from None
+
+
+def _pickle_key(key: Any, plan: ExitPlan) -> bytes:
     try:
-        return pa.array([pickle.dumps(k, protocol=5) for k in keys], pa.binary())
+        return pickle.dumps(key, protocol=5)
     except Exception as exc:
         raise user_function_failure(plan.name, TypeError(
-            f"the key selector of operator '{plan.name}' returned a key that cannot be pickled: {exc}; "
-            "keys must be picklable values such as str, int or tuples of them")) from None
+            f"the key selector '{plan.name}' returned a key that cannot be pickled: {exc}; "
+            "keys must be picklable values such as str, int, tuples or lists of them")) from None
+
+
+# -- control keys ------------------------------------------------------------------------
+
+def _mix_k1(k1: int) -> int:
+    k1 = (k1 * 0xCC9E2D51) & 0xFFFFFFFF
+    k1 = ((k1 << 15) | (k1 >> 17)) & 0xFFFFFFFF
+    return (k1 * 0x1B873593) & 0xFFFFFFFF
+
+
+def _mix_h1(h1: int, k1: int) -> int:
+    h1 ^= k1
+    h1 = ((h1 << 13) | (h1 >> 19)) & 0xFFFFFFFF
+    return (h1 * 5 + 0xE6546B64) & 0xFFFFFFFF
+
+
+def spark_hash(data: bytes, seed: int = 42) -> int:
+    """Spark's ``hash()`` of a binary value (Murmur3_x86_32.hashUnsafeBytes, whose trailing
+    bytes are mixed one by one as signed ints), which places a groupBy key in partition
+    ``pmod(hash(key), numPartitions)``."""
+    h1 = seed
+    aligned = len(data) - len(data) % 4
+    for i in range(0, aligned, 4):
+        h1 = _mix_h1(h1, _mix_k1(int.from_bytes(data[i:i + 4], "little")))
+    for b in data[aligned:]:
+        h1 = _mix_h1(h1, _mix_k1((b - 256 if b > 127 else b) & 0xFFFFFFFF))
+    h1 ^= len(data)
+    h1 ^= h1 >> 16
+    h1 = (h1 * 0x85EBCA6B) & 0xFFFFFFFF
+    h1 ^= h1 >> 13
+    h1 = (h1 * 0xC2B2AE35) & 0xFFFFFFFF
+    h1 ^= h1 >> 16
+    return h1 - (1 << 32) if h1 >= 1 << 31 else h1
+
+
+_control_keys: dict[int, list[bytes]] = {}
+
+
+def control_keys(partitions: int) -> list[bytes]:
+    """One key per shuffle partition (``CONTROL_KEY_PREFIX`` + a suffix), the i-th landing in
+    partition i: a row sent with each reaches every partition of a keyed operator."""
+    keys = _control_keys.get(partitions)
+    if keys is None:
+        found: dict[int, bytes] = {}
+        suffix = 0
+        while len(found) < partitions:
+            key = CONTROL_KEY_PREFIX + suffix.to_bytes(4, "big")
+            found.setdefault(spark_hash(key) % partitions, key)
+            suffix += 1
+        keys = _control_keys[partitions] = [found[i] for i in range(partitions)]
+    return keys
+
+
+def is_control_key(key: bytes) -> bool:
+    return key[:1] == CONTROL_KEY_PREFIX
 
 
 @dataclass(eq=False)
@@ -227,9 +349,21 @@ class StagePlan:
     input_type: Any = None
     job_parameters: dict = field(default_factory=dict)
     parallelism: int = 1
+    # -- event time (STREAMING mode) --
+    uid: str = ""
+    channels: bool = False  # report channels and pass control rows on (STREAMING mode)
+    reads_source: bool = False  # the input is a source: a task reads one whole split
+    splits_finish: bool = False  # a task's assigners end with the task (a source split, a bounded job)
+    splits_end_input: bool = False  # ... and that end is the end of a bounded input: MAX_WATERMARK
+    shuffle_partitions: int = 1  # of the keyed operators this stage feeds
+    watermark_interval_ms: int = 200
+    per_element_watermarks: bool = False
 
     def schema(self) -> StructType:
         return stage_schema(self.exits)
+
+
+_task_generators: dict[tuple, Generators] = {}  # (stage uid, partition) -> generators kept across micro-batches
 
 
 class StageRun:
@@ -238,13 +372,21 @@ class StageRun:
     def __init__(self, plan: StagePlan, partition: int, watermark_generators: dict | None = None):
         self.plan = plan
         self.record = Record()
+        self.cursor = _Cursor(f"p{partition}")
         info = TaskInfo(plan.name, partition, plan.parallelism, job_parameters=plan.job_parameters)
-        self.buffers = [_KeyedExitBuffer(ex, self.record) if ex.layout == "keyed"
-                        else _ExitBuffer(ex, self.record, ex.index in plan.timed_exits) for ex in plan.exits]
+        cursor = self.cursor
+        self.buffers = [_KeyedExitBuffer(ex, self.record, cursor) if ex.layout == "keyed"
+                        else _ExitBuffer(ex, self.record, cursor, ex.index in plan.timed_exits) for ex in plan.exits]
         pushers = {b.plan.index: b.push for b in self.buffers}
         extenders = {b.plan.index: b.extend for b in self.buffers}
-        generators = {} if watermark_generators is None else watermark_generators
+        if watermark_generators is None:
+            watermark_generators = self._generators(partition)
+        self.generators = watermark_generators
+        self.reported: dict[str, tuple] = {}  # channel -> what this task last reported of it
+        self.forward: list[tuple] = []  # control payloads from the input, passed on at the end
+        self.read_split = False  # a source stage's task has read rows of a split
         record = self.record
+        generators = self.generators
 
         def wire_lists(roots: list[ChainNode], exits: list[int]) -> Callable[[list], None]:
             return fan_out([build_list_chain(r, pushers, extenders, record, info, generators) for r in roots]
@@ -260,12 +402,40 @@ class StageRun:
             tag: wire(plan.side_roots.get(tag, []), plan.side_root_exits.get(tag, []))
             for tag in set(plan.side_roots) | set(plan.side_root_exits)
         }
+        self.set_split(self.cursor.split)
 
-    def push_output(self, tag: str | None, value: Any, timestamp: int | None, watermark: int | None) -> None:
+    def _generators(self, partition: int) -> Generators:
+        plan = self.plan
+        make = lambda: Generators(plan.watermark_interval_ms, plan.per_element_watermarks)  # noqa: E731
+        if plan.reads_source or not plan.channels:
+            return make()  # a split is read by one task: its generators start with it
+        # a partition of a union or keyed stage is a channel that lives across micro-batches
+        key = (plan.uid, partition)
+        generators = _task_generators.get(key)
+        if generators is None:
+            job = plan.uid.split("/", 1)[0]
+            for old in [k for k in _task_generators if k[0].split("/", 1)[0] != job]:
+                del _task_generators[old]  # another job's: this worker moved on
+            generators = _task_generators[key] = make()
+        return generators
+
+    def set_split(self, split: str) -> None:
+        """Names the split this task reads; the channel of an assigner is its uid and the split."""
+        self.cursor.split = split
+        for buf in self.buffers:
+            if buf.plan.assigner is not None:
+                buf.fixed_channel = self.channel_of(buf.plan).encode()
+
+    def channel_of(self, exit_plan: ExitPlan) -> str:
+        return f"{exit_plan.assigner}|{self.cursor.split}"
+
+    def push_output(self, tag: str | None, value: Any, timestamp: int | None, watermark: int | None,
+                    channel: bytes | None = None) -> None:
         """Pushes one output of a keyed operator (main or side output) into the chain."""
         record = self.record
         record.timestamp = timestamp
         record.watermark = watermark
+        self.cursor.channel = channel
         if tag is None:
             self.push(value)
         else:
@@ -278,7 +448,9 @@ class StageRun:
         codec = codec_for(self.plan.input_type)
         n_value_cols = len(codec.fields)
         record = self.record
+        cursor = self.cursor
         push = self.push
+        reads_source = self.plan.reads_source
         ended = False
         for batch in batches:
             values = codec.decode([batch.column(i) for i in range(n_value_cols)])
@@ -289,22 +461,114 @@ class StageRun:
             names = batch.schema.names
             ts_col = batch.column(TS) if TS in names else pa.nulls(batch.num_rows, pa.int64())  # sources: no __ts
             wm_col = batch.column(WM)
-            if ts_col.null_count == len(ts_col) and wm_col.null_count == len(wm_col):
+            ch_col = batch.column(CHANNEL) if CHANNEL in names else pa.nulls(batch.num_rows, pa.binary())
+            if reads_source and batch.num_rows and wm_col.null_count == batch.num_rows:
+                split = ch_col[0].as_py().decode()  # a source's rows carry the name of their split
+                if split != cursor.split:
+                    self.set_split(split)
+                self.read_split = True
+                ch_col = pa.nulls(batch.num_rows, pa.binary())
+            if ts_col.null_count == len(ts_col) and wm_col.null_count == len(wm_col) \
+                    and ch_col.null_count == len(ch_col):
                 record.timestamp = None
                 record.watermark = None
+                cursor.channel = None
                 self.push_list(values)
             else:
-                for v, t, w in zip(values, ts_col.to_pylist(), wm_col.to_pylist()):
+                for v, t, w, c in zip(values, ts_col.to_pylist(), wm_col.to_pylist(), ch_col.to_pylist()):
                     if w == END_MARK:
                         ended = True
                         continue
+                    if w == CONTROL_MARK:
+                        self.forward.append((*pickle.loads(c), t or 0))  # passed on with its event time
+                        continue
                     record.timestamp = t
                     record.watermark = w
+                    cursor.channel = c
                     push(v)
             yield from self.flush(final=False)
         yield from self.flush()
+        if self.plan.channels:
+            yield from self.control_rows(self.reports(final=True) + self.forward)
         if ended:
             yield from self.end_of_input()
+
+    def reports(self, final: bool) -> list[tuple]:
+        """Channel reports of this task's assigners: all of them when the task ends
+        (``final``), else those whose level changed or that got their first elements."""
+        finished = final and self.plan.splits_finish
+        report = {}
+        if self.plan.reads_source and not self.read_split:
+            return []  # a control partition (end of input, watermark hand-off) reads no split
+        for buf in self.buffers:
+            ex = buf.plan
+            if ex.assigner is None or not buf.plan.carries_control:
+                continue
+            channel = self.channel_of(ex)
+            generator = self.generators.get(ex.assigner)
+            if generator is None:
+                level = MAX_WATERMARK if finished and self.plan.splits_end_input else MIN_WATERMARK
+                entry = (level, finished, False, ex.idleness_ms)
+            else:
+                if finished and self.plan.splits_end_input:
+                    level = MAX_WATERMARK  # a bounded source emits MAX_WATERMARK when its split ends
+                else:
+                    level = generator.level() if final else generator.current_watermark
+                entry = (level, finished, generator.seen > 0, generator.idleness_ms)
+            last = self.reported.get(channel)
+            if final or last is None or last[0] != entry[0] or (entry[2] and not last[2]):
+                report[channel] = entry
+                self.reported[channel] = entry
+        return [("report", report)] if report else []
+
+    def control_rows(self, payloads: list[tuple], event_time: int = 0,
+                     only_if_any: bool = False) -> Iterator[pa.RecordBatch]:
+        """Control rows for every exit that carries them: a report's channels go only to the
+        exits they feed (an exit behind an assigner gets that assigner's channel only). Without
+        payloads, keyed exits still get an empty report unless ``only_if_any``."""
+        if not payloads:
+            if not only_if_any and any(b.plan.layout == "keyed" for b in self.buffers):
+                payloads = [("report", {})]  # each keyed partition still learns a batch ran
+            else:
+                return
+        schema = _arrow_schema(self.plan)
+        assigners = {ex.assigner for ex in self.plan.exits if ex.assigner is not None}
+        for buf in self.buffers:
+            ex = buf.plan
+            if not ex.carries_control:
+                continue
+            rows: list[tuple[bytes, int]] = []
+            for payload in payloads:
+                kind, body = payload[:2]
+                time = payload[2] if len(payload) > 2 else event_time
+                if kind == "report":
+                    if ex.assigner is not None:
+                        own = self.channel_of(ex)
+                        body = {ch: e for ch, e in body.items() if ch == own}
+                    else:
+                        body = {ch: e for ch, e in body.items() if ch.split("|", 1)[0] not in assigners}
+                    rows.append((pickle.dumps(("report", body), protocol=5), time))
+                else:
+                    rows.append((pickle.dumps((kind, body), protocol=5), body if kind == "watermark" else time))
+            keys = control_keys(self.plan.shuffle_partitions) if ex.layout == "keyed" else [None]
+            n = len(rows) * len(keys)
+            columns = []
+            for f in schema:
+                if f.name == EXIT:
+                    columns.append(pa.array([ex.index] * n, pa.int32()))
+                elif f.name == TS:
+                    columns.append(pa.array([t for _, t in rows for _ in keys], pa.int64()))
+                elif f.name == WM:
+                    columns.append(pa.array([CONTROL_MARK] * n, pa.int64()))
+                elif ex.layout == "keyed" and f.name == ex.prefixed(KEY):
+                    columns.append(pa.array([k for _ in rows for k in keys], pa.binary()))
+                elif ex.layout == "keyed" and f.name == ex.prefixed(ELEMENTS):
+                    columns.append(pa.array([p for p, _ in rows for _ in keys], pa.binary()))
+                elif ex.layout != "keyed" and f.name == CHANNEL:
+                    columns.append(pa.array([p for p, _ in rows], pa.binary()))
+                else:
+                    columns.append(pa.nulls(n, f.type))
+            yield pa.RecordBatch.from_arrays(columns, schema=schema)
 
     def flush(self, final: bool = True) -> Iterator[pa.RecordBatch]:
         """Encodes and clears what the exits collected, one Arrow batch per exit. Unless
@@ -315,7 +579,7 @@ class StageRun:
                 continue
             if schema is None:
                 schema = _arrow_schema(self.plan)
-            n, arrays, ts, wm = buf.take()
+            n, arrays, ts, wm, ch = buf.take()
             own = {buf.plan.prefixed(f.name): a for f, a in zip(buf.plan.value_fields(), arrays)}
             columns = []
             for f in schema:
@@ -327,6 +591,8 @@ class StageRun:
                     columns.append(pa.array(ts, pa.int64()))
                 elif f.name == WM and wm is not None:
                     columns.append(pa.array(wm, pa.int64()))
+                elif f.name == CHANNEL and ch is not None:
+                    columns.append(pa.array(ch, pa.binary()))
                 else:
                     columns.append(pa.nulls(n, f.type))
             yield pa.RecordBatch.from_arrays(columns, schema=schema)

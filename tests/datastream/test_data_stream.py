@@ -184,10 +184,10 @@ def test_names_uids_plan_and_hints(env):
     assert ds.get_name() == "my map"
     ds.print().name("out").uid("sink-1").set_parallelism(1)
     plan = json.loads(env.get_execution_plan())
-    names = [n["name"] for n in plan["nodes"]]
-    assert names == ["Collection Source", "my map", "out"]
-    assert plan["nodes"][1]["uid"] == "map-1" and plan["nodes"][1]["inputs"] == [plan["nodes"][0]["id"]]
-    assert plan["nodes"][2]["type"] == "sink"
+    names = [n["type"] for n in plan["nodes"]]
+    assert names == ["Source: Collection Source", "my map", "Sink: out"]
+    assert plan["nodes"][1]["predecessors"][0]["id"] == plan["nodes"][0]["id"]
+    assert plan["nodes"][2]["pact"] == "Data Sink"
 
 
 def test_environment_settings(env):

@@ -19,7 +19,12 @@ from kindling.datastream.window import CountTrigger, PurgingTrigger
 EVENTS = [("a", 1000, 1), ("a", 1500, 2), ("b", 1200, 5), ("a", 2100, 3), ("a", 900, 7), ("b", 5000, 1)]
 
 
-def events(env, data=EVENTS, out_of_orderness_ms=200):
+def events(env, data=EVENTS, out_of_orderness_ms=200, per_element=True):
+    """The elements with event times. These tests are about lateness and firing mechanics, so
+    by default the watermark moves after every element (Kindling's deterministic option);
+    Flink would emit it every 200 ms and a collection this small would see none before its end
+    (test_small_collection_sees_no_watermark_before_its_end)."""
+    env.get_configuration().set_boolean("kindling.watermark.per-element", per_element)
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(out_of_orderness_ms)) \
         .with_timestamp_assigner(lambda v, _: v[1])
     return env.from_collection(data).assign_timestamps_and_watermarks(strategy)
@@ -42,6 +47,16 @@ def test_tumbling_reduce_with_late_side_output(any_env):
     else:
         expected.insert(0, ("a", 900, 7))  # BATCH has no late data
     assert sorted(sums.execute_and_collect(limit=20)) == expected
+
+
+def test_small_collection_sees_no_watermark_before_its_end(env):
+    # As PyFlink 2.3 prints it: the watermark is emitted every 200 ms of processing time, and the
+    # collection is read before the first emission, so a@900 is not late.
+    sums = (events(env, per_element=False).key_by(lambda v: v[0])
+            .window(TumblingEventTimeWindows.of(Time.seconds(1)))
+            .reduce(lambda a, b: (a[0], max(a[1], b[1]), a[2] + b[2])))
+    assert sorted(sums.execute_and_collect(limit=20)) == [
+        ("a", 900, 7), ("a", 1500, 3), ("a", 2100, 3), ("b", 1200, 5), ("b", 5000, 1)]
 
 
 def test_late_elements_dropped_are_counted(env):
@@ -220,3 +235,12 @@ def test_processing_time_sessions_and_continuous_trigger_in_batch(env):
                   .trigger(ContinuousProcessingTimeTrigger.of(Time.hours(1))).reduce(lambda x, y: (x[0], x[1] + y[1])))
     # BATCH fires every pending processing-time timer at the end of the key, as Flink does
     assert sorted(continuous.execute_and_collect(limit=10)) == [("a", 3), ("b", 3)]
+
+
+def test_keys_pyflink_takes_lists_and_dicts(any_env):
+    # PyFlink keys by the pickled key, so a list or a dict is a key as good as any
+    ds = any_env.from_collection(list(range(9)))
+    by_list = ds.key_by(lambda x: [x % 3]).count_window(3).reduce(lambda a, b: a + b)
+    assert sorted(by_list.execute_and_collect(limit=10)) == [9, 12, 15]
+    by_dict = ds.key_by(lambda x: {"parity": x % 2}).count_window(4).reduce(lambda a, b: a + b)
+    assert sorted(by_dict.execute_and_collect(limit=10)) == [12, 16]  # 0+2+4+6, 1+3+5+7

@@ -62,7 +62,7 @@ from kindling.datastream.window import (
     TumblingEventTimeWindows, WindowAssigner,
 )
 from kindling.runtime.errors import user_function_failure
-from kindling.runtime.keyed_operator import _FiringOperator
+from kindling.runtime.keyed_operator import OutputContext, _FiringOperator, append_results
 from kindling.runtime.keyed_runtime_context import KeyedRuntimeContext
 from kindling.runtime.keyed_state import KeyedStateRegistry
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
@@ -107,11 +107,6 @@ def _state_kind(descriptor) -> str:
     raise TypeError("expected a StateDescriptor (ValueStateDescriptor, ListStateDescriptor, "
                     "MapStateDescriptor, ReducingStateDescriptor or AggregatingStateDescriptor), "
                     "got %r" % (descriptor,))
-
-
-def _not_iterable(what: str, res) -> TypeError:
-    return TypeError("%s must yield its outputs or return an iterable (or None), got %r"
-                     % (what, res))
 
 
 class _Scope:
@@ -191,7 +186,7 @@ class _WindowStateStore:
         return self._get(state_descriptor, 'aggregating')
 
 
-class _ProcessContext(ProcessWindowFunction.Context, ProcessAllWindowFunction.Context):
+class _ProcessContext(OutputContext, ProcessWindowFunction.Context, ProcessAllWindowFunction.Context):
 
     def __init__(self, op: 'WindowOperator'):
         self._op = op
@@ -214,11 +209,6 @@ class _ProcessContext(ProcessWindowFunction.Context, ProcessAllWindowFunction.Co
 
     def global_state(self):
         return self._op._runtime_context
-
-    def output(self, output_tag: OutputTag, value) -> None:
-        if not isinstance(output_tag, OutputTag):
-            raise TypeError("output() expects an OutputTag, got %r" % (output_tag,))
-        self._op._out.append((output_tag.tag_id, value, self._ts))
 
 
 class _AssignerContext(WindowAssigner.WindowAssignerContext):
@@ -263,7 +253,7 @@ class WindowOperator(_FiringOperator):
     #: what is pickled: the configuration (everything else is derived in open())
     _CONFIG_ATTRS = ('assigner', 'trigger', 'contents_kind', 'function', 'window_function',
                      'allowed_lateness', 'late_data_tag_id', 'all_windows', 'name',
-                     'num_late_records_dropped', '_late_delta')
+                     'num_late_records_dropped', '_late_delta', 'has_side_output')
 
     def __init__(self, assigner: WindowAssigner, trigger: Optional[Trigger] = None,
                  contents: str = CONTENTS_LIST, function: Any = None, window_function: Any = None,
@@ -646,18 +636,8 @@ class WindowOperator(_FiringOperator):
             res = self._wf_call(window, inputs)
         else:
             res = self._wf_call(self._key, window, inputs)
-        if res is None:
-            return
-        try:
-            it = iter(res)
-        except TypeError:
-            raise _not_iterable("the window function", res) from None
-        append = self._out.append
-        for r in it:
-            if type(r) is tuple and len(r) == 2 and isinstance(r[0], OutputTag):
-                append((r[0].tag_id, r[1], ts))
-            else:
-                append((None, r, ts))
+        if res is not None:
+            append_results(res, ts, self._out.append, self.has_side_output, "the window function")
 
     def _clear_function_state(self, window) -> None:
         """``ProcessWindowFunction.clear`` and removal of the window's state scope."""

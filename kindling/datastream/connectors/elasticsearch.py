@@ -1,0 +1,4 @@
+"""``pyflink.datastream.connectors.elasticsearch``: the Elasticsearch connector is not supported by Kindling yet."""
+from kindling.common.unsupported import connector, missing_module
+
+missing_module(__name__, connector("Elasticsearch"))

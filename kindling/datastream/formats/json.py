@@ -1,0 +1,4 @@
+"""``pyflink.datastream.formats.json``: not supported by Kindling yet."""
+from kindling.common.unsupported import FORMATS, missing_module
+
+missing_module(__name__, FORMATS)

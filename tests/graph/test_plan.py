@@ -1,0 +1,161 @@
+"""get_execution_plan() in Flink's shape (kindling.graph.plan), checked against plans PyFlink 2.3
+printed for the same jobs (node types, pacts, parallelism, ship strategies)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kindling.common.typeinfo import Types
+from kindling.datastream import KeyedProcessFunction, OutputTag, ProcessFunction, StreamExecutionEnvironment
+from kindling.datastream.functions import SinkFunction
+from kindling.graph.plan import execution_plan, execution_plan_json
+from kindling.graph.specs import PrintSinkSpec
+from kindling.graph.transformation import KeyByTransformation, SinkTransformation, Transformation
+
+
+@pytest.fixture
+def env():
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    return env
+
+
+def _plan(env):
+    return execution_plan(env._sinks, env.get_parallelism())
+
+
+def _shape(plan):
+    return [(n["type"], n["pact"], n["parallelism"], [(p["ship_strategy"]) for p in n.get("predecessors", [])])
+            for n in plan["nodes"]]
+
+
+class _Collect(SinkFunction):
+    def invoke(self, value, context):
+        pass
+
+
+class _Keyed(KeyedProcessFunction):
+    def process_element(self, value, ctx):
+        yield value
+
+
+def test_chain_key_by_reduce_print_has_pyflinks_nodes_and_strategies(env):
+    env.from_collection([("a", 1)]).map(lambda x: x).filter(lambda x: True) \
+        .key_by(lambda x: x[0]).reduce(lambda a, b: a).print()
+    plan = _plan(env)
+    assert _shape(plan) == [
+        ("Source: Collection Source", "Data Source", 1, []),
+        ("Map", "Operator", 2, ["REBALANCE"]),
+        ("Filter", "Operator", 2, ["FORWARD"]),
+        ("_stream_key_by_map_operator", "Operator", 2, ["FORWARD"]),
+        ("Reduce", "Operator", 2, ["HASH"]),
+        ("Sink: Print to Std. Out", "Data Sink", 2, ["FORWARD"]),
+    ]
+    ids = [n["id"] for n in plan["nodes"]]
+    assert [n["predecessors"][0]["id"] for n in plan["nodes"][1:]] == ids[:-1]
+    assert all(p["side"] == "second" for n in plan["nodes"] for p in n.get("predecessors", []))
+    assert all(n["contents"] == n["type"] for n in plan["nodes"])
+    # Kindling's fused passes: the source's pass runs up to the key-by; the reduce's pass prints.
+    assert [n["spark_stage"] for n in plan["nodes"]] == [0, 0, 0, 0, 1, 1]
+    assert [n["spark_stage_root"] for n in plan["nodes"]][-2:] == [ids[4], ids[4]]
+
+
+def test_key_by_right_after_the_collection_source_runs_at_its_parallelism(env):
+    env.from_collection([("a", 1)]).key_by(lambda x: x[0]).sum(1).print()
+    assert _shape(_plan(env))[1:3] == [("_stream_key_by_map_operator", "Operator", 1, ["FORWARD"]),
+                                       ("Reduce", "Operator", 2, ["HASH"])]
+
+
+def test_json_can_be_evaled_back_as_pyflinks_tests_do(env):
+    source = env.from_collection([1, 2]).force_non_parallel()
+    source.map(lambda x: x).set_parallelism(3).uid("m").add_sink(_Collect())
+    text = execution_plan_json(env._sinks, env.get_parallelism())
+    plan = eval(text)  # PyFlink's tests read the plan with eval
+    assert plan == json.loads(text)
+    assert plan["nodes"][0]["parallelism"] == 1
+    assert plan["nodes"][1]["parallelism"] == 3
+    for word in ("true", "false", "null"):
+        assert word not in text
+
+
+def test_get_execution_plan_of_the_environment_is_flinks(env):
+    env.from_collection([1]).map(lambda x: x).print()
+    plan = eval(env.get_execution_plan())
+    assert [n["pact"] for n in plan["nodes"]] == ["Data Source", "Operator", "Data Sink"]
+
+
+def test_union_is_not_a_node_its_consumer_reads_every_input(env):
+    a, b, c = (env.from_collection([i]) for i in range(3))
+    c.union(a, b).map(lambda x: x + 1).add_sink(_Collect())
+    plan = _plan(env)
+    sources = sorted(n["id"] for n in plan["nodes"] if n["pact"] == "Data Source")
+    operators = [n for n in plan["nodes"] if n["pact"] == "Operator"]
+    assert len(operators) == 1 and operators[0]["type"] == "Map"
+    assert sorted(p["id"] for p in operators[0]["predecessors"]) == sources
+    assert {p["ship_strategy"] for p in operators[0]["predecessors"]} == {"REBALANCE"}
+
+
+def test_sink_function_is_one_data_sink_node(env):
+    env.from_collection([1]).map(lambda x: x).add_sink(_Collect())
+    assert _shape(_plan(env)) == [("Source: Collection Source", "Data Source", 1, []),
+                                  ("Map", "Operator", 2, ["REBALANCE"]),
+                                  ("Sink: _Collect", "Data Sink", 2, ["FORWARD"])]
+
+
+def test_side_output_consumers_read_the_emitting_operator(env):
+    tag = OutputTag("side", Types.STRING())
+
+    class Split(ProcessFunction):
+        def process_element(self, value, ctx):
+            yield tag, str(value)
+
+    keyed = env.from_collection([("a", 1)]).key_by(lambda x: x[0]).process(_Keyed())
+    processed = keyed.process(Split())
+    processed.get_side_output(tag).print()
+    plan = _plan(env)
+    by_type = {n["type"]: n for n in plan["nodes"]}
+    assert set(by_type) >= {"KEYED PROCESS", "PROCESS", "Sink: Print to Std. Out"}
+    assert by_type["Sink: Print to Std. Out"]["predecessors"][0]["id"] == by_type["PROCESS"]["id"]
+    assert by_type["PROCESS"]["predecessors"] == [{"id": by_type["KEYED PROCESS"]["id"],
+                                                  "ship_strategy": "FORWARD", "side": "second"}]
+    assert by_type["PROCESS"]["spark_stage"] == by_type["KEYED PROCESS"]["spark_stage"]
+
+
+def test_windows_are_named_by_their_assigner(env):
+    from kindling.common.time import Time
+    from kindling.datastream.window import TumblingEventTimeWindows
+
+    keyed = env.from_collection([("a", 1)]).key_by(lambda x: x[0])
+    keyed.window(TumblingEventTimeWindows.of(Time.milliseconds(5))).reduce(lambda a, b: a).print()
+    keyed.count_window(2).reduce(lambda a, b: a).print()
+    types = [n["type"] for n in _plan(env)["nodes"] if n["pact"] == "Operator"]
+    assert "TumblingEventTimeWindows" in types and "CountTumblingWindowAssigner" in types
+
+
+def test_a_keyed_stream_read_as_a_plain_stream_goes_through_the_values_operator():
+    source = StreamExecutionEnvironment.get_execution_environment().from_collection([1])._transformation
+    key_by = KeyByTransformation(name="KeyBy", inputs=[source], key_selector=lambda x: x)
+    sink = SinkTransformation(name="Print to Std. Out", inputs=[key_by], sink=PrintSinkSpec())
+    nodes = execution_plan([sink], 2)["nodes"]
+    assert [n["type"] for n in nodes] == ["Source: Collection Source", "_stream_key_by_map_operator",
+                                          "_keyed_stream_values_operator", "Sink: Print to Std. Out"]
+    assert nodes[2]["predecessors"] == [{"id": key_by.id, "ship_strategy": "HASH", "side": "second"}]
+    assert nodes[3]["predecessors"][0]["id"] == nodes[2]["id"]
+    assert len({n["id"] for n in nodes}) == 4
+
+
+def test_a_partitioning_node_gives_its_strategy_to_the_consumer():
+    from dataclasses import dataclass
+
+    @dataclass(eq=False)
+    class Partition(Transformation):
+        strategy: str = "REBALANCE"
+        kind = "partition"
+
+    source = StreamExecutionEnvironment.get_execution_environment().from_collection([1])._transformation
+    broadcast = Partition(name="Partition", inputs=[source], strategy="BROADCAST")
+    sink = SinkTransformation(name="Print to Std. Out", inputs=[broadcast], sink=PrintSinkSpec(), parallelism=1)
+    nodes = execution_plan([sink], 3)["nodes"]
+    assert [n["type"] for n in nodes] == ["Source: Collection Source", "Sink: Print to Std. Out"]
+    assert nodes[1]["predecessors"][0]["ship_strategy"] == "BROADCAST"
