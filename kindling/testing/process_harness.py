@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, Optional
 
+from kindling.runtime import lifecycle
 from kindling.runtime.chain import ChainNode, Record, build_chain
 from kindling.runtime.errors import MARKER_BEGIN
 from kindling.runtime.task_info import MIN_WATERMARK, TaskInfo
@@ -35,6 +36,7 @@ class ProcessFunctionTestHarness(OutputRecords):
         self._watermark = MIN_WATERMARK
         self._task_info = TaskInfo(name, subtask_index, parallelism, job_parameters=dict(job_parameters or {}))
         self._push = None
+        self._job = f"harness-{next(_uids)}"  # each harness is a job of its own, closed by close()
 
     def open(self) -> "ProcessFunctionTestHarness":
         if self._push is None:
@@ -47,16 +49,21 @@ class ProcessFunctionTestHarness(OutputRecords):
             def side(tag_id, value):
                 records.append((tag_id, value, record.timestamp))
 
-            node = ChainNode(uid=f"harness/{next(_uids)}", name=self.name, operation="process",
+            node = ChainNode(uid=f"{self._job}/0", name=self.name, operation="process",
                              function=self.function, exits=[0], side_fallback=side)
 
             self._push = build_chain(node, {0: main}, record, self._task_info, {})
         return self
 
     def close(self) -> None:
-        close = getattr(self.function, "close", None)
-        if close is not None:
-            close()
+        """Closes the function (``close()`` once, as at the end of a job); its error is raised."""
+        if self._push is None:
+            lifecycle.close_function(self.function)
+            return
+        self._push = None
+        errors = lifecycle.close_job(self._job)
+        if errors:
+            raise errors[0]
 
     def __enter__(self) -> "ProcessFunctionTestHarness":
         return self.open()

@@ -48,3 +48,28 @@ def test_errors_and_timers():
     with ProcessFunctionTestHarness(Boom()) as h:
         with pytest.raises(ZeroDivisionError):
             h.process_element(0)
+
+
+def test_close_closes_the_opened_function_once_and_forgets_it():
+    from kindling.datastream import ProcessFunction
+    from kindling.runtime import lifecycle
+
+    calls = []
+
+    class Tracked(ProcessFunction):
+        def open(self, runtime_context):
+            calls.append("open")
+
+        def close(self):
+            calls.append("close")
+
+        def process_element(self, value, ctx):
+            yield value
+
+    live = lifecycle.open_count()
+    harness = ProcessFunctionTestHarness(Tracked())
+    with harness:
+        harness.process_element(1)
+        assert lifecycle.open_count() == live + 1
+    assert calls == ["open", "close"]
+    assert lifecycle.open_count() == live
