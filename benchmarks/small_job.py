@@ -57,16 +57,17 @@ def _expected() -> list[str]:
 
 EXPECTED = _expected()
 
-PHASES = [  # (label, from mark, to mark)
+PHASES = [  # (label, from mark(s), to mark): the first "from" mark the run printed counts
     ("interpreter start, imports", None, "kindling imported"),
     ("JVM start", "kindling imported", "JVM started"),
     ("SparkSession", "JVM started", "SparkSession ready"),
     ("planning (compile, source registration)", "SparkSession ready", "job compiled"),
+    # the micro-batch path (unbounded or checkpointed jobs, or kindling.bounded.one-step false)
     ("query start", "job compiled", "query started"),
     ("first trigger: source, state set-up, planning", "query started", "batch 0: planned"),
     ("batch 0 (first Python workers)", "batch 0: planned", "batch 0: written"),
     ("end-of-input rounds (batches 1..)", "batch 0: written", "query ended"),
-    ("job end", "query ended", "job 'Flink Streaming Job' ended"),
+    ("job end", ("query ended", "batch 0: written"), "job 'Flink Streaming Job' ended"),
 ]
 
 MARK = re.compile(r"^\[kindling\] timing\s+([\d.]+) s\s+(.*)$")
@@ -95,8 +96,12 @@ def breakdown(stderr: str, wall: float) -> list[tuple[str, float]]:
         if m:
             marks.setdefault(m.group(2), float(m.group(1)))
     rows = []
-    for label, start, end in PHASES:
-        if end in marks and (start is None or start in marks):
+    one_step = "query started" not in marks
+    for label, starts, end in PHASES:
+        if one_step and label.startswith("batch 0"):
+            label = "the job in one Spark step (first Python workers)"
+        start = next((s for s in ((starts,) if isinstance(starts, str) else starts or ()) if s in marks), None)
+        if end in marks and (starts is None or start is not None):
             rows.append((label, marks[end] - (marks[start] if start else 0.0)))
     last = max(marks.values(), default=0.0)
     rows.append(("exit (Spark shutdown)", max(wall - last, 0.0)))

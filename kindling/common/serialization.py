@@ -1,6 +1,8 @@
 """Serialization schemas and encoders used by sources and sinks."""
 from typing import Any
 
+from kindling.common.formatting import flink_string
+
 __all__ = ['SerializationSchema', 'DeserializationSchema', 'SimpleStringSchema', 'ByteArraySchema',
            'Encoder', 'RowFieldExtractorSchema']
 
@@ -126,8 +128,6 @@ class Encoder(object):
 
     def encode(self, value: Any, type_info: Any = None) -> bytes:
         """The value as Flink's ``toString`` writes it for the stream's type (untyped: ``str``)."""
-        from kindling.runtime.formatting import flink_string
-
         return flink_string(value, type_info).encode(self._charset_name)
 
     def __eq__(self, other: Any) -> bool:

@@ -120,8 +120,8 @@ FAULT_TOLERANCE = ("checkpoint configuration, state backends and savepoints are 
                    "and Spark's state store stand for them")
 FORMATS = "formats are still to come (open issue: connectors and formats)"
 TABLE_API = "the Table API and SQL are still to come (open issue: Table API and SQL)"
-PYTHON_DEPENDENCIES = ("Python archives, requirements and cached files are still to come (open issue: "
-                       "clusters and Python dependencies); ship Python files with add_python_file")
+PYTHON_DEPENDENCIES = ("cached files are still to come (open issue: clusters and Python dependencies); "
+                       "ship files with add_python_file or add_python_archive")
 JVM_ONLY = "it belongs to PyFlink's bridge to Flink's JVM, which Kindling does not run"
 
 

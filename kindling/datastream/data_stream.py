@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Union
 import cloudpickle
 
 from kindling.common.typeinfo import TypeInformation, Types
+from kindling.common.types import Row
 from kindling.datastream.functions import (
     FilterFunction,
     FlatMapFunction,
@@ -31,6 +32,7 @@ from kindling.graph.transformation import (
     ChainedTransformation,
     KeyByTransformation,
     KeyedTransformation,
+    PartitionTransformation,
     SideOutputTransformation,
     SinkTransformation,
     Transformation,
@@ -145,21 +147,26 @@ class DataStream:
         """Accepted for compatibility: Spark schedules tasks itself; there are no slots."""
         return self
 
+    def _partition(self, strategy: str) -> "DataStream":
+        node = PartitionTransformation(name=strategy.title(), inputs=[self._transformation],
+                                       type_info=self._transformation.type_info, strategy=strategy)
+        return DataStream(self._env, node)
+
     def forward(self) -> "DataStream":
-        """Accepted for compatibility: elements already stay in their partition between stateless operators."""
-        return self
+        """Recorded in the plan (FORWARD); elements already stay in their partition between stateless operators."""
+        return self._partition("FORWARD")
 
     def rebalance(self) -> "DataStream":
-        """Accepted for compatibility: Spark balances work by its own partitioning."""
-        return self
+        """Recorded in the plan (REBALANCE); Spark balances work by its own partitioning."""
+        return self._partition("REBALANCE")
 
     def rescale(self) -> "DataStream":
-        """Accepted for compatibility: Spark balances work by its own partitioning."""
-        return self
+        """Recorded in the plan (RESCALE); Spark balances work by its own partitioning."""
+        return self._partition("RESCALE")
 
     def shuffle(self) -> "DataStream":
-        """Accepted for compatibility: Spark balances work by its own partitioning."""
-        return self
+        """Recorded in the plan (SHUFFLE); Spark balances work by its own partitioning."""
+        return self._partition("SHUFFLE")
 
     # -- stateless transformations ------------------------------------------------------
     def _chain(self, operation: str, func: Any, name: str, type_info: Any) -> "DataStream":
@@ -232,9 +239,8 @@ class DataStream:
             raise TypeError(f"get_side_output expects an OutputTag, got {output_tag!r}")
         node = SideOutputTransformation(name=f"SideOutput({output_tag.tag_id})", inputs=[self._transformation],
                                         type_info=output_tag.type_info, tag_id=output_tag.tag_id)
-        factory = getattr(self._transformation, "operator_factory", None)
-        if isinstance(factory, _KeyedOperatorFactory):
-            factory.has_side_output = True
+        if isinstance(self._transformation, KeyedTransformation):
+            self._transformation.has_side_output = True
         return DataStream(self._env, node)
 
     def key_by(self, key_selector: Union[Callable, KeySelector], key_type: TypeInformation = None) -> "KeyedStream":
@@ -266,6 +272,9 @@ class DataStream:
 
     def add_sink(self, sink_func: SinkFunction) -> "DataStreamSink":
         """Calls ``sink_func.invoke(value, context)`` for every element, in Spark workers (at-least-once)."""
+        legacy = getattr(sink_func, "_sink", None)  # a legacy connector's Sink (FlinkKafkaProducer)
+        if callable(legacy) and not isinstance(sink_func, type):
+            return self.sink_to(legacy())
         if not isinstance(sink_func, SinkFunction) and not callable(sink_func):
             raise TypeError(f"add_sink expects a SinkFunction, got {sink_func!r}")
         check_picklable(sink_func, "sink function", "Sink")
@@ -378,17 +387,12 @@ class KeyedStream(DataStream):
         super().__init__(env, transformation)
         self._origin = origin
 
-    def _keyed(self, factory: Callable, name: str, type_info: Any) -> DataStream:
-        """A keyed operation: ``factory(name)`` builds its runtime operator when the job is compiled."""
+    def _keyed(self, operation: str, name: str, type_info: Any, **spec: Any) -> DataStream:
+        """Adds the keyed graph node of ``operation`` (fields of KeyedTransformation in
+        ``spec``); the Spark compiler chooses its runtime operator."""
         node = KeyedTransformation(name=name, inputs=[self._transformation], type_info=type_info,
-                                   operator_factory=_KeyedOperatorFactory(factory))
+                                   operation=operation, **spec)
         return DataStream(self._env, node)
-
-    def _keyed_process(self, function: Any, name: str, type_info: Any) -> DataStream:
-        """Runs a KeyedProcessFunction per key (the operation behind process, map, reduce, ...)."""
-        from kindling.runtime.keyed_operator import KeyedProcessOperator
-
-        return self._keyed(_OperatorFactory(KeyedProcessOperator, function), name, type_info)
 
     def process(self, func: KeyedProcessFunction, output_type: TypeInformation = None) -> DataStream:
         """Runs a KeyedProcessFunction with keyed state and timers."""
@@ -397,45 +401,38 @@ class KeyedStream(DataStream):
             raise TypeError(f"KeyedProcessFunction is required for KeyedStream, got {func!r}: subclass "
                             "KeyedProcessFunction (it has keyed state and timers), or call process() before key_by(...)")
         check_picklable(func, "function", "KeyedProcess")
-        return self._keyed_process(func, "KeyedProcess", output_type)
+        return self._keyed("process", "KeyedProcess", output_type, function=func)
 
     def map(self, func: Union[Callable, MapFunction], output_type: TypeInformation = None) -> DataStream:
         """Applies ``func`` to every element, per key: a MapFunction's ``open`` gets the keyed
         RuntimeContext, so its state is the current key's (as PyFlink runs it)."""
-        from kindling.runtime.keyed_functions import MapProcessFunction
-
         _check_type_info(output_type, "Map")
         func = _function(func, MapFunction, "map", "Map")
-        return self._keyed_process(MapProcessFunction(func), "Map", output_type)
+        return self._keyed("map", "Map", output_type, function=func)
 
     def flat_map(self, func: Union[Callable, FlatMapFunction], output_type: TypeInformation = None) -> DataStream:
         """Applies ``func`` to every element, per key, and emits every element it returns or
         yields; keyed state as in :meth:`map`."""
-        from kindling.runtime.keyed_functions import FlatMapProcessFunction
-
         _check_type_info(output_type, "FlatMap")
         func = _function(func, FlatMapFunction, "flat_map", "FlatMap")
-        return self._keyed_process(FlatMapProcessFunction(func), "FlatMap", output_type)
+        return self._keyed("flat_map", "FlatMap", output_type, function=func)
 
     def filter(self, func: Union[Callable, FilterFunction]) -> DataStream:
         """Keeps the elements for which ``func`` is true, per key; keyed state as in :meth:`map`."""
-        from kindling.runtime.keyed_functions import FilterProcessFunction
-
         func = _function(func, FilterFunction, "filter", "Filter")
-        return self._keyed_process(FilterProcessFunction(func), "Filter", self._transformation.type_info)
+        return self._keyed("filter", "Filter", self._transformation.type_info, function=func)
 
     def reduce(self, func: Union[Callable, ReduceFunction]) -> DataStream:
         """Rolling reduce: emits the reduced value of the key after every element."""
-        from kindling.runtime.keyed_functions import ReduceProcessFunction
-
         func = _function(func, ReduceFunction, "reduce", "Reduce")
-        return self._keyed_process(ReduceProcessFunction(func), "Reduce", self._transformation.type_info)
+        return self._keyed("reduce", "Reduce", self._transformation.type_info, function=func)
 
     def _aggregate(self, kind: str, position: Union[int, str]) -> DataStream:
-        from kindling.runtime.keyed_functions import aggregation_function
-
-        function = aggregation_function(kind, position, self._transformation.type_info)
-        return self._keyed_process(function, kind.capitalize(), self._transformation.type_info)
+        if isinstance(position, bool) or not isinstance(position, (int, str)):
+            raise TypeError("The field position must be of int or str type to locate the value to "
+                            "calculate for min, max, min_by, max_by and sum.The given type is: %s"
+                            % type(position))
+        return self._keyed(kind, kind.capitalize(), self._transformation.type_info, position=position)
 
     def sum(self, position_to_sum: Union[int, str] = 0) -> DataStream:
         """Rolling sum of a field (by position or name) per key."""
@@ -462,13 +459,21 @@ class KeyedStream(DataStream):
         return self._origin.key_by(key_selector, key_type)
 
     def union(self, *streams) -> DataStream:
-        return self._origin.union(*streams)
+        return DataStream.union(self, *streams)
 
     def project(self, *field_indexes) -> DataStream:
         return self._origin.project(*field_indexes)
 
     def _sink(self, spec: SinkSpec, name: str) -> DataStreamSink:
         return self._origin._sink(spec, name)
+
+    def execute_and_collect(self, job_execution_name: str = None, limit: int = None):
+        """As in PyFlink, a keyed stream collects as ``Row(f0=key, f1=value)``: the pairs Flink's
+        keyed stream carries."""
+        selector = self._transformation.key_selector
+        get_key = getattr(selector, "get_key", selector)
+        pairs = self._origin.map(lambda value: Row(f0=get_key(value), f1=value))
+        return pairs.execute_and_collect(job_execution_name, limit)
 
     def add_sink(self, sink_func) -> DataStreamSink:
         return self._origin.add_sink(sink_func)
@@ -518,32 +523,6 @@ class KeyedStream(DataStream):
     shuffle = rescale = rebalance = forward = broadcast = partition_custom = _unsupported(
         "Cannot override partitioning for KeyedStream.")
     del _unsupported
-
-
-class _KeyedOperatorFactory:
-    """Builds a keyed transformation's runtime operator on the driver and tells it whether the
-    job reads its side outputs (``get_side_output``), which decides where a yielded
-    ``(OutputTag, value)`` pair goes, as in PyFlink."""
-
-    def __init__(self, build: Callable[[str], Any]):
-        self.build = build
-        self.has_side_output = False
-
-    def __call__(self, name: str) -> Any:
-        operator = self.build(name)
-        operator.has_side_output = self.has_side_output
-        return operator
-
-
-class _OperatorFactory:
-    """Builds a runtime keyed operator on the driver: ``factory(function, name)``."""
-
-    def __init__(self, operator_class: type, function: Any):
-        self.operator_class = operator_class
-        self.function = function
-
-    def __call__(self, name: str) -> Any:
-        return self.operator_class(self.function, name)
 
 
 COLLECT_BUFFER_SIZE = "kindling.collect.buffer-size"

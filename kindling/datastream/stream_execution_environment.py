@@ -6,6 +6,7 @@ from typing import Any, Iterable
 
 from kindling.common.configuration import Configuration
 from kindling.common.execution_config import ExecutionConfig
+from kindling.common.submission import submitted_configuration
 from kindling.common.unsupported import FAULT_TOLERANCE, JVM_ONLY, PYTHON_DEPENDENCIES, unsupported
 from kindling.common.typeinfo import TypeInformation, Types
 from kindling.datastream.data_stream import DataStream, check_picklable
@@ -34,7 +35,9 @@ class StreamExecutionEnvironment:
     """
 
     def __init__(self, configuration: Configuration | None = None):
-        self._configuration = Configuration(configuration) if configuration is not None else Configuration()
+        self._configuration = Configuration.from_dict(submitted_configuration())  # kindling run's options
+        if configuration is not None:
+            self._configuration.add_all(configuration)
         self._config = ExecutionConfig()
         self._sinks: list[SinkTransformation] = []
         self._runtime_mode = RuntimeExecutionMode.STREAMING
@@ -69,6 +72,8 @@ class StreamExecutionEnvironment:
         return self
 
     def get_parallelism(self) -> int:
+        """The job's parallelism: ``set_parallelism`` or ``parallelism.default`` if set, else the
+        number of CPU cores, as PyFlink's local environment (``print()`` then writes ``n> ``)."""
         if self._parallelism is not None:
             return self._parallelism
         return self._config.get_parallelism() if self._config.get_parallelism() > 0 else (os.cpu_count() or 1)
@@ -118,10 +123,6 @@ class StreamExecutionEnvironment:
             return int(master[6:-1])
         return os.cpu_count() or 1
 
-    def set_python_executable(self, python_exec: str) -> None:
-        """The Python interpreter of Spark's workers (``spark.pyspark.python``)."""
-        self._configuration.set_string("spark.pyspark.python", python_exec)
-
     def is_chaining_of_operators_with_different_max_parallelism_enabled(self) -> bool:
         return True
 
@@ -160,25 +161,52 @@ class StreamExecutionEnvironment:
         self._slot_sharing_groups[slot_sharing_group.get_name()] = slot_sharing_group
         return self
 
+    # -- Python dependencies and jars: PyFlink's keys, shipped to Spark (kindling.spark.session) --
+    def _append(self, key: str, *values: str) -> None:
+        listed = [v for v in self._configuration.get_string(key, "").split(",") if v]
+        self._configuration.set_string(key, ",".join(listed + [v for v in values if v not in listed]))
+
     def add_python_file(self, file_path: str) -> None:
-        """Ships a Python file or package to the Spark workers."""
-        self._configuration.set_string("kindling.python-files",
-                                       ",".join(filter(None, [self._configuration.get_string("kindling.python-files", ""), file_path])))
+        """Puts a Python file, zip/egg/whl or directory on the path of Spark's Python workers
+        (``python.files``; a directory's modules and packages, as in PyFlink)."""
+        self._append("python.files", os.path.abspath(file_path))
 
-    @unsupported(PYTHON_DEPENDENCIES)
-    def add_python_archive(self, archive_path: str, target_dir: str = None) -> None: ...
+    def add_python_archive(self, archive_path: str, target_dir: str = None) -> None:
+        """Ships an archive (zip, tar.gz, ...) that Spark extracts on every executor into
+        ``target_dir`` (default: the archive's name) of the executors' working directory,
+        where on a cluster a relative path such as ``venv/bin/python`` finds it; in any mode
+        ``pyspark.SparkFiles.get(target_dir)`` names it (``python.archives``, Spark's
+        ``spark.archives``)."""
+        entry = archive_path if "://" in archive_path else os.path.abspath(archive_path)
+        self._append("python.archives", f"{entry}#{target_dir}" if target_dir else entry)
 
-    @unsupported(PYTHON_DEPENDENCIES)
-    def set_python_requirements(self, requirements_file_path: str, requirements_cache_dir: str = None) -> None: ...
+    def set_python_requirements(self, requirements_file_path: str, requirements_cache_dir: str = None) -> None:
+        """Third-party packages for the job: pip installs the requirements file (offline from
+        ``requirements_cache_dir`` when given) when the job starts, and ships them to Spark's
+        workers (``python.requirements``). Packages with compiled extensions are refused with
+        the alternative: a packed environment (``add_python_archive`` + ``set_python_executable``)."""
+        entry = os.path.abspath(requirements_file_path)
+        if requirements_cache_dir:
+            entry += "#" + os.path.abspath(requirements_cache_dir)
+        self._configuration.set_string("python.requirements", entry)
+
+    def set_python_executable(self, python_exec: str) -> None:
+        """The Python interpreter of Spark's workers (``python.executable``, Spark's
+        ``spark.pyspark.python``), e.g. ``venv/bin/python`` of an archive added with
+        ``add_python_archive(..., "venv")``."""
+        self._configuration.set_string("python.executable", python_exec)
 
     @unsupported(PYTHON_DEPENDENCIES)
     def register_cached_file(self, file_path: str, name: str, executable: bool = False) -> None: ...
 
-    @unsupported(f"{JVM_ONLY}; Kindling's connectors are Python")
-    def add_jars(self, *jars_path: str) -> None: ...
+    def add_jars(self, *jars_path: str) -> None:
+        """Jars for Spark's JVMs (``pipeline.jars``, Spark's ``spark.jars``), e.g. a Spark
+        connector's; paths or ``file://`` URLs."""
+        self._append("pipeline.jars", *jars_path)
 
-    @unsupported(f"{JVM_ONLY}; Kindling's connectors are Python")
-    def add_classpaths(self, *classpaths: str) -> None: ...
+    def add_classpaths(self, *classpaths: str) -> None:
+        """As ``add_jars`` (``pipeline.classpaths``): Spark has one list of jars, ``spark.jars``."""
+        self._append("pipeline.classpaths", *classpaths)
 
     @unsupported(f"{JVM_ONLY}; read files with from_source(FileSource...) or read_text_file")
     def create_input(self, input_format, type_info=None) -> DataStream: ...
@@ -212,6 +240,7 @@ class StreamExecutionEnvironment:
 
     # -- sources ------------------------------------------------------------------------
     def _source(self, spec: Any, name: str, type_info: TypeInformation | None) -> DataStream:
+        spec.check()
         node = SourceTransformation(name=name, type_info=type_info, source=spec)
         return DataStream(self, node)
 
@@ -261,9 +290,19 @@ class StreamExecutionEnvironment:
                                      function=watermark_strategy)
         return DataStream(self, node)
 
-    @unsupported(f"a SourceFunction wraps a Java source function: {JVM_ONLY}; use from_source(...) with a "
-                 "Source, or from_collection(...)")
-    def add_source(self, source_func: Any, source_name: str = "Custom Source", type_info=None) -> DataStream: ...
+    def add_source(self, source_func: Any, source_name: str = "Custom Source", type_info=None) -> DataStream:
+        """A stream from a legacy source function: Kindling has those PyFlink ships in Python
+        (``FlinkKafkaConsumer``); any other SourceFunction wraps a Java one."""
+        source = getattr(source_func, "_source", None)  # the legacy connectors' Source (kafka.py)
+        if not callable(source):
+            from kindling.common.unsupported import UnsupportedError
+
+            raise UnsupportedError("StreamExecutionEnvironment.add_source is not supported by Kindling yet: a "
+                                   f"SourceFunction wraps a Java source function: {JVM_ONLY}; use from_source(...) "
+                                   "with a Source, FlinkKafkaConsumer, or from_collection(...)")
+        from kindling.common.watermark_strategy import WatermarkStrategy
+
+        return self.from_source(source(), WatermarkStrategy.no_watermarks(), source_name, type_info)
 
     # -- execution ----------------------------------------------------------------------
     def _add_sink(self, sink: SinkTransformation) -> None:

@@ -13,8 +13,9 @@ lateness and the late-data side output, then evaluate the windows with ``reduce`
                   .reduce(lambda a, b: (a[0], a[1] + b[1])))
     late_stream = sums.get_side_output(late)
 
-Each windowed operation becomes one keyed graph node running a
-:class:`~kindling.runtime.window.WindowOperator`.
+Each windowed operation becomes one keyed graph node holding a
+:class:`~kindling.graph.specs.WindowSpec`; the Spark compiler runs it with the runtime's
+``WindowOperator``.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from kindling.datastream.functions import (
 )
 from kindling.datastream.output_tag import OutputTag
 from kindling.datastream.data_stream import check_picklable
+from kindling.graph.specs import WindowSpec
 from kindling.datastream.window import (
     CountSlidingWindowAssigner, CountTumblingWindowAssigner, MergingWindowAssigner,
     SlidingEventTimeWindows, SlidingProcessingTimeWindows, Trigger, TumblingEventTimeWindows,
@@ -66,20 +68,6 @@ def _check_type_info(type_info: Any, what: str) -> None:
     if type_info is not None and not isinstance(type_info, TypeInformation):
         raise TypeError("%s of a window operation must be a TypeInformation such as Types.INT(), "
                         "got %r" % (what, type_info))
-
-
-class _WindowOperatorFactory:
-    """Builds the WindowOperator of a graph node: ``factory(name)`` (picklable)."""
-
-    def __init__(self, **config):
-        self.config = config
-
-    def __call__(self, name: str):
-        from kindling.runtime.window import WindowOperator
-        return WindowOperator(name=name, **self.config)
-
-    def __repr__(self) -> str:
-        return "WindowOperatorFactory(%r)" % (self.config,)
 
 
 class _ConstantKeySelector(KeySelector):
@@ -155,23 +143,21 @@ class _WindowedBase:
         check_picklable(window_function, "window function", "Window")
         return window_function
 
-    def _build(self, contents: str, function, window_function, output_type, what: str):
+    def _build(self, contents: str, function, window_function, output_type):
         assigner = self._window_assigner
         trigger = self._window_trigger
         if trigger is None:
             trigger = assigner.get_default_trigger(self.get_execution_environment())
         check_picklable(assigner, "window assigner", "Window")
         check_picklable(trigger, "trigger", "Window")
-        factory = _WindowOperatorFactory(
+        spec = WindowSpec(
             assigner=assigner, trigger=trigger, contents=contents, function=function,
             window_function=window_function, allowed_lateness=self._allowed_lateness,
             late_data_tag=(self._late_data_output_tag.tag_id
                            if self._late_data_output_tag is not None else None),
             all_windows=self._all)
-        # fails at build time (not on a Spark worker) when the configuration is wrong
-        factory("check")
         name = type(assigner).__name__
-        return self._keyed_stream._keyed(factory, name, output_type)
+        return self._keyed_stream._keyed("window", name, output_type, window=spec)
 
     def _reduce(self, reduce_function, window_function, output_type):
         if isinstance(reduce_function, type):
@@ -185,8 +171,7 @@ class _WindowedBase:
         check_picklable(reduce_function, "reduce function", "Window")
         if wf is None and output_type is None:
             output_type = self._input_type_info()
-        from kindling.runtime.window import CONTENTS_REDUCE
-        return self._build(CONTENTS_REDUCE, reduce_function, wf, output_type, "reduce")
+        return self._build("reduce", reduce_function, wf, output_type)
 
     def _aggregate(self, aggregate_function, window_function, accumulator_type, output_type):
         if not isinstance(aggregate_function, AggregateFunction):
@@ -197,8 +182,7 @@ class _WindowedBase:
         _check_type_info(output_type, "output_type")
         wf = self._window_function(window_function, "aggregate")
         check_picklable(aggregate_function, "aggregate function", "Window")
-        from kindling.runtime.window import CONTENTS_AGGREGATE
-        return self._build(CONTENTS_AGGREGATE, aggregate_function, wf, output_type, "aggregate")
+        return self._build("aggregate", aggregate_function, wf, output_type)
 
     def _apply_or_process(self, window_function, output_type, operation: str, process: bool):
         _check_type_info(output_type, "output_type")
@@ -216,8 +200,7 @@ class _WindowedBase:
                 and (process or not callable(window_function)):
             raise TypeError("%s expects a %s, got %r" % (operation, cls.__name__, window_function))
         check_picklable(window_function, "window function", "Window")
-        from kindling.runtime.window import CONTENTS_LIST
-        return self._build(CONTENTS_LIST, None, window_function, output_type, operation)
+        return self._build("list", None, window_function, output_type)
 
     def _input_type_info(self):
         t = getattr(getattr(self._keyed_stream, '_transformation', None), 'type_info', None)

@@ -67,12 +67,22 @@ class KeyByTransformation(Transformation):
 
 @dataclass(eq=False)
 class KeyedTransformation(Transformation):
-    """A keyed stateful operation (process, reduce, window, ...) over a KeyByTransformation.
+    """A keyed stateful operation over a KeyByTransformation, as the user asked for it.
 
-    ``operator_factory(name)`` builds the runtime ``KeyedOperator`` (called on the driver).
+    ``operation`` is ``process`` (``function`` is a KeyedProcessFunction), ``map``,
+    ``flat_map``, ``filter`` or ``reduce`` (``function`` is the user's), one of the rolling
+    aggregations ``sum``, ``min``, ``max``, ``min_by``, ``max_by`` (of the field ``position``),
+    or ``window`` (``window`` is a :class:`~kindling.graph.specs.WindowSpec`).
+    ``has_side_output``: the job reads a side output of it (``get_side_output``), which decides
+    where a yielded ``(OutputTag, value)`` pair goes, as in PyFlink. The Spark compiler
+    chooses the runtime operator (``kindling.spark.operators``).
     """
 
-    operator_factory: Any = None
+    operation: str = "process"
+    function: Any = None
+    position: Any = None
+    window: Any = None
+    has_side_output: bool = False
     kind = "keyed"
 
 
@@ -81,6 +91,19 @@ class UnionTransformation(Transformation):
     """Merges streams of the same type."""
 
     kind = "union"
+
+
+@dataclass(eq=False)
+class PartitionTransformation(Transformation):
+    """How its input is spread over the next operator's parallel instances (``shuffle``,
+    ``rescale``, ``rebalance``, ``forward``): recorded for the plan; on Spark a pass-through,
+    since Spark repartitions by its own rules between stages."""
+
+    strategy: str = "REBALANCE"
+    kind = "partition"
+
+    def describe(self) -> dict:
+        return {"strategy": self.strategy}
 
 
 @dataclass(eq=False)

@@ -101,14 +101,180 @@ class KeyedOperator(ABC):
 
 
 class _FiringOperator(KeyedOperator):
-    """A KeyedOperator whose :meth:`on_timers` and :meth:`end_of_input` are
-    :meth:`fire_timers` (the runtime's operators implement ``fire_timers``)."""
+    """The driver of the runtime's keyed operators (keyed process functions and windows):
+    :meth:`process`, :meth:`fire_timers` and :meth:`process_key_batch` run the steps a
+    subclass implements:
+
+    * ``_bind(key, state, processing_time, out)``: makes the key current, outputs go to ``out``;
+    * ``_process_element(value, timestamp)``: one element, at the current watermark ``_wm``;
+    * ``_fire_timers(event, up_to)``: fires the key's event-time (``event``) or
+      processing-time timers ``<= up_to`` in order;
+    * ``_finish(state)``: writes the key back.
+
+    Timers registered while ``_quiesced`` (BATCH's final firing) are ignored.
+    """
+
+    _wm: int = MIN_WATERMARK
+    _quiesced: bool = False
+    _opened: bool = False
+
+    def _setup(self) -> None:
+        """Derives the operator's per-process objects (contexts, callables) in :meth:`open`."""
+
+    def _user_functions(self) -> tuple:
+        """The user's functions whose ``open``/``close`` the operator calls."""
+        return ()
+
+    def open(self, task_info: TaskInfo = None) -> None:
+        if task_info is None:
+            task_info = TaskInfo(self.name)
+        registry = KeyedStateRegistry()
+        self._registry = self.state_registry = registry
+        self._runtime_context = KeyedRuntimeContext(task_info, registry)
+        self._out = []
+        self._ks = None
+        self._key = None
+        self._wm = MIN_WATERMARK
+        self._pt = 0
+        self._quiesced = False
+        self._setup()
+        self._opened = True
+        try:
+            for f in self._user_functions():
+                user_open = getattr(f, 'open', None)
+                if user_open is not None and not isinstance(f, type):
+                    user_open(self._runtime_context)
+        except Exception as e:
+            raise user_function_failure(self.name, e) from e
+
+    def close(self) -> None:
+        if not self._opened:
+            return
+        self._opened = False
+        try:
+            for f in self._user_functions():
+                user_close = getattr(f, 'close', None)
+                if user_close is not None and not isinstance(f, type):
+                    user_close()
+        except Exception as e:
+            raise user_function_failure(self.name, e) from e
+        finally:
+            self._unbind()
+
+    def _unbind(self) -> None:
+        """After close: state objects the user kept no longer reach any key."""
+        self._registry.unbind()
+
+    @property
+    def runtime_context(self) -> KeyedRuntimeContext:
+        return self._runtime_context
 
     def on_timers(self, key, state, watermark, processing_time):
         return self.fire_timers(key, state, watermark, processing_time, watermark, processing_time)
 
     def end_of_input(self, key, state, processing_time):
         return self.fire_timers(key, state, MAX_WATERMARK, processing_time, MAX_WATERMARK, processing_time)
+
+    def _bind(self, key, state: KeyState, processing_time, out: list) -> None:
+        """Makes ``key`` (with its KeyState ``state``) current; outputs go to ``out``."""
+        if not self._opened:
+            self.open(TaskInfo(self.name))
+        self._key = key
+        self._ks = state
+        self._pt = processing_time
+        self._out = out
+        reg = self._registry
+        reg.now = processing_time
+        reg.bind(state)
+
+    def _drain(self, key, state, processing_time, out):
+        """Hands the outputs so far to the caller; rebinds the key when the caller used this
+        operator for another key meanwhile."""
+        wm = self._wm
+        yield from out
+        out.clear()
+        if self._ks is not state:
+            self._bind(key, state, processing_time, out)
+            self._wm = wm
+
+    def _element_loop(self, key, state, elements, processing_time, out):
+        """Processes ``elements`` ``(value, timestamp, stamp)`` in order: before each, the
+        watermark rises to its stamp and due event-time timers fire."""
+        handle = self._process_element
+        fire = self._fire_timers
+        wm = self._wm
+        for value, ts, stamp in elements:
+            if stamp is not None and stamp > wm:
+                wm = self._wm = stamp
+                if wm > state.fired_watermark:
+                    fire(True, wm)
+            handle(value, ts)
+            if out:
+                yield from out
+                out.clear()
+                if self._ks is not state:
+                    self._bind(key, state, processing_time, out)
+                    self._wm = wm
+
+    def process(self, key, state, elements, watermark_before, watermark_after, processing_time):
+        out = []
+        try:
+            self._bind(key, state, processing_time, out)
+            self._wm = watermark_before
+            if watermark_before > state.fired_watermark:
+                self._fire_timers(True, watermark_before)
+            if out:
+                yield from self._drain(key, state, processing_time, out)
+            yield from self._element_loop(key, state, elements, processing_time, out)
+            if watermark_after > self._wm:
+                self._wm = watermark_after
+            if self._wm > state.fired_watermark:
+                self._fire_timers(True, self._wm)
+            if state._pt:
+                self._fire_timers(False, processing_time)
+            self._finish(state)
+        except Exception as e:
+            raise user_function_failure(self.name, e) from e
+        if out:
+            yield from out
+
+    def fire_timers(self, key, state, watermark, processing_time, event_up_to, processing_up_to):
+        out = []
+        try:
+            self._bind(key, state, processing_time, out)
+            self._wm = watermark
+            if event_up_to is not None:
+                self._fire_timers(True, event_up_to)
+            if processing_up_to is not None and state._pt:
+                self._fire_timers(False, processing_up_to)
+            self._finish(state)
+        except Exception as e:
+            raise user_function_failure(self.name, e) from e
+        yield from out
+
+    def process_key_batch(self, key, state, elements, processing_time):
+        """As Flink's BATCH mode (BatchExecutionInternalTimeService): watermark MIN while the
+        key's elements (sorted by timestamp) are processed, so none is late; at the end of the
+        key the watermark becomes MAX, all event-time timers fire in timestamp order, then ALL
+        processing-time timers fire in timestamp order; timers registered during this
+        end-of-key firing are ignored."""
+        out = []
+        try:
+            self._bind(key, state, processing_time, out)
+            self._wm = MIN_WATERMARK
+            yield from self._element_loop(key, state, ((e[0], e[1], None) for e in elements),
+                                          processing_time, out)
+            self._quiesced = True
+            self._wm = MAX_WATERMARK
+            try:
+                self._fire_timers(True, MAX_WATERMARK)
+                self._fire_timers(False, _INFINITY)
+            finally:
+                self._quiesced = False
+            self._finish(state)
+        except Exception as e:
+            raise user_function_failure(self.name, e) from e
+        yield from out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,68 +406,39 @@ class KeyedProcessOperator(_FiringOperator):
 
     # -- lifecycle --------------------------------------------------------------------------
 
-    def open(self, task_info: TaskInfo = None) -> None:
-        if task_info is None:
-            task_info = TaskInfo(self.name)
-        registry = KeyedStateRegistry()
-        self._registry = self.state_registry = registry
-        self._runtime_context = KeyedRuntimeContext(task_info, registry)
+    def _setup(self) -> None:
         self._timer_service = _TimerServiceImpl(self)
         self._ctx = _Context(self, self._timer_service)
         self._tctx = _OnTimerContext(self, self._timer_service)
-        self._out = []
-        self._ks = None
-        self._key = None
-        self._wm = MIN_WATERMARK
-        self._pt = 0
-        self._quiesced = False
         self._pe = self.function.process_element
         self._ot = getattr(self.function, 'on_timer', None)
-        user_open = getattr(self.function, 'open', None)
-        self._opened = True
-        if user_open is not None:
-            try:
-                user_open(self._runtime_context)
-            except Exception as e:
-                raise user_function_failure(self.name, e) from e
 
-    def close(self) -> None:
-        if not self._opened:
-            return
-        self._opened = False
-        user_close = getattr(self.function, 'close', None)
-        try:
-            if user_close is not None:
-                user_close()
-        except Exception as e:
-            raise user_function_failure(self.name, e) from e
-        finally:
-            self._registry.unbind()
+    def _user_functions(self) -> tuple:
+        return (self.function,)
 
-    @property
-    def runtime_context(self) -> KeyedRuntimeContext:
-        return self._runtime_context
+    # -- the steps of the driver (_FiringOperator) ----------------------------------------
 
-    # -- internals --------------------------------------------------------------------------
-
-    def _begin(self, key, state: KeyState, processing_time, out: list) -> None:
-        if not self._opened:
-            self.open(TaskInfo(self.name))
-        self._key = key
-        self._ks = state
-        self._pt = processing_time
-        self._out = out
-        reg = self._registry
-        reg.now = processing_time
-        reg.bind(state)
+    def _bind(self, key, state: KeyState, processing_time, out: list) -> None:
+        super()._bind(key, state, processing_time, out)
         self._ctx._key = key
         self._tctx._key = key
+
+    def _finish(self, state: KeyState) -> None:
+        self._registry.write_back(state)
+
+    def _process_element(self, value, ts) -> None:
+        ctx = self._ctx
+        ctx._ts = ts
+        res = self._pe(value, ctx)
+        if res is not None:
+            append_results(res, ts, self._out.append, self.has_side_output, "process_element")
 
     def _emit(self, res, ts) -> None:
         append_results(res, ts, self._out.append, self.has_side_output, "on_timer")
 
-    def _fire_timers(self, state: KeyState, event: bool, up_to) -> None:
+    def _fire_timers(self, event: bool, up_to) -> None:
         """Fires the event-time (``event``) or processing-time timers ``<= up_to``."""
+        state = self._ks
         tctx = self._tctx
         ot = self._ot
         if event:
@@ -323,99 +460,3 @@ class KeyedProcessOperator(_FiringOperator):
                 self._emit(res, t)
         if event and up_to > state.fired_watermark:
             state.fired_watermark = up_to
-
-    # -- the contract -------------------------------------------------------------------------
-
-    def process(self, key, state, elements, watermark_before, watermark_after, processing_time):
-        out = []
-        try:
-            self._begin(key, state, processing_time, out)
-            wm = self._wm = watermark_before
-            if wm > state.fired_watermark:
-                self._fire_timers(state, True, wm)
-                if out:
-                    yield from out
-                    out.clear()
-                    if self._ks is not state:
-                        self._begin(key, state, processing_time, out)
-                        self._wm = wm
-            ctx = self._ctx
-            pe = self._pe
-            append = out.append
-            side = self.has_side_output
-            for value, ts, stamp in elements:
-                if stamp is not None and stamp > wm:
-                    wm = self._wm = stamp
-                    if wm > state.fired_watermark:
-                        self._fire_timers(state, True, wm)
-                ctx._ts = ts
-                res = pe(value, ctx)
-                if res is not None:
-                    append_results(res, ts, append, side, "process_element")
-                if out:
-                    yield from out
-                    out.clear()
-                    if self._ks is not state:
-                        self._begin(key, state, processing_time, out)
-                        self._wm = wm
-            if watermark_after > wm:
-                wm = self._wm = watermark_after
-            if wm > state.fired_watermark:
-                self._fire_timers(state, True, wm)
-            if state._pt:
-                self._fire_timers(state, False, processing_time)
-            self._registry.write_back(state)
-        except Exception as e:
-            raise user_function_failure(self.name, e) from e
-        if out:
-            yield from out
-
-    def fire_timers(self, key, state, watermark, processing_time, event_up_to, processing_up_to):
-        out = []
-        try:
-            self._begin(key, state, processing_time, out)
-            self._wm = watermark
-            if event_up_to is not None:
-                self._fire_timers(state, True, event_up_to)
-            if processing_up_to is not None and state._pt:
-                self._fire_timers(state, False, processing_up_to)
-            self._registry.write_back(state)
-        except Exception as e:
-            raise user_function_failure(self.name, e) from e
-        yield from out
-
-    def process_key_batch(self, key, state, elements, processing_time):
-        """As Flink's BATCH mode (BatchExecutionInternalTimeService): watermark MIN while the
-        key's elements are processed; at the end of the key the watermark becomes MAX, all
-        event-time timers fire in timestamp order, then ALL processing-time timers fire in
-        timestamp order; timers registered during this end-of-key firing are ignored."""
-        out = []
-        try:
-            self._begin(key, state, processing_time, out)
-            self._wm = MIN_WATERMARK
-            ctx = self._ctx
-            pe = self._pe
-            side = self.has_side_output
-            for e in elements:
-                ts = e[1]
-                ctx._ts = ts
-                res = pe(e[0], ctx)
-                if res is not None:
-                    append_results(res, ts, out.append, side, "process_element")
-                if out:
-                    yield from out
-                    out.clear()
-                    if self._ks is not state:
-                        self._begin(key, state, processing_time, out)
-                        self._wm = MIN_WATERMARK
-            self._quiesced = True
-            self._wm = MAX_WATERMARK
-            try:
-                self._fire_timers(state, True, MAX_WATERMARK)
-                self._fire_timers(state, False, _INFINITY)
-            finally:
-                self._quiesced = False
-            self._registry.write_back(state)
-        except Exception as e:
-            raise user_function_failure(self.name, e) from e
-        yield from out

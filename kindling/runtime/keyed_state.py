@@ -603,6 +603,10 @@ class KeyedStateRegistry:
     def names(self) -> List[str]:
         return list(self._by_name)
 
+    def list_state_names(self) -> List[str]:
+        """Names of the list states without TTL (their lists may be kept outside the key's record)."""
+        return [s._name for s in self._all if s.kind == 'list' and s not in self._ttl]
+
     def kind_of(self, name: str) -> Optional[str]:
         s = self._by_name.get(name)
         return s.kind if s is not None else None

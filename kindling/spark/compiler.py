@@ -11,15 +11,17 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow as pa
 from pyspark.accumulators import AccumulatorParam
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from kindling.graph.specs import SequenceSourceSpec
+from kindling.graph.specs import CollectionSourceSpec, SequenceSourceSpec
 from kindling.graph.transformation import (
     ChainedTransformation,
     KeyByTransformation,
     KeyedTransformation,
+    PartitionTransformation,
     SideOutputTransformation,
     SinkTransformation,
     SourceTransformation,
@@ -107,11 +109,12 @@ class Compiler:
 
     def __init__(self, spark: SparkSession, sinks: list[SinkTransformation], streaming: bool,
                  parallelism: int, job_parameters: dict | None = None, job_id: str = "job",
-                 time_settings: TimeSettings | None = None):
+                 time_settings: TimeSettings | None = None, one_step: bool = False):
         self.spark = spark
         self.time = time_settings or TimeSettings()
         self.sinks = sinks
-        self.streaming = streaming
+        self.streaming = streaming  # a Spark streaming query (else one Spark batch job)
+        self.one_step = one_step  # STREAMING semantics in one Spark batch job (kindling/spark/one_step.py)
         self.parallelism = parallelism
         self.job_parameters = job_parameters or {}
         self.job_id = job_id
@@ -149,11 +152,15 @@ class Compiler:
             source = isinstance(root, SourceTransformation)
             plan = StagePlan(name=root.name, input_type=root.type_info, job_parameters=self.job_parameters,
                              parallelism=self.parallelism, uid=f"{self.job_id}/{root.id}",
-                             channels=self.streaming, reads_source=source, splits_finish=source or self.bounded,
+                             channels=self.streaming, reads_source=source,
+                             # a Kafka partition stays one split across micro-batches: it never finishes
+                             splits_finish=(source or self.bounded) and not (
+                                 source and getattr(root.source, "continuous_splits", False)),
                              splits_end_input=source and root.source.bounded,
                              shuffle_partitions=self.shuffle_partitions,
                              watermark_interval_ms=self.time.interval_ms,
-                             per_element_watermarks=self.time.per_element)
+                             per_element_watermarks=self.time.per_element,
+                             key_type=root.inputs[0].key_type if isinstance(root, KeyedTransformation) else None)
             self.plans[root.id] = plan
         return plan
 
@@ -192,7 +199,7 @@ class Compiler:
 
     def _declarer(self, node: Transformation) -> str:
         """The name of the operation that declared ``node``'s type (a filter keeps its input's)."""
-        while isinstance(node, (ChainedTransformation, KeyByTransformation)) and \
+        while isinstance(node, (ChainedTransformation, KeyByTransformation, PartitionTransformation)) and \
                 getattr(node, "operation", "filter") in ("filter", "timestamps", "sink_function"):
             node = node.inputs[0]
         return node.name
@@ -203,10 +210,13 @@ class Compiler:
         if isinstance(consumer, SinkTransformation):
             spec = consumer.sink
             exit_plan = ExitPlan(index=len(plan.exits), layout=spec.layout, name=consumer.name,
-                                 type_info=stream_type, encoder=getattr(spec, "encoder", None))
+                                 type_info=stream_type, encoder=getattr(spec, "encoder", None),
+                                 print_identifier=getattr(spec, "identifier", None),
+                                 print_parallelism=consumer.parallelism or self.parallelism)
         elif isinstance(consumer, KeyByTransformation):
             exit_plan = ExitPlan(index=len(plan.exits), layout="keyed", name=consumer.name, type_info=stream_type,
-                                 key_selector=consumer.key_selector, key_type=consumer.key_type)
+                                 key_selector=consumer.key_selector, key_type=consumer.key_type,
+                                 one_step=self.one_step, parallelism=self.parallelism)
         else:
             exit_plan = ExitPlan(index=len(plan.exits), layout="stream", name=consumer.name, type_info=stream_type)
         exit_plan.declared_by = self._declarer(producer)
@@ -244,7 +254,7 @@ class Compiler:
                 target.children.append(child)
             else:
                 target.exits.append(exit_index)
-        elif isinstance(producer, KeyByTransformation):
+        elif isinstance(producer, (KeyByTransformation, PartitionTransformation)):
             self._attach(producer.inputs[0], chain_nodes, child, exit_index)
         else:
             if child is not None:
@@ -255,9 +265,6 @@ class Compiler:
     # -- Spark plans ------------------------------------------------------------------
     def compile(self) -> CompiledJob:
         self.plan_stages()
-        if not getattr(self.spark, "_kindling_source_registered", False):
-            self.spark.dataSource.register(KindlingSource)
-            self.spark._kindling_source_registered = True
         bounded = self.bounded
         if len(self.sinks) == 1:
             # One sink reads its stage's output as it is: no projection, no union.
@@ -267,14 +274,27 @@ class Compiler:
             columns = {f.name: exit_plan.prefixed(f.name) for f in exit_plan.value_fields()}
             return CompiledJob(df, [CompiledSink(0, sink, columns, filtered=False)], self.streaming, bounded,
                                self.late_records, self.handoff)
-        frames = []
+        # Sinks fed by the same stage read one frame of it: a union of per-sink copies would run
+        # the stage (and every function in it, sink functions included) once per sink.
+        by_stage: dict[int, list[tuple[int, SinkTransformation, ExitPlan]]] = defaultdict(list)
         compiled_sinks = []
         for i, sink in enumerate(self.sinks):
-            exit_df = self.exit_frame(sink.inputs[0], sink)
             exit_plan = self.exit_of[(sink.inputs[0].id, sink.id)]
+            by_stage[self.root_of[sink.inputs[0].id].id].append((i, sink, exit_plan))
             names = [f.name for f in exit_plan.value_fields()]
-            frames.append(exit_df.select([F.lit(i).alias(SINK)] + [F.col(c).alias(f"s{i}__{c}") for c in names]))
             compiled_sinks.append(CompiledSink(i, sink, {c: f"s{i}__{c}" for c in names}))
+        frames = []
+        for root_id, sinks in by_stage.items():
+            out = self.stage_frame(self.root_of[sinks[0][1].inputs[0].id])
+            if len(self.plans[root_id].exits) > 1:
+                out = out.filter(F.col(EXIT).isin([e.index for _, _, e in sinks]))
+            index = F.lit(sinks[0][0])
+            for i, _, exit_plan in sinks[1:]:
+                index = F.when(F.col(EXIT) == exit_plan.index, F.lit(i)).otherwise(index)
+            columns = [index.alias(SINK)]
+            for i, _, exit_plan in sinks:
+                columns += [F.col(exit_plan.prefixed(f.name)).alias(f"s{i}__{f.name}") for f in exit_plan.value_fields()]
+            frames.append(out.select(columns))
         df = frames[0]
         for other in frames[1:]:
             df = df.unionByName(other, allowMissingColumns=True)
@@ -318,10 +338,23 @@ class Compiler:
 
     def source_frame(self, node: SourceTransformation) -> DataFrame:
         spec = node.source
+        from kindling.graph.specs import KafkaSourceSpec  # Kafka: kindling/spark/kafka.py
+        if isinstance(spec, KafkaSourceSpec):
+            from kindling.spark.kafka import kafka_source_frame
+
+            return kafka_source_frame(self, node)
         if isinstance(spec, SequenceSourceSpec) and not self.streaming:
             return self.spark.range(spec.start, spec.end + 1, numPartitions=self.parallelism).withColumnRenamed("id", "f0")
         source_plan = SourcePlan(node.source, node.type_info, self.parallelism, self.streaming,
                                  self.handoff.path if self.handoff is not None else None)
+        if isinstance(spec, CollectionSourceSpec) and not self.streaming:
+            # A local relation needs no Python data source (no Python worker to plan the read);
+            # one partition, in order: Flink reads a collection with parallelism 1.
+            table = pa.ipc.open_stream(source_plan.collection_ipc).read_all()
+            return self.spark.createDataFrame(table, schema=source_plan.schema()).coalesce(1)
+        if not getattr(self.spark, "_kindling_source_registered", False):  # seconds, the first time: only when read
+            self.spark.dataSource.register(KindlingSource)
+            self.spark._kindling_source_registered = True
         reader = self.spark.readStream if self.streaming else self.spark.read
         return reader.format(FORMAT).option("plan", encode_option(source_plan)).load()
 

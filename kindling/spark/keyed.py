@@ -2,9 +2,10 @@
 ``groupBy(key).applyInArrow`` in BATCH mode, both wrapping one runtime ``KeyedOperator``
 and the stateless chain that follows it.
 
-State: all of a key's Flink state and timers live in one ``KeyState``, stored as one binary
-Spark ValueState (read once and written once per key per micro-batch), with one Spark timer
-per key at its earliest pending timer.
+State: all of a key's Flink state and timers live in one ``KeyState``, stored as one record
+(read once and written once per key per micro-batch; long lists spill into segments read only
+when the list is read: ``kindling.spark.state_store``), with one Spark timer per key at its
+earliest pending timer.
 
 Time (docs/architecture.md, "Time across parallel inputs"): the operator's watermark is the
 minimum over its input channels (source splits, upstream keyed operators). Each partition's
@@ -17,6 +18,8 @@ channels' minimum, so element rows give it no event time: only control rows do, 
 bounded input (``END_MARK``) and the watermark the runner hands back to the sources
 (``WatermarkHandOff``). The event-time column is not among the operator's input columns, so
 Spark drops no element before the operator (windows decide themselves what is late).
+Processing-time timers of an event-time operator in an unbounded job fire on wake rows the
+driver sends each key when its timer is due (``TimerWakes``; docs/architecture.md).
 """
 from __future__ import annotations
 
@@ -28,7 +31,6 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
-from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from kindling.graph.transformation import ChainedTransformation, KeyedTransformation, SourceTransformation
 from kindling.runtime import lifecycle
@@ -36,12 +38,14 @@ from kindling.runtime.batch import sort_for_batch
 from kindling.runtime.channels import ChannelTable, Replay
 from kindling.runtime.key_state import KeyState
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
+from kindling.spark.operators import keyed_operator
+from kindling.spark.sources import FORMAT, WAKE_RUN, encode_option
+from kindling.spark.state_store import KeyStateStore, spillable_lists
 from kindling.spark.stage import (CONTROL_MARK, ELEMENTS, END_KEY, END_MARK, KEY, TS, WM, StagePlan, StageRun,
-                                  is_control_key)
+                                  is_control_key, key_subtask)
 
 EVENT_TIME = "__et"
 END_THRESHOLD = END_MARK - 10**12
-STATE_SCHEMA = StructType([StructField("state", BinaryType()), StructField("timer", LongType())])
 
 def _opened_operator(uid: str, operator: Any, task_info: TaskInfo) -> Any:
     """The opened operator of one parallel instance (``task_info``'s subtask) in this worker
@@ -73,13 +77,16 @@ class KeyedStageProcessor(StatefulProcessor):
     """The transformWithState processor of one keyed operator and its chained successors."""
 
     def __init__(self, uid: str, operator: Any, plan: StagePlan, time_mode: str, late_records: Any = None,
-                 watermarks: Any = None):
+                 watermarks: Any = None, timer_reports: Any = None):
         self.uid = uid
         self.operator = operator
         self.plan = plan
         self.time_mode = time_mode
         self.late_records = late_records  # a Spark accumulator of late elements the operator dropped
         self.watermarks = watermarks  # a Spark accumulator (max) of the operator's combined watermark
+        # EventTime mode: a Spark accumulator of keys whose earliest processing-time timer changed
+        # (the driver wakes them when it is due: kindling.spark.sources.TimerWakes)
+        self.timer_reports = timer_reports
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         from pyspark import TaskContext
@@ -87,28 +94,27 @@ class KeyedStageProcessor(StatefulProcessor):
         ctx = TaskContext.get()
         partition = ctx.partitionId() if ctx is not None else 0
         self.handle = handle
-        self.state = handle.getValueState("kindling", STATE_SCHEMA)
+        self.store = KeyStateStore(handle)
+        self.state = self.store.record  # also holds a control key's channel table and the end-of-input mark
         if ctx is None:
             return  # Spark's driver-side pass that only learns the state schema: open no function there
         info = TaskInfo(self.operator.name, partition, self.plan.parallelism,
                         job_parameters=self.plan.job_parameters)
         self.op = _opened_operator(self.uid, self.operator, info)
+        self.store.spillable = spillable_lists(self.op)
         self.stage = StageRun(self.plan, partition)
         self.channel = self.uid.encode()  # this operator is one channel for the next keyed operator
         self.replay: Replay | None = None  # set by the partition's control key, before any other key
 
     # -- state round trip --------------------------------------------------------------
     def _load(self) -> tuple[KeyState, int | None]:
-        if self.state.exists():
-            blob, timer = self.state.get()
-            return KeyState.from_bytes(blob), timer
-        return KeyState(), None
+        return self.store.load()
 
     def _store(self, state: KeyState, timer: int | None) -> None:
         if state.is_empty():
             if timer is not None:
                 self.handle.deleteTimer(timer)
-            self.state.clear()
+            self.store.clear()
             return
         if self.time_mode == "EventTime":
             wanted = state.next_event_timer()
@@ -122,7 +128,7 @@ class KeyedStageProcessor(StatefulProcessor):
                 self.handle.deleteTimer(timer)
             if wanted is not None:
                 self.handle.registerTimer(wanted)
-        self.state.update((state.to_bytes(), wanted))
+        self.store.save(state, wanted)
 
     def _rows(self, outputs) -> Iterator[_DictRow]:
         stage = self.stage
@@ -173,16 +179,37 @@ class KeyedStageProcessor(StatefulProcessor):
                 self.handle.registerTimer(END_MARK)
                 self.state.update((b"", END_MARK))
             return
-        runs = [pickle.loads(row[1]) for row in rows]
-        k = pickle.loads(key_bytes)
-        state, timer = self._load()
-        spark_watermark = _flink_watermark(timerValues.getCurrentWatermarkInMs())
         now = _processing_time(timerValues)
+        runs = []
+        woken = False
+        for row in rows:
+            if row[1] == WAKE_RUN:  # a due processing-time timer (its time in __ts, not among the columns)
+                woken = True
+            else:
+                runs.append(pickle.loads(row[1]))
+        if woken:
+            # the wake was written once the timer was due; Spark's batch time may be a little older
+            now = max(now, int(time.time() * 1000))
+        k = pickle.loads(key_bytes)
+        self.stage.set_key(k)  # outputs belong to Flink's subtask of the key (print's n> prefix)
+        state, timer = self._load()
+        pending = state.next_processing_timer()
+        spark_watermark = _flink_watermark(timerValues.getCurrentWatermarkInMs())
         replay = self.replay or Replay({}, spark_watermark, spark_watermark)
         before, elements, after = replay.run(runs)
         before, after = max(before, spark_watermark), max(after, spark_watermark)
         yield from self._rows(self.op.process(k, state, elements, before, after, now))
         self._store(state, timer)
+        self._report_processing_timer(key_bytes, state, pending, woken)
+
+    def _report_processing_timer(self, key_bytes: bytes, state: KeyState, pending: int | None, woken: bool) -> None:
+        """EventTime mode: tells the driver when the key's earliest processing-time timer changed
+        (or is still pending after a wake-up), so that it wakes the key when that timer is due."""
+        if self.timer_reports is None:
+            return
+        wanted = state.next_processing_timer()
+        if wanted != pending or (woken and wanted is not None):
+            self.timer_reports.add({key_bytes: wanted})
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo) -> Iterator[_DictRow]:
         key_bytes = key[0]
@@ -192,7 +219,9 @@ class KeyedStageProcessor(StatefulProcessor):
             yield from _dict_rows(self.stage.end_of_input())
             return
         k = pickle.loads(key_bytes)
+        self.stage.set_key(k)  # outputs belong to Flink's subtask of the key (print's n> prefix)
         state, _ = self._load()
+        pending = state.next_processing_timer()
         now = _processing_time(timerValues)
         if watermark == MAX_WATERMARK:
             outputs = self.op.end_of_input(k, state, now)
@@ -200,6 +229,7 @@ class KeyedStageProcessor(StatefulProcessor):
             outputs = self.op.on_timers(k, state, watermark, now)
         yield from self._rows(outputs)
         self._store(state, None)  # Spark removes the expired timer itself
+        self._report_processing_timer(key_bytes, state, pending, False)
 
     def close(self) -> None:
         pass
@@ -252,22 +282,31 @@ def _out_of_orderness(node) -> int | None:
 
 def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, plan: StagePlan) -> DataFrame:
     """The Spark plan of a keyed operator followed by its chained stage."""
-    operator = node.operator_factory(node.name)
+    operator = keyed_operator(node)
     uid = f"{compiler.job_id}/{node.id}"
     key_by = node.inputs[0]
     late_records = compiler.spark.sparkContext.accumulator(0)
     compiler.late_records[node.name] = late_records
+    if compiler.one_step:
+        from kindling.spark.one_step import one_step_keyed_frame
+
+        return one_step_keyed_frame(input_df, uid, operator, plan, late_records)
     if not compiler.streaming:
         return input_df.select(KEY, ELEMENTS).groupBy(KEY).applyInArrow(
             _batch_function(uid, operator, plan, late_records), plan.schema())
     delay = _out_of_orderness(key_by)
     bounded = all(n.source.bounded for n in _sources_of(node))
-    watermarks = None
+    watermarks = timer_reports = None
     if delay is None and not bounded:
         time_mode = "ProcessingTime"
         df = input_df
     else:
         time_mode = "EventTime"
+        if compiler.handoff is not None and _registers_processing_timers(operator):
+            # Processing-time timers on the wall clock: a wake row per due key (TimerWakes).
+            timer_reports, wake_plan = compiler.handoff.timer_wakes().add_operator(compiler.spark, uid)
+            input_df = input_df.unionByName(
+                compiler.spark.readStream.format(FORMAT).option("plan", encode_option(wake_plan)).load())
         # Only control rows give Spark's watermark an event time: the end of a bounded input and
         # the watermark handed back by the runner, never above the minimum over channels.
         event_ms = (F.when(F.col(WM) == F.lit(END_MARK), F.lit(END_MARK))
@@ -275,10 +314,21 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
                     .otherwise(F.lit(0)))
         df = input_df.withColumn(EVENT_TIME, F.timestamp_millis(event_ms)).withWatermark(EVENT_TIME, "0 milliseconds")
         watermarks = compiler.watermark_accumulator(node.name)
-    processor = KeyedStageProcessor(uid, operator, plan, time_mode, late_records, watermarks)
+    processor = KeyedStageProcessor(uid, operator, plan, time_mode, late_records, watermarks, timer_reports)
     # The event-time column only drives Spark's watermark; it stays out of the operator's rows.
     df = df.select(KEY, ELEMENTS)
     return df.groupBy(KEY).transformWithState(processor, plan.schema(), "Append", time_mode)
+
+
+def _registers_processing_timers(operator: Any) -> bool:
+    """Whether ``operator`` runs a user's process function, which may register processing-time
+    timers (KeyedStream's built-in map, reduce, ... never do; windows keep their documented
+    behaviour, docs/semantics.md)."""
+    from kindling.runtime import keyed_functions
+    from kindling.runtime.keyed_operator import KeyedProcessOperator
+
+    return (isinstance(operator, KeyedProcessOperator)
+            and type(operator.function).__module__ != keyed_functions.__name__)
 
 
 def _sources_of(node) -> list[SourceTransformation]:
@@ -296,18 +346,20 @@ def _sources_of(node) -> list[SourceTransformation]:
 
 def _batch_function(uid: str, operator: Any, plan: StagePlan, late_records: Any):
     """applyInArrow body for BATCH mode: a key's elements sorted by timestamp, then every timer."""
+    from kindling.spark.one_step import SubtaskCopies
+
+    copies = SubtaskCopies(operator, plan)  # the only reference the function keeps: pickled once
+    parallelism, key_type = plan.parallelism, plan.key_type
 
     def run(table: pa.Table) -> pa.Table:
-        from pyspark import TaskContext
-
-        ctx = TaskContext.get()
-        partition = ctx.partitionId() if ctx is not None else 0
-        info = TaskInfo(operator.name, partition, plan.parallelism, job_parameters=plan.job_parameters)
-        op = _opened_operator(uid, operator, info)
         key = pickle.loads(table.column(KEY)[0].as_py())
+        subtask = key_subtask(key, parallelism, key_type)  # Flink's parallel instance of the key
+        own_operator, own_plan = copies.of(uid, subtask)
+        info = TaskInfo(own_operator.name, subtask, own_plan.parallelism, job_parameters=own_plan.job_parameters)
+        op = _opened_operator(uid, own_operator, info)
         elements = sort_for_batch((e[0], e[1]) for blob in table.column(ELEMENTS).to_pylist()
                                   for e in pickle.loads(blob)[2])
-        stage = StageRun(plan, partition)
+        stage = StageRun(own_plan, subtask)
         for tag, value, ts in op.process_key_batch(key, KeyState(), elements, int(time.time() * 1000)):
             stage.push_output(tag, value, ts, None)
         count_late(op, late_records)

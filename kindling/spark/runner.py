@@ -308,8 +308,10 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
     job_parameters = dict(env.get_config().get_global_job_parameters() or {})
     if not streaming:
         job_parameters["inBatchExecutionMode"] = "true"  # keyed reduce/aggregations emit final values only
-    compiler = Compiler(spark, sinks, streaming, env.get_parallelism(), job_parameters, job_id.to_hex_string(),
-                        TimeSettings.of(env))
+    time_settings = TimeSettings.of(env)
+    one_step = streaming and all_bounded and runs_in_one_step(env, time_settings, _sources(sinks))
+    compiler = Compiler(spark, sinks, streaming and not one_step, env.get_parallelism(), job_parameters,
+                        job_id.to_hex_string(), time_settings, one_step=one_step)
     compiled = compiler.compile()
     timing("job compiled")
     client = SparkJobClient(job_id, job_name)
@@ -323,6 +325,45 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
                   checkpoint_dir, not checkpoint_root, max(env.get_checkpoint_interval(), 0))
     run.start()
     return client
+
+
+ONE_STEP_MAX_ELEMENTS = "kindling.bounded.one-step.max-elements"
+
+
+def runs_in_one_step(env, time_settings: TimeSettings, sources: list) -> bool:
+    """Whether a bounded STREAMING job runs as one Spark batch job (``kindling/spark/one_step.py``):
+    unless checkpointing is configured (the job must be resumable from Spark's checkpoint),
+    watermarks follow every element (``kindling.watermark.per-element``), the input may be
+    larger than ``kindling.bounded.one-step.max-elements`` (default 2,000,000; a parallel
+    instance holds its whole input in memory), or ``kindling.bounded.one-step`` is false (the
+    micro-batch path, for comparison)."""
+    configuration = env.get_configuration()
+    checkpointing = (env.get_checkpoint_interval() > 0
+                     or configuration.get_string("execution.checkpointing.interval", "")
+                     or configuration.get_string("execution.checkpointing.dir", ""))
+    size = _estimated_elements(sources)
+    return (configuration.get_boolean("kindling.bounded.one-step", True) and not checkpointing
+            and not time_settings.per_element
+            and size is not None and size <= configuration.get_integer(ONE_STEP_MAX_ELEMENTS, 2_000_000))
+
+
+def _estimated_elements(sources: list) -> int | None:
+    """About how many elements the bounded ``sources`` hold (text files: a line per 32 bytes);
+    None when a source cannot tell (Kafka)."""
+    from kindling.graph.specs import CollectionSourceSpec, SequenceSourceSpec, TextFileSourceSpec
+    from kindling.spark.sources import list_files
+
+    total = 0
+    for spec in sources:
+        if isinstance(spec, CollectionSourceSpec):
+            total += len(spec.values)
+        elif isinstance(spec, SequenceSourceSpec):
+            total += max(0, spec.end - spec.start + 1)
+        elif isinstance(spec, TextFileSourceSpec):
+            total += sum(os.path.getsize(f) for f in list_files(spec.paths)) // 32
+        else:
+            return None
+    return total
 
 
 def _sources(sinks: list) -> list[Any]:

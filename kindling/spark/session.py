@@ -264,11 +264,12 @@ def get_spark(configuration: Configuration | None = None, parallelism: int | Non
 
     with _lock:
         active = SparkSession.getActiveSession() or SparkSession._instantiatedSession
+        conf = with_submitted_keys((configuration or Configuration()).to_dict())
         if active is not None:
+            ship_python_dependencies(active, conf, active.sparkContext.master)
             return active
         check_java()
-        conf = (configuration or Configuration()).to_dict()
-        master = conf.get("spark.master") or os.environ.get("KINDLING_SPARK_MASTER") or "local[*]"
+        master = spark_master(conf)
         python = worker_python(conf, master)
         scratch = scratch_dir()
         if master.startswith("local") and python == sys.executable:
@@ -278,7 +279,13 @@ def get_spark(configuration: Configuration | None = None, parallelism: int | Non
         if master.startswith("local") and "SPARK_LOCAL_IP" not in os.environ:
             environment["SPARK_LOCAL_IP"] = "127.0.0.1"
         settings = _settings(conf, master, parallelism, scratch)
-        settings["spark.executorEnv.PYTHONPATH"] = environment["PYTHONPATH"]
+        if is_local(master):
+            settings["spark.executorEnv.PYTHONPATH"] = environment["PYTHONPATH"]
+        else:  # executors get Kindling and the job's modules shipped, not this machine's paths
+            for key in ("spark.driver.host", "spark.driver.bindAddress"):
+                if key not in conf:
+                    settings.pop(key, None)
+        settings.update(cluster_settings(conf, master))
         builder = SparkSession.builder.master(master).appName(conf.get("pipeline.name", "kindling"))
         for key, value in settings.items():
             builder = builder.config(key, value)
@@ -289,6 +296,7 @@ def get_spark(configuration: Configuration | None = None, parallelism: int | Non
             timing("JVM started")
             active = builder.getOrCreate()
         active.sparkContext.setLogLevel(conf.get("kindling.log-level", "ERROR"))
+        ship_python_dependencies(active, conf, master)
         timing("SparkSession ready")
         if settings.get("spark.ui.enabled", "true").lower() == "true" and conf.get("kindling.progress", "true") != "false":
             url = active.sparkContext.uiWebUrl
@@ -338,3 +346,195 @@ def _local_cores(master: str) -> int:
     if master.startswith("local[") and master[6:-1].isdigit():
         return int(master[6:-1])
     return os.cpu_count() or 1
+
+
+# --- clusters: which master, and the Python code and files executors need --------------------
+
+#: PySpark 4.3's Connect client has transformWithState, dataSource.register and foreachBatch
+#: (read in its source, not run here), but a Connect foreachBatch function runs pickled in a
+#: server-side Python process, and Kindling's runner needs what only the classic session has.
+CONNECT_UNSUPPORTED = (
+    "Kindling cannot run over Spark Connect ({master}): PySpark's Connect client has "
+    "transformWithState, Python data sources and foreachBatch, but Kindling's runner drives each "
+    "micro-batch from foreachBatch callbacks into this driver process (results, watermarks, "
+    "collect and job control live here, while Connect runs the callback in a server-side Python "
+    "process) and uses the SparkContext and its py4j gateway (addPyFile to ship code, JVM "
+    "listeners), which a Connect client does not have. Use a classic master instead: spark.master "
+    "(or kindling run --master) set to spark://host:port, yarn or k8s://..., or submit the job with "
+    "spark-submit; and unset SPARK_REMOTE")
+
+
+def spark_master(conf: dict) -> str:
+    """The master a new session uses: ``spark.master`` (the job's configuration or ``kindling
+    run``'s), else KINDLING_SPARK_MASTER, else an embedded ``local[*]``. A Spark Connect
+    address (``sc://``, SPARK_REMOTE) is refused with the reason."""
+    master = (conf.get("spark.master") or os.environ.get("KINDLING_SPARK_MASTER") or "")
+    remote = conf.get("spark.remote") or os.environ.get("SPARK_REMOTE", "")
+    if master.startswith("sc://") or remote:  # PySpark builds a Connect session whenever SPARK_REMOTE is set
+        raise RuntimeError(CONNECT_UNSUPPORTED.format(master=master if master.startswith("sc://")
+                                                      else f"SPARK_REMOTE={remote}"))
+    return master or "local[*]"
+
+
+def with_submitted_keys(conf: dict) -> dict:
+    """``conf`` over ``kindling run``'s keys, with ``python.executable`` as the workers'
+    Python (``spark.pyspark.python``) unless that is set itself."""
+    from kindling.common.submission import submitted_configuration
+
+    merged = {**submitted_configuration(), **conf}
+    if merged.get("python.executable"):
+        merged.setdefault("spark.pyspark.python", merged["python.executable"])
+    return merged
+
+
+def is_local(master: str) -> bool:
+    return master.startswith("local")
+
+
+def _listed(conf: dict, key: str) -> list[str]:
+    return _split(conf.get(key, ""))
+
+
+def _split(text: str) -> list[str]:
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def cluster_settings(conf: dict, master: str) -> dict[str, str]:
+    """Spark settings from PyFlink's dependency keys, fixed when the session starts:
+    ``python.archives`` (spark.archives,
+    ``path#target_dir``), ``pipeline.jars`` / ``pipeline.classpaths`` (spark.jars). On a
+    cluster the driver's address is Spark's own choice (SPARK_LOCAL_IP), not 127.0.0.1."""
+    settings: dict[str, str] = {}
+    archives = [_archive_uri(a) for a in _listed(conf, "python.archives")]
+    if archives:
+        settings["spark.archives"] = ",".join(_listed(conf, "spark.archives") + archives)
+    jars = [_jar_uri(j) for j in _listed(conf, "pipeline.jars") + _listed(conf, "pipeline.classpaths")]
+    if jars:
+        settings["spark.jars"] = ",".join(_listed(conf, "spark.jars") + jars)
+    return settings
+
+
+def _archive_uri(entry: str) -> str:
+    path, _, target = entry.partition("#")
+    if "://" not in path:
+        path = _existing(path, "python.archives")
+    return f"{path}#{target}" if target else path
+
+
+def _jar_uri(entry: str) -> str:
+    if entry.startswith("file://"):
+        entry = entry[len("file://"):]
+    return entry if "://" in entry else _existing(entry, "pipeline.jars")
+
+
+def _existing(path: str, key: str) -> str:
+    path = os.path.abspath(os.path.expanduser(path))
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{key} names {path}, which does not exist")
+    return path
+
+
+_shipped: dict[int, set[str]] = {}
+
+
+def ship_python_dependencies(spark, conf: dict, master: str) -> None:
+    """Adds the job's Python code to the SparkContext so that every executor imports it: on a
+    cluster the ``kindling`` package itself and the directory of the job's main module (zipped),
+    always the ``python.files`` (files, packages, zips) and the packages of
+    ``python.requirements``. Each is shipped once per session."""
+    context = spark.sparkContext
+    done = _shipped.setdefault(id(context), set())
+    items: list[str] = []
+    if not is_local(master):
+        items.append(_kindling_package())
+        main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+        if main_file:
+            items.append("job:" + os.path.dirname(os.path.abspath(main_file)))
+    items += [_existing(p, "python.files") for p in _listed(conf, "python.files")]
+    if conf.get("python.requirements"):
+        items.append("requirements:" + conf["python.requirements"])
+    for item in items:
+        if item not in done:
+            context.addPyFile(_as_py_file(item))
+            done.add(item)
+    # archives and jars of a session started without them (set at start, they are there already)
+    started = context.getConf()
+    for archive in map(_archive_uri, _listed(conf, "python.archives")):
+        if archive not in done and archive not in _split(started.get("spark.archives", "")):
+            context.addArchive(archive)
+            done.add(archive)
+    for jar in map(_jar_uri, _listed(conf, "pipeline.jars") + _listed(conf, "pipeline.classpaths")):
+        if jar not in done and jar not in _split(started.get("spark.jars", "")):
+            context._jsc.addJar(jar)
+            done.add(jar)
+
+
+def _as_py_file(item: str) -> str:
+    """A file ``SparkContext.addPyFile`` takes (.py, .zip, .egg, .whl) for a file, a package or
+    module directory, ``job:<dir>`` (the job's modules) or ``requirements:<file>[#cache]``."""
+    directory = os.path.join(scratch_dir(), "shipped")
+    os.makedirs(directory, exist_ok=True)
+    kind, _, rest = item.partition(":")
+    if kind == "requirements":
+        return _requirements_zip(rest, directory)
+    if kind == "job":
+        return _zip(rest, os.path.join(directory, "job-modules.zip"), package=False)
+    if item == _kindling_package():
+        return _zip(item, os.path.join(directory, "kindling-package.zip"), package=True)
+    if os.path.isdir(item):  # as in PyFlink, a directory's modules and packages go on the path
+        name = os.path.basename(item.rstrip(os.sep)) or "files"
+        return _zip(item, os.path.join(directory, f"{name}-{abs(hash(item))}.zip"), package=False)
+    return item
+
+
+def _kindling_package() -> str:
+    import kindling
+
+    return os.path.dirname(os.path.abspath(kindling.__file__))
+
+
+def _zip(source: str, target: str, package: bool) -> str:
+    """Zips the Python modules and packages of ``source`` (a package keeps its name as the
+    top directory), skipping hidden directories, virtual environments and caches."""
+    import zipfile
+
+    base = os.path.dirname(source.rstrip(os.sep)) if package else source
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for root, dirs, files in os.walk(source):
+            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")) and
+                             not os.path.exists(os.path.join(root, d, "pyvenv.cfg")) and d != "site-packages")
+            if root != source and not os.path.exists(os.path.join(root, "__init__.py")) and not package:
+                dirs[:] = []  # in a job's directory only packages, not arbitrary data trees
+                continue
+            for name in sorted(files):
+                if name.endswith((".py", ".pyi")) or (package and not name.endswith((".pyc", ".pyo"))):
+                    path = os.path.join(root, name)
+                    archive.write(path, os.path.relpath(path, base))
+    return target
+
+
+def _requirements_zip(entry: str, directory: str) -> str:
+    """``pip install -r requirements --target`` on the driver (offline from the cache
+    directory when one is given, as PyFlink's ``requirements_cache_dir``), zipped for the
+    executors. Packages with compiled extensions cannot be imported from a zip: ship those in
+    a Python environment archive (``add_python_archive`` + ``set_python_executable``)."""
+    requirements, _, cache = entry.partition("#")
+    requirements = _existing(requirements, "python.requirements")
+    target = os.path.join(directory, "requirements")
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+               "--target", target, "-r", requirements]
+    if cache:
+        command += ["--no-index", "--find-links", _existing(cache, "python.requirements cache directory")]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"installing python.requirements {requirements} failed (pip exit "
+                           f"{result.returncode}): {result.stderr.strip()[-2000:]}")
+    for root, _dirs, files in os.walk(target):
+        compiled = [f for f in files if f.endswith((".so", ".pyd"))]
+        if compiled:
+            raise RuntimeError(
+                f"python.requirements {requirements} installs compiled extensions ({compiled[0]} in "
+                f"{root}), which Spark's executors cannot import from a shipped zip: install them in the "
+                f"workers' Python, or ship a packed environment with add_python_archive(env.tar.gz, 'env') "
+                f"and set_python_executable('env/bin/python')")
+    return shutil.make_archive(os.path.join(directory, "requirements"), "zip", target)

@@ -28,15 +28,17 @@ class SinkWriter:
 
 
 class PrintWriter(SinkWriter):
+    """Writes the lines a stage formatted (with Flink's ``id:n> `` prefixes, see
+    ``ExitPlan.line_prefix``) in the order of the DataFrame's partitions."""
+
     def __init__(self, spec: PrintSinkSpec):
-        self.prefix = f"{spec.identifier}> " if spec.identifier else ""
         self.stream = sys.stderr if spec.to_stderr else sys.stdout
 
     def write(self, df: DataFrame, batch_id: int) -> int:
         n = 0
         lines = []
         for row in df.toLocalIterator():
-            lines.append(self.prefix + row[0])
+            lines.append(row[0])
             n += 1
             if len(lines) >= 1000:
                 print("\n".join(lines), file=self.stream, flush=True)
@@ -108,6 +110,11 @@ class RowFileWriter(SinkWriter):
 
 
 def writer_for(spec) -> SinkWriter:
+    from kindling.graph.specs import KafkaSinkSpec  # Kafka: kindling/spark/kafka.py
+    if isinstance(spec, KafkaSinkSpec):
+        from kindling.spark.kafka import KafkaWriter
+
+        return KafkaWriter(spec)
     if isinstance(spec, PrintSinkSpec):
         return PrintWriter(spec)
     if isinstance(spec, CollectSinkSpec):

@@ -1,27 +1,32 @@
 """Sources as PySpark Python data sources: batch readers for BATCH mode, stream readers
 (with ``SupportsTriggerAvailableNow``, so bounded sources finish) for STREAMING mode.
 
-The whole source spec travels in one option, so one registered data source serves all.
+The whole source spec travels in one option, so one registered data source serves all,
+including the wake sources of event-time operators' processing-time timers (``TimerWakes``).
 Offsets live in Spark's checkpoint, which makes every source here replayable.
 """
 from __future__ import annotations
 
 import base64
+import heapq
 import os
 import pickle
 import shutil
 import tempfile
+import threading
+import time
 from typing import Any, Iterator
 
 import cloudpickle
 import pyarrow as pa
+from pyspark.accumulators import AccumulatorParam
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from kindling.graph.specs import CollectionSourceSpec, SequenceSourceSpec, TextFileSourceSpec
 from kindling.spark.codec import codec_for
-from kindling.spark.stage import CHANNEL, CONTROL_MARK, END_MARK, WM
+from kindling.spark.stage import CHANNEL, CONTROL_MARK, ELEMENTS, END_MARK, KEY, TS, WM
 
 FORMAT = "kindling_source"
 ROWS_PER_ARROW_BATCH = 10_000
@@ -101,7 +106,7 @@ def read_handed_watermark(path: str | None) -> int | None:
         return None
 
 
-def _list_files(paths: list[str]) -> list[str]:
+def list_files(paths: list[str]) -> list[str]:
     found: list[str] = []
     for path in paths:
         if os.path.isdir(path):
@@ -132,8 +137,11 @@ class WatermarkHandOff:
         self.directory = tempfile.mkdtemp(prefix="wm-", dir=scratch_dir())
         self.path = os.path.join(self.directory, "watermark")
         self.handed: int | None = None
+        self.wakes: TimerWakes | None = None
 
     def after_batch(self, batch_id: int) -> None:
+        if self.wakes is not None:
+            self.wakes.after_batch(batch_id)
         values = [a.value for a in self.accumulators.values() if a.value is not None]
         if not values:
             return
@@ -148,7 +156,186 @@ class WatermarkHandOff:
             self.handed = watermark
 
     def close(self) -> None:
+        if self.wakes is not None:
+            self.wakes.close()
         shutil.rmtree(self.directory, ignore_errors=True)
+
+    def timer_wakes(self) -> "TimerWakes":
+        """The job's processing-time timer wake-ups (created for the first keyed operator that needs them)."""
+        if self.wakes is None:
+            self.wakes = TimerWakes(self.directory)
+        return self.wakes
+
+
+# -- processing-time timers in an event-time operator ---------------------------------------
+
+WAKE_RUN = b""  # the __elements of a wake row: not a pickle, so never an element run
+
+
+class WakePlan:
+    """The wake source of one keyed operator: the directory where the driver puts due wakes."""
+
+    def __init__(self, directory: str):
+        self.directory = directory
+        self.run = os.path.basename(directory)
+
+    def schema(self) -> StructType:
+        return StructType([StructField(KEY, BinaryType()), StructField(ELEMENTS, BinaryType()),
+                           StructField(TS, LongType()), StructField(WM, LongType()),
+                           StructField(CHANNEL, BinaryType())])
+
+
+class _TimerReportParam(AccumulatorParam):
+    """Accumulates ``{key: earliest pending processing-time timer or None}`` (later reports win)."""
+
+    def zero(self, value):
+        return {}
+
+    def addInPlace(self, a, b):
+        a.update(b)
+        return a
+
+
+class TimerWakes:
+    """Fires processing-time timers of event-time keyed operators on the wall clock, whether or
+    not their keys get elements (docs/architecture.md, "Time across parallel inputs").
+
+    Such an operator runs in Spark's EventTime mode, whose timers follow the watermark only. So
+    it reports, per micro-batch, each key whose earliest processing-time timer changed (a Spark
+    accumulator); the driver keeps them in a heap and, when one is due, a timer thread writes a
+    wake-up file for the operator's wake source (:class:`_WakeReader`), whose new offset makes
+    Spark run a micro-batch carrying one row per due key. The row reaches the key's
+    ``handleInputRows``, which fires its due timers. Jobs whose keys register no
+    processing-time timers report nothing and never get a wake row."""
+
+    def __init__(self, parent: str):
+        self.parent = parent
+        self.operators: dict[str, tuple[Any, str]] = {}  # uid -> (accumulator, wake directory)
+        self.due: dict[tuple[str, bytes], int] = {}  # (uid, key) -> earliest pending timer
+        self.heap: list[tuple[int, str, bytes]] = []  # over ``due``, lazily deleted
+        self.seq: dict[str, int] = {}
+        self.lock = threading.Lock()
+        self.thread: Any = None  # the threading.Timer of the earliest due wake
+        self.scheduled: int | None = None
+        self.closed = False
+
+    def add_operator(self, spark, uid: str) -> tuple[Any, WakePlan]:
+        """The accumulator an operator reports to and the plan of its wake source."""
+        accumulator = spark.sparkContext.accumulator({}, _TimerReportParam())
+        directory = tempfile.mkdtemp(prefix="wake-", dir=self.parent)
+        self.operators[uid] = (accumulator, directory)
+        self.seq[uid] = 0
+        return accumulator, WakePlan(directory)
+
+    def after_batch(self, batch_id: int) -> None:
+        with self.lock:
+            for uid, (accumulator, _) in self.operators.items():
+                reports = accumulator.value
+                if not reports:
+                    continue
+                accumulator.value = {}
+                for key, timer in reports.items():
+                    if timer is None:
+                        self.due.pop((uid, key), None)
+                    else:
+                        self.due[(uid, key)] = timer
+                        heapq.heappush(self.heap, (timer, uid, key))
+            self._schedule()
+
+    def _schedule(self) -> None:
+        heap = self.heap
+        while heap and self.due.get((heap[0][1], heap[0][2])) != heap[0][0]:
+            heapq.heappop(heap)
+        if not heap or self.closed or (self.scheduled is not None and self.scheduled <= heap[0][0]):
+            return
+        if self.thread is not None:
+            self.thread.cancel()
+        self.scheduled = heap[0][0]
+        self.thread = threading.Timer(max(heap[0][0] / 1000 - time.time(), 0), self._deliver)
+        self.thread.daemon = True
+        self.thread.start()
+
+    def _deliver(self) -> None:
+        with self.lock:
+            self.scheduled = None
+            now = int(time.time() * 1000)
+            woken: dict[str, list[tuple[bytes, int]]] = {}
+            heap = self.heap
+            while heap and heap[0][0] <= now:
+                timer, uid, key = heapq.heappop(heap)
+                if self.due.get((uid, key)) == timer:
+                    del self.due[(uid, key)]
+                    woken.setdefault(uid, []).append((key, timer))
+            for uid, keys in woken.items():
+                if self.closed:
+                    break
+                directory = self.operators[uid][1]
+                self.seq[uid] += 1
+                seq = self.seq[uid]
+                with open(os.path.join(directory, f"wake-{seq}"), "wb") as f:
+                    pickle.dump(keys, f, protocol=5)
+                temporary = os.path.join(directory, "latest.tmp")
+                with open(temporary, "w", encoding="ascii") as f:
+                    f.write(str(seq))
+                os.replace(temporary, os.path.join(directory, "latest"))
+            self._schedule()
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            if self.thread is not None:
+                self.thread.cancel()
+        for _, directory in self.operators.values():
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+class _WakeSlice(InputPartition):
+    def __init__(self, keys: list[tuple[bytes, int]]):
+        self.keys = keys
+
+
+class _WakeReader(DataSourceStreamReader):
+    """Offsets ``{"run": .., "seq": n}``: the n-th wake file of this job run (see TimerWakes)."""
+
+    def __init__(self, plan: WakePlan):
+        self.plan = plan
+
+    def _seq(self, offset: dict) -> int:
+        return offset["seq"] if offset.get("run") == self.plan.run else 0
+
+    def initialOffset(self) -> dict:
+        return {"run": self.plan.run, "seq": 0}
+
+    def latestOffset(self, start: dict = None, limit: Any = None) -> dict:
+        try:
+            with open(os.path.join(self.plan.directory, "latest"), encoding="ascii") as f:
+                return {"run": self.plan.run, "seq": int(f.read())}
+        except (OSError, ValueError):
+            return {"run": self.plan.run, "seq": self._seq(start or {})}
+
+    def partitions(self, start: dict, end: dict):
+        keys: list[tuple[bytes, int]] = []
+        for seq in range(self._seq(start) + 1, self._seq(end) + 1):
+            try:
+                with open(os.path.join(self.plan.directory, f"wake-{seq}"), "rb") as f:
+                    keys.extend(pickle.load(f))
+            except OSError:  # an earlier run's (a job restarted from its checkpoint): nothing to wake
+                pass
+        return [_WakeSlice(keys)] if keys else []
+
+    def read(self, partition):
+        keys = partition.keys
+        n = len(keys)
+        yield pa.RecordBatch.from_arrays(
+            [pa.array([k for k, _ in keys], pa.binary()), pa.array([WAKE_RUN] * n, pa.binary()),
+             pa.array([t for _, t in keys], pa.int64()), pa.nulls(n, pa.int64()), pa.nulls(n, pa.binary())],
+            names=[KEY, ELEMENTS, TS, WM, CHANNEL])
+
+    def commit(self, end: dict) -> None:
+        for seq in range(1, self._seq(end) + 1):
+            path = os.path.join(self.plan.directory, f"wake-{seq}")
+            if os.path.exists(path):
+                os.remove(path)
 
 
 class _Reading:
@@ -215,7 +402,7 @@ class _BatchReader(DataSourceReader):
     def partitions(self):
         spec = self.reading.plan.spec
         if isinstance(spec, TextFileSourceSpec):
-            files = _list_files(spec.paths)
+            files = list_files(spec.paths)
             return [_Slice(files=[f]) for f in files] or [_Slice()]
         return self.reading.slices(0, self.reading.total())
 
@@ -254,7 +441,7 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def latestOffset(self, start: dict = None, limit: Any = None) -> dict:
         if self.files:
             if self.file_list is None or not self.bounded:
-                self.file_list = _list_files(self.spec.paths)
+                self.file_list = list_files(self.spec.paths)
             known = list((start or {}).get("files", []))
             seen = set(known)
             return self._with_watermark(start, {"files": known + [f for f in self.file_list if f not in seen],
@@ -294,4 +481,5 @@ class KindlingSource(DataSource):
         return _BatchReader(self._plan())
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
-        return _StreamReader(self._plan())
+        plan = self._plan()
+        return _WakeReader(plan) if isinstance(plan, WakePlan) else _StreamReader(plan)

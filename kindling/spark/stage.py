@@ -25,9 +25,12 @@ from typing import Any, Callable, Iterable, Iterator
 import pyarrow as pa
 from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, StructField, StructType
 
+from kindling.common.typeinfo import RowTypeInfo
+from kindling.common.types import Row
 from kindling.runtime.chain import ChainNode, Record, build_chain, build_list_chain, fan_out, is_function_object
 from kindling.runtime.errors import user_function_failure
-from kindling.runtime.formatting import flink_string
+from kindling.common.formatting import flink_string
+from kindling.runtime.key_groups import assign_key_to_parallel_operator
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
 from kindling.runtime.watermarks import Generators
 from kindling.spark.codec import ValueTypeError, codec_for
@@ -37,6 +40,7 @@ TS = "__ts"
 WM = "__wm"
 CHANNEL = "__ch"
 KEY = "__key"
+SUBTASK = "__sub"  # one-step jobs: the subtask of a keyed exit's key (kindling/spark/one_step.py)
 END_MARK = 2**52  # __ts and __wm of the control row that ends a bounded input
 CONTROL_MARK = END_MARK - 1  # __wm of a channel report or watermark hand-off row
 END_KEY = b""  # the key of end-of-input control rows (never a pickle)
@@ -65,10 +69,24 @@ class ExitPlan:
     declared_by: str | None = None  # the operator that declared ``type_info``
     assigner: str | None = None  # uid of the timestamp assigner on the way to this exit in the stage
     idleness_ms: int | None = None  # that assigner's ``with_idleness``
+    print_identifier: str | None = None  # ``string`` layout: print()'s sink identifier
+    print_parallelism: int = 1  # ``string`` layout: the print sink's parallelism (> 1: ``n> `` prefixes)
+    one_step: bool = False  # ``keyed`` layout in a one-step job: rows carry the key's subtask, elements their arrival
+    parallelism: int = 1  # ``keyed`` layout in a one-step job: the keyed operator's parallelism
+
+    def line_prefix(self, subtask: int) -> str:
+        """What Flink's print sink writes before an element printed by ``subtask`` (0-based):
+        ``n> `` (``id:n> `` with an identifier) when the sink is parallel, else ``id> `` or nothing."""
+        ident = self.print_identifier
+        if self.print_parallelism > 1:
+            number = subtask % self.print_parallelism + 1
+            return f"{ident}:{number}> " if ident else f"{number}> "
+        return f"{ident}> " if ident else ""
 
     def value_fields(self) -> list[StructField]:
         if self.layout == "keyed":
-            return [StructField(KEY, BinaryType()), StructField(ELEMENTS, BinaryType())]
+            fields = [StructField(KEY, BinaryType()), StructField(ELEMENTS, BinaryType())]
+            return fields + [StructField(SUBTASK, IntegerType())] if self.one_step else fields
         if self.layout == "stream":
             return list(codec_for(self.type_info).fields)
         if self.layout == "string":
@@ -95,13 +113,14 @@ def stage_schema(exits: list[ExitPlan]) -> StructType:
 
 class _Cursor:
     """What a stage's buffers need to know of the element being pushed besides its
-    timestamp and stamp: the channel it came in on, and the task's split."""
+    timestamp and stamp: the channel it came in on, the task's split, and the subtask."""
 
-    __slots__ = ("channel", "split")
+    __slots__ = ("channel", "split", "subtask")
 
-    def __init__(self, split: str):
+    def __init__(self, split: str, subtask: int = 0):
         self.channel: bytes | None = None
         self.split = split
+        self.subtask = subtask  # the Flink subtask (0-based) whose output is being pushed
 
 
 class _ExitBuffer:
@@ -133,6 +152,18 @@ class _ExitBuffer:
         else:
             push = values.append
             extend = values.extend
+        self.subtasks: list[int] = []
+        if plan.layout == "string" and plan.print_parallelism > 1:  # each line names its subtask
+            subtasks = self.subtasks
+            push_value, extend_values = push, extend
+
+            def push(value):
+                subtasks.append(cursor.subtask)
+                push_value(value)
+
+            def extend(vs: list) -> None:
+                subtasks.extend([cursor.subtask] * len(vs))
+                extend_values(vs)
         self.push: Callable[[Any], None] = push
         self.extend: Callable[[list], None] = extend
 
@@ -149,6 +180,7 @@ class _ExitBuffer:
         self.ts.clear()
         self.wm.clear()
         self.ch.clear()
+        self.subtasks.clear()
         return n, arrays, ts, wm, ch
 
     def encode(self) -> list[pa.Array]:
@@ -161,7 +193,13 @@ class _ExitBuffer:
                 codec_for(plan.type_info).encode(values)  # values must fit the declared type
             if plan.layout == "string":
                 t = plan.type_info
-                return [pa.array([flink_string(v, t) for v in values], pa.string())]
+                if self.subtasks:
+                    prefix = plan.line_prefix
+                    lines = [prefix(sub) + flink_string(v, t) for v, sub in zip(values, self.subtasks)]
+                else:
+                    prefix = plan.line_prefix(0)
+                    lines = [prefix + flink_string(v, t) for v in values]
+                return [pa.array(lines, pa.string())]
             if plan.layout == "encoded":
                 enc = plan.encoder.encode
                 t = plan.type_info
@@ -191,12 +229,20 @@ class _PickledKey:
         return isinstance(other, _PickledKey) and other.blob == self.blob
 
 
+def _name_fields(names: list, values: Iterable) -> None:
+    """Rows crossing to a keyed operator get their type's field names (f0, f1, ... when none
+    were declared), as Flink's serializer gives them: PyFlink prints them Row(f0=1, f1='a')."""
+    for value in values:
+        if type(value) is Row and value._fields is None:
+            value._fields = names
+
+
 class _KeyedExitBuffer:
     """Collects the elements going to a keyed operator, grouped by channel and key: one row
     per key and channel holds all of those elements (pickled), so that the shuffle and
     transformWithState handle a row per key, not per element."""
 
-    def __init__(self, plan: ExitPlan, record: Record, cursor: _Cursor):
+    def __init__(self, plan: ExitPlan, record: Record, cursor: _Cursor, partition: int = 0):
         self.plan = plan
         self.timed = True
         self.groups: dict[Any, list] = {}
@@ -206,6 +252,8 @@ class _KeyedExitBuffer:
         get_key = selector.get_key if is_function_object(selector, "get_key") else selector
         groups = self.groups
         name = plan.name
+        one_step = plan.one_step
+        arrivals = [0]  # one-step jobs: an element's arrival position (this task's count, then its partition)
 
         def push(value):
             try:
@@ -221,7 +269,11 @@ class _KeyedExitBuffer:
                 group = groups.get(group_id)
             if group is None:
                 group = groups[group_id] = []
-            group.append((value, record.timestamp, record.watermark))
+            if one_step:  # no watermark before the end of input: the stamp's place holds the arrival
+                group.append((value, record.timestamp, (arrivals[0], partition)))
+                arrivals[0] += 1
+            else:
+                group.append((value, record.timestamp, record.watermark))
 
         def extend(values: list) -> None:
             for value in values:
@@ -248,6 +300,8 @@ class _KeyedExitBuffer:
                 name = plan.declared_by or plan.name
                 raise user_function_failure(name, TypeError(
                     f"{exc}, the output_type declared by operator '{name}'")) from None
+            if isinstance(plan.type_info, RowTypeInfo):
+                _name_fields(plan.type_info.get_field_names(), (e[0] for _, group in groups for e in group))
         keys = [k for (_, k), _ in groups]
         _check_key_type([k.key if isinstance(k, _PickledKey) else k for k in keys], plan)
         key_blobs = pa.array([k.blob if isinstance(k, _PickledKey) else _pickle_key(k, plan) for k in keys],
@@ -259,7 +313,21 @@ class _KeyedExitBuffer:
             import cloudpickle
 
             elements = pa.array([cloudpickle.dumps(run, protocol=5) for run in runs], pa.binary())
-        return len(groups), [key_blobs, elements], None, None, None
+        columns = [key_blobs, elements]
+        if plan.one_step:
+            columns.append(pa.array([key_subtask(k.key if isinstance(k, _PickledKey) else k, plan.parallelism,
+                                                 plan.key_type) for k in keys], pa.int32()))
+        return len(groups), columns, None, None, None
+
+
+def key_subtask(key: Any, parallelism: int, key_type: Any = None) -> int:
+    """The subtask (0-based) of a keyed operator with ``parallelism`` that PyFlink gives ``key``."""
+    if parallelism <= 1:
+        return 0
+    try:
+        return assign_key_to_parallel_operator(key, parallelism, key_type=key_type)
+    except Exception:  # a value the declared key_type cannot hash (it fails elsewhere with a clear error)
+        return assign_key_to_parallel_operator(key, parallelism)
 
 
 def _check_key_type(keys: list, plan: ExitPlan) -> None:
@@ -356,6 +424,7 @@ class StagePlan:
     splits_finish: bool = False  # a task's assigners end with the task (a source split, a bounded job)
     splits_end_input: bool = False  # ... and that end is the end of a bounded input: MAX_WATERMARK
     shuffle_partitions: int = 1  # of the keyed operators this stage feeds
+    key_type: Any = None  # a keyed stage: the key_type of its key_by (which subtask Flink gives a key)
     watermark_interval_ms: int = 200
     per_element_watermarks: bool = False
 
@@ -372,10 +441,10 @@ class StageRun:
     def __init__(self, plan: StagePlan, partition: int, watermark_generators: dict | None = None):
         self.plan = plan
         self.record = Record()
-        self.cursor = _Cursor(f"p{partition}")
+        self.cursor = _Cursor(f"p{partition}", partition % max(plan.parallelism, 1))
         info = TaskInfo(plan.name, partition, plan.parallelism, job_parameters=plan.job_parameters)
         cursor = self.cursor
-        self.buffers = [_KeyedExitBuffer(ex, self.record, cursor) if ex.layout == "keyed"
+        self.buffers = [_KeyedExitBuffer(ex, self.record, cursor, partition) if ex.layout == "keyed"
                         else _ExitBuffer(ex, self.record, cursor, ex.index in plan.timed_exits) for ex in plan.exits]
         pushers = {b.plan.index: b.push for b in self.buffers}
         extenders = {b.plan.index: b.extend for b in self.buffers}
@@ -425,6 +494,11 @@ class StageRun:
         for buf in self.buffers:
             if buf.plan.assigner is not None:
                 buf.fixed_channel = self.channel_of(buf.plan).encode()
+
+    def set_key(self, key: Any) -> None:
+        """The outputs pushed next are those of ``key`` in a keyed stage: they belong to the
+        subtask Flink gives that key (what ``print()`` names in its ``n> `` prefix)."""
+        self.cursor.subtask = key_subtask(key, self.plan.parallelism, self.plan.key_type)
 
     def channel_of(self, exit_plan: ExitPlan) -> str:
         return f"{exit_plan.assigner}|{self.cursor.split}"

@@ -55,9 +55,8 @@ def test_slot_sharing_groups_are_recorded():
 
 
 @pytest.mark.parametrize("call, reason", [
-    (lambda env: env.add_jars("file:///x.jar"), "JVM"),
     (lambda env: env.add_source(None), "from_source"),
-    (lambda env: env.add_python_archive("a.zip"), "Python dependencies"),
+    (lambda env: env.register_cached_file("a.txt", "a"), "Python dependencies"),
     (lambda env: env.get_checkpoint_config(), "fault tolerance"),
     (lambda env: SourceFunction("org.example.MySource"), "from_source"),
 ])

@@ -20,18 +20,7 @@ sys.path.insert(0, HERE)
 from conformance_support import env_parallelism, expected_path, normalize, program_names, run_on_kindling  # noqa: E402
 
 # program -> the gap that makes Kindling's output differ today (remove an entry when it XPASSes)
-_KEY_ORDER = ("order across keys at parallelism 1: Kindling runs a micro-batch key by key, so elements "
-              "and timers of different keys interleave otherwise than in Flink's arrival/timer order")
-_NO_PREFIX = ("print() at parallelism > 1 writes no `n> ` subtask prefix (issue 15; "
-              "kindling.runtime.key_groups gives PyFlink's subtask of a key)")
-KNOWN_GAPS: dict[str, str] = {
-    "event_time_timers": _KEY_ORDER,
-    "keyed_flat_map_state": _KEY_ORDER,
-    "keyed_parallel_print": _NO_PREFIX,
-    "rebalanced_print": _NO_PREFIX,
-    "processing_time_ttl": ("processing-time TTL is eaten by Kindling's own pause before the end-of-input "
-                            "timers fire: the timers read None where Flink reads the value (issue 15)"),
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from kindling.common import Row, Types
+from kindling.common import Row, Types, WatermarkStrategy
 from kindling.datastream import (
     FilterFunction,
     FlatMapFunction,
@@ -124,6 +124,7 @@ def test_side_output_collected(any_env):
 
 
 def test_several_sinks_in_one_job(any_env, capsys):
+    any_env.set_parallelism(1)  # print() writes no subtask prefix
     ds = any_env.from_collection(["x", "y"])
     ds.print()
     ds.map(str.upper).print("up")
@@ -135,6 +136,7 @@ def test_several_sinks_in_one_job(any_env, capsys):
 
 
 def test_print_formats_typed_values_like_flink(any_env, capsys):
+    any_env.set_parallelism(1)  # print() writes no subtask prefix
     any_env.from_collection([(1, "a")], type_info=Types.ROW([Types.INT(), Types.STRING()])).print()
     any_env.from_collection([(2, "b")], type_info=Types.TUPLE([Types.INT(), Types.STRING()])).print()
     any_env.from_collection([True], type_info=Types.BOOLEAN()).print()
@@ -180,8 +182,9 @@ def test_names_uids_plan_and_hints(env):
     import json
 
     ds = env.from_collection([1]).map(lambda x: x).name("my map").uid("map-1").set_parallelism(1)
-    ds = ds.start_new_chain().disable_chaining().slot_sharing_group("g").rebalance().shuffle().forward().rescale()
+    ds = ds.start_new_chain().disable_chaining().slot_sharing_group("g")
     assert ds.get_name() == "my map"
+    ds = ds.rebalance().shuffle().forward().rescale()
     ds.print().name("out").uid("sink-1").set_parallelism(1)
     plan = json.loads(env.get_execution_plan())
     names = [n["type"] for n in plan["nodes"]]
@@ -235,6 +238,18 @@ def test_add_sink_runs_function_on_workers(any_env, tmp_path):
     assert sorted(target.read_text().split()) == ["1", "2", "3"]
 
 
+def test_a_missing_file_source_path_fails_when_the_job_is_built(tmp_path):
+    from kindling.datastream import StreamExecutionEnvironment
+    from kindling.datastream.connectors.file_system import FileSource, StreamFormat
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    source = FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(tmp_path / "nope")).build()
+    with pytest.raises(FileNotFoundError, match="FileSource path does not exist: .*nope"):
+        env.from_source(source, WatermarkStrategy.no_watermarks(), "files")
+    with pytest.raises(FileNotFoundError, match="nope"):
+        env.read_text_file(str(tmp_path / "nope"))
+
+
 def test_read_text_file(any_env, tmp_path):
     (tmp_path / "a.txt").write_text("one\ntwo\r\nthree")
     assert any_env.read_text_file(str(tmp_path / "a.txt")).execute_and_collect(limit=10) == ["one", "two", "three"]
@@ -284,6 +299,7 @@ def test_progress_lines(spark, capfd):
 
     conf = Configuration()
     conf.set_integer("kindling.progress.after-ms", 0)
+    conf.set_boolean("kindling.bounded.one-step", False)  # progress lines are the micro-batches'
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.from_collection([1, 2, 3]).map(lambda x: x).add_sink(lambda v: None)
     env.execute("chatty")

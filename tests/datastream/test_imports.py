@@ -47,7 +47,6 @@ PYFLINK_PACKAGE_NAMES = {
 
 # PyFlink modules Kindling lacks, and a word the error must name (the area of the open work).
 MISSING_MODULES = {
-    "kindling.datastream.connectors.kafka": "Kafka connector",
     "kindling.datastream.connectors.jdbc": "JDBC connector",
     "kindling.datastream.connectors.pulsar": "Pulsar connector",
     "kindling.datastream.connectors.rabbitmq": "RabbitMQ connector",
@@ -57,7 +56,6 @@ MISSING_MODULES = {
     "kindling.datastream.connectors.hybrid_source": "Hybrid Source connector",
     "kindling.datastream.connectors.dynamic_kafka": "Dynamic Kafka connector",
     "kindling.datastream.formats.csv": "formats",
-    "kindling.datastream.formats.json": "formats",
     "kindling.datastream.formats.avro": "formats",
     "kindling.datastream.formats.parquet": "formats",
     "kindling.datastream.formats.orc": "formats",

@@ -19,12 +19,14 @@ from kindling.datastream.window import (
     GlobalWindows, MergingWindowAssigner, NeverTrigger, ProcessingTimeSessionWindows,
     ProcessingTimeTrigger, PurgingTrigger, SessionWindowTimeGapExtractor, SlidingEventTimeWindows,
     SlidingProcessingTimeWindows, TimeWindow, Trigger, TriggerResult, TumblingEventTimeWindows,
-    TumblingProcessingTimeWindows, WindowAssigner, _mod_inverse,
+    TumblingProcessingTimeWindows, WindowAssigner,
 )
+from kindling.datastream.window.windows import _mod_inverse
 from kindling.datastream.windowed_stream import (
     AllWindowedStream, WindowedStream, count_window_assigner, time_window_assigner,
 )
 from kindling.runtime.window import WindowOperator
+from kindling.spark.operators import keyed_operator
 
 
 class _Ctx(WindowAssigner.WindowAssignerContext):
@@ -249,9 +251,8 @@ class PWF(ProcessWindowFunction):
 
 
 def _operator(ds) -> WindowOperator:
-    factory = ds._transformation.operator_factory
-    factory = cloudpickle.loads(cloudpickle.dumps(factory))
-    return factory("op")
+    """The runtime operator the Spark compiler chooses for ``ds``'s node, as a worker gets it."""
+    return cloudpickle.loads(cloudpickle.dumps(keyed_operator(ds._transformation)))
 
 
 def test_windowed_stream_builds_a_keyed_window_node(stream):

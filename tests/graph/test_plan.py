@@ -11,7 +11,7 @@ from kindling.datastream import KeyedProcessFunction, OutputTag, ProcessFunction
 from kindling.datastream.functions import SinkFunction
 from kindling.graph.plan import execution_plan, execution_plan_json
 from kindling.graph.specs import PrintSinkSpec
-from kindling.graph.transformation import KeyByTransformation, SinkTransformation, Transformation
+from kindling.graph.transformation import KeyByTransformation, SinkTransformation
 
 
 @pytest.fixture
@@ -145,17 +145,19 @@ def test_a_keyed_stream_read_as_a_plain_stream_goes_through_the_values_operator(
     assert len({n["id"] for n in nodes}) == 4
 
 
-def test_a_partitioning_node_gives_its_strategy_to_the_consumer():
-    from dataclasses import dataclass
+def test_partitioning_methods_give_their_strategy_to_the_consumer(env):
+    ds = env.from_collection([1, 2, 3])
+    ds.shuffle().map(lambda x: x + 1).rescale().map(lambda x: x * 10).rebalance().forward().print()
+    nodes = _plan(env)["nodes"]
+    assert [[p["ship_strategy"] for p in n.get("predecessors", [])] for n in nodes] == [[], ["SHUFFLE"], ["RESCALE"],
+                                                                               ["FORWARD"]]
 
-    @dataclass(eq=False)
-    class Partition(Transformation):
-        strategy: str = "REBALANCE"
-        kind = "partition"
 
-    source = StreamExecutionEnvironment.get_execution_environment().from_collection([1])._transformation
-    broadcast = Partition(name="Partition", inputs=[source], strategy="BROADCAST")
-    sink = SinkTransformation(name="Print to Std. Out", inputs=[broadcast], sink=PrintSinkSpec(), parallelism=1)
-    nodes = execution_plan([sink], 3)["nodes"]
-    assert [n["type"] for n in nodes] == ["Source: Collection Source", "Sink: Print to Std. Out"]
-    assert nodes[1]["predecessors"][0]["ship_strategy"] == "BROADCAST"
+def test_a_union_of_keyed_streams_reads_each_through_the_values_operator(env):
+    ds_1 = env.from_collection([1, 2, 3])
+    ds_2 = env.from_collection([4, 5, 6])
+    ds_1.key_by(lambda x: x).union(ds_2.key_by(lambda x: x)).add_sink(_Collect())
+    nodes = _plan(env)["nodes"]
+    values = sorted(n["id"] for n in nodes if n["type"] == "_keyed_stream_values_operator")
+    sink = [n for n in nodes if n["pact"] == "Data Sink"][0]
+    assert len(values) == 2 and sorted(p["id"] for p in sink["predecessors"]) == values

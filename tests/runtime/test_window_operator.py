@@ -773,12 +773,12 @@ def test_operator_validates_its_configuration():
         WindowOperator(GlobalWindows.create(), None, CONTENTS_REDUCE, _sum_ids, allowed_lateness=-1)
 
 
-# ------------------------------------------------------------------ fast path == general path
+# --------------------------------------------------------------- aligned windows == general path
 
 @pytest.mark.parametrize("assigner", [TumblingEventTimeWindows.of(50, 7), SlidingEventTimeWindows.of(60, 20)])
 @pytest.mark.parametrize("contents", [CONTENTS_REDUCE, CONTENTS_AGGREGATE, CONTENTS_LIST])
 @pytest.mark.parametrize("lateness", [0, 35])
-def test_fast_path_equals_general_path(assigner, contents, lateness):
+def test_aligned_windows_equal_the_general_path(assigner, contents, lateness):
     rnd = random.Random(hash((repr(assigner), contents, lateness)) & 0xffff)
     events = []
     wm = -2 ** 63
@@ -795,7 +795,7 @@ def test_fast_path_equals_general_path(assigner, contents, lateness):
         op = WindowOperator(assigner, trigger, contents, function, wf, allowed_lateness=lateness,
                             late_data_tag="late")
         op.open()
-        assert op._fast == (trigger is None)
+        assert op._aligned == (trigger is None)
         states = {}
         out = []
         wm = -2 ** 63

@@ -130,13 +130,13 @@ def test_row_named_by_name_when_field_order_differs():
     assert repr(expected[0]) == "Row(name='a', id=1)"
 
 
-def test_row_positional():
+def test_row_positional_comes_back_with_flinks_field_names():
     t = Types.ROW([Types.LONG(), Types.DOUBLE()])
     codec = codec_for(t)
     assert [f.name for f in codec.fields] == ['f0', 'f1']
     out = roundtrip(t, [Row(1, 2.0), (3, 4.5)])
-    assert out == [Row(1, 2.0), Row(3, 4.5)]
-    assert repr(out[0]) == '<Row(1, 2.0)>'
+    assert out == [Row(f0=1, f1=2.0), Row(f0=3, f1=4.5)]
+    assert repr(out[0]) == "Row(f0=1, f1=2.0)"  # as PyFlink prints a Row read back from Types.ROW
 
 
 def test_tuple():
@@ -156,7 +156,7 @@ NESTED = [
     (Types.BASIC_ARRAY(Types.STRING()), [['a', None], []]),
     (Types.PRIMITIVE_ARRAY(Types.DOUBLE()), [[1.0, 2.0], []]),
     (Types.OBJECT_ARRAY(Types.ROW_NAMED(['x'], [Types.INT()])), [[Row(x=1), None, Row(x=2)]]),
-    (Types.LIST(Types.ROW([Types.STRING(), Types.SQL_DATE()])), [[Row('a', datetime.date(2020, 1, 1))]]),
+    (Types.LIST(Types.ROW([Types.STRING(), Types.SQL_DATE()])), [[Row(f0='a', f1=datetime.date(2020, 1, 1))]]),
     (Types.LIST(Types.TUPLE([Types.INT(), Types.INT()])), [[(1, 2), (3, 4)]]),
     (Types.LIST(Types.LIST(Types.BIG_INT())), [[[1, 10**30], []]]),
     (Types.MAP(Types.STRING(), Types.LONG()), [{'a': 1, 'b': None}, {}, None]),
@@ -267,5 +267,5 @@ def test_codecs_cached_per_type_and_naming():
     positional = codec_for(Types.ROW([Types.INT()]))
     named = codec_for(Types.ROW_NAMED(['f0'], [Types.INT()]))
     assert positional is not named
-    assert positional.decode(positional.encode([(1,)])) == [Row(1)]
+    assert positional.decode(positional.encode([(1,)])) == [Row(f0=1)]
     assert named.decode(named.encode([(1,)])) == [Row(f0=1)]

@@ -164,6 +164,7 @@ def test_temporary_checkpoint_removed_after_cancel(env, own_scratch):
         time.sleep(30)
         return x
 
+    env.get_configuration().set_boolean("kindling.bounded.one-step", False)  # a streaming query, checkpointed
     env.from_collection([1, 2]).map(slow).print()
     client = env.execute_async("cancelled")
     deadline = time.time() + 600
@@ -190,6 +191,7 @@ exec "{spark.sparkContext.pythonExec}" "$@"
     slow.chmod(0o700)
     monkeypatch.setattr(spark.sparkContext, "pythonExec", str(slow))
     monkeypatch.setattr(spark, "_kindling_source_registered", False, raising=False)  # registered anew, slowly
+    env.get_configuration().set_boolean("kindling.bounded.one-step", False)  # a streaming query
     try:
         assert sorted(env.from_collection([1, 2, 3]).map(lambda x: x * 2).execute_and_collect(limit=10)) == [2, 4, 6]
         assert marker.exists()

@@ -1,7 +1,7 @@
 """Connectors, as in ``pyflink.datastream.connectors``, with PyFlink's package-level names.
 
 ``from kindling.datastream.connectors import FileSink, FileSource, ...`` works as in PyFlink;
-a connector Kindling does not have yet (Kafka, JDBC, Pulsar, ...) fails with an ImportError
+a connector Kindling does not have yet (JDBC, Pulsar, ...) fails with an ImportError
 that says so.
 """
 from kindling.common.unsupported import JVM_ONLY, connector, missing_names
@@ -10,16 +10,16 @@ from kindling.datastream.connectors.discarding import DiscardingSink
 from kindling.datastream.connectors.file_system import (BucketAssigner, FileSink, FileSource,
                                                         FileSourceBuilder, OutputFileConfig, RollingPolicy,
                                                         StreamFormat)
+from kindling.datastream.connectors.kafka import FlinkKafkaConsumer, FlinkKafkaProducer, KafkaSource, Semantic
 from kindling.datastream.connectors.number_seq import NumberSequenceSource
 
 __all__ = ["BucketAssigner", "DeliveryGuarantee", "DiscardingSink", "FileSink", "FileSource",
-           "FileSourceBuilder", "NumberSequenceSource", "OutputFileConfig", "RollingPolicy", "Sink",
-           "Source", "StreamFormat"]
+           "FileSourceBuilder", "FlinkKafkaConsumer", "FlinkKafkaProducer", "KafkaSource", "NumberSequenceSource",
+           "OutputFileConfig", "RollingPolicy", "Semantic", "Sink", "Source", "StreamFormat"]
 
 _FILE_SYSTEM_LATER = ("bulk formats, file enumerators and split assigners of the file connector are still "
                       "to come (open issue: connectors and formats)")
 _MISSING = {
-    **dict.fromkeys(["KafkaSource", "FlinkKafkaConsumer", "FlinkKafkaProducer", "Semantic"], connector("Kafka")),
     **dict.fromkeys(["DynamicKafkaSource", "DynamicKafkaSourceBuilder", "KafkaMetadataService",
                      "KafkaRecordDeserializationSchema", "KafkaStreamSetSubscriber", "KafkaStreamSubscriber",
                      "StreamPatternSubscriber", "SingleClusterTopicMetadataService"], connector("Dynamic Kafka")),

@@ -1,2 +1,3 @@
-"""Formats, as in ``pyflink.datastream.formats``: none is supported by Kindling yet; importing
-``kindling.datastream.formats.csv`` (or ``json``, ``avro``, ``parquet``, ``orc``) says so."""
+"""Formats, as in ``pyflink.datastream.formats``: ``json`` (JSON row serialization schemas) is
+supported; importing ``kindling.datastream.formats.csv`` (or ``avro``, ``parquet``, ``orc``) says
+they are not yet."""

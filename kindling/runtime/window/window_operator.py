@@ -38,38 +38,42 @@ Layout in the key's :class:`~kindling.runtime.key_state.KeyState` (nothing else 
   its own names.
 
 The common case (tumbling or sliding event-time windows with the default EventTimeTrigger)
-runs on a fast path: contents keyed by the window start (an int), the KeyState timers alone
-(one per window end, plus one per cleanup time when lateness is set), no trigger calls. Its
-results are those of the general path.
+runs *aligned*: contents keyed by the window start (an int), the KeyState timers alone (one
+per window end, plus one per cleanup time when lateness is set), no window objects or
+trigger calls. Only the element loop (:meth:`WindowOperator._aligned_elements`) and the timer
+step (:meth:`WindowOperator._on_aligned_timer`) differ from the general path; timer firing,
+evaluation, lateness and the STREAMING/BATCH drivers are shared. Its results are those of the general path.
+
+Contexts given to user code are in :mod:`.contexts`; the merging window set in :mod:`.merging`.
 """
 from __future__ import annotations
 
 from typing import Any, Optional
 
 from kindling.datastream.functions import (
-    AllWindowFunction, ProcessAllWindowFunction, ProcessWindowFunction,
-    ReduceFunction, WindowFunction,
+    AllWindowFunction, ProcessAllWindowFunction, ProcessWindowFunction, ReduceFunction,
+    WindowFunction,
 )
 from kindling.datastream.output_tag import OutputTag
-from kindling.datastream.state import (
-    AggregatingStateDescriptor, ListStateDescriptor, MapStateDescriptor, ReducingStateDescriptor,
-    StateDescriptor, ValueStateDescriptor,
-)
 from kindling.datastream.window import (
     CountSlidingWindowAssigner, CountTrigger, CountTumblingWindowAssigner,
     DynamicEventTimeSessionWindows, DynamicProcessingTimeSessionWindows, EventTimeSessionWindows,
-    EventTimeTrigger, MergingWindowAssigner, ProcessingTimeSessionWindows, SlidingEventTimeWindows, TimeWindow, Trigger, TriggerResult,
-    TumblingEventTimeWindows, WindowAssigner,
+    EventTimeTrigger, MergingWindowAssigner, ProcessingTimeSessionWindows, SlidingEventTimeWindows,
+    TimeWindow, Trigger, TumblingEventTimeWindows, WindowAssigner,
 )
-from kindling.runtime.errors import user_function_failure
-from kindling.runtime.keyed_operator import OutputContext, _FiringOperator, append_results
-from kindling.runtime.keyed_runtime_context import KeyedRuntimeContext
+from kindling.datastream.window.assigners import _NO_TIMESTAMP
+from kindling.runtime.keyed_operator import _FiringOperator, append_results
 from kindling.runtime.keyed_state import KeyedStateRegistry
-from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
+from kindling.runtime.task_info import MAX_WATERMARK
+from kindling.runtime.window.contexts import (
+    AssignerContext, ProcessContext, Scope, TriggerContext, state_kind,
+)
+from kindling.runtime.window.merging import add_window
 
 __all__ = ['WindowOperator', 'CONTENTS_REDUCE', 'CONTENTS_AGGREGATE', 'CONTENTS_LIST',
            'CONTENTS', 'WINDOW_STATE', 'EVENT_TIMERS', 'PROCESSING_TIMERS', 'MERGING_WINDOWS']
 
+# how a window keeps its contents (the values of kindling.graph.specs.WINDOW_CONTENTS)
 CONTENTS_REDUCE = 'reduce'
 CONTENTS_AGGREGATE = 'aggregate'
 CONTENTS_LIST = 'list'
@@ -84,155 +88,14 @@ _RESERVED = (CONTENTS, WINDOW_STATE, EVENT_TIMERS, PROCESSING_TIMERS, MERGING_WI
 
 _MISSING = object()
 _INFINITY = float('inf')
-_FIRE = TriggerResult.FIRE
-_CONTINUE = TriggerResult.CONTINUE
 
 # window-function modes
 _WF_NONE = 0      # emit the (single) value itself
 _WF_APPLY = 1     # apply(key, window, inputs) / apply(window, inputs)
 _WF_PROCESS = 2   # process(key, ctx, inputs) / process(ctx, inputs)
+_TIME_SESSIONS = (EventTimeSessionWindows, ProcessingTimeSessionWindows,
+                  DynamicEventTimeSessionWindows, DynamicProcessingTimeSessionWindows)
 
-
-def _state_kind(descriptor) -> str:
-    if isinstance(descriptor, ValueStateDescriptor):
-        return 'value'
-    if isinstance(descriptor, ListStateDescriptor):
-        return 'list'
-    if isinstance(descriptor, MapStateDescriptor):
-        return 'map'
-    if isinstance(descriptor, ReducingStateDescriptor):
-        return 'reducing'
-    if isinstance(descriptor, AggregatingStateDescriptor):
-        return 'aggregating'
-    raise TypeError("expected a StateDescriptor (ValueStateDescriptor, ListStateDescriptor, "
-                    "MapStateDescriptor, ReducingStateDescriptor or AggregatingStateDescriptor), "
-                    "got %r" % (descriptor,))
-
-
-class _Scope:
-    """Stands for a KeyState for KeyedStateRegistry.bind: the states of one window."""
-    __slots__ = ('states',)
-
-    def __init__(self):
-        self.states = None
-
-
-# ------------------------------------------------------------------------------- contexts
-
-class _TriggerContext(Trigger.OnMergeContext):
-
-    __slots__ = ('_op', 'window', 'merged_windows')
-
-    def __init__(self, op: 'WindowOperator'):
-        self._op = op
-        self.window = None
-        self.merged_windows = None
-
-    def get_current_processing_time(self) -> int:
-        return self._op._pt
-
-    def get_current_watermark(self) -> int:
-        return self._op._wm
-
-    def register_processing_time_timer(self, time: int) -> None:
-        self._op._register_timer(False, self.window, time)
-
-    def register_event_time_timer(self, time: int) -> None:
-        self._op._register_timer(True, self.window, time)
-
-    def delete_processing_time_timer(self, time: int) -> None:
-        self._op._delete_timer(False, self.window, time)
-
-    def delete_event_time_timer(self, time: int) -> None:
-        self._op._delete_timer(True, self.window, time)
-
-    def get_partitioned_state(self, state_descriptor: StateDescriptor):
-        op = self._op
-        op._bind_window(self.window)
-        return op._wreg.get(state_descriptor, _state_kind(state_descriptor))
-
-    def merge_partitioned_state(self, state_descriptor: StateDescriptor) -> None:
-        if self.merged_windows:
-            self._op._merge_window_state(state_descriptor, self.window, self.merged_windows)
-
-
-class _WindowStateStore:
-    """``ProcessWindowFunction.Context.window_state()``: states of the key and the window."""
-
-    def __init__(self, op: 'WindowOperator'):
-        self._op = op
-        self.window = None
-
-    def _get(self, descriptor, kind):
-        op = self._op
-        if op._merging:
-            raise TypeError("Per-window state is not allowed when using merging windows.")
-        op._bind_window(self.window)
-        return op._wreg.get(descriptor, kind)
-
-    def get_state(self, state_descriptor):
-        return self._get(state_descriptor, 'value')
-
-    def get_list_state(self, state_descriptor):
-        return self._get(state_descriptor, 'list')
-
-    def get_map_state(self, state_descriptor):
-        return self._get(state_descriptor, 'map')
-
-    def get_reducing_state(self, state_descriptor):
-        return self._get(state_descriptor, 'reducing')
-
-    def get_aggregating_state(self, state_descriptor):
-        return self._get(state_descriptor, 'aggregating')
-
-
-class _ProcessContext(OutputContext, ProcessWindowFunction.Context, ProcessAllWindowFunction.Context):
-
-    def __init__(self, op: 'WindowOperator'):
-        self._op = op
-        self._window = None
-        self._ts = None
-        self._store = _WindowStateStore(op)
-
-    def window(self):
-        return self._window
-
-    def current_processing_time(self) -> int:
-        return self._op._pt
-
-    def current_watermark(self) -> int:
-        return self._op._wm
-
-    def window_state(self):
-        self._store.window = self._window
-        return self._store
-
-    def global_state(self):
-        return self._op._runtime_context
-
-
-class _AssignerContext(WindowAssigner.WindowAssignerContext):
-
-    def __init__(self, op: 'WindowOperator'):
-        self._op = op
-
-    def get_current_processing_time(self) -> int:
-        return self._op._pt
-
-    def get_runtime_context(self):
-        return self._op._runtime_context
-
-
-class _MergeResults(MergingWindowAssigner.MergeCallback):
-
-    def __init__(self):
-        self.results = {}
-
-    def merge(self, to_be_merged, merge_result) -> None:
-        self.results[merge_result] = to_be_merged
-
-
-# ------------------------------------------------------------------------------- operator
 
 class WindowOperator(_FiringOperator):
     """Runs one windowed operation (see the module docstring).
@@ -305,62 +168,26 @@ class WindowOperator(_FiringOperator):
         self._late_delta = 0
         return n
 
-    @property
-    def runtime_context(self) -> KeyedRuntimeContext:
-        return self._runtime_context
-
     # -- lifecycle --------------------------------------------------------------------------
 
-    def open(self, task_info: TaskInfo = None) -> None:
-        if task_info is None:
-            task_info = TaskInfo(self.name)
-        registry = KeyedStateRegistry()
-        self._registry = self.state_registry = registry
-        self._wreg = KeyedStateRegistry()
-        self._scope = _Scope()
-        self._runtime_context = KeyedRuntimeContext(task_info, registry)
-        self._tctx = _TriggerContext(self)
-        self._pctx = _ProcessContext(self)
-        self._actx = _AssignerContext(self)
-        self._out = []
-        self._ks = None
-        self._key = None
-        self._wm = MIN_WATERMARK
-        self._pt = 0
-        self._quiesced = False
-        self._setup()
-        self._opened = True
-        try:
-            for f in (self.function, self.window_function):
-                user_open = getattr(f, 'open', None)
-                if user_open is not None and not isinstance(f, type):
-                    user_open(self._runtime_context)
-        except Exception as e:
-            raise user_function_failure(self.name, e) from e
+    def _user_functions(self) -> tuple:
+        return (self.function, self.window_function)
 
-    def close(self) -> None:
-        if not self._opened:
-            return
-        self._opened = False
-        try:
-            for f in (self.function, self.window_function):
-                user_close = getattr(f, 'close', None)
-                if user_close is not None and not isinstance(f, type):
-                    user_close()
-        except Exception as e:
-            raise user_function_failure(self.name, e) from e
-        finally:
-            self._registry.unbind()
-            self._wreg.unbind()
+    def _unbind(self) -> None:
+        super()._unbind()
+        self._wreg.unbind()
 
     def _setup(self) -> None:
-        """Derives the per-process callables and flags from the configuration."""
+        """Derives the per-process contexts, callables and flags from the configuration."""
+        self._wreg = KeyedStateRegistry()
+        self._scope = Scope()
+        self._tctx = TriggerContext(self)
+        self._pctx = ProcessContext(self)
+        self._actx = AssignerContext(self)
         a = self.assigner
         self._event_time = a.is_event_time()
         self._merging = isinstance(a, MergingWindowAssigner)
-        self._time_sessions = type(a) in (EventTimeSessionWindows, ProcessingTimeSessionWindows,
-                                          DynamicEventTimeSessionWindows,
-                                          DynamicProcessingTimeSessionWindows)
+        self._time_sessions = type(a) in _TIME_SESSIONS
         kind = self.contents_kind
         f = self.function
         if kind == CONTENTS_REDUCE:
@@ -388,9 +215,9 @@ class WindowOperator(_FiringOperator):
             raise TypeError("a window function needs apply() or process(), got %r" % (wf,))
         self._wf_clear = getattr(wf, 'clear', None) if self._wf_mode == _WF_PROCESS else None
         t = self.trigger
-        self._fast = (not self._merging and type(t) is EventTimeTrigger
-                      and type(a) in (TumblingEventTimeWindows, SlidingEventTimeWindows))
-        if self._fast:
+        self._aligned = (not self._merging and type(t) is EventTimeTrigger
+                         and type(a) in (TumblingEventTimeWindows, SlidingEventTimeWindows))
+        if self._aligned:
             self._size = a._size
             self._slide = a._size if type(a) is TumblingEventTimeWindows else a._slide
             self._offset = a._offset
@@ -405,33 +232,15 @@ class WindowOperator(_FiringOperator):
     # -- per-key binding ----------------------------------------------------------------------
 
     def _bind(self, key, state, processing_time, out) -> None:
-        if not self._opened:
-            self.open(TaskInfo(self.name))
-        self._key = key
-        self._ks = state
-        self._pt = processing_time
-        self._out = out
+        super()._bind(key, state, processing_time, out)
         states = state.states
-        self._contents = states.get(CONTENTS)
-        if self._contents is None:
-            self._contents = states[CONTENTS] = {}
-        if not self._fast:
-            self._etimers = states.get(EVENT_TIMERS)
-            if self._etimers is None:
-                self._etimers = states[EVENT_TIMERS] = {}
-            self._ptimers = states.get(PROCESSING_TIMERS)
-            if self._ptimers is None:
-                self._ptimers = states[PROCESSING_TIMERS] = {}
+        self._contents = states.setdefault(CONTENTS, {})
+        self._wstates = states.setdefault(WINDOW_STATE, {})
+        if not self._aligned:
+            self._etimers = states.setdefault(EVENT_TIMERS, {})
+            self._ptimers = states.setdefault(PROCESSING_TIMERS, {})
             if self._merging:
-                self._mapping = states.get(MERGING_WINDOWS)
-                if self._mapping is None:
-                    self._mapping = states[MERGING_WINDOWS] = {}
-        self._wstates = states.get(WINDOW_STATE)
-        if self._wstates is None:
-            self._wstates = states[WINDOW_STATE] = {}
-        reg = self._registry
-        reg.now = processing_time
-        reg.bind(state)
+                self._mapping = states.setdefault(MERGING_WINDOWS, {})
         self._wreg.now = processing_time
 
     def _finish(self, state) -> None:
@@ -456,7 +265,7 @@ class WindowOperator(_FiringOperator):
         scope.states = d
         self._wreg.bind(scope)
 
-    # -- timers (general path) ----------------------------------------------------------------
+    # -- timers ----------------------------------------------------------------
 
     def _register_timer(self, event: bool, window, t) -> None:
         if self._quiesced:
@@ -509,44 +318,46 @@ class WindowOperator(_FiringOperator):
         self._delete_timer(self._event_time, window, t)
 
     def _fire_timers(self, event: bool, up_to) -> None:
+        """Fires the event-time (``event``) or processing-time timers ``<= up_to`` in order."""
         ks = self._ks
         pop = ks.pop_event_timer if event else ks.pop_processing_timer
-        idx = self._etimers if event else self._ptimers
-        on_timer = self._on_timer
-        while True:
-            t = pop(up_to)
-            if t is None:
-                break
-            d = idx.get(t)
-            while d:
-                w = next(iter(d))
-                del d[w]
-                if not d:
-                    del idx[t]
-                on_timer(event, t, w)
+        t = pop(up_to)
+        if self._aligned:
+            on_aligned_timer = self._on_aligned_timer
+            while t is not None:
+                on_aligned_timer(t)
+                t = pop(up_to)
+        else:
+            idx = self._etimers if event else self._ptimers
+            on_timer = self._on_timer
+            while t is not None:
                 d = idx.get(t)
+                while d:
+                    w = next(iter(d))
+                    del d[w]
+                    if not d:
+                        del idx[t]
+                    on_timer(event, t, w)
+                    d = idx.get(t)
+                t = pop(up_to)
         if event and up_to > ks.fired_watermark:
             ks.fired_watermark = up_to
 
     # -- window contents ----------------------------------------------------------------------
 
     def _add(self, sw, value) -> None:
+        """Adds ``value`` to the contents of the state window ``sw``."""
         contents = self._contents
+        cur = contents.get(sw, _MISSING)
         kind = self.contents_kind
         if kind == CONTENTS_REDUCE:
-            cur = contents.get(sw, _MISSING)
             contents[sw] = value if cur is _MISSING else self._reduce(cur, value)
         elif kind == CONTENTS_AGGREGATE:
-            acc = contents.get(sw, _MISSING)
-            if acc is _MISSING:
-                acc = self._agg_create()
-            contents[sw] = self._agg_add(value, acc)
+            contents[sw] = self._agg_add(value, self._agg_create() if cur is _MISSING else cur)
+        elif cur is _MISSING:
+            contents[sw] = [value]
         else:
-            lst = contents.get(sw)
-            if lst is None:
-                contents[sw] = [value]
-            else:
-                lst.append(value)
+            cur.append(value)
 
     def _merge_contents(self, target, sources) -> None:
         contents = self._contents
@@ -572,7 +383,7 @@ class WindowOperator(_FiringOperator):
     def _merge_window_state(self, descriptor, target, sources) -> None:
         """``OnMergeContext.merge_partitioned_state``: merges the state ``descriptor`` of the
         windows ``sources`` into that of ``target``."""
-        kind = _state_kind(descriptor)
+        kind = state_kind(descriptor)
         if kind not in ('reducing', 'aggregating', 'list'):
             raise TypeError("The given state descriptor does not refer to a mergeable state "
                             "(MergingState): %r" % (descriptor,))
@@ -609,6 +420,15 @@ class WindowOperator(_FiringOperator):
         td[name] = merged if cur is _MISSING else combine(cur, merged)
 
     # -- evaluation ---------------------------------------------------------------------------
+
+    def _fire(self, window, state_window, ts) -> bool:
+        """Evaluates ``window`` (its contents stored under ``state_window``) unless it has
+        none; True when it was evaluated."""
+        c = self._contents.get(state_window, _MISSING)
+        if c is _MISSING or (self.contents_kind == CONTENTS_LIST and not c):
+            return False
+        self._emit(window, c, ts)
+        return True
 
     def _emit(self, window, contents, ts) -> None:
         """Evaluates the window function over ``contents`` (a window's stored contents)."""
@@ -661,124 +481,47 @@ class WindowOperator(_FiringOperator):
                 self.num_late_records_dropped += 1
                 self._late_delta += 1
 
-    # -- general path ---------------------------------------------------------------------------
+    # -- the general path: assigner and trigger -------------------------------------------------
 
     def _process_element(self, value, ts) -> None:
+        """Flink's WindowOperator.processElement: the element goes to the windows the assigner
+        gives it (merged into the merging window set with a merging assigner), then the
+        trigger decides."""
         windows = self.assigner.assign_windows(value, ts, self._actx)
-        if self._merging:
-            self._process_merging(value, ts, windows)
-            return
-        skipped = True
         event_time = self._event_time
         tctx = self._tctx
         trigger = self.trigger
         contents = self._contents
+        mapping = self._mapping if self._merging else None
+        skipped = True
         for w in windows:
+            if mapping is not None:
+                w = add_window(mapping, w, self.assigner, self._time_sessions, self._on_merge)
             if event_time and self._cleanup_time(w) <= self._wm:
+                if mapping is not None:
+                    mapping.pop(w, None)
                 continue
             skipped = False
-            self._add(w, value)
+            if mapping is None:
+                sw = w
+            else:
+                sw = mapping.get(w)
+                if sw is None:
+                    raise RuntimeError("Window %s is not in in-flight window set." % (w,))
+            self._add(sw, value)
             tctx.window = w
+            tctx.merged_windows = None
             res = trigger.on_element(value, ts, w, tctx)
-            if res.value[0]:
-                c = contents.get(w, _MISSING)
-                if c is not _MISSING and (self.contents_kind != CONTENTS_LIST or c):
-                    self._emit(w, c, ts)
-                    if self._drop_after_fire:
-                        contents.pop(w, None)
-                        tctx.window = w
-                        trigger.clear(w, tctx)
-                        self._clear_function_state_silently(w)
-                        continue
+            if res.value[0] and self._fire(w, sw, ts) and self._drop_after_fire:
+                contents.pop(sw, None)
+                trigger.clear(w, tctx)
+                self._wstates.pop(w, None)
+                continue
             if res.value[1]:
-                contents.pop(w, None)
+                contents.pop(sw, None)
             self._register_cleanup_timer(w)
         if skipped and event_time:
             self._late(value, ts)
-
-    def _clear_function_state_silently(self, window) -> None:
-        self._wstates.pop(window, None)
-
-    def _process_merging(self, value, ts, windows) -> None:
-        skipped = True
-        event_time = self._event_time
-        tctx = self._tctx
-        trigger = self.trigger
-        contents = self._contents
-        mapping = self._mapping
-        for w in windows:
-            actual = self._add_window(w)
-            if event_time and self._cleanup_time(actual) <= self._wm:
-                mapping.pop(actual, None)
-                continue
-            skipped = False
-            sw = mapping.get(actual)
-            if sw is None:
-                raise RuntimeError("Window %s is not in in-flight window set." % (actual,))
-            self._add(sw, value)
-            tctx.window = actual
-            tctx.merged_windows = None
-            res = trigger.on_element(value, ts, actual, tctx)
-            if res.value[0]:
-                c = contents.get(sw, _MISSING)
-                if c is not _MISSING and (self.contents_kind != CONTENTS_LIST or c):
-                    self._emit(actual, c, ts)
-            if res.value[1]:
-                contents.pop(sw, None)
-            self._register_cleanup_timer(actual)
-        if skipped and event_time:
-            self._late(value, ts)
-
-    def _add_window(self, new_window):
-        """MergingWindowSet.add_window: adds ``new_window``, merging as the assigner says;
-        returns the window ``new_window`` ended up in."""
-        mapping = self._mapping
-        cb = _MergeResults()
-        if self._time_sessions and type(new_window) is TimeWindow and new_window not in mapping:
-            # the built-in session assigners merge overlapping TimeWindows; the windows of the
-            # set never overlap each other, so only those overlapping the new one can merge
-            # (the same result as TimeWindow.merge_windows over all of them, without sorting
-            # every open window)
-            ns, ne = new_window.start, new_window.end
-            hits = [w for w in mapping if w.start <= ne and w.end >= ns]
-            if hits:
-                hits.append(new_window)
-                hits.sort()
-                members = set()
-                cover_start, cover_end = hits[0].start, hits[0].end
-                for w in hits:
-                    members.add(w)
-                    if w.end > cover_end:
-                        cover_end = w.end
-                cb.results[TimeWindow(cover_start, cover_end)] = members
-        else:
-            windows = list(mapping)
-            windows.append(new_window)
-            self.assigner.merge_windows(windows, cb)
-        result_window = new_window
-        merged_new = False
-        for merge_result, merged in cb.results.items():
-            if not isinstance(merged, set):
-                merged = set(merged)
-            if new_window in merged:
-                merged_new = True
-                merged.discard(new_window)
-                result_window = merge_result
-            if not merged:
-                continue
-            state_window = mapping[next(iter(merged))]
-            merged_state_windows = []
-            for m in merged:
-                sw = mapping.pop(m, None)
-                if sw is not None:
-                    merged_state_windows.append(sw)
-            mapping[merge_result] = state_window
-            merged_state_windows.remove(state_window)
-            if merge_result not in merged or len(merged) != 1:
-                self._on_merge(merge_result, merged, state_window, merged_state_windows)
-        if not cb.results or (result_window == new_window and not merged_new):
-            mapping[result_window] = result_window
-        return result_window
 
     def _on_merge(self, merge_result, merged_windows, state_window, merged_state_windows) -> None:
         if self._event_time:
@@ -807,9 +550,6 @@ class WindowOperator(_FiringOperator):
         self._merge_contents(state_window, merged_state_windows)
 
     def _on_timer(self, event: bool, t, window) -> None:
-        if self._fast:
-            self._on_fast_timer(t)
-            return
         contents = self._contents
         if self._merging:
             sw = self._mapping.get(window)
@@ -825,9 +565,7 @@ class WindowOperator(_FiringOperator):
         res = (trigger.on_event_time(t, window, tctx) if event
                else trigger.on_processing_time(t, window, tctx))
         if res.value[0]:
-            c = contents.get(sw, _MISSING)
-            if c is not _MISSING and (self.contents_kind != CONTENTS_LIST or c):
-                self._emit(window, c, t)
+            self._fire(window, sw, t)
         if res.value[1]:
             contents.pop(sw, None)
         if event == self._event_time and self._cleanup_time(window) == t:
@@ -838,89 +576,14 @@ class WindowOperator(_FiringOperator):
             if self._merging:
                 self._mapping.pop(window, None)
 
-    # -- fast path (tumbling/sliding event time + EventTimeTrigger) -----------------------------
+    # -- aligned windows (tumbling/sliding event time + EventTimeTrigger) ------------------------
 
-    def _fast_element(self, value, ts) -> None:
-        if ts is None:
-            raise ValueError(_no_timestamp())
-        size = self._size
-        slide = self._slide
-        wm = self._wm
-        lateness = self.allowed_lateness
-        contents = self._contents
-        kind = self.contents_kind
-        last_start = ts - (ts - self._offset + slide) % slide
-        skipped = True
-        start = last_start
-        lowest = ts - size
-        while start > lowest:
-            mts = start + size - 1
-            if mts + lateness > wm:
-                skipped = False
-                cur = contents.get(start, _MISSING)
-                if cur is _MISSING:
-                    if kind == CONTENTS_REDUCE:
-                        contents[start] = value
-                    elif kind == CONTENTS_AGGREGATE:
-                        contents[start] = self._agg_add(value, self._agg_create())
-                    else:
-                        contents[start] = [value]
-                    if not self._quiesced:
-                        ks = self._ks
-                        if mts > wm:
-                            ks.register_event_timer(mts)
-                        if lateness and mts + lateness < MAX_WATERMARK:
-                            ks.register_event_timer(mts + lateness)
-                elif kind == CONTENTS_REDUCE:
-                    contents[start] = self._reduce(cur, value)
-                elif kind == CONTENTS_AGGREGATE:
-                    contents[start] = self._agg_add(value, cur)
-                else:
-                    cur.append(value)
-                if mts <= wm:
-                    # late firing within the allowed lateness
-                    self._emit(TimeWindow(start, start + size), contents[start], ts)
-            start -= slide
-        if skipped:
-            self._late(value, ts)
-
-    def _on_fast_timer(self, t) -> None:
-        contents = self._contents
-        size = self._size
-        start = t + 1 - size
-        if start in contents:
-            self._emit(TimeWindow(start, start + size), contents[start], t)
-        start -= self.allowed_lateness
-        if start in contents:
-            del contents[start]
-            if self._wf_clear is not None or self._wstates:
-                self._clear_function_state(TimeWindow(start, start + size))
-
-    def _fire_fast_timers(self, up_to) -> None:
-        ks = self._ks
-        pop = ks.pop_event_timer
-        on_timer = self._on_fast_timer
-        while True:
-            t = pop(up_to)
-            if t is None:
-                break
-            on_timer(t)
-        if up_to > ks.fired_watermark:
-            ks.fired_watermark = up_to
-
-    # -- the KeyedOperator contract -------------------------------------------------------------
-
-    def _fire_event(self, up_to) -> None:
-        if self._fast:
-            self._fire_fast_timers(up_to)
-        else:
-            self._fire_timers(True, up_to)
-
-    def _process_fast(self, key, state, elements, watermark_after, processing_time, out):
-        """The fast path's element loop, inlined: contents keyed by window start, one KeyState
-        timer per window end (and per cleanup time with lateness). Every timer it registers is
-        later than the watermark, so timers need firing only when the watermark passes the
-        earliest one (``due``)."""
+    def _aligned_elements(self, key, state, elements, processing_time, out):
+        """The element loop (``_FiringOperator._element_loop``) for aligned windows, with what :meth:`_process_element` does for
+        them inlined (the hot loop of the common case): contents on window starts, no window
+        objects or trigger calls; a new window registers a timer at its end (and at its
+        cleanup time with lateness). Every such timer is later than the watermark, so timers
+        need firing only once the watermark passes the earliest one (``due``)."""
         wm = self._wm
         contents = self._contents
         get = contents.get
@@ -938,37 +601,43 @@ class WindowOperator(_FiringOperator):
         cleanup_off = size_1 + lateness
         register = state.register_event_timer
         next_timer = state.next_event_timer
-        fire = self._fire_fast_timers
+        fire = self._fire_timers
         missing = _MISSING
         quiesced = self._quiesced
         due = next_timer()
         if due is None:
             due = _INFINITY
-        if slide == size and is_reduce:
-            # tumbling windows with a reduce function: the most common case, kept minimal
-            drop_below = wm - cleanup_off     # windows starting at or before are late
-            fire_below = wm - size_1          # windows starting at or before fire on elements
-            value = ts = None
-            try:
-                for value, ts, stamp in elements:
-                    if stamp is not None and stamp > wm:
-                        wm = stamp
-                        drop_below = wm - cleanup_off
-                        fire_below = wm - size_1
-                        if due <= wm:
-                            self._wm = wm
-                            fire(wm)
-                            due = next_timer()
-                            if due is None:
-                                due = _INFINITY
-                    start = ts - (ts - offset + size) % size
-                    if start <= drop_below:
-                        self._wm = wm
-                        self._late(value, ts)
-                    else:
+        drop_below = wm - cleanup_off     # windows starting at or below it are late
+        fire_below = wm - size_1          # windows starting at or below it fire on elements
+        value = ts = None
+        try:
+            for value, ts, stamp in elements:
+                if stamp is not None and stamp > wm:
+                    wm = self._wm = stamp
+                    drop_below = wm - cleanup_off
+                    fire_below = wm - size_1
+                    if due <= wm:
+                        fire(True, wm)
+                        due = next_timer()
+                        if due is None:
+                            due = _INFINITY
+                start = ts - (ts - offset + slide) % slide   # of the newest window of ts
+                if start <= drop_below:
+                    # so are the older ones: every window of the element is late
+                    self._late(value, ts)
+                else:
+                    lowest = ts - size      # the windows of ts start above it ...
+                    if drop_below > lowest:
+                        lowest = drop_below     # ... and above drop_below are not late
+                    while True:
                         cur = get(start, missing)
                         if cur is missing:
-                            contents[start] = value
+                            if is_reduce:
+                                contents[start] = value
+                            elif is_agg:
+                                contents[start] = agg_add(value, agg_create())
+                            else:
+                                contents[start] = [value]
                             if not quiesced:
                                 t = start + size_1
                                 if t > wm:
@@ -981,180 +650,43 @@ class WindowOperator(_FiringOperator):
                                         register(t)
                                         if t < due:
                                             due = t
-                        else:
+                        elif is_reduce:
                             contents[start] = reduce(cur, value)
-                        if start <= fire_below:
-                            self._wm = wm
-                            self._emit(TimeWindow(start, start + size), contents[start], ts)
-                    if out:
-                        yield from out
-                        out.clear()
-                        if self._ks is not state:
-                            self._bind(key, state, processing_time, out)
-                            self._wm = wm
-            except TypeError:
-                if ts is None:
-                    raise ValueError(_no_timestamp()) from None
-                raise
-            self._wm = wm
-            elements = ()
-        for value, ts, stamp in elements:
-            if stamp is not None and stamp > wm:
-                wm = self._wm = stamp
-                if due <= wm:
-                    fire(wm)
-                    due = next_timer()
-                    if due is None:
-                        due = _INFINITY
-            if ts is None:
-                raise ValueError(_no_timestamp())
-            start = ts - (ts - offset + slide) % slide
-            lowest = ts - size
-            skipped = True
-            while start > lowest:
-                if start + cleanup_off > wm:
-                    skipped = False
-                    cur = get(start, missing)
-                    if cur is missing:
-                        if is_reduce:
-                            contents[start] = value
                         elif is_agg:
-                            contents[start] = agg_add(value, agg_create())
+                            contents[start] = agg_add(value, cur)
                         else:
-                            contents[start] = [value]
-                        if not quiesced:
-                            t = start + size_1
-                            if t > wm:
-                                register(t)
-                                if t < due:
-                                    due = t
-                            if lateness:
-                                t = start + cleanup_off
-                                if t < MAX_WATERMARK:
-                                    register(t)
-                                    if t < due:
-                                        due = t
-                    elif is_reduce:
-                        contents[start] = reduce(cur, value)
-                    elif is_agg:
-                        contents[start] = agg_add(value, cur)
-                    else:
-                        cur.append(value)
-                    if start + size_1 <= wm:
-                        # late firing within the allowed lateness
-                        self._emit(TimeWindow(start, start + size), contents[start], ts)
-                start -= slide
-            if skipped:
-                self._late(value, ts)
-            if out:
-                yield from out
-                out.clear()
-                if self._ks is not state:
-                    self._bind(key, state, processing_time, out)
-                    self._wm = wm
-        if watermark_after > wm:
-            wm = self._wm = watermark_after
-        if wm > state.fired_watermark:
-            fire(wm)
-
-    def process(self, key, state, elements, watermark_before, watermark_after, processing_time):
-        if not self._opened:
-            self.open(TaskInfo(self.name))
-        return self._process_key(key, state, elements, watermark_before, watermark_after,
-                                 processing_time)
-
-    def _process_key(self, key, state, elements, watermark_before, watermark_after,
-                     processing_time):
-        out = []
-        try:
-            self._bind(key, state, processing_time, out)
-            wm = self._wm = watermark_before
-            if wm > state.fired_watermark:
-                self._fire_event(wm)
-            if out:
-                yield from out
-                out.clear()
-                if self._ks is not state:
-                    self._bind(key, state, processing_time, out)
-                    self._wm = wm
-            if self._fast:
-                yield from self._process_fast(key, state, elements, watermark_after,
-                                              processing_time, out)
-            else:
-                handle = self._process_element
-                for value, ts, stamp in elements:
-                    if stamp is not None and stamp > wm:
-                        wm = self._wm = stamp
-                        if wm > state.fired_watermark:
-                            self._fire_event(wm)
-                    handle(value, ts)
-                    if out:
-                        yield from out
-                        out.clear()
-                        if self._ks is not state:
-                            self._bind(key, state, processing_time, out)
-                            self._wm = wm
-                if watermark_after > wm:
-                    wm = self._wm = watermark_after
-                if wm > state.fired_watermark:
-                    self._fire_event(wm)
-                if state._pt:
-                    self._fire_timers(False, processing_time)
-            self._finish(state)
-        except Exception as e:
-            raise user_function_failure(self.name, e) from e
-        if out:
-            yield from out
-
-    def fire_timers(self, key, state, watermark, processing_time, event_up_to, processing_up_to):
-        out = []
-        try:
-            self._bind(key, state, processing_time, out)
-            self._wm = watermark
-            if event_up_to is not None:
-                self._fire_event(event_up_to)
-            if processing_up_to is not None and state._pt and not self._fast:
-                self._fire_timers(False, processing_up_to)
-            self._finish(state)
-        except Exception as e:
-            raise user_function_failure(self.name, e) from e
-        yield from out
-
-    def process_key_batch(self, key, state, elements, processing_time):
-        """BATCH execution of one key, as Flink's BATCH mode: the watermark stays MIN while the
-        key's elements (sorted by timestamp) are processed, so no element is late; then the
-        watermark becomes MAX, every event-time timer fires in order, then every
-        processing-time timer; timers registered during this final firing are ignored."""
-        out = []
-        try:
-            self._bind(key, state, processing_time, out)
-            self._wm = MIN_WATERMARK
-            handle = self._fast_element if self._fast else self._process_element
-            for e in elements:
-                handle(e[0], e[1])
+                            cur.append(value)
+                        if start <= fire_below:
+                            # late firing within the allowed lateness
+                            self._emit(TimeWindow(start, start + size), contents[start], ts)
+                        start -= slide
+                        if start <= lowest:
+                            break
                 if out:
-                    yield from out
-                    out.clear()
-                    if self._ks is not state:
-                        self._bind(key, state, processing_time, out)
-                        self._wm = MIN_WATERMARK
-            self._quiesced = True
-            self._wm = MAX_WATERMARK
-            try:
-                self._fire_event(MAX_WATERMARK)
-                if not self._fast:
-                    self._fire_timers(False, _INFINITY)
-            finally:
-                self._quiesced = False
-            self._finish(state)
-        except Exception as e:
-            raise user_function_failure(self.name, e) from e
-        yield from out
+                    yield from self._drain(key, state, processing_time, out)
+        except TypeError:
+            if ts is None:
+                raise ValueError(_NO_TIMESTAMP) from None
+            raise
+
+    def _on_aligned_timer(self, t) -> None:
+        """A timer of aligned windows: the end of the window starting at ``t + 1 - size``
+        (fire it), or the cleanup time of the one starting ``allowed_lateness`` earlier."""
+        contents = self._contents
+        size = self._size
+        start = t + 1 - size
+        if start in contents:
+            self._emit(TimeWindow(start, start + size), contents[start], t)
+        start -= self.allowed_lateness
+        if start in contents:
+            del contents[start]
+            if self._wf_clear is not None or self._wstates:
+                self._clear_function_state(TimeWindow(start, start + size))
+
+    def _element_loop(self, key, state, elements, processing_time, out):
+        if self._aligned:
+            return self._aligned_elements(key, state, elements, processing_time, out)
+        return super()._element_loop(key, state, elements, processing_time, out)
 
     def __repr__(self) -> str:
         return "WindowOperator(%r, %r, %s)" % (self.assigner, self.trigger, self.contents_kind)
-
-
-def _no_timestamp() -> str:
-    from kindling.datastream.window import _NO_TIMESTAMP
-    return _NO_TIMESTAMP

@@ -1,0 +1,5 @@
+import sys
+
+from kindling.cli import main
+
+sys.exit(main())

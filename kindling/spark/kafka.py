@@ -1,0 +1,508 @@
+"""Kafka for Spark: a Python data source reading Kafka partitions (one split, and one
+watermark channel, per partition) and a sink writer producing records, both through
+confluent-kafka (the JVM Kafka connector is not part of PySpark).
+
+Offsets live in Spark's checkpoint: a micro-batch reads fixed offset ranges, so a replayed
+batch reads the same records. Offsets are also committed to the consumer group after each
+batch, for monitoring only. The exactly-once sink runs one Kafka transaction per task and
+micro-batch and commits, inside that transaction, the batch id as the offset of a marker
+group; a replayed batch whose transaction committed is skipped.
+"""
+from __future__ import annotations
+
+import re
+import sys
+import time
+from typing import Any, Iterator
+
+import pyarrow as pa
+from pyspark.sql import DataFrame
+from pyspark.sql.datasource import DataSourceReader, DataSourceStreamReader, InputPartition
+from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
+from pyspark.sql.types import BinaryType, LongType, StructField, StructType
+
+from kindling.graph.specs import KafkaSinkSpec, KafkaSourceSpec
+from kindling.spark.codec import codec_for
+from kindling.spark.sinks import SinkWriter
+from kindling.spark.sources import KindlingSource, encode_option, read_handed_watermark
+from kindling.spark.stage import CHANNEL, CONTROL_MARK, END_MARK, TS, WM
+
+FORMAT = "kindling_kafka"
+ROWS_PER_ARROW_BATCH = 10_000
+METADATA_TIMEOUT_S = 10.0  # an unreachable broker fails the job after this long, not a hang
+READ_STALL_S = 30.0  # a partition read that makes no progress for this long fails
+#: Flink and Java-client properties librdkafka does not know (handled here or meaningless)
+_NOT_LIBRDKAFKA = {"partition.discovery.interval.ms", "commit.offsets.on.checkpoint", "client.id.prefix",
+                   "register.consumer.metrics", "key.deserializer", "value.deserializer", "key.serializer",
+                   "value.serializer", "kindling.max-offsets-per-batch", "transaction.timeout.ms.flink"}
+DEFAULT_DISCOVERY_MS = 300_000  # Flink's partition.discovery.interval.ms
+COMMIT_TOPIC = "__kindling_sink_commits"  # its offsets (per transactional id) mark committed batches
+
+
+def _kafka():
+    try:
+        import confluent_kafka
+    except ImportError:  # pragma: no cover - the dependency is declared
+        raise ImportError("the Kafka connector needs confluent-kafka: pip install 'kindling-streams[kafka]'") from None
+    return confluent_kafka
+
+
+def client_config(servers: str, properties: dict, **extra: Any) -> dict:
+    """librdkafka settings: the servers, the user's properties (but those only Flink knows), extras."""
+    config = {"bootstrap.servers": servers}
+    config.update({k: v for k, v in properties.items() if k not in _NOT_LIBRDKAFKA})
+    config.update(extra)
+    return config
+
+
+def _tp_key(topic: str, partition: int) -> str:
+    return f"{topic}:{partition}"  # ':' cannot occur in a topic name
+
+
+def _tp_of(key: str) -> tuple[str, int]:
+    topic, partition = key.rsplit(":", 1)
+    return topic, int(partition)
+
+
+class KafkaPlan:
+    """A KafkaSourceSpec with what Spark needs: the value type and the execution mode."""
+
+    def __init__(self, spec: KafkaSourceSpec, type_info: Any, streaming: bool, watermark_file: str | None):
+        self.spec = spec
+        self.type_info = type_info
+        self.streaming = streaming
+        self.watermark_file = watermark_file
+
+    def schema(self) -> StructType:
+        """The value's columns, the Kafka record timestamp (``__ts``), ``__wm`` (null but in control
+        rows) and ``__ch`` (the partition's name, or a control row's payload)."""
+        return StructType(list(codec_for(self.type_info).fields)
+                          + [StructField(TS, LongType()), StructField(WM, LongType()), StructField(CHANNEL, BinaryType())])
+
+
+class _Metadata:
+    """The driver's view of the topics: partitions and offsets (one consumer, kept open)."""
+
+    def __init__(self, spec: KafkaSourceSpec):
+        kafka = _kafka()
+        self.spec = spec
+        prefix = spec.client_id_prefix or "kindling-source"
+        self.consumer = kafka.Consumer(_consumer_config(spec, **{"client.id": f"{prefix}-enumerator"}))
+
+    def partitions(self) -> list[tuple[str, int]]:
+        spec = self.spec
+        if spec.partitions:
+            return [tuple(tp) for tp in spec.partitions]
+        try:
+            topics = self.consumer.list_topics(timeout=METADATA_TIMEOUT_S).topics
+        except Exception as exc:
+            raise ConnectionError(f"could not reach Kafka at {spec.bootstrap_servers} within {METADATA_TIMEOUT_S:.0f} s: "
+                                  f"{exc}; check set_bootstrap_servers(...) and that the broker runs") from None
+        if spec.topic_pattern is not None:
+            pattern = re.compile(spec.topic_pattern)
+            names = sorted(t for t in topics if pattern.fullmatch(t))
+        else:
+            missing = [t for t in spec.topics if t not in topics]
+            if missing:
+                raise ValueError(f"Kafka topics {missing} do not exist at {spec.bootstrap_servers}")
+            names = list(spec.topics)
+        return [(t, p) for t in names for p in sorted(topics[t].partitions)]
+
+    def _watermarks(self, tp: tuple[str, int]) -> tuple[int, int]:
+        kafka = _kafka()
+        return self.consumer.get_watermark_offsets(kafka.TopicPartition(*tp), timeout=METADATA_TIMEOUT_S)
+
+    def resolve(self, initializer: tuple, tps: list[tuple[str, int]]) -> dict[str, int]:
+        """The offset of each partition an OffsetsInitializer names."""
+        kafka = _kafka()
+        kind = initializer[0]
+        out: dict[str, int] = {}
+        if kind == "committed":
+            found = self.consumer.committed([kafka.TopicPartition(*tp) for tp in tps], timeout=METADATA_TIMEOUT_S)
+            for tp, c in zip(tps, found):
+                out[_tp_key(*tp)] = c.offset if c.offset >= 0 else self._reset(initializer[1], tp, "committed offset")
+        elif kind == "timestamp":
+            found = self.consumer.offsets_for_times([kafka.TopicPartition(*tp, initializer[1]) for tp in tps],
+                                                    timeout=METADATA_TIMEOUT_S)
+            for tp, c in zip(tps, found):
+                out[_tp_key(*tp)] = c.offset if c.offset >= 0 else self._watermarks(tp)[1]
+        elif kind == "offsets":
+            for tp in tps:
+                given = initializer[1].get(tuple(tp))
+                out[_tp_key(*tp)] = given if given is not None else self._reset(initializer[2], tp, "given offset")
+        else:
+            for tp in tps:
+                low, high = self._watermarks(tp)
+                out[_tp_key(*tp)] = low if kind == "earliest" else high
+        return out
+
+    def _reset(self, strategy: str, tp: tuple[str, int], what: str) -> int:
+        if strategy == "NONE":
+            raise ValueError(f"Kafka partition {tp[0]}-{tp[1]} has no {what} and the offset reset strategy is NONE; "
+                             "use KafkaOffsetsInitializer.committed_offsets(KafkaOffsetResetStrategy.EARLIEST) (or LATEST)")
+        low, high = self._watermarks(tp)
+        return low if strategy == "EARLIEST" else high
+
+    def commit(self, offsets: dict[str, int]) -> None:
+        """Commits the offsets to the source's group (monitoring only: offsets live in Spark's checkpoint)."""
+        kafka = _kafka()
+        try:
+            self.consumer.commit(offsets=[kafka.TopicPartition(*_tp_of(k), o) for k, o in offsets.items()],
+                                 asynchronous=False)
+        except Exception as exc:
+            print(f"[kindling] could not commit Kafka offsets to group {self.spec.group_id!r} (monitoring only): {exc}",
+                  file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        self.consumer.close()
+
+
+def _consumer_config(spec: KafkaSourceSpec, **extra: Any) -> dict:
+    defaults = {"group.id": spec.group_id or "kindling", "enable.auto.commit": False,
+                "enable.auto.offset.store": False, "isolation.level": "read_uncommitted",
+                "enable.partition.eof": False, "socket.connection.setup.timeout.ms": 10_000}
+    defaults.update({k: v for k, v in spec.properties.items() if k not in _NOT_LIBRDKAFKA})
+    defaults.update(extra)
+    return client_config(spec.bootstrap_servers, {}, **defaults)
+
+
+class _Split(InputPartition):
+    """Offsets ``start`` to ``end`` (exclusive) of one partition, or a control row: the end of
+    a bounded input (``end_of_input``) or the job's watermark handed to the source (``watermark``)."""
+
+    def __init__(self, topic: str = "", partition: int = 0, start: int = 0, end: int = 0,
+                 end_of_input: bool = False, watermark: int | None = None):
+        self.topic = topic
+        self.partition = partition
+        self.start = start
+        self.end = end
+        self.end_of_input = end_of_input
+        self.watermark = watermark
+
+
+def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
+    """The records of a split as Arrow batches: values, record timestamps, the split's name."""
+    import pickle
+
+    codec = codec_for(plan.type_info)
+    names = [f.name for f in codec.fields] + [TS, WM, CHANNEL]
+    if split.end_of_input or split.watermark is not None:
+        mark, payload = (END_MARK, None) if split.end_of_input else (CONTROL_MARK, pickle.dumps(("watermark", split.watermark)))
+        yield pa.RecordBatch.from_arrays([pa.nulls(1, f.type) for f in codec.arrow_schema]
+                                         + [pa.nulls(1, pa.int64()), pa.array([mark], pa.int64()),
+                                            pa.array([payload], pa.binary())], names=names)
+        return
+    kafka = _kafka()
+    spec = plan.spec
+    label = f"{split.topic}-{split.partition}".encode()
+    deserialize = spec.deserializer.deserialize
+    prefix = spec.client_id_prefix or "kindling-source"
+    consumer = kafka.Consumer(_consumer_config(spec, **{"client.id": f"{prefix}-{split.topic}-{split.partition}"}))
+    tp = kafka.TopicPartition(split.topic, split.partition, split.start)
+    values: list = []
+    stamps: list = []
+
+    def flush() -> pa.RecordBatch:
+        n = len(values)
+        try:
+            arrays = codec.encode(values)
+        except Exception as exc:
+            raise ValueError(f"a value deserialized from Kafka {split.topic}-{split.partition} (offsets "
+                             f"{split.start}..{split.end - 1}) does not fit the source's type: {exc}") from None
+        batch = pa.RecordBatch.from_arrays(arrays + [pa.array(stamps, pa.int64()), pa.nulls(n, pa.int64()),
+                                                     pa.array([label] * n, pa.binary())], names=names)
+        values.clear()
+        stamps.clear()
+        return batch
+
+    try:
+        consumer.assign([tp])
+        position = split.start
+        stalled_since = time.monotonic()
+        while position < split.end:
+            messages = consumer.consume(min(ROWS_PER_ARROW_BATCH, split.end - position), timeout=1.0)
+            for m in messages:
+                if m.error():
+                    raise RuntimeError(f"Kafka {split.topic}-{split.partition}: {m.error()}")
+                offset = m.offset()
+                if offset >= split.end:
+                    position = split.end
+                    break
+                try:
+                    value = deserialize(m.value())
+                except Exception as exc:
+                    raise ValueError(f"could not deserialize the Kafka record at {split.topic}-{split.partition} "
+                                     f"offset {offset}: {type(exc).__name__}: {exc}") from None
+                position = offset + 1
+                if value is None:  # Flink skips records a deserializer turns into null
+                    continue
+                kind, ts = m.timestamp()
+                values.append(value)
+                stamps.append(ts if kind != kafka.TIMESTAMP_NOT_AVAILABLE else None)
+            if messages:
+                stalled_since = time.monotonic()
+            else:
+                fetched = consumer.position([kafka.TopicPartition(split.topic, split.partition)])[0].offset
+                if fetched >= split.end:  # only control records (transaction markers) were left
+                    break
+                if time.monotonic() - stalled_since > READ_STALL_S:
+                    raise TimeoutError(f"Kafka {split.topic}-{split.partition}: no record at offset {position} "
+                                       f"(reading up to {split.end}) for {READ_STALL_S:.0f} s")
+            if len(values) >= ROWS_PER_ARROW_BATCH:
+                yield flush()
+        if values:
+            yield flush()
+    finally:
+        consumer.close()
+
+
+class _BatchReader(DataSourceReader):
+    """A bounded source in a one-step (batch) job: the offsets from start to stop, resolved now."""
+
+    def __init__(self, plan: KafkaPlan):
+        self.plan = plan
+
+    def partitions(self):
+        metadata = _Metadata(self.plan.spec)
+        try:
+            tps = metadata.partitions()
+            start = metadata.resolve(self.plan.spec.starting, tps)
+            stop = metadata.resolve(self.plan.spec.stopping or ("latest",), tps)
+        finally:
+            metadata.close()
+        splits = [_Split(*_tp_of(k), start[k], stop[k]) for k in start if stop[k] > start[k]]
+        return splits or [_Split()]
+
+    def read(self, partition: _Split):
+        return _read_split(self.plan, partition)
+
+
+class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """Offsets ``{"p": {"topic:partition": next offset}, "stop": {...} or None, "end": bool}``
+    (``"wm"``: the last watermark handed over). A bounded source reads up to ``stop`` (resolved
+    when the job first starts, kept in the checkpoint) and then emits its end-of-input row."""
+
+    def __init__(self, plan: KafkaPlan):
+        self.plan = plan
+        self.spec = plan.spec
+        self._metadata: _Metadata | None = None  # opened on the driver when first needed (never pickled)
+        self.discovered_at = time.monotonic()
+        self.limit = int(plan.spec.properties.get("kindling.max-offsets-per-batch", 0) or 0)
+        interval = plan.spec.properties.get("partition.discovery.interval.ms")
+        self.discovery_ms = int(interval) if interval is not None else DEFAULT_DISCOVERY_MS
+
+    @property
+    def metadata(self) -> _Metadata:
+        if self._metadata is None:
+            self._metadata = _Metadata(self.spec)
+        return self._metadata
+
+    def initialOffset(self) -> dict:
+        tps = self.metadata.partitions()
+        start = self.metadata.resolve(self.spec.starting, tps)
+        stop = self.metadata.resolve(self.spec.stopping, tps) if self.spec.stopping else None
+        return {"p": start, "stop": stop, "end": False}
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        pass
+
+    def latestOffset(self, start: dict = None, limit: Any = None) -> dict:
+        start = start or self.initialOffset()
+        positions = dict(start["p"])
+        stop = start.get("stop")
+        if stop is None and self.discovery_ms > 0 and not self.spec.partitions \
+                and (time.monotonic() - self.discovered_at) * 1000 >= self.discovery_ms:
+            self.discovered_at = time.monotonic()
+            new = [tp for tp in self.metadata.partitions() if _tp_key(*tp) not in positions]
+            positions.update(self.metadata.resolve(("earliest",), new))  # Flink starts new partitions at the earliest
+        latest = {}
+        for key, position in positions.items():
+            end = stop[key] if stop is not None else self.metadata._watermarks(_tp_of(key))[1]
+            if self.limit > 0:
+                end = min(end, position + self.limit)
+            latest[key] = max(position, end)
+        reached = stop is not None and all(latest[k] >= stop[k] for k in latest)
+        offset = {"p": latest, "stop": stop, "end": bool(reached and self.spec.bounded)}
+        handed = read_handed_watermark(self.plan.watermark_file)
+        known = start.get("wm")
+        if handed is not None and (known is None or handed > known):
+            offset["wm"] = handed
+        elif known is not None:
+            offset["wm"] = known
+        return offset
+
+    def partitions(self, start: dict, end: dict):
+        splits = []
+        for key, stop in end["p"].items():
+            begin = start["p"].get(key)
+            if begin is None:  # discovered in this batch
+                begin = self.metadata.resolve(("earliest",), [_tp_of(key)])[key]
+            if stop > begin:
+                splits.append(_Split(*_tp_of(key), begin, stop))
+        if end.get("end") and not start.get("end"):
+            splits.append(_Split(end_of_input=True))
+        if end.get("wm") is not None and end.get("wm") != start.get("wm"):
+            splits.append(_Split(watermark=end["wm"]))
+        return splits
+
+    def read(self, partition: _Split):
+        return _read_split(self.plan, partition)
+
+    def commit(self, end: dict) -> None:
+        if self.spec.group_id and self.spec.properties.get("commit.offsets.on.checkpoint", "true") != "false":
+            self.metadata.commit(end["p"])
+
+    def stop(self) -> None:
+        if self._metadata is not None:
+            self._metadata.close()
+            self._metadata = None
+
+
+class KafkaDataSource(KindlingSource):
+    """The Python data source behind every KafkaSource; option ``plan`` holds the KafkaPlan."""
+
+    @classmethod
+    def name(cls) -> str:
+        return FORMAT
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        return _BatchReader(self._plan())
+
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        return _StreamReader(self._plan())
+
+
+def kafka_source_frame(compiler: Any, node: Any) -> DataFrame:
+    """The DataFrame of a KafkaSource node (called by the compiler)."""
+    spark = compiler.spark
+    if not compiler.streaming and not node.source.bounded and not getattr(compiler, "one_step", False):
+        raise ValueError("an unbounded KafkaSource cannot run in BATCH mode; use set_bounded(...) or STREAMING mode")
+    if not getattr(spark, "_kindling_kafka_registered", False):
+        spark.dataSource.register(KafkaDataSource)
+        spark._kindling_kafka_registered = True
+    handoff = getattr(compiler, "handoff", None)
+    plan = KafkaPlan(node.source, node.type_info, compiler.streaming, handoff.path if handoff is not None else None)
+    reader = spark.readStream if compiler.streaming else spark.read
+    return reader.format(FORMAT).option("plan", encode_option(plan)).load()
+
+
+# -- sink ------------------------------------------------------------------------------------
+
+
+class KafkaWriter(SinkWriter):
+    """Produces each element of a micro-batch as a Kafka record, from the tasks that hold them.
+
+    ``EXACTLY_ONCE``: each task runs one transaction with transactional id ``<prefix>-<task>``
+    (so a new attempt fences an old one and aborts what it left open) and commits, inside it,
+    ``batch_id + 1`` as the offset of group ``<prefix>-<task>`` on the marker topic: a task
+    that finds its batch already committed writes nothing (a replayed batch never duplicates).
+    ``AT_LEAST_ONCE`` and ``NONE`` flush every task's records before the batch counts as
+    written and fail on any delivery error (``NONE`` without ``acks=all``)."""
+
+    def __init__(self, spec: KafkaSinkSpec):
+        self.spec = spec
+        self.marker_ready = False
+
+    def _ensure_marker_topic(self) -> None:
+        kafka = _kafka()
+        from confluent_kafka.admin import AdminClient, NewTopic
+
+        admin = AdminClient(client_config(self.spec.bootstrap_servers, {}))
+        futures = admin.create_topics([NewTopic(COMMIT_TOPIC, 1, 1)], operation_timeout=METADATA_TIMEOUT_S)
+        for future in futures.values():
+            try:
+                future.result(timeout=METADATA_TIMEOUT_S)
+            except kafka.KafkaException as exc:
+                if exc.args[0].code() != kafka.KafkaError.TOPIC_ALREADY_EXISTS:
+                    raise ConnectionError(f"KafkaSink (EXACTLY_ONCE) could not create its marker topic "
+                                          f"{COMMIT_TOPIC} at {self.spec.bootstrap_servers}: {exc}") from None
+        self.marker_ready = True
+
+    def write(self, df: DataFrame, batch_id: int) -> int:
+        spec = self.spec
+        if spec.guarantee == "EXACTLY_ONCE" and not self.marker_ready:
+            self._ensure_marker_topic()
+
+        def write_partition(batches):
+            from pyspark import TaskContext
+
+            n = write_records(spec, batch_id, TaskContext.get().partitionId(), batches)
+            yield pa.RecordBatch.from_arrays([pa.array([n], pa.int64())], names=["n"])
+
+        return sum(r[0] for r in df.mapInArrow(write_partition, "n long").collect())
+
+
+def write_records(spec: KafkaSinkSpec, batch_id: int, task: int, batches: Iterator[pa.RecordBatch]) -> int:
+    """Produces the pickled elements of one task's part of a micro-batch; returns how many."""
+    import pickle
+
+    kafka = _kafka()
+    exactly_once = spec.guarantee == "EXACTLY_ONCE"
+    extra: dict[str, Any] = {"socket.connection.setup.timeout.ms": 10_000}
+    if spec.guarantee == "AT_LEAST_ONCE":
+        extra["acks"] = "all"
+    transactional_id = f"{spec.transactional_id_prefix}-{task}"
+    if exactly_once:
+        extra["transactional.id"] = transactional_id
+    producer = kafka.Producer(client_config(spec.bootstrap_servers, spec.properties, **extra))
+    errors: list = []
+
+    def delivered(err, msg) -> None:
+        if err is not None and len(errors) < 5:
+            errors.append(f"{msg.topic()}: {err}")
+
+    marker = kafka.TopicPartition(COMMIT_TOPIC, 0)
+    if exactly_once:
+        producer.init_transactions(METADATA_TIMEOUT_S)
+        group = kafka.Consumer(client_config(spec.bootstrap_servers, {}, **{"group.id": transactional_id,
+                                                                            "enable.auto.commit": False}))
+        try:
+            done = group.committed([marker], timeout=METADATA_TIMEOUT_S)[0].offset
+            if done > batch_id:  # this task's part of the batch was committed before: a replay
+                for _ in batches:
+                    pass
+                return 0
+            producer.begin_transaction()
+            n = _produce_all(spec, producer, batches, delivered, pickle)
+            producer.flush()
+            if errors:
+                producer.abort_transaction()
+                raise RuntimeError(f"KafkaSink could not deliver records: {'; '.join(errors)}")
+            producer.send_offsets_to_transaction([kafka.TopicPartition(COMMIT_TOPIC, 0, batch_id + 1)],
+                                                 group.consumer_group_metadata(), METADATA_TIMEOUT_S)
+            producer.commit_transaction(METADATA_TIMEOUT_S * 3)
+            return n
+        finally:
+            group.close()
+    n = _produce_all(spec, producer, batches, delivered, pickle)
+    remaining = producer.flush(METADATA_TIMEOUT_S * 6)
+    if errors or remaining:
+        raise RuntimeError(f"KafkaSink could not deliver {remaining or 'some'} records to {spec.bootstrap_servers}: "
+                           f"{'; '.join(errors) or 'timed out'}")
+    return n
+
+
+def _produce_all(spec: KafkaSinkSpec, producer: Any, batches: Iterator[pa.RecordBatch], delivered: Any, pickle: Any) -> int:
+    value_schema, key_schema, selector = spec.value_schema, spec.key_schema, spec.topic_selector
+    select = None
+    if selector is not None:
+        select = selector.apply if callable(getattr(selector, "apply", None)) else selector
+    n = 0
+    for batch in batches:
+        for data in batch.column(0).to_pylist():
+            value = pickle.loads(data)
+            try:
+                topic = select(value) if select is not None else spec.topic
+                key = key_schema.serialize(value) if key_schema is not None else None
+                payload = value_schema.serialize(value)
+            except Exception as exc:
+                raise ValueError(f"KafkaSink could not serialize {value!r}: {type(exc).__name__}: {exc}") from exc
+            while True:
+                try:
+                    producer.produce(topic, value=payload, key=key, on_delivery=delivered)
+                    break
+                except BufferError:  # the local queue is full: let deliveries drain it
+                    producer.poll(0.1)
+            n += 1
+        producer.poll(0)
+    return n

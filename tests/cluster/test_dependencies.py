@@ -1,0 +1,111 @@
+"""PyFlink's Python dependency API on Spark: files, archives and requirements reach Spark's
+Python workers (here the shared local session, which started without them: Kindling adds
+them to the running SparkContext)."""
+from __future__ import annotations
+
+import os
+import zipfile
+
+import pytest
+
+from kindling.common import Types
+from kindling.datastream import StreamExecutionEnvironment
+
+
+def test_dependency_methods_set_pyflinks_configuration_keys(tmp_path):
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.add_python_file("a.py")
+    env.add_python_file(str(tmp_path))
+    env.add_python_archive("venv.tar.gz", "venv")
+    env.add_python_archive("hdfs://nn/data.zip")
+    env.set_python_requirements("requirements.txt", "cache")
+    env.set_python_executable("venv/bin/python")
+    env.add_jars("file:///x.jar", "file:///y.jar")
+    env.add_classpaths("file:///z.jar")
+    conf = env.get_configuration()
+    assert conf.get_string("python.files", "") == f"{os.path.abspath('a.py')},{tmp_path}"
+    assert conf.get_string("python.archives", "") == f"{os.path.abspath('venv.tar.gz')}#venv,hdfs://nn/data.zip"
+    assert conf.get_string("python.requirements", "") == f"{os.path.abspath('requirements.txt')}#{os.path.abspath('cache')}"
+    assert conf.get_string("python.executable", "") == "venv/bin/python"
+    assert conf.get_string("pipeline.jars", "") == "file:///x.jar,file:///y.jar"
+    assert conf.get_string("pipeline.classpaths", "") == "file:///z.jar"
+
+
+def test_configuration_keys_map_to_spark_settings(tmp_path):
+    from kindling.spark.session import cluster_settings, with_submitted_keys
+
+    jar, archive = tmp_path / "x.jar", tmp_path / "env.zip"
+    jar.write_bytes(b""), archive.write_bytes(b"")
+    conf = with_submitted_keys({"python.executable": "env/bin/python", "python.archives": f"{archive}#env",
+                                "pipeline.jars": f"file://{jar}", "spark.jars": "/opt/a.jar"})
+    assert conf["spark.pyspark.python"] == "env/bin/python"
+    assert cluster_settings(conf, "spark://h:7077") == {"spark.archives": f"{archive}#env",
+                                                        "spark.jars": f"/opt/a.jar,{jar}"}
+    with pytest.raises(FileNotFoundError, match="pipeline.jars names .*missing.jar, which does not exist"):
+        cluster_settings({"pipeline.jars": str(tmp_path / "missing.jar")}, "local[2]")
+
+
+def _wheel(directory, name: str, source: str) -> None:
+    """A minimal pure-Python wheel ``name``-1.0 in ``directory`` (pip installs it offline)."""
+    info = f"{name}-1.0.dist-info"
+    with zipfile.ZipFile(directory / f"{name}-1.0-py3-none-any.whl", "w") as wheel:
+        wheel.writestr(f"{name}.py", source)
+        wheel.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+        wheel.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        wheel.writestr(f"{info}/RECORD", f"{name}.py,,\n{info}/METADATA,,\n{info}/WHEEL,,\n{info}/RECORD,,\n")
+
+
+@pytest.mark.parametrize("how", ["python_file", "requirements"])
+def test_shipped_modules_reach_the_workers(env, tmp_path, how):
+    module = f"shipped_{how}"
+    source = f"def tag(v):\n    return '{how}:' + str(v)\n"
+    if how == "python_file":
+        (tmp_path / "lib").mkdir()
+        (tmp_path / "lib" / f"{module}.py").write_text(source)
+        env.add_python_file(str(tmp_path / "lib"))
+    else:
+        (tmp_path / "cache").mkdir()
+        _wheel(tmp_path / "cache", module, source)
+        (tmp_path / "requirements.txt").write_text(f"{module}==1.0\n")
+        env.set_python_requirements(str(tmp_path / "requirements.txt"), str(tmp_path / "cache"))
+    code = (f"def f(v):\n    import os, {module}\n"
+            f"    return {module}.tag(v) + (':worker' if os.getpid() != {os.getpid()} else ':driver')\n")
+    scope: dict = {}
+    exec(compile(code, "<job>", "exec"), scope)  # a function whose module the driver cannot import
+    with pytest.raises(ImportError):
+        __import__(module)
+    env.set_parallelism(2)
+    stream = env.from_collection([1, 2, 3], type_info=Types.INT()).map(scope["f"], output_type=Types.STRING()) \
+        .key_by(lambda s: s).map(lambda s: s, output_type=Types.STRING())
+    with stream.execute_and_collect() as results:
+        assert sorted(results) == [f"{how}:1:worker", f"{how}:2:worker", f"{how}:3:worker"]
+
+
+def test_an_archive_is_extracted_for_the_workers_under_its_target_dir(env, tmp_path):
+    with zipfile.ZipFile(tmp_path / "model.zip", "w") as archive:
+        archive.writestr("weights/factor.txt", "7")
+    env.add_python_archive(str(tmp_path / "model.zip"), "model")
+
+    def scale(v: int) -> int:
+        from pyspark import SparkFiles
+
+        with open(os.path.join(SparkFiles.get("model"), "weights", "factor.txt")) as f:
+            return v * int(f.read())
+
+    env.set_parallelism(2)
+    stream = env.from_collection([1, 2, 3], type_info=Types.INT()).key_by(lambda v: v % 2).map(scale, Types.INT())
+    with stream.execute_and_collect() as results:
+        assert sorted(results) == [7, 14, 21]
+
+
+def test_requirements_with_compiled_extensions_are_refused_with_the_alternative(tmp_path, monkeypatch):
+    from kindling.spark import session
+
+    monkeypatch.setattr(session, "_scratch", str(tmp_path / "scratch"))
+    (tmp_path / "scratch").mkdir()
+    _wheel(tmp_path, "native_dep", "")
+    with zipfile.ZipFile(tmp_path / "native_dep-1.0-py3-none-any.whl", "a") as wheel:
+        wheel.writestr("native_dep_ext.so", b"\0")
+    (tmp_path / "requirements.txt").write_text("native_dep==1.0\n")
+    with pytest.raises(RuntimeError, match=r"compiled extensions \(native_dep_ext.so.*add_python_archive"):
+        session._requirements_zip(f"{tmp_path / 'requirements.txt'}#{tmp_path}", str(tmp_path / "scratch"))

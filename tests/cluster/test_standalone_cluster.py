@@ -1,0 +1,86 @@
+"""A job on a real Spark standalone cluster (a Master and two Workers of 1 core / 1 GB on
+127.0.0.1, started from pyspark's own jars), submitted with ``kindling run``: the workers'
+Python has no Kindling, so the package, the job's directory and its ``-pyfs`` helper module
+reach the executors only by being shipped. Its output equals the local run's."""
+from __future__ import annotations
+
+import glob
+import os
+import subprocess
+import sys
+
+import pytest
+
+from standalone import standalone_cluster
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+JOB = os.path.join(HERE, "job", "windowed_job.py")
+HELPERS = os.path.join(HERE, "lib")
+READINGS = "30"
+
+
+def kindling_run(*options: str, cwd: str) -> list[str]:
+    """Runs JOB with ``python -m kindling run OPTIONS``; its sorted printed lines."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "KINDLING_CONF", "KINDLING_TIMING")}
+    env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    command = [sys.executable, "-m", "kindling", "run", *options, "-pyfs", HELPERS,
+               "-D", "kindling.progress=false", "-D", f"kindling.spark-log={os.path.join(cwd, 'driver.log')}",
+               JOB, READINGS]
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, f"{' '.join(command)} failed:\n{result.stderr[-6000:]}"
+    return sorted(result.stdout.splitlines())
+
+
+def expected_windows(n: int) -> list[str]:
+    """(sensor, window start, count, sum) of every 10 s window, as the job prints them."""
+    sys.path.insert(0, HELPERS)
+    try:
+        from sensor_windows import readings
+    finally:
+        sys.path.remove(HELPERS)
+    windows: dict[tuple[str, int], list[int]] = {}
+    for sensor, value, timestamp in readings(n):
+        windows.setdefault((sensor, timestamp // 10_000 * 10_000), []).append(value)
+    return sorted(f"({s},{start},{len(v)},{sum(v)})" for (s, start), v in windows.items())
+
+
+@pytest.fixture(scope="module")
+def worker_python(tmp_path_factory) -> str:
+    """A Python environment for the workers with PySpark and its dependencies (this one's
+    site-packages through a .pth file) but without Kindling, whose editable install this
+    environment finds through a .pth file that a listed path does not run."""
+    venv = tmp_path_factory.mktemp("workers") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    python = str(venv / "bin" / "python")
+    own_site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    import pyspark
+
+    with open(os.path.join(own_site, "dependencies.pth"), "w") as f:
+        f.write(os.path.dirname(os.path.dirname(os.path.abspath(pyspark.__file__))) + "\n")
+    probe = subprocess.run([python, "-c", "import pyspark, pandas, pyarrow\nimport kindling"],
+                           capture_output=True, text=True, cwd=str(venv), env={"PATH": os.environ["PATH"]})
+    assert "No module named 'kindling'" in probe.stderr, probe.stderr
+    return python
+
+
+@pytest.mark.slow
+def test_keyed_windowed_job_on_a_standalone_cluster_equals_the_local_run(tmp_path, worker_python):
+    local = kindling_run("--master", "local[2]", cwd=str(tmp_path))
+    assert sorted(line.split("> ", 1)[1] for line in local) == expected_windows(int(READINGS)), local
+    cluster_dir = tmp_path / "cluster"
+    with standalone_cluster(str(cluster_dir), workers=2, cores=1, memory="1g") as master:
+        on_cluster = [kindling_run("--master", master, "-pyexec", worker_python, "-D", "spark.executor.memory=512m",
+                                   "-D", "spark.scheduler.minRegisteredResourcesRatio=1", "-D", "spark.locality.wait=0",
+                                   "-D", f"kindling.bounded.one-step={one_step}", cwd=str(tmp_path))
+                      for one_step in ("true", "false")]  # one Spark batch job; streaming micro-batches
+    assert on_cluster == [local, local]
+    # the executors got Kindling, the job's directory and the -pyfs helpers as shipped zips
+    zips = glob.glob(str(cluster_dir / "worker*" / "work" / "app-*" / "*" / "*.zip"))
+    shipped = {os.path.basename(p) for p in zips}
+    executors: dict[str, set[str]] = {}  # per run (Spark application): the executors that ran Python tasks
+    for path in zips:
+        executor = os.path.dirname(path)
+        executors.setdefault(os.path.basename(os.path.dirname(executor)), set()).add(executor)
+    print(f"executors that ran Python tasks, per run: {[len(e) for _, e in sorted(executors.items())]} of 2")
+    assert {"kindling-package.zip", "job-modules.zip"} <= shipped and any(n.startswith("lib-") for n in shipped), shipped

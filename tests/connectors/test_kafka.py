@@ -1,0 +1,350 @@
+"""The Kafka connector end to end, against a real Kafka-protocol broker (``kafka_broker``,
+see conftest.py): KafkaSource (per-partition watermarks, bounded reads, offsets committed to
+the group), KafkaSink with each DeliveryGuarantee, exactly-once replay of a batch, and the
+legacy FlinkKafkaConsumer / FlinkKafkaProducer."""
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections import Counter
+
+import pytest
+from kafka_support import consume_all, produce
+
+from kindling.common import Configuration, Time, Types, WatermarkStrategy
+from kindling.common.serialization import SimpleStringSchema
+from kindling.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
+from kindling.datastream.connectors import DeliveryGuarantee
+from kindling.datastream.functions import ProcessWindowFunction
+from kindling.datastream.connectors.kafka import (FlinkKafkaConsumer, FlinkKafkaProducer, KafkaOffsetsInitializer,
+                                                  KafkaRecordSerializationSchema, KafkaSink, KafkaSource,
+                                                  KafkaTopicPartition)
+from kindling.datastream.formats.json import JsonRowDeserializationSchema, JsonRowSerializationSchema
+from kindling.datastream.window import TumblingEventTimeWindows
+
+SPEEDS = {0: 1_000, 1: 3_000, 2: 7_000}  # event-time step (ms) between a partition's records
+PER_PARTITION = 30
+BASE = 1_000_000  # record timestamps start here (a producer's timestamp 0 means "now")
+
+
+def _env(spark, **settings) -> StreamExecutionEnvironment:
+    conf = Configuration()
+    conf.set_boolean("kindling.progress", False)
+    for key, value in settings.items():
+        conf.set_string(key, value)
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(2)
+    return env
+
+
+def _source(servers: str, topic: str, **props) -> KafkaSource:
+    builder = KafkaSource.builder().set_bootstrap_servers(servers).set_topics(topic) \
+        .set_starting_offsets(KafkaOffsetsInitializer.earliest()).set_bounded(KafkaOffsetsInitializer.latest()) \
+        .set_value_only_deserializer(SimpleStringSchema()).set_property("session.timeout.ms", "1000")
+    for key, value in props.items():
+        builder.set_property(key, value)
+    return builder
+
+
+def _fill_three_partitions(kafka_broker: str, topic: str) -> None:
+    """Partition p gets records ``p:i`` at event time ``BASE + i * SPEEDS[p]``: partition 2's event time
+    runs 7 times faster than partition 0's, so a watermark taken over the fastest partition
+    would make partition 0's records late."""
+    produce(kafka_broker, topic, [(p, f"{p}:{i}".encode(), BASE + i * step)
+                                  for i in range(PER_PARTITION) for p, step in SPEEDS.items()])
+
+
+def _expected_window_counts() -> Counter:
+    return Counter((str(p), (BASE + i * step) // 10_000 * 10_000) for p, step in SPEEDS.items() for i in range(PER_PARTITION))
+
+
+def test_partitions_at_different_speeds_through_event_time_windows(spark, kafka_broker, new_topic):
+    topic = new_topic(3)
+    _fill_three_partitions(kafka_broker, topic)
+    # micro-batches of 10 records per partition: each partition's watermark advances at its own speed
+    env = _env(spark, **{"kindling.bounded.one-step": "false"})
+    source = _source(kafka_broker, topic, **{"kindling.max-offsets-per-batch": "10"}).set_group_id("windows").build()
+    counts = env.from_source(source, WatermarkStrategy.for_monotonous_timestamps(), "Kafka") \
+        .map(lambda s: (s.split(":")[0], 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()])) \
+        .key_by(lambda e: e[0]) \
+        .window(TumblingEventTimeWindows.of(Time.seconds(10))) \
+        .process(_CountWindow(), Types.TUPLE([Types.STRING(), Types.LONG(), Types.INT()]))
+    result = Counter()
+    with counts.execute_and_collect() as rows:
+        for key, start, n in rows:
+            result[(key, start)] += n
+    assert result == _expected_window_counts()
+    assert sum(result.values()) == 3 * PER_PARTITION  # every element counted: none was late
+
+    from confluent_kafka import Consumer, TopicPartition
+
+    group = Consumer({"bootstrap.servers": kafka_broker, "group.id": "windows"})
+    committed = group.committed([TopicPartition(topic, p) for p in range(3)], timeout=10)
+    group.close()
+    assert [c.offset for c in committed] == [PER_PARTITION] * 3  # committed back for monitoring
+
+
+@pytest.mark.timeout(240)
+def test_unbounded_event_time_windows_fire_as_the_slowest_partition_advances(spark, kafka_broker, new_topic):
+    """Unbounded: windows fire once every partition's watermark passed them (the job's watermark is
+    handed back to the source, which starts the micro-batches that fire them)."""
+    topic = new_topic(3)
+    _fill_three_partitions(kafka_broker, topic)
+    source = KafkaSource.builder().set_bootstrap_servers(kafka_broker).set_topics(topic) \
+        .set_value_only_deserializer(SimpleStringSchema()).set_starting_offsets(KafkaOffsetsInitializer.earliest()) \
+        .build()
+    slowest = BASE + (PER_PARTITION - 1) * min(SPEEDS.values())  # the watermark stops just below it
+    due = Counter({k: n for k, n in _expected_window_counts().items() if k[1] + 10_000 <= slowest})
+    counts = _env(spark).from_source(source, WatermarkStrategy.for_monotonous_timestamps(), "Kafka") \
+        .map(lambda s: (s.split(":")[0], 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()])) \
+        .key_by(lambda e: e[0]).window(TumblingEventTimeWindows.of(Time.seconds(10))) \
+        .process(_CountWindow(), Types.TUPLE([Types.STRING(), Types.LONG(), Types.INT()]))
+    fired = Counter()
+    for key, start, n in counts.execute_and_collect(limit=len(due)):
+        fired[(key, start)] += n
+    assert fired == due
+
+
+class _CountWindow(ProcessWindowFunction):
+    """(key, window start, count) per window."""
+
+    def process(self, key, context, elements):
+        yield key, context.window().start, sum(1 for _ in elements)
+
+
+def test_bounded_read_stops_at_the_offsets_current_at_start(spark, kafka_broker, new_topic):
+    topic = new_topic(2)
+    produce(kafka_broker, topic, [(i % 2, f"v{i}".encode(), 1_000 + i) for i in range(10)])
+    source = _source(kafka_broker, topic).build()
+    values = sorted(_env(spark).from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect())
+    assert values == sorted(f"v{i}" for i in range(10))
+
+    batch = _env(spark)
+    batch.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    assert sorted(batch.from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect()) == values
+
+    # starting offsets given per partition
+    start = KafkaOffsetsInitializer.offsets({KafkaTopicPartition(topic, 0): 3, KafkaTopicPartition(topic, 1): 4})
+    source = _source(kafka_broker, topic).set_starting_offsets(start).build()
+    values = _env(spark).from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect()
+    assert sorted(values) == ["v6", "v8", "v9"]
+    # KafkaOffsetsInitializer.timestamp(...) is not tested: Tansu answers ListOffsets by timestamp with offset 0
+
+
+def test_json_rows_with_record_timestamps(spark, kafka_broker, new_topic):
+    """Typed rows from JSON; the record timestamps are the event time (no timestamp assigner)."""
+    topic = new_topic(2)
+    row = Types.ROW_NAMED(["name", "amount"], [Types.STRING(), Types.INT()])
+    produce(kafka_broker, topic, [(i % 2, json.dumps({"name": "ab"[i % 2], "amount": i}).encode(),
+                                   BASE + i * 4_000)
+                                  for i in range(10)])
+    source = KafkaSource.builder().set_bootstrap_servers(kafka_broker).set_partitions(
+        {KafkaTopicPartition(topic, 0), KafkaTopicPartition(topic, 1)}).set_bounded(KafkaOffsetsInitializer.latest()) \
+        .set_value_only_deserializer(JsonRowDeserializationSchema.builder().type_info(row).build()).build()
+    sums = _env(spark).from_source(source, WatermarkStrategy.for_monotonous_timestamps(), "Kafka") \
+        .key_by(lambda r: r.name).window(TumblingEventTimeWindows.of(Time.seconds(20))) \
+        .reduce(lambda a, b: type(a)(name=a.name, amount=a.amount + b.amount)).execute_and_collect()
+    assert sorted((r.name, r.amount) for r in sums) == [("a", 0 + 2 + 4), ("a", 6 + 8), ("b", 1 + 3), ("b", 5 + 7 + 9)]
+
+
+def test_a_malformed_record_fails_the_job_naming_where_it_is_unless_skipped(spark, kafka_broker, new_topic):
+    topic = new_topic(1)
+    row = Types.ROW_NAMED(["n"], [Types.INT()])
+    produce(kafka_broker, topic, [(0, b'{"n": 1}', None), (0, b"{broken", None), (0, b'{"n": 3}', None)])
+
+    def read(schema):
+        source = KafkaSource.builder().set_bootstrap_servers(kafka_broker).set_topics(topic) \
+            .set_bounded(KafkaOffsetsInitializer.latest()).set_value_only_deserializer(schema).build()
+        return list(_env(spark).from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect())
+
+    with pytest.raises(Exception, match=f"Kafka record at {topic}-0 offset 1"):
+        read(JsonRowDeserializationSchema.builder().type_info(row).build())
+    skipped = read(JsonRowDeserializationSchema.builder().type_info(row).ignore_parse_errors().build())
+    assert [r.n for r in skipped] == [1, 3]
+
+
+@pytest.mark.parametrize("guarantee", [DeliveryGuarantee.NONE, DeliveryGuarantee.AT_LEAST_ONCE,
+                                       DeliveryGuarantee.EXACTLY_ONCE])
+def test_sink_writes_with_each_delivery_guarantee(spark, kafka_broker, new_topic, guarantee):
+    topic = new_topic(2)
+    row = Types.ROW_NAMED(["id", "name"], [Types.INT(), Types.STRING()])
+    serializer = KafkaRecordSerializationSchema.builder().set_topic(topic) \
+        .set_value_serialization_schema(JsonRowSerializationSchema.builder().with_type_info(row).build()) \
+        .set_key_serialization_schema(SimpleStringSchema()).build()
+    sink = KafkaSink.builder().set_bootstrap_servers(kafka_broker).set_record_serializer(serializer) \
+        .set_delivery_guarantee(guarantee).set_transactional_id_prefix(f"tx-{uuid.uuid4().hex[:8]}").build()
+    from kindling.common import Row
+
+    env = _env(spark)
+    env.from_collection([Row(id=i, name=f"n{i}") for i in range(20)], type_info=row) \
+        .map(lambda r: r, output_type=row).sink_to(sink)
+    env.execute("kafka sink")
+    records = consume_all(kafka_broker, topic, 20)
+    assert sorted(json.loads(v)["id"] for _, _, v in records) == list(range(20))
+    assert all(k is not None for _, k, _ in records)  # the key schema wrote keys
+
+
+def test_exactly_once_replay_of_a_batch_does_not_duplicate(spark, kafka_broker, new_topic):
+    """A batch Spark replays after a failure (same batch id) is written once; a new batch is written."""
+    from kindling.graph.specs import KafkaSinkSpec
+    from kindling.spark.kafka import KafkaWriter
+
+    topic = new_topic(1)
+    spec = KafkaSinkSpec(bootstrap_servers=kafka_broker, topic=topic, value_schema=SimpleStringSchema(),
+                         guarantee="EXACTLY_ONCE", transactional_id_prefix=f"replay-{uuid.uuid4().hex[:8]}")
+    import pickle
+
+    df = spark.createDataFrame([(pickle.dumps(f"r{i}"),) for i in range(6)], "f0 binary").repartition(2)
+    writer = KafkaWriter(spec)
+    assert writer.write(df, 7) == 6
+    assert writer.write(df, 7) == 0  # the replay: every task finds its transaction committed
+    assert writer.write(df, 8) == 6
+    values = sorted(v for _, _, v in consume_all(kafka_broker, topic, 12))
+    assert values == sorted([f"r{i}".encode() for i in range(6)] * 2)
+
+
+def test_topic_selector(spark, kafka_broker, new_topic):
+    even, odd = new_topic(1), new_topic(1)
+    serializer = KafkaRecordSerializationSchema.builder() \
+        .set_topic_selector(lambda v: even if int(v) % 2 == 0 else odd) \
+        .set_value_serialization_schema(SimpleStringSchema()).build()
+    sink = KafkaSink.builder().set_bootstrap_servers(kafka_broker).set_record_serializer(serializer).build()
+    env = _env(spark)
+    env.from_collection([str(i) for i in range(8)]).sink_to(sink)
+    env.execute("selector")
+    assert sorted(v for _, _, v in consume_all(kafka_broker, even, 4)) == [b"0", b"2", b"4", b"6"]
+    assert sorted(v for _, _, v in consume_all(kafka_broker, odd, 4)) == [b"1", b"3", b"5", b"7"]
+
+
+def test_legacy_consumer_and_producer_unbounded(spark, kafka_broker, new_topic):
+    """``env.add_source(FlinkKafkaConsumer(...))`` -> map -> ``add_sink(FlinkKafkaProducer(...))``:
+    an unbounded job that picks up records produced while it runs."""
+    source_topic, sink_topic = new_topic(2), new_topic(1)
+    produce(kafka_broker, source_topic, [(i % 2, f"a{i}".encode(), None) for i in range(4)])
+    props = {"bootstrap.servers": kafka_broker, "group.id": f"legacy-{uuid.uuid4().hex[:6]}",
+             "auto.offset.reset": "earliest"}
+    env = _env(spark)
+    env.add_source(FlinkKafkaConsumer(source_topic, SimpleStringSchema(), props)) \
+        .map(lambda s: s.upper(), output_type=Types.STRING()) \
+        .add_sink(FlinkKafkaProducer(sink_topic, SimpleStringSchema(), {"bootstrap.servers": kafka_broker}))
+    client = env.execute_async("legacy")
+    try:
+        first = consume_all(kafka_broker, sink_topic, 4, timeout_s=90)
+        assert sorted(v for _, _, v in first) == [b"A0", b"A1", b"A2", b"A3"]
+        produce(kafka_broker, source_topic, [(i % 2, f"b{i}".encode(), None) for i in range(4)])
+        later = consume_all(kafka_broker, sink_topic, 8, timeout_s=60)
+        assert sorted(v for _, _, v in later) == sorted([b"A0", b"A1", b"A2", b"A3", b"B0", b"B1", b"B2", b"B3"])
+    finally:
+        client.cancel()
+        try:
+            client.get_job_execution_result().result()
+        except Exception:
+            pass  # cancelled
+
+
+def test_restart_from_checkpoint_with_exactly_once_loses_and_duplicates_nothing(spark, kafka_broker, new_topic,
+                                                                               tmp_path):
+    """An unbounded job is stopped and started again on the same checkpoint: it goes on from the
+    offsets in Spark's checkpoint, and the exactly-once sink writes every record once."""
+    source_topic, sink_topic = new_topic(2), new_topic(1)
+    prefix = f"restart-{uuid.uuid4().hex[:6]}"
+
+    def start():
+        env = _env(spark, **{"execution.checkpointing.dir": str(tmp_path)})
+        source = KafkaSource.builder().set_bootstrap_servers(kafka_broker).set_topics(source_topic) \
+            .set_starting_offsets(KafkaOffsetsInitializer.earliest()) \
+            .set_value_only_deserializer(SimpleStringSchema()).build()
+        sink = KafkaSink.builder().set_bootstrap_servers(kafka_broker).set_record_serializer(
+            KafkaRecordSerializationSchema.builder().set_topic(sink_topic)
+            .set_value_serialization_schema(SimpleStringSchema()).build()) \
+            .set_delivery_guarantee(DeliveryGuarantee.EXACTLY_ONCE).set_transactional_id_prefix(prefix).build()
+        env.from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").map(str.upper, Types.STRING()).sink_to(sink)
+        return env.execute_async("restart")
+
+    def stop(client):
+        client.cancel()
+        try:
+            client.get_job_execution_result().result()
+        except Exception:
+            pass  # cancelled
+
+    produce(kafka_broker, source_topic, [(i % 2, f"a{i}".encode(), None) for i in range(6)])
+    client = start()
+    try:
+        assert len(consume_all(kafka_broker, sink_topic, 6, timeout_s=90)) == 6
+    finally:
+        stop(client)
+    produce(kafka_broker, source_topic, [(i % 2, f"b{i}".encode(), None) for i in range(4)])
+    client = start()
+    try:
+        values = sorted(v for _, _, v in consume_all(kafka_broker, sink_topic, 10, timeout_s=90,
+                                                     isolation="read_committed"))
+    finally:
+        stop(client)
+    assert values == sorted([f"A{i}".encode() for i in range(6)] + [f"B{i}".encode() for i in range(4)])
+
+
+def test_topic_pattern_discovers_new_topics(spark, kafka_broker):
+    """An unbounded source reading a topic pattern picks up a matching topic created while it runs
+    (Tansu cannot add partitions to a topic, so discovery is tested with a new topic)."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    stem = f"disc-{uuid.uuid4().hex[:6]}"
+    admin = AdminClient({"bootstrap.servers": kafka_broker})
+
+    def create(name):
+        for future in admin.create_topics([NewTopic(name, 1, 1)]).values():
+            future.result(10)
+
+    create(f"{stem}-a")
+    produce(kafka_broker, f"{stem}-a", [(0, b"a0", None), (0, b"a1", None)])
+    source = KafkaSource.builder().set_bootstrap_servers(kafka_broker).set_topic_pattern(f"{stem}-.*") \
+        .set_value_only_deserializer(SimpleStringSchema()).set_property("partition.discovery.interval.ms", "500") \
+        .build()
+    seen = []
+    with _env(spark).from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect() as values:
+        for value in values:
+            seen.append(value)
+            if len(seen) == 2:
+                create(f"{stem}-b")
+                produce(kafka_broker, f"{stem}-b", [(0, b"b0", None)])
+            if len(seen) == 3:
+                break
+    assert sorted(seen) == ["a0", "a1", "b0"]
+
+
+def test_unreachable_broker_fails_quickly(spark):
+    source = KafkaSource.builder().set_bootstrap_servers("127.0.0.1:1").set_topics("nothing") \
+        .set_value_only_deserializer(SimpleStringSchema()).set_bounded(KafkaOffsetsInitializer.latest()).build()
+    started = time.monotonic()
+    with pytest.raises(Exception, match="could not reach Kafka at 127.0.0.1:1"):
+        list(_env(spark).from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect())
+    assert time.monotonic() - started < 60
+
+
+def test_builders_reject_incomplete_configuration():
+    with pytest.raises(ValueError, match="set_bootstrap_servers"):
+        KafkaSource.builder().set_topics("t").set_value_only_deserializer(SimpleStringSchema()).build()
+    with pytest.raises(ValueError, match="exactly one of set_topics"):
+        KafkaSource.builder().set_bootstrap_servers("h:1").set_value_only_deserializer(SimpleStringSchema()).build()
+    with pytest.raises(ValueError, match="set_transactional_id_prefix"):
+        KafkaSink.builder().set_bootstrap_servers("h:1").set_delivery_guarantee(DeliveryGuarantee.EXACTLY_ONCE) \
+            .set_record_serializer(KafkaRecordSerializationSchema.builder().set_topic("t")
+                                   .set_value_serialization_schema(SimpleStringSchema()).build()).build()
+    with pytest.raises(ValueError, match="committed_offsets"):
+        KafkaSource.builder().set_bootstrap_servers("h:1").set_topics("t") \
+            .set_starting_offsets(KafkaOffsetsInitializer.committed_offsets()) \
+            .set_value_only_deserializer(SimpleStringSchema()).build()
+
+
+def test_a_missing_kafka_client_fails_when_the_job_is_built(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "confluent_kafka" else real(name, *a))
+    with pytest.raises(ImportError, match=r"confluent-kafka.*pip install 'kindling-streams\[kafka\]'"):
+        KafkaSource.builder().set_bootstrap_servers("h:1").set_topics("t") \
+            .set_value_only_deserializer(SimpleStringSchema()).build()
+    with pytest.raises(ImportError, match="confluent-kafka"):
+        KafkaSink.builder().set_bootstrap_servers("h:1").build()

@@ -1,0 +1,75 @@
+"""A stage whose output feeds several consumers runs once: every function in it sees each element
+once, as each Flink operator does (side effects, sink functions and counters are not repeated)."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from kindling.common import Types
+from kindling.datastream import OutputTag, ProcessFunction
+from kindling.datastream.functions import MapFunction, SinkFunction
+
+
+class AppendToFile(SinkFunction):
+    def __init__(self, path: str):
+        self.path = path
+
+    def invoke(self, value, context=None):
+        with open(self.path, "a") as f:
+            f.write(f"{value}\n")
+
+
+class LogThrough(MapFunction):
+    def __init__(self, path: str):
+        self.path = path
+
+    def map(self, value):
+        with open(self.path, "a") as f:
+            f.write(f"{value[0]}\n")
+        return value
+
+
+class MainAndSide(ProcessFunction):
+    def __init__(self, tag):
+        self.tag = tag
+
+    def process_element(self, value, ctx):
+        yield value[0]
+        yield self.tag, value[1]
+
+
+def _lines(path: str) -> list[str]:
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return sorted(f.read().split())
+
+
+def test_sink_functions_on_main_and_side_output_see_each_element_once(any_env, tmp_path):
+    tag = OutputTag("side", Types.INT())
+    any_env.set_parallelism(2)
+    ds = any_env.from_collection([("a", 0), ("b", 1), ("c", 2)], type_info=Types.ROW([Types.STRING(), Types.INT()]))
+    main = ds.map(LogThrough(str(tmp_path / "map")), output_type=Types.ROW([Types.STRING(), Types.INT()])) \
+        .process(MainAndSide(tag), output_type=Types.STRING())
+    main.add_sink(AppendToFile(str(tmp_path / "main")))
+    main.get_side_output(tag).add_sink(AppendToFile(str(tmp_path / "side")))
+    main.get_side_output(tag).map(lambda v: v * 10).add_sink(AppendToFile(str(tmp_path / "side10")))
+    any_env.execute("shared stage")
+    assert _lines(str(tmp_path / "map")) == ["a", "b", "c"]
+    assert _lines(str(tmp_path / "main")) == ["a", "b", "c"]
+    assert _lines(str(tmp_path / "side")) == ["0", "1", "2"]
+    assert _lines(str(tmp_path / "side10")) == ["0", "10", "20"]
+
+
+@pytest.mark.xfail(strict=True, reason="a stage feeding both a sink and a keyed operator is computed once per "
+                                       "consumer (docs/architecture.md, 'Stages with several consumers')")
+def test_stage_feeding_a_sink_and_a_keyed_operator_runs_once(env, tmp_path):
+    env.set_parallelism(2)
+    ds = env.from_collection([("a", 0), ("b", 1), ("c", 2)], type_info=Types.TUPLE([Types.STRING(), Types.INT()]))
+    logged = ds.map(LogThrough(str(tmp_path / "map")), output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+    logged.add_sink(AppendToFile(str(tmp_path / "all")))
+    logged.key_by(lambda v: v[0]).reduce(lambda a, b: a).add_sink(AppendToFile(str(tmp_path / "reduced")))
+    env.execute("branching stage")
+    assert len(_lines(str(tmp_path / "all"))) == 3
+    assert _lines(str(tmp_path / "map")) == ["a", "b", "c"]

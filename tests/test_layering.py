@@ -1,0 +1,118 @@
+"""Imports inside ``kindling`` point one way: datastream -> graph -> spark -> runtime.
+
+The API (``kindling.datastream``) records what the user asked for in the job graph
+(``kindling.graph``, plain data); the Spark compiler (``kindling.spark``) chooses the runtime
+operators (``kindling.runtime``), which know only the user-facing base classes of functions,
+state and windows, and ``kindling.common``. Every import statement of the package, also those
+inside functions, is checked.
+"""
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import kindling
+
+PACKAGE = pathlib.Path(kindling.__file__).parent
+
+#: the user-facing modules of ``kindling.datastream`` that user functions subclass or use
+#: (functions, state descriptors, windows, tags): what runtime operators may know of the API
+USER_FACING = ('kindling.datastream.functions', 'kindling.datastream.state',
+               'kindling.datastream.output_tag', 'kindling.datastream.time_domain',
+               'kindling.datastream.execution_mode', 'kindling.datastream.window',
+               'kindling.metrics')
+
+#: for the modules under each prefix (longest prefix wins): the modules they may import
+ALLOWED = {
+    'kindling.common': ('kindling.common',),
+    'kindling.metrics': ('kindling.common', 'kindling.metrics'),
+    'kindling.table': ('kindling.common',),
+    'kindling.graph': ('kindling.common', 'kindling.graph'),
+    # the user-facing modules stand on their own: runtime operators import them
+    **{m: ('kindling.common',) + USER_FACING for m in USER_FACING if m != 'kindling.metrics'},
+    'kindling.datastream': ('kindling.common', 'kindling.metrics', 'kindling.graph',
+                            'kindling.datastream'),
+    # running a job is the one way from the API into Spark
+    'kindling.datastream.stream_execution_environment': (
+        'kindling.common', 'kindling.metrics', 'kindling.graph', 'kindling.datastream',
+        'kindling.spark.runner'),
+    'kindling.spark': ('kindling.common', 'kindling.graph', 'kindling.spark', 'kindling.runtime')
+                      + USER_FACING,
+    'kindling.runtime': ('kindling.common', 'kindling.runtime') + USER_FACING,
+    'kindling.testing': ('kindling.common', 'kindling.runtime', 'kindling.testing') + USER_FACING,
+    # the command line sits on top: it configures a run and reports the session it would use
+    'kindling.cli': ('kindling.common', 'kindling.spark.session', 'kindling.pyflink_alias'),
+    'kindling.pyflink_alias': (),
+    'kindling.__main__': ('kindling.cli',),
+}
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix('').parts
+    if parts[-1] == '__init__':
+        parts = parts[:-1]
+    return '.'.join(parts)
+
+
+def _is_package(module: str) -> bool:
+    return (PACKAGE.parent / module.replace('.', '/') / '__init__.py').exists()
+
+
+def _imports(path: pathlib.Path, module: str):
+    """The kindling modules ``path`` imports, with the line of each import."""
+    package = module if path.name == '__init__.py' else module.rpartition('.')[0]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ''
+            if node.level:
+                anchor = package.split('.')
+                anchor = anchor[:len(anchor) - node.level + 1]
+                base = '.'.join(anchor + ([base] if base else []))
+            for alias in node.names:
+                sub = base + '.' + alias.name
+                # ``from kindling.runtime import lifecycle`` imports a module
+                yield node.lineno, sub if _is_package(base) and (
+                    _is_package(sub) or (PACKAGE.parent / (sub.replace('.', '/') + '.py')).exists()) else base
+
+
+def _within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + '.')
+
+
+def _allowed(module: str) -> tuple:
+    prefixes = [p for p in ALLOWED if _within(module, p)]
+    if not prefixes:
+        return ('kindling.common',)
+    return ALLOWED[max(prefixes, key=len)]
+
+
+def wrong_imports_of(path: pathlib.Path, module: str) -> list[str]:
+    """The imports of the file ``path`` (module ``module``) its layer does not allow."""
+    allowed = _allowed(module)
+    return ['%s:%d imports %s' % (module, line, target)
+            for line, target in _imports(path, module)
+            if _within(target, 'kindling') and target != 'kindling'
+            and not any(_within(target, a) for a in allowed)]
+
+
+def test_imports_point_one_way():
+    wrong = []
+    for path in sorted(PACKAGE.rglob('*.py')):
+        wrong += wrong_imports_of(path, _module_name(path))
+    assert wrong == []
+
+
+def test_the_check_finds_a_wrong_direction_import(tmp_path):
+    """The check itself: the API importing the runtime inside a function is found, and so is
+    the runtime importing the API's DataStream."""
+    api = tmp_path / 'probe.py'
+    api.write_text("def f():\n    from kindling.runtime.window import WindowOperator\n")
+    assert wrong_imports_of(api, 'kindling.datastream.probe') == [
+        'kindling.datastream.probe:2 imports kindling.runtime.window']
+    runtime = tmp_path / 'operator.py'
+    runtime.write_text("from kindling.datastream import data_stream, functions\n")
+    assert wrong_imports_of(runtime, 'kindling.runtime.operator') == [
+        'kindling.runtime.operator:1 imports kindling.datastream.data_stream']
