@@ -11,7 +11,7 @@ from typing import Any, Generic, Iterable, List, TypeVar
 
 from kindling.common.unsupported import MULTI_INPUT, missing_names, unsupported
 from kindling.datastream.output_tag import OutputTag
-from kindling.metrics.metricbase import MetricGroup
+from kindling.metrics.metricbase import MetricGroup, track
 
 # Type parameters of the generic function classes: ``MapFunction[int, str]`` and the like are
 # type hints only (as in PyFlink); types of the stream come from ``output_type``/``type_info``.
@@ -62,11 +62,12 @@ class RuntimeContext(abc.ABC):
 
     def get_metrics_group(self) -> MetricGroup:
         """The metric group of this parallel instance (counters, gauges, meters,
-        distributions). Kindling keeps the metrics in the Python worker that runs the
-        instance; they are not reported to a metrics system or the job result yet."""
+        distributions); the job result holds them merged over the instances
+        (``metrics:<operator>.<name>`` accumulators)."""
         group = self.__dict__.get("_metric_group")
         if group is None:
             group = self.__dict__["_metric_group"] = MetricGroup()
+            track(self.get_task_name(), self.get_index_of_this_subtask(), group)
         return group
 
     def get_state(self, state_descriptor):

@@ -1,9 +1,11 @@
 """Counters, gauges, meters and distributions registered through
 ``runtime_context.get_metrics_group()``, as in ``pyflink.metrics.metricbase``.
 
-Limit: each parallel instance keeps its metrics in the Spark Python worker that runs it; a
-function can read them back (``counter.get_count()``), but Kindling does not yet report them
-to a metrics system or aggregate them into the job result.
+Each parallel instance keeps its metrics in the Spark Python worker that runs it; at the end of
+every Spark task the worker reports what changed (:func:`take_updates`) and the job result
+holds them merged over the parallel instances, as ``metrics:<operator>.<group>.<name>``
+accumulators: a counter's count, a meter's count, a distribution's count/sum/min/max, and each
+instance's last gauge value. Kindling reports to no external metrics system.
 """
 from __future__ import annotations
 
@@ -144,3 +146,57 @@ class MetricGroup:
         if name not in self._metrics:
             self._metrics[name] = make()
         return self._metrics[name]
+
+
+# (operator name, subtask) -> its MetricGroup, in this worker; a later job's instance of the
+# same name replaces an earlier one's
+_tracked: dict = {}
+
+
+def track(operator: str, subtask: int, group: MetricGroup) -> None:
+    """Makes ``group`` (of ``operator``'s parallel instance ``subtask``) part of the reports."""
+    _tracked[(operator, subtask)] = group
+
+
+def take_updates() -> dict:
+    """What this worker's metrics did since the last call: ``{"operator.metric": (kind, value)}``
+    (merged by :func:`merge_update`)."""
+    updates: dict = {}
+    for (operator, subtask), group in _tracked.items():
+        for name, metric in group.get_metrics().items():
+            update = _update_of(metric, subtask)
+            if update is not None:
+                key = f"{operator}.{name}"
+                updates[key] = merge_update(updates[key], update) if key in updates else update
+    return updates
+
+
+def _update_of(metric: Metric, subtask: int):
+    if isinstance(metric, Gauge):
+        return ("gauge", {subtask: metric.get_value()})
+    if isinstance(metric, Distribution):
+        last = getattr(metric, "_reported", (0, 0))
+        if metric._count == last[0]:
+            return None
+        metric._reported = (metric._count, metric._sum)
+        return ("distribution", (metric._count - last[0], metric._sum - last[1], metric._min, metric._max))
+    count = metric.get_count()
+    delta = count - getattr(metric, "_reported", 0)
+    if not delta:
+        return None
+    metric._reported = count
+    return ("meter" if isinstance(metric, Meter) else "counter", delta)
+
+
+def merge_update(a: tuple, b: tuple) -> tuple:
+    """Two updates of one metric merged: counts add up, extremes take the extreme, gauges keep
+    each instance's latest value."""
+    kind, x = a
+    y = b[1]
+    if kind == "gauge":
+        return kind, {**x, **y}
+    if kind == "distribution":
+        low = [v for v in (x[2], y[2]) if v is not None]
+        high = [v for v in (x[3], y[3]) if v is not None]
+        return kind, (x[0] + y[0], x[1] + y[1], min(low) if low else None, max(high) if high else None)
+    return kind, x + y

@@ -30,6 +30,7 @@ from kindling.graph.transformation import (
     upstream_graph,
 )
 from kindling.runtime.chain import ChainNode
+from kindling.spark.metrics import MetricsParam
 from kindling.spark.sources import FORMAT, KindlingSource, SourcePlan, WatermarkHandOff, encode_option
 from kindling.spark.stage import CHANNEL, EXIT, TS, WM, ExitPlan, StagePlan, arrow_stage_function
 
@@ -63,6 +64,7 @@ class CompiledJob:
     bounded: bool
     late_records: dict = field(default_factory=dict)
     handoff: WatermarkHandOff | None = None  # unbounded event-time jobs: watermark back to the sources
+    metrics: Any = None  # accumulator of the user metrics (kindling.spark.metrics)
 
     def after_batch(self, batch_id: int) -> None:
         """The runner calls this after each micro-batch (on the driver)."""
@@ -140,6 +142,7 @@ class Compiler:
         self.exit_of: dict[tuple[int, int], ExitPlan] = {}  # (producer node id, consumer node id) -> exit
         self.stage_frames: dict[int, DataFrame] = {}
         self.late_records: dict[str, Any] = {}  # keyed operator name -> accumulator of late elements dropped
+        self.metrics = spark.sparkContext.accumulator({}, MetricsParam())  # user metrics of every task
         self.watermarks: dict[str, Any] = {}  # keyed operator name -> accumulator of its watermark (event time)
         self.bounded = all(n.source.bounded for n in self.nodes if isinstance(n, SourceTransformation))
         self.handoff = WatermarkHandOff(self.watermarks) if streaming and not self.bounded else None
@@ -160,7 +163,8 @@ class Compiler:
                              shuffle_partitions=self.shuffle_partitions,
                              watermark_interval_ms=self.time.interval_ms,
                              per_element_watermarks=self.time.per_element,
-                             key_type=root.inputs[0].key_type if isinstance(root, KeyedTransformation) else None)
+                             key_type=root.inputs[0].key_type if isinstance(root, KeyedTransformation) else None,
+                             metrics=self.metrics)
             self.plans[root.id] = plan
         return plan
 
@@ -273,7 +277,7 @@ class Compiler:
             df = self.stage_output(sink.inputs[0], exit_plan)
             columns = {f.name: exit_plan.prefixed(f.name) for f in exit_plan.value_fields()}
             return CompiledJob(df, [CompiledSink(0, sink, columns, filtered=False)], self.streaming, bounded,
-                               self.late_records, self.handoff)
+                               self.late_records, self.handoff, self.metrics)
         # Sinks fed by the same stage read one frame of it: a union of per-sink copies would run
         # the stage (and every function in it, sink functions included) once per sink.
         by_stage: dict[int, list[tuple[int, SinkTransformation, ExitPlan]]] = defaultdict(list)
@@ -298,7 +302,7 @@ class Compiler:
         df = frames[0]
         for other in frames[1:]:
             df = df.unionByName(other, allowMissingColumns=True)
-        return CompiledJob(df, compiled_sinks, self.streaming, bounded, self.late_records, self.handoff)
+        return CompiledJob(df, compiled_sinks, self.streaming, bounded, self.late_records, self.handoff, self.metrics)
 
     def stage_output(self, producer: Transformation, exit_plan: ExitPlan) -> DataFrame:
         """The output of ``producer``'s stage, restricted to the rows of one of its exits."""

@@ -40,6 +40,7 @@ from kindling.runtime.key_state import KeyState
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
 from kindling.spark.operators import keyed_operator
 from kindling.spark.sources import FORMAT, WAKE_RUN, encode_option
+from kindling.spark.metrics import report_metrics
 from kindling.spark.state_store import KeyStateStore, spillable_lists
 from kindling.spark.stage import (CONTROL_MARK, ELEMENTS, END_KEY, END_MARK, KEY, TS, WM, StagePlan, StageRun,
                                   is_control_key, key_subtask)
@@ -232,7 +233,8 @@ class KeyedStageProcessor(StatefulProcessor):
         self._report_processing_timer(key_bytes, state, pending, False)
 
     def close(self) -> None:
-        pass
+        if hasattr(self, "stage"):  # not Spark's driver-side pass
+            report_metrics(self.plan.metrics)
 
 
 def _dict_rows(batches) -> Iterator[_DictRow]:
@@ -364,6 +366,7 @@ def _batch_function(uid: str, operator: Any, plan: StagePlan, late_records: Any)
             stage.push_output(tag, value, ts, None)
         count_late(op, late_records)
         batches = list(stage.flush())
+        report_metrics(own_plan.metrics)
         if not batches:
             return stage.empty_table()
         return pa.Table.from_batches(batches)

@@ -33,6 +33,7 @@ from pyspark.sql import DataFrame
 from kindling.runtime.key_state import KeyState, _timer_ts
 from kindling.runtime.lifecycle import job_of
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
+from kindling.spark.metrics import report_metrics
 from kindling.spark.stage import ELEMENTS, KEY, SUBTASK, StagePlan, StageRun
 
 
@@ -78,6 +79,7 @@ def _subtask_function(uid: str, operator: Any, plan: StagePlan, late_records: An
             stage.push_output(tag, value, ts, None)
         count_late(op, late_records)
         batches = list(stage.flush())
+        report_metrics(own_plan.metrics)
         return pa.Table.from_batches(batches) if batches else stage.empty_table()
 
     return run

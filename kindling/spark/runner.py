@@ -26,6 +26,7 @@ from kindling.datastream.execution_mode import RuntimeExecutionMode
 from kindling.runtime import lifecycle
 from kindling.runtime.errors import UserFunctionError
 from kindling.spark.compiler import CompiledJob, Compiler, TimeSettings
+from kindling.spark.metrics import metric_results
 from kindling.spark.session import get_spark, job_failed, on_exit, scratch_dir, timing, timing_enabled
 from kindling.spark.sinks import writer_for
 
@@ -179,6 +180,7 @@ class _JobRun:
             runtime = int((time.time() - self.started) * 1000)
             accumulators = {f"records-written:{k}": v for k, v in self.counts.items()}
             accumulators["late-rows-dropped-by-spark"] = self.late_rows_dropped
+            accumulators.update(metric_results(self.compiled.metrics))
             for name, counter in self.compiled.late_records.items():
                 accumulators[f"numLateRecordsDropped:{name}"] = counter.value
                 if counter.value:
@@ -333,10 +335,11 @@ ONE_STEP_MAX_ELEMENTS = "kindling.bounded.one-step.max-elements"
 def runs_in_one_step(env, time_settings: TimeSettings, sources: list) -> bool:
     """Whether a bounded STREAMING job runs as one Spark batch job (``kindling/spark/one_step.py``):
     unless checkpointing is configured (the job must be resumable from Spark's checkpoint),
-    watermarks follow every element (``kindling.watermark.per-element``), the input may be
-    larger than ``kindling.bounded.one-step.max-elements`` (default 2,000,000; a parallel
-    instance holds its whole input in memory), or ``kindling.bounded.one-step`` is false (the
-    micro-batch path, for comparison)."""
+    watermarks follow every element (``kindling.watermark.per-element``), the input is known to
+    be larger than ``kindling.bounded.one-step.max-elements`` (default 2,000,000; a parallel
+    instance holds its whole input in memory; a bounded Kafka read cannot tell its size and
+    runs in one step), or ``kindling.bounded.one-step`` is false (the micro-batch path, for
+    comparison)."""
     configuration = env.get_configuration()
     checkpointing = (env.get_checkpoint_interval() > 0
                      or configuration.get_string("execution.checkpointing.interval", "")
@@ -344,7 +347,7 @@ def runs_in_one_step(env, time_settings: TimeSettings, sources: list) -> bool:
     size = _estimated_elements(sources)
     return (configuration.get_boolean("kindling.bounded.one-step", True) and not checkpointing
             and not time_settings.per_element
-            and size is not None and size <= configuration.get_integer(ONE_STEP_MAX_ELEMENTS, 2_000_000))
+            and (size is None or size <= configuration.get_integer(ONE_STEP_MAX_ELEMENTS, 2_000_000)))
 
 
 def _estimated_elements(sources: list) -> int | None:

@@ -34,6 +34,7 @@ from kindling.runtime.key_groups import assign_key_to_parallel_operator
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
 from kindling.runtime.watermarks import Generators
 from kindling.spark.codec import ValueTypeError, codec_for
+from kindling.spark.metrics import report_metrics
 
 EXIT = "__exit"
 TS = "__ts"
@@ -427,6 +428,7 @@ class StagePlan:
     key_type: Any = None  # a keyed stage: the key_type of its key_by (which subtask Flink gives a key)
     watermark_interval_ms: int = 200
     per_element_watermarks: bool = False
+    metrics: Any = None  # the job's accumulator of user metrics (kindling.spark.metrics)
 
     def schema(self) -> StructType:
         return stage_schema(self.exits)
@@ -712,5 +714,6 @@ def arrow_stage_function(plan: StagePlan) -> Callable[[Iterator[pa.RecordBatch]]
         ctx = TaskContext.get()
         partition = ctx.partitionId() if ctx is not None else 0
         yield from StageRun(plan, partition).run_arrow(batches)
+        report_metrics(plan.metrics)
 
     return run

@@ -74,3 +74,45 @@ def test_functions_count_with_metrics_on_spark(env):
            .map(Counting(), output_type=Types.ROW([Types.STRING(), Types.BOOLEAN()])))
     assert sorted(tuple(r) for r in out.execute_and_collect(limit=10)) == [
         ("ab", True), ("bdc", True), ("cfgs", True), ("deeefg", True)]
+
+
+class _Measured:
+    """A map function's metrics, as PyFlink users register them in open()."""
+
+    def open(self, runtime_context):
+        group = runtime_context.get_metrics_group().add_group("io")
+        self.records = group.counter("records")
+        self.sizes = group.distribution("sizes")
+        self.last = 0
+        group.gauge("last", lambda: self.last)
+
+    def map(self, value):
+        self.records.inc()
+        self.sizes.update(value)
+        self.last = value
+        return value
+
+
+@pytest.mark.parametrize("mode", ["one-step", "micro-batch", "BATCH"])
+def test_metrics_of_every_parallel_instance_reach_the_job_result(env, mode):
+    from kindling.datastream import MapFunction, RuntimeExecutionMode
+
+    class Plain(_Measured, MapFunction):
+        pass
+
+    class Keyed(_Measured, MapFunction):
+        pass
+
+    env.set_parallelism(2)
+    if mode == "BATCH":
+        env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    env.get_configuration().set_boolean("kindling.bounded.one-step", mode == "one-step")
+    numbers = env.from_collection(list(range(1, 11))).map(Plain()).name("plain")
+    numbers.key_by(lambda x: x % 3).map(Keyed()).name("keyed").print()
+    result = env.execute("metrics")
+    for operator in ("plain", "keyed"):
+        assert result.get_accumulator_result(f"metrics:{operator}.io.records") == 10
+        assert result.get_accumulator_result(f"metrics:{operator}.io.sizes") == {"count": 10, "sum": 55, "min": 1,
+                                                                                 "max": 10}
+        last = result.get_accumulator_result(f"metrics:{operator}.io.last")
+        assert set(last) <= {0, 1} and set(last.values()) <= set(range(11))

@@ -219,7 +219,7 @@ def test_checkpointed_and_large_jobs_keep_the_micro_batch_path(spark, tmp_path):
     assert not runs_in_one_step(limited, TimeSettings.of(limited), [SequenceSourceSpec(start=1, end=101)])
     (tmp_path / "big.txt").write_text("x" * 32 * 101)
     assert not runs_in_one_step(limited, TimeSettings.of(limited), [TextFileSourceSpec(paths=[str(tmp_path)])])
-    assert not runs_in_one_step(limited, TimeSettings.of(limited), [object()])  # size unknown (Kafka)
+    assert runs_in_one_step(limited, TimeSettings.of(limited), [object()])  # size unknown (a bounded Kafka read)
 
 
 def test_run_subtask_orders_outputs_by_arrival_then_by_timer():
