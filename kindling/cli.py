@@ -1,6 +1,7 @@
 """``kindling`` command line: ``kindling run`` runs a job as ``flink run`` runs a PyFlink job,
 with the same Python options, on the embedded local Spark or on the cluster ``--master`` (or
-``-D spark.master=...``) names; ``kindling info`` shows what a run would use.
+``-D spark.master=...``) names; ``kindling info`` shows what a run would use; ``kindling list``
+and ``kindling cancel`` show and stop the jobs ``kindling run -d`` started.
 
 The options reach the job's ``get_execution_environment()`` as configuration (see
 ``kindling.common.submission``): ``-pyfs`` is ``python.files``, ``-pyarch`` ``python.archives``,
@@ -49,6 +50,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-s", "--fromSavepoint", metavar="PATH", help="not supported: savepoints")
     run.add_argument("-j", "--jarfile", action="append", default=[], metavar="JAR", help="jars (pipeline.jars)")
     run.add_argument("args", nargs="*", help="the job file (unless -py/-m) and its arguments")
+    listing = commands.add_parser("list", help="the jobs kindling run -d started and that still run")
+    listing.add_argument("-a", "--all", action="store_true", help="also those that ended")
+    cancel = commands.add_parser("cancel", help="stop a job kindling run -d started")
+    cancel.add_argument("id", help="the job's id, as kindling list shows it (its pid)")
+    cancel.add_argument("--timeout", type=float, default=30.0,
+                        help="seconds to wait for the job to stop before it is killed")
     info = commands.add_parser("info", help="versions, Java and the Spark master a run would use")
     info.add_argument("--master", help="the master to report instead of the configured one")
     info.add_argument("-D", dest="properties", action="append", default=[], metavar="KEY=VALUE")
@@ -137,16 +144,57 @@ def _alias_pyflink(conf: dict[str, str]) -> None:
     conf["python.files"] = ",".join(filter(None, [conf.get("python.files", ""), shim_zip(directory)]))
 
 
-def _detach(argv: list[str]) -> int:
-    """Starts ``kindling ARGV`` (the same run without ``-d``) in a new session; prints its pid
-    and log file."""
+def _detach(argv: list[str], options: argparse.Namespace) -> int:
+    """Starts ``kindling ARGV`` (the same run without ``-d``) in a new session, records it for
+    ``kindling list`` / ``cancel``, and prints its id (the pid) and log file."""
     import tempfile
 
+    from kindling.common.submission import JobRegistry
+
+    conf = {**submitted_configuration(), **run_configuration(options)}
     log = tempfile.NamedTemporaryFile(prefix="kindling-run-", suffix=".log", delete=False)
+    registry = JobRegistry()
+    job = options.module or os.path.abspath(options.python or (options.args or ["?"])[0])
+    master = conf.get("spark.master") or os.environ.get("KINDLING_SPARK_MASTER") or "local[*]"
+    record = registry.new_record(job=job, master=master, log=log.name)
     process = subprocess.Popen([sys.executable, "-m", "kindling", *argv], stdout=log, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL, start_new_session=True)
+                               stdin=subprocess.DEVNULL, start_new_session=True,
+                               env=dict(os.environ, **{JobRegistry.RECORD_VARIABLE: record}))
+    registry.started(record, process.pid)
     print(f"Job started in the background: pid {process.pid}, output in {log.name} "
-          f"(stop it with: kill {process.pid})")
+          f"(see it with: kindling list; stop it with: kindling cancel {process.pid})")
+    return 0
+
+
+def _list(options: argparse.Namespace) -> int:
+    """Prints the jobs ``kindling run -d`` started (running ones; all with ``-a``), as ``flink list``."""
+    from kindling.common.submission import JobRegistry
+
+    jobs = [job for job in JobRegistry().jobs() if options.all or job["status"] == "RUNNING"]
+    if not jobs:
+        print("No running jobs." if not options.all else "No jobs.")
+        return 0
+    print(f"{'ID':>8}  {'STATUS':<9}  {'STARTED':<19}  {'APPLICATION':<24}  {'MASTER':<24}  JOB (LOG)")
+    for job in jobs:
+        print(f"{job['pid']:>8}  {job['status']:<9}  {job['started']:<19}  {job.get('application') or '-':<24}  "
+              f"{job['master']:<24}  {job['job']} ({job['log']})")
+    return 0
+
+
+def _cancel(options: argparse.Namespace) -> int:
+    """Stops a job ``kindling run -d`` started: SIGTERM to its process group (the driver and
+    its Spark JVM), SIGKILL if it has not ended within the grace period."""
+    from kindling.common.submission import JobRegistry
+
+    registry = JobRegistry()
+    job = registry.find(options.id)
+    if job is None:
+        raise SystemExit(f"kindling cancel: no job {options.id} was started by kindling run -d "
+                         f"(kindling list -a shows them; records in {registry.directory})")
+    if job["status"] != "RUNNING":
+        raise SystemExit(f"kindling cancel: job {options.id} is not running ({job['status']})")
+    registry.cancel(job, options.timeout)
+    print(f"Cancelled job {options.id} ({job['job']}).")
     return 0
 
 
@@ -211,9 +259,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.command == "run":
         options.args = list(options.args) + job_arguments
         if options.detached:
-            return _detach([a for a in argv if a not in ("-d", "--detached")] + job_arguments)
+            return _detach([a for a in argv if a not in ("-d", "--detached")] + job_arguments, options)
+        from kindling.common.submission import JobRegistry
+
+        record = os.environ.pop(JobRegistry.RECORD_VARIABLE, "")
+        if record:  # the background process of `kindling run -d`
+            return JobRegistry().run_detached(record, lambda: _run(options))
         return _run(options)
-    return _info(options)
+    return {"list": _list, "cancel": _cancel, "info": _info}[options.command](options)
 
 
 if __name__ == "__main__":

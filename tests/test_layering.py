@@ -20,7 +20,7 @@ PACKAGE = pathlib.Path(kindling.__file__).parent
 USER_FACING = ('kindling.datastream.functions', 'kindling.datastream.state',
                'kindling.datastream.output_tag', 'kindling.datastream.time_domain',
                'kindling.datastream.execution_mode', 'kindling.datastream.window',
-               'kindling.metrics')
+               'kindling.datastream.async_retry_strategies', 'kindling.metrics')
 
 #: for the modules under each prefix (longest prefix wins): the modules they may import
 ALLOWED = {

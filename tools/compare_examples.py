@@ -3,8 +3,8 @@
     python tools/compare_examples.py [--reuse] [--jobs N] [EXAMPLE ...]
 
 Needs apache-flink (the Python of $PYFLINK_PYTHON, else /opt/pyflink-venv/bin/python). Each example
-runs unchanged: on PyFlink in its own process, on Kindling through the ``pyflink`` alias of
-tests/conformance (all examples in one process, one Spark start-up). One line per example:
+runs unchanged: on PyFlink in its own process, on Kindling through ``kindling run`` and its
+``pyflink`` alias (all examples in one process, one Spark start-up: tests/conformance/run_on_kindling.py). One line per example:
 ``identical``, ``identical as sorted lines``, ``identical as sorted lines but for subtask numbers``,
 or the first differing line (PyFlink's own runtime lines, such as Beam's "Using Any for unsupported
 type", are left out of its side). PyFlink's outputs are kept in --cache; --reuse skips rerunning PyFlink.

@@ -4,7 +4,7 @@ from typing import Any
 from kindling.common.formatting import flink_string
 
 __all__ = ['SerializationSchema', 'DeserializationSchema', 'SimpleStringSchema', 'ByteArraySchema',
-           'Encoder', 'RowFieldExtractorSchema']
+           'Encoder', 'BulkWriterFactory', 'RowFieldExtractorSchema']
 
 
 class SerializationSchema(object):
@@ -138,3 +138,17 @@ class Encoder(object):
 
     def __repr__(self) -> str:
         return 'Encoder.simple_string_encoder(%r)' % self._charset_name
+
+
+class BulkWriterFactory(object):
+    """How a ``FileSink.for_bulk_format`` writes a part file as a whole: a ``kind`` (``parquet``,
+    ``orc``, ``csv``, ``avro``, ``avro_parquet``) with its options (the row type or schema).
+    Made by ``ParquetBulkWriters``, ``OrcBulkWriters``, ``CsvBulkWriters``, ``AvroBulkWriters``
+    and ``AvroParquetWriters`` of ``kindling.datastream.formats``."""
+
+    def __init__(self, kind: str, **options: Any) -> None:
+        self.kind = kind
+        self.options = options
+
+    def __repr__(self) -> str:
+        return 'BulkWriterFactory(%r)' % self.kind

@@ -113,8 +113,6 @@ def missing_module(module: str, reason: str) -> NoReturn:
 
 
 # Why PyFlink's names are missing, by area of the open work (docs/api-gaps.txt cites the issues).
-MULTI_INPUT = ("connected and broadcast streams, custom partitioning and async I/O are still to come "
-               "(open issue: multi-input streams and async I/O)")
 FAULT_TOLERANCE = ("checkpoint configuration, state backends and savepoints are still to come (open issue: "
                    "fault tolerance); today the Spark checkpoint location (execution.checkpointing.dir) "
                    "and Spark's state store stand for them")

@@ -1,16 +1,19 @@
 """The DataStream API, as in ``pyflink.datastream``.
 
-A PyFlink name Kindling does not have yet (connected and broadcast streams, async I/O,
-checkpoint and state-backend configuration) fails ``from kindling.datastream import ...`` with
-an ImportError that says so and why.
+A PyFlink name Kindling does not have yet (checkpoint and state-backend configuration) fails
+``from kindling.datastream import ...`` with an ImportError that says so and why.
 """
-from kindling.common.unsupported import FAULT_TOLERANCE, MULTI_INPUT, missing_names
-from kindling.datastream.data_stream import DataStream, DataStreamSink, KeyedStream
+from kindling.common.unsupported import FAULT_TOLERANCE, missing_names
+from kindling.datastream.async_data_stream import AsyncDataStream
+from kindling.datastream.data_stream import (BroadcastConnectedStream, BroadcastStream, ConnectedStreams, DataStream,
+                                             DataStreamSink, KeyedStream)
 from kindling.datastream.execution_mode import RuntimeExecutionMode
 from kindling.datastream.functions import (
     AggregateFunction,
     AllWindowFunction,
     AsyncFunction,
+    AsyncRetryPredicate,
+    AsyncRetryStrategy,
     BroadcastProcessFunction,
     KeyedBroadcastProcessFunction,
     ProcessAllWindowFunction,
@@ -69,18 +72,18 @@ __all__ = [
     "SlidingEventTimeWindows", "SlidingProcessingTimeWindows", "TimeWindow", "Trigger", "TriggerResult",
     "TumblingEventTimeWindows", "TumblingProcessingTimeWindows", "Window", "WindowAssigner",
     "WindowFunction", "WindowedStream",
-    "AggregateFunction", "CoFlatMapFunction", "CoMapFunction", "CoProcessFunction", "DataStream",
+    "AggregateFunction", "BroadcastConnectedStream", "BroadcastStream", "CoFlatMapFunction", "ConnectedStreams",
+    "CoMapFunction", "CoProcessFunction", "DataStream",
     "DataStreamSink", "FilterFunction", "FlatMapFunction", "KeyedCoProcessFunction", "KeyedProcessFunction",
     "KeyedStream", "KeySelector", "MapFunction", "OutputTag", "Partitioner", "ProcessFunction",
     "ReduceFunction", "RuntimeContext", "RuntimeExecutionMode", "SinkFunction", "SourceFunction",
     "StreamExecutionEnvironment", "TimeDomain", "TimerService",
-    "AsyncFunction", "BroadcastProcessFunction", "KeyedBroadcastProcessFunction", "MemorySize",
+    "AsyncDataStream", "AsyncFunction", "AsyncRetryPredicate", "AsyncRetryStrategy",
+    "BroadcastProcessFunction", "KeyedBroadcastProcessFunction", "MemorySize",
     "SlotSharingGroup", "TimeCharacteristic",
 ]
 
 __getattr__ = missing_names(__name__, {
-    **dict.fromkeys(["AsyncDataStream", "AsyncRetryPredicate", "AsyncRetryStrategy", "BroadcastConnectedStream",
-                     "BroadcastStream", "ConnectedStreams"], MULTI_INPUT),
     **dict.fromkeys(["CheckpointConfig", "CheckpointStorage", "CheckpointingMode", "CustomCheckpointStorage",
                      "CustomStateBackend", "EmbeddedRocksDBStateBackend", "ExternalizedCheckpointRetention",
                      "FileSystemCheckpointStorage", "HashMapStateBackend", "JobManagerCheckpointStorage",

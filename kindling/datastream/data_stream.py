@@ -16,19 +16,28 @@ import cloudpickle
 from kindling.common.typeinfo import TypeInformation, Types
 from kindling.common.types import Row
 from kindling.datastream.functions import (
+    BroadcastProcessFunction,
+    CoFlatMapFunction,
+    CoMapFunction,
+    CoProcessFunction,
     FilterFunction,
     FlatMapFunction,
     Function,
+    KeyedBroadcastProcessFunction,
+    KeyedCoProcessFunction,
     KeyedProcessFunction,
     KeySelector,
     MapFunction,
+    Partitioner,
     ProcessFunction,
     ReduceFunction,
     SinkFunction,
 )
 from kindling.datastream.output_tag import OutputTag
+from kindling.datastream.state import MapStateDescriptor
 from kindling.graph.specs import CollectSinkSpec, DiscardSinkSpec, PrintSinkSpec, SinkSpec
 from kindling.graph.transformation import (
+    CacheTransformation,
     ChainedTransformation,
     KeyByTransformation,
     KeyedTransformation,
@@ -36,6 +45,7 @@ from kindling.graph.transformation import (
     SideOutputTransformation,
     SinkTransformation,
     Transformation,
+    TwoInputTransformation,
     UnionTransformation,
 )
 
@@ -71,6 +81,16 @@ def _function(func: Any, cls: type, method: str, operator: str) -> Any:
 def _check_type_info(type_info: Any, operator: str) -> None:
     if type_info is not None and not isinstance(type_info, TypeInformation):
         raise TypeError(f"output_type of '{operator}' must be a TypeInformation such as Types.INT(), got {type_info!r}")
+
+
+def _unsupported(message: str) -> Callable:
+    """A method that raises as PyFlink's does, for what a kind of stream cannot do."""
+
+    def method(self, *args, **kwargs):
+        raise Exception(message)
+
+    method.__doc__ = f"Raises, as in PyFlink: {message}"
+    return method
 
 
 class DataStream:
@@ -239,7 +259,7 @@ class DataStream:
             raise TypeError(f"get_side_output expects an OutputTag, got {output_tag!r}")
         node = SideOutputTransformation(name=f"SideOutput({output_tag.tag_id})", inputs=[self._transformation],
                                         type_info=output_tag.type_info, tag_id=output_tag.tag_id)
-        if isinstance(self._transformation, KeyedTransformation):
+        if isinstance(self._transformation, (KeyedTransformation, TwoInputTransformation)):
             self._transformation.has_side_output = True
         return DataStream(self._env, node)
 
@@ -308,17 +328,233 @@ class DataStream:
 
         return AllWindowedStream(self, window_assigner)
 
-    def connect(self, ds) -> Any:
-        raise NotImplementedError("connect is not supported yet")
+    def connect(self, ds: Union["DataStream", "BroadcastStream"]) -> Union["ConnectedStreams",
+                                                                          "BroadcastConnectedStream"]:
+        """Connects this stream with ``ds`` (possibly of another type) for a co-function:
+        ``map(CoMapFunction)``, ``flat_map(CoFlatMapFunction)``, ``process(CoProcessFunction)``,
+        or, after ``key_by(selector1, selector2)``, ``process(KeyedCoProcessFunction)`` with
+        keyed state and timers shared by both inputs. With a :class:`BroadcastStream`:
+        ``process((Keyed)BroadcastProcessFunction)``."""
+        if isinstance(ds, BroadcastStream):
+            return BroadcastConnectedStream(self, ds, ds.broadcast_state_descriptors)
+        if not isinstance(ds, DataStream):
+            raise TypeError(f"connect expects a DataStream or a BroadcastStream, got {ds!r}")
+        return ConnectedStreams(self, ds)
 
-    def broadcast(self, *args) -> Any:
-        raise NotImplementedError("broadcast is not supported yet")
+    def broadcast(self, *broadcast_state_descriptors: MapStateDescriptor) -> Union["DataStream", "BroadcastStream"]:
+        """Without arguments: every element goes to every parallel instance of the next
+        operator. With MapStateDescriptors: a :class:`BroadcastStream` whose elements update
+        those broadcast states in every parallel instance of the operator it is connected to."""
+        if not broadcast_state_descriptors:
+            return self._partition("BROADCAST")
+        for descriptor in broadcast_state_descriptors:
+            if not isinstance(descriptor, MapStateDescriptor):
+                raise TypeError(f"broadcast state must be described by a MapStateDescriptor, got {descriptor!r}")
+        return BroadcastStream(self, list(broadcast_state_descriptors))
 
-    def partition_custom(self, partitioner, key_selector) -> "DataStream":
-        raise NotImplementedError("partition_custom is not supported: Spark partitions by key itself")
+    def partition_custom(self, partitioner: Union[Callable, Partitioner],
+                         key_selector: Union[Callable, KeySelector]) -> "DataStream":
+        """Asks ``partitioner.partition(key, number_of_instances)`` which parallel instance of the
+        next operator gets each element. On Spark the element stays in its partition (Spark
+        spreads work by its own rules); the partitioner still runs, and an index out of range
+        fails the job as in Flink."""
+        partitioner = _function(partitioner, Partitioner, "partition", "PartitionCustom")
+        key_selector = _function(key_selector, KeySelector, "get_key", "PartitionCustom")
+        node = PartitionTransformation(name="PartitionCustom", inputs=[self._transformation],
+                                       type_info=self._transformation.type_info, strategy="CUSTOM",
+                                       partitioner=partitioner, key_selector=key_selector)
+        return DataStream(self._env, node)
 
-    def cache(self) -> Any:
-        raise NotImplementedError("cache is not supported yet")
+    def cache(self) -> "CachedDataStream":
+        """Keeps this bounded stream's elements once a BATCH job has computed them, so that later
+        jobs of the session read them instead of computing them again (in STREAMING mode the
+        stream is computed as usual). ``invalidate()`` releases them."""
+        node = CacheTransformation(name="Cache", inputs=[self._transformation], type_info=self._transformation.type_info)
+        return CachedDataStream(self._env, node)
+
+
+class CachedDataStream(DataStream):
+    """A stream whose elements the first BATCH job computing them keeps (in Spark's cache) for the
+    later jobs that read it (made by :meth:`DataStream.cache`).
+
+    Example::
+
+        env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+        cleaned = env.from_collection(rows).map(clean).cache()
+        cleaned.print(); env.execute()                                   # computes and keeps
+        cleaned.filter(lambda r: r[1] > 0).print(); env.execute()        # reads what was kept
+        cleaned.invalidate()
+    """
+
+    def invalidate(self) -> None:
+        """Releases the kept elements; a later job computes them again."""
+        frame = self._transformation.handle.pop("frame", None)
+        if frame is not None:
+            frame.unpersist()
+
+    set_parallelism = _unsupported("Set parallelism for CachedDataStream is not supported.")
+    name = _unsupported("Set name for CachedDataStream is not supported.")
+    get_name = _unsupported("Get name of CachedDataStream is not supported.")
+    uid = _unsupported("Set uid for CachedDataStream is not supported.")
+    set_uid_hash = _unsupported("Set uid hash for CachedDataStream is not supported.")
+    set_max_parallelism = _unsupported("Set max parallelism for CachedDataStream is not supported.")
+    force_non_parallel = _unsupported("Set force non-parallel for CachedDataStream is not supported.")
+    set_buffer_timeout = _unsupported("Set buffer timeout for CachedDataStream is not supported.")
+    start_new_chain = _unsupported("Start new chain for CachedDataStream is not supported.")
+    disable_chaining = _unsupported("Disable chaining for CachedDataStream is not supported.")
+    slot_sharing_group = _unsupported("Setting slot sharing group for CachedDataStream is not supported.")
+
+
+class ConnectedStreams:
+    """Two streams, possibly of different types, processed together by a co-function.
+
+    Example::
+
+        class Enrich(KeyedCoProcessFunction):
+            def open(self, ctx):
+                self.name = ctx.get_state(ValueStateDescriptor("name", Types.STRING()))
+
+            def process_element1(self, order, ctx):   # (user_id, amount)
+                yield order[0], self.name.value(), order[1]
+
+            def process_element2(self, user, ctx):    # (user_id, name)
+                self.name.update(user[1])
+
+        orders.connect(users).key_by(lambda o: o[0], lambda u: u[0]).process(Enrich())
+    """
+
+    def __init__(self, stream1: DataStream, stream2: DataStream):
+        self.stream1 = stream1
+        self.stream2 = stream2
+
+    def key_by(self, key_selector1: Union[Callable, KeySelector], key_selector2: Union[Callable, KeySelector],
+               key_type: TypeInformation = None) -> "ConnectedStreams":
+        """Partitions both inputs by a common key: ``key_selector1`` for the first, ``key_selector2``
+        for the second."""
+        first = self.stream1._origin if isinstance(self.stream1, KeyedStream) else self.stream1
+        second = self.stream2._origin if isinstance(self.stream2, KeyedStream) else self.stream2
+        return ConnectedStreams(first.key_by(key_selector1, key_type), second.key_by(key_selector2, key_type))
+
+    def _is_keyed_stream(self) -> bool:
+        return isinstance(self.stream1, KeyedStream) and isinstance(self.stream2, KeyedStream)
+
+    def _co_process(self, func: Any, name: str, output_type: Any) -> DataStream:
+        _check_type_info(output_type, name)
+        check_picklable(func, "function", name)
+        node = TwoInputTransformation(name=name, inputs=[self.stream1._transformation, self.stream2._transformation],
+                                      type_info=output_type, function=func)
+        return DataStream(self.stream1._env, node)
+
+    def map(self, func: CoMapFunction, output_type: TypeInformation = None) -> DataStream:
+        """``map1`` for every element of the first input, ``map2`` for the second; one output each."""
+        if not isinstance(func, CoMapFunction):
+            raise TypeError("The input function must be a CoMapFunction!")
+        return self._co_process(_CoMapProcess(func), "Co-Map", output_type)
+
+    def flat_map(self, func: CoFlatMapFunction, output_type: TypeInformation = None) -> DataStream:
+        """``flat_map1``/``flat_map2`` for the elements of each input; every element they yield."""
+        if not isinstance(func, CoFlatMapFunction):
+            raise TypeError("The input function must be a CoFlatMapFunction!")
+        return self._co_process(_CoFlatMapProcess(func), "Co-Flat Map", output_type)
+
+    def process(self, func: Union[CoProcessFunction, KeyedCoProcessFunction],
+                output_type: TypeInformation = None) -> DataStream:
+        """Runs a CoProcessFunction, or on keyed inputs a KeyedCoProcessFunction (state and timers
+        per key, shared by both inputs); both may emit to side outputs."""
+        if not isinstance(func, (CoProcessFunction, KeyedCoProcessFunction)):
+            raise TypeError("The input must be a CoProcessFunction or KeyedCoProcessFunction!")
+        keyed = self._is_keyed_stream()
+        if isinstance(func, KeyedCoProcessFunction) and not keyed:
+            raise TypeError("a KeyedCoProcessFunction needs keyed inputs: call key_by(key_selector1, key_selector2) "
+                            "on the connected streams (or connect two KeyedStreams) before process(...)")
+        return self._co_process(func, "Keyed Co-Process" if keyed else "Co-Process", output_type)
+
+
+class BroadcastStream:
+    """A stream whose elements reach every parallel instance of the operator it is connected
+    to, where ``process_broadcast_element`` writes them into broadcast state (made by
+    :meth:`DataStream.broadcast` with MapStateDescriptors)."""
+
+    def __init__(self, input_stream: DataStream, broadcast_state_descriptors: list):
+        self.input_stream = input_stream
+        self.broadcast_state_descriptors = broadcast_state_descriptors
+
+
+class BroadcastConnectedStream:
+    """A stream connected with a :class:`BroadcastStream`.
+
+    Example (dynamic rules: each rule reaches every parallel instance)::
+
+        rules_state = MapStateDescriptor("rules", Types.STRING(), Types.INT())
+
+        class Apply(KeyedBroadcastProcessFunction):
+            def process_element(self, value, ctx):
+                limit = ctx.get_broadcast_state(rules_state).get("limit")
+                if limit is not None and value[1] > limit:
+                    yield value
+
+            def process_broadcast_element(self, rule, ctx):
+                ctx.get_broadcast_state(rules_state).put(rule[0], rule[1])
+
+        readings.key_by(lambda r: r[0]).connect(rules.broadcast(rules_state)).process(Apply())
+    """
+
+    def __init__(self, non_broadcast_stream: DataStream, broadcast_stream: BroadcastStream,
+                 broadcast_state_descriptors: list):
+        self.non_broadcast_stream = non_broadcast_stream
+        self.broadcast_stream = broadcast_stream
+        self.broadcast_state_descriptors = broadcast_state_descriptors
+
+    def process(self, func: Union[BroadcastProcessFunction, KeyedBroadcastProcessFunction],
+                output_type: TypeInformation = None) -> DataStream:
+        """Runs ``func``: ``process_element`` for the elements of this stream (reading the
+        broadcast state; keyed state and timers on a keyed stream), ``process_broadcast_element``
+        for the broadcast elements (writing it)."""
+        keyed = isinstance(self.non_broadcast_stream, KeyedStream)
+        if keyed and not isinstance(func, KeyedBroadcastProcessFunction):
+            raise TypeError("a keyed stream connected with a broadcast stream needs a KeyedBroadcastProcessFunction, "
+                            f"got {func!r}")
+        if not keyed and not isinstance(func, BroadcastProcessFunction):
+            raise TypeError("a non-keyed stream connected with a broadcast stream needs a BroadcastProcessFunction, "
+                            f"got {func!r}" + (" (or call key_by(...) first)"
+                                               if isinstance(func, KeyedBroadcastProcessFunction) else ""))
+        name = "Keyed-Co-Process-Broadcast" if keyed else "Co-Process-Broadcast"
+        _check_type_info(output_type, name)
+        check_picklable(func, "function", name)
+        node = TwoInputTransformation(
+            name=name, inputs=[self.non_broadcast_stream._transformation,
+                               self.broadcast_stream.input_stream._transformation],
+            type_info=output_type, function=func, broadcast_states=tuple(self.broadcast_state_descriptors))
+        return DataStream(self.non_broadcast_stream._env, node)
+
+
+class _CoFunctionProcess(CoProcessFunction):
+    """A CoMapFunction or CoFlatMapFunction run as a co-process function, as PyFlink runs them."""
+
+    def __init__(self, function: Any):
+        self.function = function
+
+    def open(self, runtime_context) -> None:
+        self.function.open(runtime_context)
+
+    def close(self) -> None:
+        self.function.close()
+
+
+class _CoMapProcess(_CoFunctionProcess):
+    def process_element1(self, value, ctx):
+        return (self.function.map1(value),)
+
+    def process_element2(self, value, ctx):
+        return (self.function.map2(value),)
+
+
+class _CoFlatMapProcess(_CoFunctionProcess):
+    def process_element1(self, value, ctx):
+        return self.function.flat_map1(value) or ()
+
+    def process_element2(self, value, ctx):
+        return self.function.flat_map2(value) or ()
 
 
 class _Project:
@@ -499,13 +735,6 @@ class KeyedStream(DataStream):
 
     # As in PyFlink, a KeyedStream is not an operator: it has no name, uid, parallelism or
     # chaining of its own, and its partitioning is the key's.
-    def _unsupported(message: str) -> Callable:
-        def method(self, *args, **kwargs):
-            raise Exception(message)
-
-        method.__doc__ = f"Raises, as in PyFlink: {message}"
-        return method
-
     name = _unsupported("Set name for KeyedStream is not supported. Name the operation after "
                         "key_by(...) instead, e.g. key_by(f).process(g).name('...').")
     get_name = _unsupported("Get name of KeyedStream is not supported.")
@@ -522,7 +751,6 @@ class KeyedStream(DataStream):
     cache = _unsupported("Cache for KeyedStream is not supported.")
     shuffle = rescale = rebalance = forward = broadcast = partition_custom = _unsupported(
         "Cannot override partitioning for KeyedStream.")
-    del _unsupported
 
 
 COLLECT_BUFFER_SIZE = "kindling.collect.buffer-size"

@@ -7,9 +7,10 @@ parallel operator instance.
 from __future__ import annotations
 
 import abc
-from typing import Any, Generic, Iterable, List, TypeVar
+from enum import Enum
+from typing import Any, Callable, Generic, Iterable, List, Optional, TypeVar
 
-from kindling.common.unsupported import MULTI_INPUT, missing_names, unsupported
+from kindling.common.unsupported import unsupported
 from kindling.datastream.output_tag import OutputTag
 from kindling.metrics.metricbase import MetricGroup, track
 
@@ -408,9 +409,8 @@ class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
 
 
 # -------------------------------------------------------------------------------------------
-# Broadcast process functions and async I/O: the interfaces, as in PyFlink. The streams that
-# run them (``DataStream.broadcast(...)``/``connect``, ``AsyncDataStream``) are not supported
-# by Kindling yet, and say so when used.
+# Broadcast process functions: the interfaces, as in PyFlink. The streams that run them
+# (``DataStream.broadcast(...)``/``connect``) are not supported by Kindling yet, and say so when used.
 
 
 class BaseBroadcastProcessFunction(Function):
@@ -486,16 +486,82 @@ class KeyedBroadcastProcessFunction(BaseBroadcastProcessFunction, Generic[KEY, I
         pass
 
 
-class AsyncFunction(Function, Generic[IN, OUT]):
-    """Asynchronous I/O per element (``async def async_invoke(value)`` returns the outputs)."""
+class AsyncRetryPredicate(abc.ABC, Generic[OUT]):
+    """When an attempt of ``async_invoke`` is retried: on its result, on its exception (each optional)."""
 
     @abc.abstractmethod
-    async def async_invoke(self, value: IN) -> List[OUT]: ...
+    def result_predicate(self) -> Optional[Callable[[List[OUT]], bool]]:
+        """A predicate on a result that asks for another attempt, or None."""
+
+    @abc.abstractmethod
+    def exception_predicate(self) -> Optional[Callable[[Exception], bool]]:
+        """A predicate on an exception that asks for another attempt, or None."""
+
+
+class AsyncRetryStrategy(abc.ABC, Generic[OUT]):
+    """How often and after which delay ``async_invoke`` is attempted again (see
+    ``kindling.datastream.async_retry_strategies``)."""
+
+    @abc.abstractmethod
+    def can_retry(self, current_attempts: int) -> bool:
+        """Whether another attempt may follow attempt number ``current_attempts`` (from 1)."""
+
+    @abc.abstractmethod
+    def get_backoff_time_millis(self, current_attempts: int) -> int:
+        """The delay before the attempt after attempt number ``current_attempts``."""
+
+    @abc.abstractmethod
+    def get_retry_predicate(self) -> AsyncRetryPredicate[OUT]:
+        """The predicates that decide whether an attempt is retried."""
+
+    @staticmethod
+    def no_restart() -> "AsyncRetryStrategy":
+        from kindling.datastream import async_retry_strategies
+
+        return async_retry_strategies.NO_RETRY_STRATEGY
+
+    @staticmethod
+    def fixed_delay(max_attempts: int, backoff_time_millis: int,
+                    result_predicate: Optional[Callable[[List[OUT]], bool]],
+                    exception_predicate: Optional[Callable[[Exception], bool]]) -> "AsyncRetryStrategy":
+        from kindling.datastream.async_retry_strategies import FixedDelayRetryStrategy
+
+        return FixedDelayRetryStrategy(max_attempts, backoff_time_millis, result_predicate, exception_predicate)
+
+    @staticmethod
+    def exponential_backoff(max_attempts: int, initial_delay: int, max_retry_delay: int, multiplier: float,
+                            result_predicate: Optional[Callable[[List[OUT]], bool]],
+                            exception_predicate: Optional[Callable[[Exception], bool]]) -> "AsyncRetryStrategy":
+        from kindling.datastream.async_retry_strategies import ExponentialBackoffDelayRetryStrategy
+
+        return ExponentialBackoffDelayRetryStrategy(max_attempts, initial_delay, max_retry_delay, multiplier,
+                                                    result_predicate, exception_predicate)
+
+
+class AsyncFunction(Function, Generic[IN, OUT]):
+    """Asynchronous I/O per element: ``async def async_invoke(value)`` returns the list of
+    outputs; many elements are in flight at once (see ``AsyncDataStream``)."""
+
+    @abc.abstractmethod
+    async def async_invoke(self, value: IN) -> List[OUT]:
+        """Starts the request for ``value`` and returns its outputs; an exception fails the job."""
 
     def timeout(self, value: IN) -> List[OUT]:
         """Called when ``async_invoke`` times out; by default the job fails, as in PyFlink."""
         raise TimeoutError("Async function call has timed out for input: " + str(value))
 
 
-__getattr__ = missing_names(__name__, dict.fromkeys(
-    ["AsyncFunctionDescriptor", "AsyncRetryPredicate", "AsyncRetryStrategy"], MULTI_INPUT))
+class AsyncFunctionDescriptor:
+    """An async function with its timeout, capacity, retry strategy and output mode."""
+
+    class OutputMode(Enum):
+        ORDERED = 0
+        UNORDERED = 1
+
+    def __init__(self, async_function: AsyncFunction, timeout: Any, capacity: int,
+                 async_retry_strategy: AsyncRetryStrategy, output_mode: "AsyncFunctionDescriptor.OutputMode"):
+        self.async_function = async_function
+        self.timeout = timeout
+        self.capacity = capacity
+        self.async_retry_strategy = async_retry_strategy
+        self.output_mode = output_mode

@@ -13,7 +13,7 @@ from kindling.datastream.data_stream import DataStream, check_picklable
 from kindling.datastream.execution_mode import RuntimeExecutionMode
 from kindling.datastream.slot_sharing_group import SlotSharingGroup
 from kindling.datastream.time_characteristic import TimeCharacteristic
-from kindling.graph.specs import CollectionSourceSpec, SequenceSourceSpec, TextFileSourceSpec
+from kindling.graph.specs import CollectionSourceSpec, FileSourceSpec, SequenceSourceSpec
 from kindling.graph.transformation import (
     ChainedTransformation,
     SinkTransformation,
@@ -208,8 +208,14 @@ class StreamExecutionEnvironment:
         """As ``add_jars`` (``pipeline.classpaths``): Spark has one list of jars, ``spark.jars``."""
         self._append("pipeline.classpaths", *classpaths)
 
-    @unsupported(f"{JVM_ONLY}; read files with from_source(FileSource...) or read_text_file")
-    def create_input(self, input_format, type_info=None) -> DataStream: ...
+    def create_input(self, input_format, type_info=None) -> DataStream:
+        """A bounded stream of the records an input format reads: ``AvroInputFormat(path, schema)``
+        (Avro files as dicts), the one PyFlink offers in Python."""
+        if getattr(input_format, "kind", None) != "avro" or not hasattr(input_format, "path"):
+            raise TypeError(f"create_input reads an AvroInputFormat(path, schema); for other files use "
+                            f"from_source(FileSource...), got {input_format!r}")
+        return self._source(FileSourceSpec(paths=[input_format.path], format=input_format), "Avro Input Format",
+                            type_info or input_format.get_produced_type())
 
     @unsupported(FAULT_TOLERANCE)
     def get_checkpoint_config(self): ...
@@ -266,8 +272,27 @@ class StreamExecutionEnvironment:
 
     def read_text_file(self, file_path: str, charset_name: str = "UTF-8") -> DataStream:
         """A bounded stream of the lines of a text file (or the files of a directory)."""
-        return self._source(TextFileSourceSpec(paths=[file_path], charset=charset_name), "Read Text File",
-                            Types.STRING())
+        from kindling.datastream.connectors.file_system import StreamFormat
+
+        return self._source(FileSourceSpec(paths=[file_path], format=StreamFormat.text_line_format(charset_name)),
+                            "Read Text File", Types.STRING())
+
+    def socket_text_stream(self, hostname: str, port: int, delimiter: str = "\n", max_retry: int = 0) -> DataStream:
+        """An unbounded stream of the lines (split at ``delimiter``) a TCP server at ``hostname:port``
+        sends, for demos (Flink's ``socketTextStream``; PyFlink 2.3 lacks it): ``nc -lk 9999`` and type.
+        When the connection closes the source reconnects up to ``max_retry`` times (negative: for
+        ever), then ends. Not replayable: lines not yet processed when the job stops are lost."""
+        from kindling.graph.specs import SocketTextSourceSpec
+
+        if not isinstance(hostname, str) or not hostname or isinstance(port, bool) or not isinstance(port, int) \
+                or not 0 < port < 65536:
+            raise ValueError(f"socket_text_stream needs a host name and a port (1-65535), got {hostname!r}, {port!r}")
+        if not isinstance(delimiter, str) or not delimiter:
+            raise ValueError(f"socket_text_stream needs a non-empty delimiter, got {delimiter!r}")
+        if isinstance(max_retry, bool) or not isinstance(max_retry, int):
+            raise ValueError(f"max_retry must be an int (negative: retry for ever), got {max_retry!r}")
+        return self._source(SocketTextSourceSpec(hostname=hostname, port=port, delimiter=delimiter,
+                                                 max_retry=max_retry), "Socket Stream", Types.STRING())
 
     def from_source(self, source: Any, watermark_strategy: Any, source_name: str,
                     type_info: TypeInformation = None) -> DataStream:

@@ -27,6 +27,7 @@ from kindling.graph.transformation import (
     SinkTransformation,
     SourceTransformation,
     Transformation,
+    TwoInputTransformation,
     UnionTransformation,
     upstream_graph,
 )
@@ -44,7 +45,8 @@ _NON_PARALLEL_SOURCES = {"CollectionSourceSpec"}
 
 def _is_virtual(node: Transformation) -> bool:
     """Nodes Flink's plan leaves out: their consumers read their inputs directly."""
-    return isinstance(node, (UnionTransformation, SideOutputTransformation)) or getattr(node, "kind", "") == "partition"
+    return isinstance(node, (UnionTransformation, SideOutputTransformation)) or getattr(node, "kind", "") in (
+        "partition", "cache")
 
 
 def _is_sink_function(node: Transformation) -> bool:
@@ -61,6 +63,11 @@ def _type_name(node: Transformation) -> str:
     if isinstance(node, KeyedTransformation) and node.name in _KEYED_PYFLINK_NAMES:
         return _KEYED_PYFLINK_NAMES[node.name]
     return _PYFLINK_NAMES.get(node.name, node.name)
+
+
+def _reads_keys(node: Transformation) -> bool:
+    """Whether ``node`` reads its keyed inputs by key (HASH) rather than as plain streams."""
+    return isinstance(node, KeyedTransformation) or (isinstance(node, TwoInputTransformation) and node.keyed)
 
 
 def _pact(node: Transformation) -> str:
@@ -115,16 +122,17 @@ class _PlanBuilder:
         operators, key-by exits, side outputs and sinks run in their input's pass."""
         count = itertools.count()
         for node in self.graph:
-            if isinstance(node, (SourceTransformation, UnionTransformation, KeyedTransformation)) or not node.inputs:
+            if isinstance(node, (SourceTransformation, UnionTransformation, KeyedTransformation,
+                                 TwoInputTransformation)) or not node.inputs:
                 self.stage[node.id] = (next(count), node.id)
             else:
                 self.stage[node.id] = self.stage[node.inputs[0].id]
 
     # -- building ---------------------------------------------------------------------
     def predecessor(self, consumer: Transformation, parent: Transformation, hint: str | None) -> dict:
-        if isinstance(parent, KeyByTransformation) and not isinstance(consumer, KeyedTransformation):
+        if isinstance(parent, KeyByTransformation) and not _reads_keys(consumer):
             return {"id": self.keyed_values_node(consumer, parent), "ship_strategy": hint or "FORWARD", "side": "second"}
-        if isinstance(consumer, KeyedTransformation):
+        if _reads_keys(consumer):
             strategy = "HASH"
         elif hint:
             strategy = hint

@@ -31,13 +31,22 @@ class SequenceSourceSpec(SourceSpec):
     end: int = 0
 
 
+#: files larger than this are read in several splits where their format allows (byte ranges of
+#: line formats, row groups of Parquet)
+SPLIT_BYTES = 64 * 1024 * 1024
+
+
 @dataclass(eq=False)
-class TextFileSourceSpec(SourceSpec):
-    """Lines of the text files under ``paths``; watched for new files when ``monitor_interval_ms`` is set."""
+class FileSourceSpec(SourceSpec):
+    """Records of the files under ``paths`` (local paths or filesystem URIs such as ``file://``,
+    ``s3://``) read with ``format`` (a ``StreamFormat`` or ``BulkFormat``); watched for new
+    files every ``monitor_interval_ms`` when that is set. Files are read in splits of about
+    ``split_bytes`` where the format allows."""
 
     paths: list = field(default_factory=list)
-    charset: str = "UTF-8"
+    format: Any = None
     monitor_interval_ms: int | None = None
+    split_bytes: int = SPLIT_BYTES
 
     @property
     def bounded(self) -> bool:  # type: ignore[override]
@@ -45,7 +54,7 @@ class TextFileSourceSpec(SourceSpec):
 
     def check(self) -> None:
         for path in self.paths:
-            if not os.path.exists(path):
+            if "://" not in path and not os.path.exists(path):
                 raise FileNotFoundError(f"FileSource path does not exist: {path} (create it before the job "
                                         "is built, or correct the path)")
 
@@ -82,15 +91,26 @@ class DiscardSinkSpec(SinkSpec):
 
 
 @dataclass(eq=False)
-class RowFileSinkSpec(SinkSpec):
-    """Row-encoded files under ``base_path``, Flink's ``FileSink.for_row_format``."""
+class FileSinkSpec(SinkSpec):
+    """Part files under ``base_path`` (a local path or filesystem URI), Flink's ``FileSink``:
+    each element encoded by ``encoder`` on a line (``for_row_format``), or written by the bulk
+    ``writer`` (``for_bulk_format``: Parquet, ORC, CSV, Avro); a part file per task and
+    micro-batch (rolled on checkpoint), row formats rolling earlier past ``part_size``. ``bucket_format`` (a strftime
+    format, in ``bucket_timezone``) names the bucket directory from the micro-batch's time;
+    None writes into ``base_path`` itself."""
 
     base_path: str = ""
     encoder: Any = None
+    writer: Any = None
     part_prefix: str = "part"
     part_suffix: str = ""
     bucket_format: str | None = "%Y-%m-%d--%H"
-    layout = "encoded"
+    bucket_timezone: str | None = None
+    part_size: int | None = None  # row formats: a part file rolls past this many bytes
+
+    @property
+    def layout(self) -> str:  # type: ignore[override]
+        return "encoded" if self.writer is None else "pickled"
 
 
 #: how a window keeps its contents until it fires: the reduced value (``reduce``), an
@@ -158,3 +178,144 @@ class KafkaSinkSpec(SinkSpec):
     guarantee: str = "NONE"
     transactional_id_prefix: str | None = None
     properties: dict = field(default_factory=dict)
+    writes_timestamps = True  # element timestamps become record timestamps (a __ts column), as in Flink
+
+    @property
+    def layout(self) -> str:  # type: ignore[override]
+        """``encoded`` (the stage serializes values, saving a pickle round trip) unless keys or
+        topics depend on the element, which the sink then gets ``pickled``."""
+        return "encoded" if self.key_schema is None and self.topic_selector is None else "pickled"
+
+    @property
+    def encoder(self) -> "KafkaValueEncoder | None":
+        return KafkaValueEncoder(self.value_schema) if self.layout == "encoded" else None
+
+
+class KafkaValueEncoder:
+    """A KafkaSink's value serialization schema, run in the stage producing the elements."""
+
+    def __init__(self, schema: Any):
+        self.schema = schema
+
+    def encode(self, value: Any, type_info: Any) -> bytes:
+        try:
+            return self.schema.serialize(value)
+        except Exception as exc:
+            raise ValueError(f"KafkaSink could not serialize {value!r}: {type(exc).__name__}: {exc}") from exc
+
+
+@dataclass(eq=False)
+class JdbcSinkSpec(SinkSpec):
+    """Runs ``sql`` (JDBC ``?`` placeholders) for each element, a Row of ``type_info``, through the
+    Python driver of the database ``url`` names; rows go in batches of ``batch_size`` (or older than
+    ``batch_interval_ms``), a failed batch is retried ``max_retries`` times. ``exactly_once``: one
+    transaction per task and micro-batch, with a commit marker so a replayed batch writes nothing."""
+
+    sql: str = ""
+    type_info: Any = None
+    url: str = ""
+    driver_name: str | None = None
+    user_name: str | None = None
+    password: str | None = None
+    batch_size: int = 5000
+    batch_interval_ms: int = 0
+    max_retries: int = 3
+    exactly_once: bool = False
+
+    @property
+    def dialect(self) -> str:
+        """The database kind the URL names (a key of :data:`JDBC_DRIVERS`)."""
+        return self.url[len("jdbc:"):].split(":", 1)[0].lower() if self.url.startswith("jdbc:") else ""
+
+    def check(self) -> None:
+        """Fails on what is wrong before any database is reached: the URL's database kind, the
+        Python driver it needs, and the number of ``?`` placeholders against the row's fields."""
+        if self.dialect not in JDBC_DRIVERS:
+            supported = ", ".join(f"jdbc:{d}:" for d in JDBC_DRIVERS)
+            raise ValueError(f"JdbcSink: unsupported JDBC URL {self.url!r}; Kindling supports {supported}")
+        module, package = JDBC_DRIVERS[self.dialect]
+        try:
+            __import__(module)
+        except ImportError:
+            raise ImportError(f"JdbcSink: the URL {self.url!r} needs the Python driver {module}: "
+                              f"pip install '{package}' (or pip install 'kindling-streams[jdbc]')") from None
+        arity = len(self.type_info.get_field_types())
+        placeholders = len(split_jdbc_sql(self.sql)) - 1
+        if placeholders != arity:
+            raise ValueError(f"JdbcSink: the SQL has {placeholders} '?' placeholders but the RowTypeInfo has "
+                             f"{arity} fields ({self.sql!r}); each field fills one placeholder, in order")
+
+
+#: database kind in ``jdbc:<kind>:...`` -> (Python driver module, pip package providing it)
+JDBC_DRIVERS = {"postgresql": ("psycopg", "psycopg[binary]"), "sqlite": ("sqlite3", "the Python standard library")}
+
+
+def split_jdbc_sql(sql: str) -> list[str]:
+    """The text of ``sql`` between its JDBC ``?`` placeholders (one piece more than placeholders);
+    a ``?`` in a quoted string or identifier, a comment or a dollar-quoted string is text."""
+    pieces: list[str] = []
+    start = i = 0
+    n = len(sql)
+    while i < n:
+        c = sql[i]
+        if c in "'\"":
+            end = i + 1
+            while end < n:  # a doubled quote inside is the quote itself
+                if sql[end] == c:
+                    if end + 1 < n and sql[end + 1] == c:
+                        end += 2
+                        continue
+                    break
+                end += 1
+            i = end + 1
+        elif sql.startswith("--", i):
+            newline = sql.find("\n", i)
+            i = n if newline < 0 else newline + 1
+        elif sql.startswith("/*", i):
+            close = sql.find("*/", i + 2)
+            i = n if close < 0 else close + 2
+        elif c == "$":
+            tag_end = sql.find("$", i + 1)
+            tag = sql[i:tag_end + 1] if tag_end > 0 else ""
+            if tag and (tag == "$$" or tag[1:-1].isidentifier()):
+                close = sql.find(tag, tag_end + 1)
+                i = n if close < 0 else close + len(tag)
+            else:
+                i += 1
+        elif c == "?":
+            pieces.append(sql[start:i])
+            start = i = i + 1
+        else:
+            i += 1
+    pieces.append(sql[start:])
+    return pieces
+
+
+@dataclass(eq=False)
+class DataGenSourceSpec(SourceSpec):
+    """``generator(i)`` for the indexes ``0 <= i < count`` (Flink's DataGeneratorSource), at most
+    ``rate`` records a second over all splits (None: as fast as read); unbounded when ``count`` is
+    None. Its splits stay the same from micro-batch to micro-batch (``continuous_splits``)."""
+
+    generator: Any = None
+    count: int | None = None
+    rate: float | None = None
+    continuous_splits = True
+
+    @property
+    def bounded(self) -> bool:  # type: ignore[override]
+        return self.count is not None
+
+
+@dataclass(eq=False)
+class SocketTextSourceSpec(SourceSpec):
+    """Lines (split at ``delimiter``) read from a TCP server at ``hostname:port``; on a closed
+    connection, reconnects up to ``max_retry`` times (negative: forever) half a second apart, then
+    ends. One split, the same from micro-batch to micro-batch (``continuous_splits``)."""
+
+    hostname: str = "localhost"
+    port: int = 0
+    delimiter: str = "\n"
+    max_retry: int = 0
+    bounded = False
+    continuous_splits = True

@@ -45,7 +45,8 @@ class ChainedTransformation(Transformation):
     """A stateless one-input operation, fused with its neighbours into one Python pass.
 
     ``operation`` is one of ``map``, ``flat_map``, ``filter``, ``process``, ``timestamps``
-    (assigns timestamps and watermarks) or ``sink_function``; ``function`` is the user's.
+    (assigns timestamps and watermarks), ``async`` (AsyncDataStream) or ``sink_function``;
+    ``function`` is the user's.
     """
 
     operation: str = "map"
@@ -67,7 +68,8 @@ class KeyByTransformation(Transformation):
 
 @dataclass(eq=False)
 class KeyedTransformation(Transformation):
-    """A keyed stateful operation over a KeyByTransformation, as the user asked for it.
+    """A keyed stateful operation over a KeyByTransformation (or several, whose elements it
+    reads as one keyed stream: the inputs of a keyed co-function), as the user asked for it.
 
     ``operation`` is ``process`` (``function`` is a KeyedProcessFunction), ``map``,
     ``flat_map``, ``filter`` or ``reduce`` (``function`` is the user's), one of the rolling
@@ -87,6 +89,30 @@ class KeyedTransformation(Transformation):
 
 
 @dataclass(eq=False)
+class TwoInputTransformation(Transformation):
+    """A co-function over two connected streams (``inputs``: the first and the second).
+
+    ``function`` is a CoProcessFunction, or a KeyedCoProcessFunction when both inputs are
+    KeyByTransformations (``keyed``): then the state and timers of a key are shared by both
+    inputs. Co-map and co-flat-map are co-process functions built by the API, as in PyFlink.
+    With ``broadcast_states`` (MapStateDescriptors) the second input is broadcast to every
+    parallel instance and ``function`` is a (Keyed)BroadcastProcessFunction, keyed when the
+    first input is.
+    """
+
+    function: Any = None
+    has_side_output: bool = False
+    broadcast_states: tuple = ()
+    kind = "two_input"
+
+    @property
+    def keyed(self) -> bool:
+        first, second = self.inputs
+        return isinstance(first, KeyByTransformation) and (
+            bool(self.broadcast_states) or isinstance(second, KeyByTransformation))
+
+
+@dataclass(eq=False)
 class UnionTransformation(Transformation):
     """Merges streams of the same type."""
 
@@ -97,13 +123,25 @@ class UnionTransformation(Transformation):
 class PartitionTransformation(Transformation):
     """How its input is spread over the next operator's parallel instances (``shuffle``,
     ``rescale``, ``rebalance``, ``forward``): recorded for the plan; on Spark a pass-through,
-    since Spark repartitions by its own rules between stages."""
+    since Spark repartitions by its own rules between stages. ``BROADCAST`` sends each element
+    to every instance; ``CUSTOM`` asks ``partitioner`` for the instance of ``key_selector``'s key."""
 
     strategy: str = "REBALANCE"
+    partitioner: Any = None
+    key_selector: Any = None
     kind = "partition"
 
     def describe(self) -> dict:
         return {"strategy": self.strategy}
+
+
+@dataclass(eq=False)
+class CacheTransformation(Transformation):
+    """Its input's elements, kept after the first BATCH job that computes them for later jobs
+    (``DataStream.cache()``); ``handle`` holds what the compiler cached, shared by copies of the node."""
+
+    handle: dict = field(default_factory=dict)
+    kind = "cache"
 
 
 @dataclass(eq=False)

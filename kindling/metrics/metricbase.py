@@ -158,6 +158,12 @@ def track(operator: str, subtask: int, group: MetricGroup) -> None:
     _tracked[(operator, subtask)] = group
 
 
+def untrack(operator: str, subtask: int) -> None:
+    """``operator``'s parallel instance ``subtask`` ended with its job: its metrics leave the
+    reports (a gauge would otherwise report its last value into every later job of the worker)."""
+    _tracked.pop((operator, subtask), None)
+
+
 def take_updates() -> dict:
     """What this worker's metrics did since the last call: ``{"operator.metric": (kind, value)}``
     (merged by :func:`merge_update`)."""

@@ -24,7 +24,7 @@ class ChainNode:
 
     uid: str
     name: str
-    operation: str  # map | flat_map | filter | process | timestamps | sink_function
+    operation: str  # map | flat_map | filter | process | timestamps | sink_function | async
     function: Any = None
     children: list["ChainNode"] = field(default_factory=list)
     exits: list[int] = field(default_factory=list)
@@ -35,14 +35,41 @@ class ChainNode:
 
 class Record:
     """Timestamp and watermark stamp of the element being pushed through the chain (and a
-    fixed processing time, for tests; None reads the clock)."""
+    fixed processing time, for tests; None reads the clock).
 
-    __slots__ = ("timestamp", "watermark", "processing_time")
+    An operation that emits an element after later ones arrived (async I/O) keeps the element's
+    other facts with ``save_context()`` and puts them back with ``restore_context``: the stage
+    binds them to what its exits read besides timestamp and stamp (the input channel). Such an
+    operation registers a finisher: ``finish(final)`` emits what it has completed, and when
+    ``final`` (the task's input ended) everything it still holds.
+    """
+
+    __slots__ = ("timestamp", "watermark", "processing_time", "save_context", "restore_context", "finishers")
 
     def __init__(self) -> None:
         self.timestamp: int | None = None
         self.watermark: int | None = None
         self.processing_time: int | None = None
+        self.save_context: Callable[[], Any] = _no_context
+        self.restore_context: Callable[[Any], None] = _ignore_context
+        self.finishers: list[Callable[[bool], None]] = []
+
+    def add_finisher(self, finisher: Callable[[bool], None]) -> None:
+        # Downstream operations are built (and register) before their upstream ones: inserting
+        # first runs upstream finishers first, so that what they emit is finished too.
+        self.finishers.insert(0, finisher)
+
+    def finish(self, final: bool = True) -> None:
+        for finisher in self.finishers:
+            finisher(final)
+
+
+def _no_context() -> None:
+    return None
+
+
+def _ignore_context(_context: Any) -> None:
+    pass
 
 
 def opened_function(uid: str, function: Any, task_info: TaskInfo, context_factory=TaskRuntimeContext) -> Any:
@@ -146,7 +173,7 @@ def build_chain(
     name = node.name
     op = node.operation
     fn = node.function
-    if op != "timestamps":
+    if op not in ("timestamps", "async"):
         fn = opened_function(node.uid, fn, _node_task_info(node, task_info))
 
     if op == "map":
@@ -251,6 +278,11 @@ def build_chain(
             except Exception as exc:
                 raise user_function_failure(name, exc) from None
             downstream(value)
+
+    elif op == "async":
+        from kindling.runtime.async_wait import async_wait_push
+
+        push = async_wait_push(node.uid, name, fn, record, _node_task_info(node, task_info), downstream)
 
     else:
         raise ValueError(f"unknown chained operation {op!r}")

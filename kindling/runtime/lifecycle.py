@@ -36,6 +36,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from kindling.metrics.metricbase import untrack
 from kindling.runtime.errors import MARKER_BEGIN, UserFunctionError
 
 ENDED_PROPERTY = "kindling.lifecycle.ended"  # comma-separated ids of the jobs that ended
@@ -95,11 +96,13 @@ def close_job(job: str) -> list[UserFunctionError]:
     errors: list[UserFunctionError] = []
     closing, _closing = _closing, True  # an operator's close() error is no task failure
     try:
-        for instance in instances.values():
+        for (_, subtask), instance in instances.items():
             try:
                 instance.close(instance.value)
             except Exception as exc:
                 errors.append(_as_user_error(instance.name, exc))
+            finally:
+                untrack(instance.name, subtask)  # an ended job's gauges stop reporting in this worker
     finally:
         _closing = closing
     return errors

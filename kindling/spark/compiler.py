@@ -30,6 +30,8 @@ from kindling.graph.transformation import (
     upstream_graph,
 )
 from kindling.runtime.chain import ChainNode
+from kindling.runtime.co_functions import BroadcastProcessAdapter
+from kindling.spark.lowering import lower
 from kindling.spark.metrics import MetricsParam
 from kindling.spark.sources import FORMAT, KindlingSource, SourcePlan, WatermarkHandOff, encode_option
 from kindling.spark.stage import CHANNEL, EXIT, TS, WM, ExitPlan, StagePlan, arrow_stage_function
@@ -56,6 +58,12 @@ class CompiledSink:
         return part.select([F.col(src).alias(name) for name, src in self.columns.items()])
 
 
+def _writes_timestamps(node: Transformation) -> bool:
+    """Whether ``node`` is a sink that writes each element's timestamp (a ``__ts`` column), as
+    Flink's KafkaSink does (its spec says ``writes_timestamps``)."""
+    return getattr(getattr(node, "sink", None), "writes_timestamps", False)
+
+
 @dataclass
 class CompiledJob:
     df: DataFrame
@@ -65,16 +73,21 @@ class CompiledJob:
     late_records: dict = field(default_factory=dict)
     handoff: WatermarkHandOff | None = None  # unbounded event-time jobs: watermark back to the sources
     metrics: Any = None  # accumulator of the user metrics (kindling.spark.metrics)
+    broadcasts: list = field(default_factory=list)  # BroadcastHandOffs of broadcast operators
 
     def after_batch(self, batch_id: int) -> None:
         """The runner calls this after each micro-batch (on the driver)."""
         if self.handoff is not None:
             self.handoff.after_batch(batch_id)
+        for broadcast in self.broadcasts:
+            broadcast.after_batch()
 
     def close(self) -> None:
         """The runner calls this when the job ends, however it ends."""
         if self.handoff is not None:
             self.handoff.close()
+        for broadcast in self.broadcasts:
+            broadcast.close()
 
 
 @dataclass(frozen=True)
@@ -114,7 +127,7 @@ class Compiler:
                  time_settings: TimeSettings | None = None, one_step: bool = False):
         self.spark = spark
         self.time = time_settings or TimeSettings()
-        self.sinks = sinks
+        self.sinks = sinks = lower(sinks, parallelism, batch=not streaming and not one_step)
         self.streaming = streaming  # a Spark streaming query (else one Spark batch job)
         self.one_step = one_step  # STREAMING semantics in one Spark batch job (kindling/spark/one_step.py)
         self.parallelism = parallelism
@@ -147,6 +160,12 @@ class Compiler:
         self.bounded = all(n.source.bounded for n in self.nodes if isinstance(n, SourceTransformation))
         self.handoff = WatermarkHandOff(self.watermarks) if streaming and not self.bounded else None
         self.shuffle_partitions = int(spark.conf.get("spark.sql.shuffle.partitions", "200")) if streaming else 1
+        self.broadcasts: list = []
+        if any(isinstance(n, KeyedTransformation) and isinstance(n.function, BroadcastProcessAdapter)
+               for n in self.nodes) and not streaming:
+            raise NotImplementedError(
+                "broadcast state runs in STREAMING mode only (bounded inputs run in STREAMING mode too): "
+                "remove set_runtime_mode(RuntimeExecutionMode.BATCH) from this job")
 
     # -- planning ---------------------------------------------------------------------
     def _plan(self, root: Transformation) -> StagePlan:
@@ -167,6 +186,15 @@ class Compiler:
                              metrics=self.metrics)
             self.plans[root.id] = plan
         return plan
+
+    def broadcast_handoff(self) -> Any:
+        """The driver's side of a broadcast operator's states (kindling/spark/broadcast.py)."""
+        from kindling.spark.broadcast import BroadcastHandOff
+        from kindling.spark.session import scratch_dir
+
+        handoff = BroadcastHandOff(self.spark, scratch_dir())
+        self.broadcasts.append(handoff)
+        return handoff
 
     def watermark_accumulator(self, name: str) -> Any:
         """A Spark accumulator (max) of a keyed operator's watermark, read by the hand-off."""
@@ -229,7 +257,7 @@ class Compiler:
             exit_plan.assigner = f"{self.job_id}/{assigner.id}"
             exit_plan.idleness_ms = getattr(assigner.function, "idleness_ms", None)
         plan.exits.append(exit_plan)
-        if self.timed[producer.id]:
+        if self.timed[producer.id] or _writes_timestamps(consumer):
             plan.timed_exits.add(exit_plan.index)
         self.exit_of[(producer.id, consumer.id)] = exit_plan
         self._attach(producer, chain_nodes, exit_index=exit_plan.index)
@@ -276,8 +304,10 @@ class Compiler:
             exit_plan = self.exit_of[(sink.inputs[0].id, sink.id)]
             df = self.stage_output(sink.inputs[0], exit_plan)
             columns = {f.name: exit_plan.prefixed(f.name) for f in exit_plan.value_fields()}
+            if _writes_timestamps(sink):
+                columns[TS] = TS
             return CompiledJob(df, [CompiledSink(0, sink, columns, filtered=False)], self.streaming, bounded,
-                               self.late_records, self.handoff, self.metrics)
+                               self.late_records, self.handoff, self.metrics, self.broadcasts)
         # Sinks fed by the same stage read one frame of it: a union of per-sink copies would run
         # the stage (and every function in it, sink functions included) once per sink.
         by_stage: dict[int, list[tuple[int, SinkTransformation, ExitPlan]]] = defaultdict(list)
@@ -285,7 +315,7 @@ class Compiler:
         for i, sink in enumerate(self.sinks):
             exit_plan = self.exit_of[(sink.inputs[0].id, sink.id)]
             by_stage[self.root_of[sink.inputs[0].id].id].append((i, sink, exit_plan))
-            names = [f.name for f in exit_plan.value_fields()]
+            names = [f.name for f in exit_plan.value_fields()] + ([TS] if _writes_timestamps(sink) else [])
             compiled_sinks.append(CompiledSink(i, sink, {c: f"s{i}__{c}" for c in names}))
         frames = []
         for root_id, sinks in by_stage.items():
@@ -298,11 +328,14 @@ class Compiler:
             columns = [index.alias(SINK)]
             for i, _, exit_plan in sinks:
                 columns += [F.col(exit_plan.prefixed(f.name)).alias(f"s{i}__{f.name}") for f in exit_plan.value_fields()]
+                if _writes_timestamps(sink):
+                    columns.append(F.col(TS).alias(f"s{i}__{TS}"))
             frames.append(out.select(columns))
         df = frames[0]
         for other in frames[1:]:
             df = df.unionByName(other, allowMissingColumns=True)
-        return CompiledJob(df, compiled_sinks, self.streaming, bounded, self.late_records, self.handoff, self.metrics)
+        return CompiledJob(df, compiled_sinks, self.streaming, bounded, self.late_records, self.handoff, self.metrics,
+                           self.broadcasts)
 
     def stage_output(self, producer: Transformation, exit_plan: ExitPlan) -> DataFrame:
         """The output of ``producer``'s stage, restricted to the rows of one of its exits."""
@@ -327,16 +360,18 @@ class Compiler:
         if isinstance(root, SourceTransformation):
             df = self.source_frame(root).mapInArrow(arrow_stage_function(plan), plan.schema())
         elif isinstance(root, UnionTransformation):
-            parts = [self.exit_frame(p, root) for p in root.inputs]
-            union = parts[0]
-            for part in parts[1:]:
-                union = union.unionByName(part)
+            cache = getattr(root, "cache", None)  # DataStream.cache() in BATCH mode (kindling/spark/lowering.py)
+            union = cache.get("frame") if cache is not None else None
+            if union is None:
+                union = _union([self.exit_frame(p, root) for p in root.inputs])
+                if cache is not None:
+                    union = cache["frame"] = union.persist()
             df = union.mapInArrow(arrow_stage_function(plan), plan.schema())
         else:
             from kindling.spark.keyed import keyed_stage_frame
 
-            key_by = root.inputs[0]
-            df = keyed_stage_frame(self, root, self.exit_frame(key_by.inputs[0], key_by), plan)
+            # a keyed operator reads one key-by, or several (the inputs of a keyed co-function)
+            df = keyed_stage_frame(self, root, _union([self.exit_frame(k.inputs[0], k) for k in root.inputs]), plan)
         self.stage_frames[root.id] = df
         return df
 
@@ -361,6 +396,13 @@ class Compiler:
             self.spark._kindling_source_registered = True
         reader = self.spark.readStream if self.streaming else self.spark.read
         return reader.format(FORMAT).option("plan", encode_option(source_plan)).load()
+
+
+def _union(frames: list[DataFrame]) -> DataFrame:
+    union = frames[0]
+    for frame in frames[1:]:
+        union = union.unionByName(frame)
+    return union
 
 
 class _MaxParam(AccumulatorParam):

@@ -28,6 +28,7 @@ from kindling.spark.sources import KindlingSource, encode_option, read_handed_wa
 from kindling.spark.stage import CHANNEL, CONTROL_MARK, END_MARK, TS, WM
 
 FORMAT = "kindling_kafka"
+SKIPPED_METRIC = "numRecordsInErrors"  # records the deserializer skipped (Flink's connector metric name)
 ROWS_PER_ARROW_BATCH = 10_000
 METADATA_TIMEOUT_S = 10.0  # an unreachable broker fails the job after this long, not a hang
 READ_STALL_S = 30.0  # a partition read that makes no progress for this long fails
@@ -65,13 +66,17 @@ def _tp_of(key: str) -> tuple[str, int]:
 
 
 class KafkaPlan:
-    """A KafkaSourceSpec with what Spark needs: the value type and the execution mode."""
+    """A KafkaSourceSpec with what Spark needs: the value type, the execution mode, and where
+    skipped records are counted (the job's metrics accumulator, under the source's ``name``)."""
 
-    def __init__(self, spec: KafkaSourceSpec, type_info: Any, streaming: bool, watermark_file: str | None):
+    def __init__(self, spec: KafkaSourceSpec, type_info: Any, streaming: bool, watermark_file: str | None,
+                 name: str = "Kafka Source", metrics: Any = None):
         self.spec = spec
         self.type_info = type_info
         self.streaming = streaming
         self.watermark_file = watermark_file
+        self.name = name
+        self.metrics = metrics
 
     def schema(self) -> StructType:
         """The value's columns, the Kafka record timestamp (``__ts``), ``__wm`` (null but in control
@@ -196,23 +201,30 @@ def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
     spec = plan.spec
     label = f"{split.topic}-{split.partition}".encode()
     deserialize = spec.deserializer.deserialize
+    fast = _utf8_strings(spec.deserializer, codec)  # values decoded by Arrow, a batch at a time
     prefix = spec.client_id_prefix or "kindling-source"
     consumer = kafka.Consumer(_consumer_config(spec, **{"client.id": f"{prefix}-{split.topic}-{split.partition}"}))
     tp = kafka.TopicPartition(split.topic, split.partition, split.start)
     values: list = []
     stamps: list = []
+    offsets: list = []  # of ``values``, when ``fast``
+    skipped = 0
 
     def flush() -> pa.RecordBatch:
         n = len(values)
-        try:
-            arrays = codec.encode(values)
-        except Exception as exc:
-            raise ValueError(f"a value deserialized from Kafka {split.topic}-{split.partition} (offsets "
-                             f"{split.start}..{split.end - 1}) does not fit the source's type: {exc}") from None
+        if fast:
+            arrays = [_decode_utf8(values, offsets, split)]
+        else:
+            try:
+                arrays = codec.encode(values)
+            except Exception as exc:
+                raise ValueError(f"a value deserialized from Kafka {split.topic}-{split.partition} (offsets "
+                                 f"{split.start}..{split.end - 1}) does not fit the source's type: {exc}") from None
         batch = pa.RecordBatch.from_arrays(arrays + [pa.array(stamps, pa.int64()), pa.nulls(n, pa.int64()),
                                                      pa.array([label] * n, pa.binary())], names=names)
         values.clear()
         stamps.clear()
+        offsets.clear()
         return batch
 
     try:
@@ -229,12 +241,17 @@ def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
                     position = split.end
                     break
                 try:
-                    value = deserialize(m.value())
+                    value = m.value()
+                    if fast and value is not None:
+                        offsets.append(offset)
+                    else:
+                        value = deserialize(value)
                 except Exception as exc:
                     raise ValueError(f"could not deserialize the Kafka record at {split.topic}-{split.partition} "
                                      f"offset {offset}: {type(exc).__name__}: {exc}") from None
                 position = offset + 1
                 if value is None:  # Flink skips records a deserializer turns into null
+                    skipped += 1
                     continue
                 kind, ts = m.timestamp()
                 values.append(value)
@@ -252,8 +269,32 @@ def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
                 yield flush()
         if values:
             yield flush()
+        if skipped and plan.metrics is not None:
+            plan.metrics.add({f"{plan.name}.{SKIPPED_METRIC}": ("counter", skipped)})
     finally:
         consumer.close()
+
+
+def _utf8_strings(deserializer: Any, codec: Any) -> bool:
+    """Whether the values are UTF-8 strings (SimpleStringSchema), which Arrow decodes a batch at a time."""
+    from kindling.common.serialization import SimpleStringSchema
+
+    return (type(deserializer) is SimpleStringSchema and [f.type for f in codec.arrow_schema] == [pa.string()]
+            and deserializer.get_charset().replace("-", "").lower() == "utf8")
+
+
+def _decode_utf8(raw: list, offsets: list, split: "_Split") -> pa.Array:
+    """Record values as an Arrow string array; a value that is not UTF-8 fails naming its offset."""
+    try:
+        return pa.array(raw, pa.binary()).cast(pa.string())
+    except pa.ArrowInvalid:
+        for data, offset in zip(raw, offsets):
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"could not deserialize the Kafka record at {split.topic}-{split.partition} "
+                                 f"offset {offset}: UnicodeDecodeError: {exc}") from None
+        raise
 
 
 class _BatchReader(DataSourceReader):
@@ -381,7 +422,8 @@ def kafka_source_frame(compiler: Any, node: Any) -> DataFrame:
         spark.dataSource.register(KafkaDataSource)
         spark._kindling_kafka_registered = True
     handoff = getattr(compiler, "handoff", None)
-    plan = KafkaPlan(node.source, node.type_info, compiler.streaming, handoff.path if handoff is not None else None)
+    plan = KafkaPlan(node.source, node.type_info, compiler.streaming, handoff.path if handoff is not None else None,
+                     node.name, getattr(compiler, "metrics", None))
     reader = spark.readStream if compiler.streaming else spark.read
     return reader.format(FORMAT).option("plan", encode_option(plan)).load()
 
@@ -433,7 +475,8 @@ class KafkaWriter(SinkWriter):
 
 
 def write_records(spec: KafkaSinkSpec, batch_id: int, task: int, batches: Iterator[pa.RecordBatch]) -> int:
-    """Produces the pickled elements of one task's part of a micro-batch; returns how many."""
+    """Produces one task's part of a micro-batch (serialized values or pickled elements, see
+    KafkaSinkSpec.layout); returns how many."""
     import pickle
 
     kafka = _kafka()
@@ -483,13 +526,30 @@ def write_records(spec: KafkaSinkSpec, batch_id: int, task: int, batches: Iterat
 
 
 def _produce_all(spec: KafkaSinkSpec, producer: Any, batches: Iterator[pa.RecordBatch], delivered: Any, pickle: Any) -> int:
+    """Produces the elements of ``batches``: values serialized by the stage (``encoded`` layout),
+    or pickled elements serialized here."""
     value_schema, key_schema, selector = spec.value_schema, spec.key_schema, spec.topic_selector
     select = None
     if selector is not None:
         select = selector.apply if callable(getattr(selector, "apply", None)) else selector
+    encoded = spec.layout == "encoded"
+    topic = spec.topic
     n = 0
     for batch in batches:
-        for data in batch.column(0).to_pylist():
+        stamps = batch.column(TS).to_pylist() if TS in batch.schema.names else [None] * batch.num_rows
+        if encoded:
+            for payload, stamp in zip(batch.column(0).to_pylist(), stamps):
+                timestamp = stamp if stamp is not None and stamp >= 0 else 0
+                while True:
+                    try:
+                        producer.produce(topic, value=payload, on_delivery=delivered, timestamp=timestamp)
+                        break
+                    except BufferError:  # the local queue is full: let deliveries drain it
+                        producer.poll(0.1)
+            n += batch.num_rows
+            producer.poll(0)
+            continue
+        for data, stamp in zip(batch.column(0).to_pylist(), stamps):
             value = pickle.loads(data)
             try:
                 topic = select(value) if select is not None else spec.topic
@@ -497,9 +557,11 @@ def _produce_all(spec: KafkaSinkSpec, producer: Any, batches: Iterator[pa.Record
                 payload = value_schema.serialize(value)
             except Exception as exc:
                 raise ValueError(f"KafkaSink could not serialize {value!r}: {type(exc).__name__}: {exc}") from exc
+            # the element's timestamp is the record's (Flink's); without one the producer stamps it
+            timestamp = stamp if stamp is not None and stamp >= 0 else 0
             while True:
                 try:
-                    producer.produce(topic, value=payload, key=key, on_delivery=delivered)
+                    producer.produce(topic, value=payload, key=key, on_delivery=delivered, timestamp=timestamp)
                     break
                 except BufferError:  # the local queue is full: let deliveries drain it
                     producer.poll(0.1)

@@ -38,6 +38,8 @@ from kindling.runtime.batch import sort_for_batch
 from kindling.runtime.channels import ChannelTable, Replay
 from kindling.runtime.key_state import KeyState
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
+from kindling.runtime.co_functions import BroadcastProcessAdapter
+from kindling.spark.broadcast import BroadcastHandOff, BroadcastStates, control_payloads
 from kindling.spark.operators import keyed_operator
 from kindling.spark.sources import FORMAT, WAKE_RUN, encode_option
 from kindling.spark.metrics import report_metrics
@@ -78,7 +80,7 @@ class KeyedStageProcessor(StatefulProcessor):
     """The transformWithState processor of one keyed operator and its chained successors."""
 
     def __init__(self, uid: str, operator: Any, plan: StagePlan, time_mode: str, late_records: Any = None,
-                 watermarks: Any = None, timer_reports: Any = None):
+                 watermarks: Any = None, timer_reports: Any = None, broadcast: BroadcastHandOff | None = None):
         self.uid = uid
         self.operator = operator
         self.plan = plan
@@ -88,6 +90,7 @@ class KeyedStageProcessor(StatefulProcessor):
         # EventTime mode: a Spark accumulator of keys whose earliest processing-time timer changed
         # (the driver wakes them when it is due: kindling.spark.sources.TimerWakes)
         self.timer_reports = timer_reports
+        self.broadcast_handoff = broadcast  # a broadcast operator's (kindling.spark.broadcast)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         from pyspark import TaskContext
@@ -97,13 +100,17 @@ class KeyedStageProcessor(StatefulProcessor):
         self.handle = handle
         self.store = KeyStateStore(handle)
         self.state = self.store.record  # also holds a control key's channel table and the end-of-input mark
+        self.broadcast = BroadcastStates(handle, None, self.broadcast_handoff) if self.broadcast_handoff else None
         if ctx is None:
             return  # Spark's driver-side pass that only learns the state schema: open no function there
         info = TaskInfo(self.operator.name, partition, self.plan.parallelism,
                         job_parameters=self.plan.job_parameters)
         self.op = _opened_operator(self.uid, self.operator, info)
         self.store.spillable = spillable_lists(self.op)
+        if self.broadcast is not None:
+            self.broadcast.adapter = self.op.function
         self.stage = StageRun(self.plan, partition)
+        self.partition = partition
         self.channel = self.uid.encode()  # this operator is one channel for the next keyed operator
         self.replay: Replay | None = None  # set by the partition's control key, before any other key
 
@@ -137,7 +144,7 @@ class KeyedStageProcessor(StatefulProcessor):
         for tag, value, ts in outputs:
             stage.push_output(tag, value, ts, None, channel)
         count_late(self.op, self.late_records)
-        yield from _dict_rows(stage.flush())
+        yield from stage.flush_rows(_DictRow)
         if self.plan.channels:
             yield from _dict_rows(stage.control_rows(stage.reports(final=False), only_if_any=True))
 
@@ -145,16 +152,15 @@ class KeyedStageProcessor(StatefulProcessor):
         """The partition's control key: folds the batch's channel reports into the channel
         table, prepares the replay of the other keys, and passes this operator's own watermark
         (and any handed-over watermark) on to the next operators."""
-        reports, forward = [], []
-        for row in rows:
-            kind, body = pickle.loads(row[1])
-            if kind == "report":
-                reports.append(body)
-            else:
-                forward.append((kind, body))
+        payloads, broadcast_runs = control_payloads(rows)
+        reports = [body for kind, body in payloads if kind == "report"]
+        forward = [(kind, body) for kind, body in payloads if kind != "report"]
         table = ChannelTable.from_tuple(pickle.loads(self.state.get()[0])) if self.state.exists() else ChannelTable()
         now = _processing_time(timerValues)
         self.replay = table.begin_batch(reports, now)
+        if self.broadcast is not None:  # the outputs of this parallel instance's broadcast function
+            self.stage.cursor.subtask = self.partition % max(self.plan.parallelism, 1)
+            yield from self._rows(self.broadcast.apply(broadcast_runs, table.floor, now))
         self.state.update((pickle.dumps(table.to_tuple(), protocol=5), None))
         if self.watermarks is not None:
             self.watermarks.add(table.floor)
@@ -193,6 +199,8 @@ class KeyedStageProcessor(StatefulProcessor):
             now = max(now, int(time.time() * 1000))
         k = pickle.loads(key_bytes)
         self.stage.set_key(k)  # outputs belong to Flink's subtask of the key (print's n> prefix)
+        if self.broadcast is not None:
+            self.broadcast.ensure_current()
         state, timer = self._load()
         pending = state.next_processing_timer()
         spark_watermark = _flink_watermark(timerValues.getCurrentWatermarkInMs())
@@ -221,6 +229,8 @@ class KeyedStageProcessor(StatefulProcessor):
             return
         k = pickle.loads(key_bytes)
         self.stage.set_key(k)  # outputs belong to Flink's subtask of the key (print's n> prefix)
+        if self.broadcast is not None:
+            self.broadcast.ensure_current()
         state, _ = self._load()
         pending = state.next_processing_timer()
         now = _processing_time(timerValues)
@@ -257,11 +267,11 @@ def _processing_time(timer_values) -> int:
     return now if now and now > 0 else int(time.time() * 1000)
 
 
-def _out_of_orderness(node) -> int | None:
-    """The largest bounded out-of-orderness of the watermark strategies feeding ``node``
+def _out_of_orderness(*nodes) -> int | None:
+    """The largest bounded out-of-orderness of the watermark strategies feeding ``nodes``
     (None when no strategy with advancing watermarks is upstream)."""
     found: list[int] = []
-    stack = [node]
+    stack = list(nodes)
     seen = set()
     while stack:
         n = stack.pop()
@@ -286,7 +296,6 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
     """The Spark plan of a keyed operator followed by its chained stage."""
     operator = keyed_operator(node)
     uid = f"{compiler.job_id}/{node.id}"
-    key_by = node.inputs[0]
     late_records = compiler.spark.sparkContext.accumulator(0)
     compiler.late_records[node.name] = late_records
     if compiler.one_step:
@@ -296,7 +305,7 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
     if not compiler.streaming:
         return input_df.select(KEY, ELEMENTS).groupBy(KEY).applyInArrow(
             _batch_function(uid, operator, plan, late_records), plan.schema())
-    delay = _out_of_orderness(key_by)
+    delay = _out_of_orderness(*node.inputs)  # its key-bys
     bounded = all(n.source.bounded for n in _sources_of(node))
     watermarks = timer_reports = None
     if delay is None and not bounded:
@@ -316,7 +325,10 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
                     .otherwise(F.lit(0)))
         df = input_df.withColumn(EVENT_TIME, F.timestamp_millis(event_ms)).withWatermark(EVENT_TIME, "0 milliseconds")
         watermarks = compiler.watermark_accumulator(node.name)
-    processor = KeyedStageProcessor(uid, operator, plan, time_mode, late_records, watermarks, timer_reports)
+    broadcast = (compiler.broadcast_handoff() if isinstance(getattr(operator, "function", None), BroadcastProcessAdapter)
+                 else None)
+    processor = KeyedStageProcessor(uid, operator, plan, time_mode, late_records, watermarks, timer_reports,
+                                    broadcast)
     # The event-time column only drives Spark's watermark; it stays out of the operator's rows.
     df = df.select(KEY, ELEMENTS)
     return df.groupBy(KEY).transformWithState(processor, plan.schema(), "Append", time_mode)

@@ -39,17 +39,43 @@ class JobCancelledError(RuntimeError):
     """The job was cancelled before it finished."""
 
 
-def translate_failure(exc: BaseException) -> BaseException:
+def translate_failure(exc: BaseException, first: BaseException | None = None) -> BaseException:
     """The exception a user should see for a Spark failure: their own function's error
-    naming the operator when it is one, else a short description without the JVM stack."""
-    text = str(exc)
-    user_error = UserFunctionError.decode(text)
-    if user_error is not None:
-        return user_error
+    naming the operator when it is one, else a short description without the JVM stack.
+    ``first`` is the failure a micro-batch raised before the query ended (the original, where
+    the query's may only say that it stopped); a user function's error wins wherever it shows."""
+    for failure in (first, exc):
+        if failure is not None:
+            user_error = UserFunctionError.decode(_failure_text(failure))
+            if user_error is not None:
+                return user_error
+    if first is not None and not isinstance(exc, (JobCancelledError, UserFunctionError, JobExecutionError)):
+        exc = first
     if isinstance(exc, (JobCancelledError, UserFunctionError, JobExecutionError)):
         return exc
-    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-    return JobExecutionError(f"job failed in Spark: {first}\n{text[:4000]}")
+    text = str(exc)
+    line = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return JobExecutionError(f"job failed in Spark: {line}\n{text[:4000]}")
+
+
+def _failure_text(exc: BaseException) -> str:
+    """All that ``exc`` says: its message, its Python causes and its JVM causes (a task's
+    Python traceback may sit in a cause only)."""
+    parts, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        parts.append(str(exc))
+        java = getattr(exc, "_origin", None) or getattr(exc, "java_exception", None)
+        for _ in range(20):
+            if java is None:
+                break
+            try:
+                parts.append(str(java.toString()))
+                java = java.getCause()
+            except Exception:  # the JVM is gone, or not a Java object
+                break
+        exc = exc.__cause__ or exc.__context__
+    return "\n".join(parts)
 
 
 class SparkJobClient(JobClient):
@@ -139,6 +165,7 @@ class _JobRun:
         self.started = time.time()
         self.progress_after_s = env.get_configuration().get_integer("kindling.progress.after-ms", 3000) / 1000
         self.late_rows_dropped = 0
+        self.batch_failure: BaseException | None = None  # the first exception a micro-batch raised
         self.thread = threading.Thread(target=self.run, name=f"kindling-job-{client.job_name}", daemon=True)
 
     def start(self) -> None:
@@ -153,6 +180,12 @@ class _JobRun:
         try:
             for sink, writer in self.writers:
                 self.counts[sink.node.name] = self.counts.get(sink.node.name, 0) + writer.write(sink.select(df), batch_id)
+        except BaseException as exc:
+            # Spark reports this micro-batch's failure as the query's only after stopping it, and
+            # may then report the stop instead: the job's error is taken from here first.
+            if self.batch_failure is None:
+                self.batch_failure = exc
+            raise
         finally:
             if several:
                 df.unpersist()
@@ -193,7 +226,8 @@ class _JobRun:
         except BaseException as exc:
             cancelled = client._cancel_requested.is_set()
             client._status = JobStatus.CANCELED if cancelled else JobStatus.FAILED
-            error = JobCancelledError(f"job '{client.job_name}' was cancelled") if cancelled else translate_failure(exc)
+            error = (JobCancelledError(f"job '{client.job_name}' was cancelled") if cancelled
+                     else translate_failure(exc, self.batch_failure))
             lifecycle.abort_job(job)  # close() of every user function; errors on stderr
             if not cancelled:
                 log = job_failed()
@@ -233,6 +267,7 @@ class _JobRun:
         for attempt in range(1, _QUERY_ATTEMPTS + 1):
             if self.client._cancel_requested.is_set():
                 return
+            self.batch_failure = None  # an earlier attempt's is not this one's
             query = writer.start()
             timing("query started")
             self.client._query = query
@@ -311,7 +346,9 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
     if not streaming:
         job_parameters["inBatchExecutionMode"] = "true"  # keyed reduce/aggregations emit final values only
     time_settings = TimeSettings.of(env)
-    one_step = streaming and all_bounded and runs_in_one_step(env, time_settings, _sources(sinks))
+    # broadcast state needs the micro-batch path's control keys (kindling/spark/broadcast.py)
+    one_step = (streaming and all_bounded and runs_in_one_step(env, time_settings, _sources(sinks))
+                and not _has_broadcast(sinks))
     compiler = Compiler(spark, sinks, streaming and not one_step, env.get_parallelism(), job_parameters,
                         job_id.to_hex_string(), time_settings, one_step=one_step)
     compiled = compiler.compile()
@@ -353,8 +390,8 @@ def runs_in_one_step(env, time_settings: TimeSettings, sources: list) -> bool:
 def _estimated_elements(sources: list) -> int | None:
     """About how many elements the bounded ``sources`` hold (text files: a line per 32 bytes);
     None when a source cannot tell (Kafka)."""
-    from kindling.graph.specs import CollectionSourceSpec, SequenceSourceSpec, TextFileSourceSpec
-    from kindling.spark.sources import list_files
+    from kindling.graph.specs import CollectionSourceSpec, FileSourceSpec, SequenceSourceSpec
+    from kindling.spark.files import estimated_elements
 
     total = 0
     for spec in sources:
@@ -362,11 +399,17 @@ def _estimated_elements(sources: list) -> int | None:
             total += len(spec.values)
         elif isinstance(spec, SequenceSourceSpec):
             total += max(0, spec.end - spec.start + 1)
-        elif isinstance(spec, TextFileSourceSpec):
-            total += sum(os.path.getsize(f) for f in list_files(spec.paths)) // 32
+        elif isinstance(spec, FileSourceSpec):
+            total += estimated_elements(spec)
         else:
             return None
     return total
+
+
+def _has_broadcast(sinks: list) -> bool:
+    from kindling.graph.transformation import TwoInputTransformation, upstream_graph
+
+    return any(isinstance(n, TwoInputTransformation) and n.broadcast_states for n in upstream_graph(sinks))
 
 
 def _sources(sinks: list) -> list[Any]:

@@ -214,9 +214,19 @@ def worker_python(conf: dict, master: str) -> str:
 
 _WORKER_LAUNCHER = """#!/bin/sh
 # Spark's Python workers of one Kindling run: {python}, importing the installed, compiled
-# PySpark ahead of the source zip Spark puts first on their path (zip imports are compiled
-# again by every worker, which doubles their start-up).
-PYTHONPATH={lib}"${{PYTHONPATH:+:$PYTHONPATH}}"
+# PySpark instead of the source zips Spark puts first on their path (zip imports are compiled
+# again by every worker, and every worker reads each zip's directory when it starts a task).
+kept=
+set -f
+IFS=:
+for entry in $PYTHONPATH; do
+  case "$entry" in
+    */pyspark.zip|*/py4j-*.zip) ;;
+    *) kept="${{kept:+$kept:}}$entry" ;;
+  esac
+done
+unset IFS
+PYTHONPATH={lib}"${{kept:+:$kept}}"
 export PYTHONPATH
 exec {python} "$@"
 """
@@ -366,14 +376,26 @@ CONNECT_UNSUPPORTED = (
 
 def spark_master(conf: dict) -> str:
     """The master a new session uses: ``spark.master`` (the job's configuration or ``kindling
-    run``'s), else KINDLING_SPARK_MASTER, else an embedded ``local[*]``. A Spark Connect
-    address (``sc://``, SPARK_REMOTE) is refused with the reason."""
-    master = (conf.get("spark.master") or os.environ.get("KINDLING_SPARK_MASTER") or "")
+    run``'s), else spark-submit's ``--master`` when spark-submit started this driver, else
+    KINDLING_SPARK_MASTER, else an embedded ``local[*]``. A Spark Connect address (``sc://``,
+    SPARK_REMOTE) is refused with the reason."""
+    master = (conf.get("spark.master") or _spark_submit_master() or os.environ.get("KINDLING_SPARK_MASTER") or "")
     remote = conf.get("spark.remote") or os.environ.get("SPARK_REMOTE", "")
     if master.startswith("sc://") or remote:  # PySpark builds a Connect session whenever SPARK_REMOTE is set
         raise RuntimeError(CONNECT_UNSUPPORTED.format(master=master if master.startswith("sc://")
                                                       else f"SPARK_REMOTE={remote}"))
     return master or "local[*]"
+
+
+def _spark_submit_master() -> str:
+    """The master of the spark-submit whose JVM started this Python driver (PySpark then connects
+    to that JVM's gateway, named by PYSPARK_GATEWAY_PORT), else ''."""
+    if not os.environ.get("PYSPARK_GATEWAY_PORT"):
+        return ""
+    from pyspark import SparkConf, SparkContext
+
+    SparkContext._ensure_initialized()  # connects to spark-submit's JVM; it starts none
+    return SparkConf().get("spark.master", "") or ""
 
 
 def with_submitted_keys(conf: dict) -> dict:

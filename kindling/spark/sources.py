@@ -24,8 +24,11 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStrea
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
-from kindling.graph.specs import CollectionSourceSpec, SequenceSourceSpec, TextFileSourceSpec
+from kindling.graph.specs import (CollectionSourceSpec, DataGenSourceSpec, FileSourceSpec, SequenceSourceSpec,
+                                  SocketTextSourceSpec)
+from kindling.spark import datagen
 from kindling.spark.codec import codec_for
+from kindling.spark.files import FileListing, FileSplit, read_split
 from kindling.spark.stage import CHANNEL, CONTROL_MARK, ELEMENTS, END_MARK, KEY, TS, WM
 
 FORMAT = "kindling_source"
@@ -75,16 +78,17 @@ def _to_ipc(codec, values: list) -> bytes:
 
 class _Slice(InputPartition):
     """A split: rows ``start`` (inclusive) to ``end`` (exclusive) of a collection or sequence,
-    or a file; or a control row: the end of a bounded input (``control``), the job's watermark
-    handed to the source (``watermark``). ``label`` names the split (its channel)."""
+    or a part of a file (``file``, see kindling/spark/files.py); or a control row: the end of a
+    bounded input (``control``), the job's watermark handed to the source (``watermark``).
+    ``label`` names the split (its channel)."""
 
-    def __init__(self, start: int = 0, end: int = 0, files: list[str] | None = None, control: bool = False,
+    def __init__(self, start: int = 0, end: int = 0, file: FileSplit | None = None, control: bool = False,
                  label: str = "", watermark: int | None = None):
         self.start = start
         self.end = end
-        self.files = files or []
+        self.file = file
         self.control = control
-        self.label = label or (self.files[0] if self.files else f"{start}-{end}")
+        self.label = label or (file.label if file is not None else f"{start}-{end}")
         self.watermark = watermark
 
 
@@ -104,20 +108,6 @@ def read_handed_watermark(path: str | None) -> int | None:
             return int(f.read().strip())
     except (OSError, ValueError):
         return None
-
-
-def list_files(paths: list[str]) -> list[str]:
-    found: list[str] = []
-    for path in paths:
-        if os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-                found.extend(os.path.join(root, f) for f in sorted(files) if not f.startswith((".", "_")))
-        elif os.path.exists(path):
-            found.append(path)
-        else:
-            raise FileNotFoundError(f"FileSource path does not exist: {path}")
-    return found
 
 
 class WatermarkHandOff:
@@ -350,6 +340,8 @@ class _Reading:
             return len(spec.values)
         if isinstance(spec, SequenceSourceSpec):
             return spec.end - spec.start + 1
+        if isinstance(spec, DataGenSourceSpec):
+            return spec.count
         raise TypeError(spec)
 
     def read(self, part: _Slice) -> Iterator[pa.RecordBatch]:
@@ -380,12 +372,11 @@ class _Reading:
             for lo in range(part.start, part.end, ROWS_PER_ARROW_BATCH):
                 hi = min(part.end, lo + ROWS_PER_ARROW_BATCH)
                 yield pa.RecordBatch.from_arrays([pa.array(range(spec.start + lo, spec.start + hi), pa.int64())], names=["f0"])
-        elif isinstance(spec, TextFileSourceSpec):
-            for path in part.files:
-                with open(path, encoding=spec.charset, newline=None) as f:
-                    lines = f.read().splitlines()
-                for lo in range(0, len(lines), ROWS_PER_ARROW_BATCH):
-                    yield pa.RecordBatch.from_arrays([pa.array(lines[lo:lo + ROWS_PER_ARROW_BATCH], pa.string())], names=["f0"])
+        elif isinstance(spec, FileSourceSpec):  # kindling/spark/files.py
+            if part.file is not None:
+                yield from read_split(spec.format, self.plan.type_info, part.file)
+        elif isinstance(spec, (DataGenSourceSpec, SocketTextSourceSpec)):  # kindling/spark/datagen.py
+            yield from datagen.values(self.plan, part)
         else:
             raise TypeError(f"unsupported source spec {spec!r}")
 
@@ -401,9 +392,8 @@ class _BatchReader(DataSourceReader):
 
     def partitions(self):
         spec = self.reading.plan.spec
-        if isinstance(spec, TextFileSourceSpec):
-            files = list_files(spec.paths)
-            return [_Slice(files=[f]) for f in files] or [_Slice()]
+        if isinstance(spec, FileSourceSpec):
+            return [_Slice(file=split) for split in FileListing(spec).splits()] or [_Slice()]
         return self.reading.slices(0, self.reading.total())
 
     def read(self, partition):
@@ -411,18 +401,19 @@ class _BatchReader(DataSourceReader):
 
 
 class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
-    """Offsets: ``{"pos": n}`` for collections and sequences, ``{"files": [...]}`` for files;
-    ``"end": true`` once a bounded source has emitted everything, including its control row."""
+    """Offsets: ``{"pos": n}`` for collections and sequences, a high-water mark for files (see
+    ``FileListing``); ``"end": true`` once a bounded source has emitted everything, including
+    its control row."""
 
     def __init__(self, plan: SourcePlan):
         self.reading = _Reading(plan)
         self.spec = plan.spec
-        self.files = isinstance(self.spec, TextFileSourceSpec)
+        self.files = FileListing(self.spec) if isinstance(self.spec, FileSourceSpec) else None
         self.bounded = self.spec.bounded
-        self.file_list: list[str] | None = None
+        self.feed = datagen.feed_for(plan, self.reading)  # generated sources: kindling/spark/datagen.py
 
     def initialOffset(self) -> dict:
-        return {"files": [], "end": False} if self.files else {"pos": 0, "end": False}
+        return {**FileListing.initial_offset(), "end": False} if self.files else {"pos": 0, "end": False}
 
     def _with_watermark(self, start: dict | None, offset: dict) -> dict:
         """Adds the watermark the runner handed over, when it moved: a new offset makes Spark run
@@ -439,13 +430,10 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         pass
 
     def latestOffset(self, start: dict = None, limit: Any = None) -> dict:
+        if self.feed is not None:
+            return self._with_watermark(start, self.feed.latest(start))
         if self.files:
-            if self.file_list is None or not self.bounded:
-                self.file_list = list_files(self.spec.paths)
-            known = list((start or {}).get("files", []))
-            seen = set(known)
-            return self._with_watermark(start, {"files": known + [f for f in self.file_list if f not in seen],
-                                                "end": self.bounded})
+            return self._with_watermark(start, {**self.files.latest_offset(start or {}), "end": self.bounded})
         return {"pos": self.reading.total(), "end": True}
 
     def partitions(self, start: dict, end: dict):
@@ -453,15 +441,17 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         if end.get("wm") is not None and end.get("wm") != start.get("wm"):
             ending.append(_Slice(watermark=end["wm"]))
         if self.files:
-            done = set(start.get("files", []))
-            return [_Slice(files=[f]) for f in end["files"] if f not in done] + ending
+            return [_Slice(file=split) for split in self.files.splits_between(start, end)] + ending
+        if self.feed is not None:
+            return self.feed.slices(start, end) + ending
         return [s for s in self.reading.slices(start["pos"], end["pos"]) if s.end > s.start] + ending
 
     def read(self, partition):
         return self.reading.read(partition)
 
     def commit(self, end: dict) -> None:
-        pass
+        if self.feed is not None:
+            self.feed.commit(end)
 
 
 class KindlingSource(DataSource):

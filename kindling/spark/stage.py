@@ -18,8 +18,10 @@ that each partition of a keyed operator learns every channel's progress before i
 """
 from __future__ import annotations
 
+import functools
 import pickle
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, Callable, Iterable, Iterator
 
 import pyarrow as pa
@@ -27,6 +29,7 @@ from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, Str
 
 from kindling.common.typeinfo import RowTypeInfo
 from kindling.common.types import Row
+from kindling.runtime.co_functions import BROADCAST
 from kindling.runtime.chain import ChainNode, Record, build_chain, build_list_chain, fan_out, is_function_object
 from kindling.runtime.errors import user_function_failure
 from kindling.common.formatting import flink_string
@@ -168,6 +171,11 @@ class _ExitBuffer:
         self.push: Callable[[Any], None] = push
         self.extend: Callable[[list], None] = extend
 
+    @functools.cached_property
+    def codec(self):
+        """The codec of the exit's type (looked up once: a keyed stage encodes once per key)."""
+        return codec_for(self.plan.type_info)
+
     def ready(self, final: bool) -> bool:
         return bool(self.values)
 
@@ -189,9 +197,9 @@ class _ExitBuffer:
         values = self.values
         try:
             if plan.layout == "stream":
-                return codec_for(plan.type_info).encode(values)
+                return self.codec.encode(values)
             if plan.type_info is not None:
-                codec_for(plan.type_info).encode(values)  # values must fit the declared type
+                self.codec.encode(values)  # values must fit the declared type
             if plan.layout == "string":
                 t = plan.type_info
                 if self.subtasks:
@@ -243,8 +251,10 @@ class _KeyedExitBuffer:
     per key and channel holds all of those elements (pickled), so that the shuffle and
     transformWithState handle a row per key, not per element."""
 
-    def __init__(self, plan: ExitPlan, record: Record, cursor: _Cursor, partition: int = 0):
+    def __init__(self, plan: ExitPlan, record: Record, cursor: _Cursor, partition: int = 0,
+                 shuffle_partitions: int = 1):
         self.plan = plan
+        self.shuffle_partitions = shuffle_partitions  # of the keyed operator: each gets broadcast runs
         self.timed = True
         self.groups: dict[Any, list] = {}
         self.fixed_channel: bytes | None = None
@@ -303,6 +313,9 @@ class _KeyedExitBuffer:
                     f"{exc}, the output_type declared by operator '{name}'")) from None
             if isinstance(plan.type_info, RowTypeInfo):
                 _name_fields(plan.type_info.get_field_names(), (e[0] for _, group in groups for e in group))
+        broadcast = [g for g in groups if g[0][1] is BROADCAST]
+        if broadcast:
+            groups = [g for g in groups if g[0][1] is not BROADCAST]
         keys = [k for (_, k), _ in groups]
         _check_key_type([k.key if isinstance(k, _PickledKey) else k for k in keys], plan)
         key_blobs = pa.array([k.blob if isinstance(k, _PickledKey) else _pickle_key(k, plan) for k in keys],
@@ -314,11 +327,18 @@ class _KeyedExitBuffer:
             import cloudpickle
 
             elements = pa.array([cloudpickle.dumps(run, protocol=5) for run in runs], pa.binary())
+        if broadcast:  # every parallel instance gets each broadcast run, at its control key
+            targets = control_keys(self.shuffle_partitions)
+            payloads = [pickle.dumps(("broadcast", (ch.decode() if ch is not None else None, seq, group)),
+                                     protocol=5) for (ch, _), group in broadcast]
+            key_blobs = pa.concat_arrays([key_blobs, pa.array([k for _ in payloads for k in targets], pa.binary())])
+            elements = pa.concat_arrays([elements, pa.array([p for p in payloads for _ in targets], pa.binary())])
+            keys += [None] * (len(payloads) * len(targets))
         columns = [key_blobs, elements]
         if plan.one_step:
             columns.append(pa.array([key_subtask(k.key if isinstance(k, _PickledKey) else k, plan.parallelism,
                                                  plan.key_type) for k in keys], pa.int32()))
-        return len(groups), columns, None, None, None
+        return len(keys), columns, None, None, None
 
 
 def key_subtask(key: Any, parallelism: int, key_type: Any = None) -> int:
@@ -444,9 +464,15 @@ class StageRun:
         self.plan = plan
         self.record = Record()
         self.cursor = _Cursor(f"p{partition}", partition % max(plan.parallelism, 1))
+        # whether some exit prints ``n> `` prefixes, which name the subtask of each output's key
+        self.numbers_lines = any(ex.layout == "string" and ex.print_parallelism > 1 for ex in plan.exits)
         info = TaskInfo(plan.name, partition, plan.parallelism, job_parameters=plan.job_parameters)
         cursor = self.cursor
-        self.buffers = [_KeyedExitBuffer(ex, self.record, cursor, partition) if ex.layout == "keyed"
+        # async I/O emits an element after later ones: it keeps the element's channel and subtask
+        self.record.save_context = lambda: (cursor.channel, cursor.subtask)
+        self.record.restore_context = lambda saved: (setattr(cursor, "channel", saved[0]),
+                                                     setattr(cursor, "subtask", saved[1]))
+        self.buffers = [_KeyedExitBuffer(ex, self.record, cursor, partition, plan.shuffle_partitions) if ex.layout == "keyed"
                         else _ExitBuffer(ex, self.record, cursor, ex.index in plan.timed_exits) for ex in plan.exits]
         pushers = {b.plan.index: b.push for b in self.buffers}
         extenders = {b.plan.index: b.extend for b in self.buffers}
@@ -499,8 +525,10 @@ class StageRun:
 
     def set_key(self, key: Any) -> None:
         """The outputs pushed next are those of ``key`` in a keyed stage: they belong to the
-        subtask Flink gives that key (what ``print()`` names in its ``n> `` prefix)."""
-        self.cursor.subtask = key_subtask(key, self.plan.parallelism, self.plan.key_type)
+        subtask Flink gives that key (what ``print()`` names in its ``n> `` prefix). The key
+        group hash is computed only when such a prefix is printed."""
+        if self.numbers_lines:
+            self.cursor.subtask = key_subtask(key, self.plan.parallelism, self.plan.key_type)
 
     def channel_of(self, exit_plan: ExitPlan) -> str:
         return f"{exit_plan.assigner}|{self.cursor.split}"
@@ -650,12 +678,9 @@ class StageRun:
         """Encodes and clears what the exits collected, one Arrow batch per exit. Unless
         ``final``, keyed exits keep collecting (up to a bound) to group more per key."""
         schema = None
-        for buf in self.buffers:
-            if not buf.ready(final):
-                continue
+        for buf, n, arrays, ts, wm, ch in self._taken(final):
             if schema is None:
                 schema = _arrow_schema(self.plan)
-            n, arrays, ts, wm, ch = buf.take()
             own = {buf.plan.prefixed(f.name): a for f, a in zip(buf.plan.value_fields(), arrays)}
             columns = []
             for f in schema:
@@ -672,6 +697,28 @@ class StageRun:
                 else:
                     columns.append(pa.nulls(n, f.type))
             yield pa.RecordBatch.from_arrays(columns, schema=schema)
+
+    def flush_rows(self, row: Callable[[Iterable], dict] = dict) -> Iterator[dict]:
+        """What :meth:`flush` encodes (all of it), as one ``row`` (a dict) per element holding only
+        the columns that are not null: the rows a transformWithState processor returns, which
+        Arrow completes with nulls. Cheaper than building an Arrow batch per key and reading it back."""
+        for buf, n, arrays, ts, wm, ch in self._taken(True):
+            ex = buf.plan
+            names = [EXIT] + [ex.prefixed(f.name) for f in ex.value_fields()]
+            columns = [repeat(ex.index, n)] + [a.to_pylist() for a in arrays]
+            for name, values in ((TS, ts), (WM, wm), (CHANNEL, ch)):
+                if values is not None:
+                    names.append(name)
+                    columns.append(values)
+            for values in zip(*columns):
+                yield row(zip(names, values))
+
+    def _taken(self, final: bool) -> Iterator[tuple]:
+        """``(buffer, *buffer.take())`` of every exit with something to hand on (see :meth:`flush`)."""
+        self.record.finish(final)  # async I/O: what completed; when final, all still in flight
+        for buf in self.buffers:
+            if buf.ready(final):
+                yield (buf, *buf.take())
 
     def end_of_input(self) -> Iterator[pa.RecordBatch]:
         """Control rows telling the consumers of every stream exit that the input ended."""

@@ -46,9 +46,10 @@ class KeyStateStore:
         """The current key's state and the Spark timer stored with it."""
         self._rows = None
         self._seen = set()
-        if not self.record.exists():
+        row = self.record.get()  # None when the key has no state: one round trip, not exists() + get()
+        if row is None:
             return KeyState(), None
-        blob, timer = self.record.get()
+        blob, timer = row
         with RecordRestoring(self._read, self._seen):
             state = KeyState.from_bytes(blob)
         return state, timer

@@ -109,3 +109,85 @@ def test_requirements_with_compiled_extensions_are_refused_with_the_alternative(
     (tmp_path / "requirements.txt").write_text("native_dep==1.0\n")
     with pytest.raises(RuntimeError, match=r"compiled extensions \(native_dep_ext.so.*add_python_archive"):
         session._requirements_zip(f"{tmp_path / 'requirements.txt'}#{tmp_path}", str(tmp_path / "scratch"))
+
+
+def test_configuration_keys_set_by_the_job_ship_as_the_methods_do(env, tmp_path):
+    """``python.files`` / ``python.archives`` in the job's own Configuration (as PyFlink's
+    ``env.configure(...)`` or flink-conf.yaml carry them), without the methods."""
+    from kindling.common import Configuration
+
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "shipped_by_key.py").write_text("def tag(v):\n    return f'key:{v}'\n")
+    with zipfile.ZipFile(tmp_path / "table.zip", "w") as archive:
+        archive.writestr("offset.txt", "100")
+    conf = Configuration()
+    conf.set_string("python.files", str(tmp_path / "lib"))
+    conf.set_string("python.archives", f"{tmp_path / 'table.zip'}#table")
+    env.configure(conf)
+    scope: dict = {}
+    exec(compile("def f(v):\n    import os, shipped_by_key\n    from pyspark import SparkFiles\n"
+                 "    with open(os.path.join(SparkFiles.get('table'), 'offset.txt')) as f:\n"
+                 "        return shipped_by_key.tag(v + int(f.read()))\n", "<job>", "exec"), scope)
+    env.set_parallelism(2)
+    stream = env.from_collection([1, 2], type_info=Types.INT()).key_by(lambda v: v % 2) \
+        .map(scope["f"], output_type=Types.STRING())
+    with stream.execute_and_collect() as results:
+        assert sorted(results) == ["key:101", "key:102"]
+
+
+JOB_USING_EVERY_OPTION = '''
+import os, sys
+from pyspark import SparkFiles
+from kindling.common import Types
+from kindling.datastream import StreamExecutionEnvironment
+from kindling.spark.session import get_spark
+
+def probe(v):
+    import from_pyfs, from_pyreq  # shipped with -pyfs and -pyreq; the driver never imports them
+    with open(os.path.join(SparkFiles.get("model"), "factor.txt")) as f:  # extracted by -pyarch
+        factor = int(f.read())
+    return f"{from_pyfs.NAME}:{from_pyreq.NAME}:{v * factor}:{os.environ.get('WORKER_PYTHON_MARK')}"
+
+env = StreamExecutionEnvironment.get_execution_environment()
+env.from_collection([1, 2, 3], type_info=Types.INT()).key_by(lambda v: v % 2) \\
+    .map(probe, output_type=Types.STRING()).print()
+env.execute()
+jars = get_spark().sparkContext._jsc.sc().listJars().mkString(",").split(",")  # the jars Spark serves
+print("jars", any(j.endswith("/extra.jar") for j in jars), "key", env.get_configuration().get_string("my.key", ""))
+'''
+
+
+@pytest.mark.slow
+def test_kindling_run_ships_pyfs_pyarch_pyreq_pyexec_and_jars(tmp_path):
+    """Every dependency option of ``kindling run``, end to end in one local run on Spark's
+    Python workers: -pyfs, -pyarch, -pyreq (offline cache), -pyexec (a launcher that marks
+    the workers' environment), -j (a jar in Spark's list) and -D."""
+    import subprocess
+    import sys
+
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "from_pyfs.py").write_text("NAME = 'pyfs'\n")
+    (tmp_path / "cache").mkdir()
+    _wheel(tmp_path / "cache", "from_pyreq", "NAME = 'pyreq'\n")
+    (tmp_path / "requirements.txt").write_text("from_pyreq==1.0\n")
+    with zipfile.ZipFile(tmp_path / "model.zip", "w") as archive:
+        archive.writestr("factor.txt", "7")
+    with zipfile.ZipFile(tmp_path / "extra.jar", "w") as jar:
+        jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
+    launcher = tmp_path / "worker-python"
+    launcher.write_text(f"#!/bin/sh\nWORKER_PYTHON_MARK=pyexec exec {sys.executable} \"$@\"\n")
+    launcher.chmod(0o755)
+    (tmp_path / "job").mkdir()
+    (tmp_path / "job" / "every_option.py").write_text(JOB_USING_EVERY_OPTION)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "KINDLING_CONF")}
+    command = [sys.executable, "-m", "kindling", "run", "--master", "local[2]", "-pyfs", str(tmp_path / "lib"),
+               "-pyarch", f"{tmp_path / 'model.zip'}#model", "-pyreq", f"{tmp_path / 'requirements.txt'}#"
+               f"{tmp_path / 'cache'}", "-pyexec", str(launcher), "-j", str(tmp_path / "extra.jar"),
+               "-D", "my.key=v", "-D", "parallelism.default=2", "-D", "kindling.progress=false",
+               str(tmp_path / "job" / "every_option.py")]
+    result = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    *printed, last = result.stdout.splitlines()
+    assert sorted(line.split("> ")[-1] for line in printed) == ["pyfs:pyreq:14:pyexec", "pyfs:pyreq:21:pyexec",
+                                                                 "pyfs:pyreq:7:pyexec"]
+    assert last == "jars True key v"

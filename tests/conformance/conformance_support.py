@@ -16,7 +16,6 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
 EXPECTED = os.path.join(HERE, "expected")
-ALIAS = os.path.join(HERE, "alias")
 
 _OPTIONS = re.compile(r"^#\s*conformance:\s*(.*)$", re.MULTILINE)
 _PARALLELISM = re.compile(r"\bset_parallelism\((\d+)\)")
@@ -69,16 +68,18 @@ def normalize(name: str, stdout: str) -> list[str]:
     return lines
 
 
-def run_on_kindling(scripts: list[str], python: str = sys.executable, timeout: float = 900) -> dict[str, tuple[str, str]]:
-    """Runs programs (names) or PyFlink scripts (paths) one after another in one Kindling process
-    (run_on_kindling.py, one Spark start-up); returns each one's (stdout, "ok" or the failure)."""
+def run_on_kindling(scripts: list[str], python: str = sys.executable, timeout: float = 900,
+                    cwd: str = HERE) -> dict[str, tuple[str, str]]:
+    """Runs programs (names) or PyFlink scripts (paths) one after another in one ``kindling run``
+    process (run_on_kindling.py, one Spark start-up; ``import pyflink`` is kindling run's alias);
+    returns each one's (stdout, "ok" or the failure)."""
     from run_on_kindling import MARKER
 
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "KINDLING_CONF")}
     env.setdefault("KINDLING_SPARK_MASTER", "local[2]")
+    command = [python, "-m", "kindling", "run", os.path.join(HERE, "run_on_kindling.py"), *scripts]
     try:
-        done = subprocess.run([python, os.path.join(HERE, "run_on_kindling.py"), *scripts],
-                              capture_output=True, text=True, env=env, timeout=timeout, cwd=HERE)
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
         stdout, stderr, exit_text = done.stdout, done.stderr, f"exit {done.returncode}"
     except subprocess.TimeoutExpired as exc:
         stdout = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")

@@ -1,12 +1,15 @@
-"""Runs conformance programs on Kindling, one after another in this process (one Spark start-up).
+"""Runs PyFlink scripts on Kindling, one after another in one ``kindling run`` process (one
+Spark start-up), unchanged: ``import pyflink...`` is served by ``kindling run``'s alias, the
+unchanged-PyFlink mode a user gets.
 
-    python tests/conformance/run_on_kindling.py NAME|PATH.py [NAME|PATH.py ...]
+    python -m kindling run tests/conformance/run_on_kindling.py NAME|PATH.py [NAME|PATH.py ...]
 
-A NAME is a program of programs/; a path names any PyFlink script (tools/compare_examples.py runs
-PyFlink's own examples this way). ``import pyflink...`` resolves to Kindling through alias/; each
-script runs as ``__main__`` with ``sys.argv`` holding only its path. Before each program a
-line ``MARKER begin NAME`` and after it ``MARKER end NAME ok|error`` go to stdout; a failing
-program's traceback goes to stderr and the next program still runs.
+A NAME is a program of programs/; a path names any script (tools/compare_examples.py runs
+PyFlink's own examples, tests/cluster/test_examples_cli.py Kindling's examples this way). Each
+script runs as ``__main__`` with ``sys.argv`` holding only its path and its directory first on
+``sys.path``, as ``kindling run script.py`` runs it. Before each script a line
+``MARKER begin NAME`` and after it ``MARKER end NAME ok|error`` go to stdout; a failing
+script's traceback goes to stderr and the next script still runs.
 """
 import os
 import runpy
@@ -16,19 +19,24 @@ import traceback
 MARKER = "#### kindling-conformance"
 
 if __name__ == "__main__":
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path.insert(0, os.path.join(here, "alias"))
-    import pyflink  # noqa: F401  (installs the alias)
+    import pyflink
 
+    if pyflink.__name__ != "kindling":
+        sys.exit(f"run_on_kindling.py runs under `python -m kindling run` (its pyflink alias); "
+                 f"here `import pyflink` found {pyflink.__file__}")
+    here = os.path.dirname(os.path.abspath(__file__))
     for name in sys.argv[1:]:
         print(f"{MARKER} begin {name}", flush=True)
         status = "ok"
-        path = name if name.endswith(".py") else os.path.join(here, "programs", name + ".py")
+        path = os.path.abspath(name) if name.endswith(".py") else os.path.join(here, "programs", name + ".py")
         sys.argv = [path]
+        sys.path.insert(0, os.path.dirname(path))
         try:
             runpy.run_path(path, run_name="__main__")
-        except BaseException:  # noqa: BLE001 -- reported, and the next program still runs
+        except BaseException:  # noqa: BLE001 -- reported, and the next script still runs
             status = "error"
             print(f"{MARKER} {name} failed:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
+        finally:
+            sys.path.remove(os.path.dirname(path))
         sys.stdout.flush()
         print(f"{MARKER} end {name} {status}", flush=True)

@@ -1,7 +1,7 @@
 """Kindling prints what PyFlink prints: our own programs (programs/), their output recorded from
-PyFlink 2.3 by record.py (expected/), rerun on Kindling through the ``pyflink`` alias and compared
-line for line (sorted, or without subtask numbers, only where a program says Flink does not define
-them; see conformance_support.py).
+PyFlink 2.3 by record.py (expected/), rerun unchanged through ``kindling run`` (its ``pyflink``
+alias, the unchanged-PyFlink mode) and compared line for line (sorted, or without subtask
+numbers, only where a program says Flink does not define them; see conformance_support.py).
 
 A program that differs today is marked xfail(strict) naming the gap: when a fix lands it XPASSes,
 the suite turns red, and the mark must go.

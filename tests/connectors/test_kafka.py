@@ -164,6 +164,29 @@ def test_a_malformed_record_fails_the_job_naming_where_it_is_unless_skipped(spar
     assert [r.n for r in skipped] == [1, 3]
 
 
+@pytest.mark.parametrize("one_step", ["true", "false"])
+def test_skipped_records_are_counted_in_the_job_metrics(spark, kafka_broker, new_topic, one_step):
+    """``ignore_parse_errors()``: the skipped records are ``metrics:<source>.numRecordsInErrors``
+    in the job result (the one-step batch read and the micro-batch read)."""
+    topic = new_topic(2)
+    row = Types.ROW_NAMED(["n"], [Types.INT()])
+    produce(kafka_broker, topic, [(0, b'{"n": 1}', None), (0, b"{broken", None), (1, b"[]", None),
+                                  (1, b'{"n": 4}', None), (1, b"no json", None)])
+    sink_topic = new_topic(1)
+    source = KafkaSource.builder().set_bootstrap_servers(kafka_broker).set_topics(topic) \
+        .set_bounded(KafkaOffsetsInitializer.latest()) \
+        .set_value_only_deserializer(JsonRowDeserializationSchema.builder().type_info(row).ignore_parse_errors().build()) \
+        .build()
+    env = _env(spark, **{"kindling.bounded.one-step": one_step})
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "json in").map(lambda r: str(r.n), Types.STRING()) \
+        .sink_to(KafkaSink.builder().set_bootstrap_servers(kafka_broker).set_record_serializer(
+            KafkaRecordSerializationSchema.builder().set_topic(sink_topic)
+            .set_value_serialization_schema(SimpleStringSchema()).build()).build())
+    result = env.execute("skipping")
+    assert result.get_accumulator_result("metrics:json in.numRecordsInErrors") == 3
+    assert sorted(v for _, _, v in consume_all(kafka_broker, sink_topic, 2)) == [b"1", b"4"]
+
+
 @pytest.mark.parametrize("guarantee", [DeliveryGuarantee.NONE, DeliveryGuarantee.AT_LEAST_ONCE,
                                        DeliveryGuarantee.EXACTLY_ONCE])
 def test_sink_writes_with_each_delivery_guarantee(spark, kafka_broker, new_topic, guarantee):
@@ -193,15 +216,62 @@ def test_exactly_once_replay_of_a_batch_does_not_duplicate(spark, kafka_broker, 
     topic = new_topic(1)
     spec = KafkaSinkSpec(bootstrap_servers=kafka_broker, topic=topic, value_schema=SimpleStringSchema(),
                          guarantee="EXACTLY_ONCE", transactional_id_prefix=f"replay-{uuid.uuid4().hex[:8]}")
-    import pickle
-
-    df = spark.createDataFrame([(pickle.dumps(f"r{i}"),) for i in range(6)], "f0 binary").repartition(2)
+    assert spec.layout == "encoded"  # the stage serializes the values
+    df = spark.createDataFrame([(f"r{i}".encode(),) for i in range(6)], "f0 binary").repartition(2)
     writer = KafkaWriter(spec)
     assert writer.write(df, 7) == 6
     assert writer.write(df, 7) == 0  # the replay: every task finds its transaction committed
     assert writer.write(df, 8) == 6
     values = sorted(v for _, _, v in consume_all(kafka_broker, topic, 12))
     assert values == sorted([f"r{i}".encode() for i in range(6)] * 2)
+
+
+def test_element_timestamps_are_the_record_timestamps(spark, kafka_broker, new_topic):
+    """As in Flink, the sink writes each element's timestamp as the record's: the source's record
+    timestamps carried through maps (two sinks in one job), or those an assigner gave."""
+    source_topic, kept, doubled, assigned = new_topic(2), new_topic(1), new_topic(1), new_topic(1)
+    produce(kafka_broker, source_topic, [(i % 2, f"{i}".encode(), BASE + i * 1_000) for i in range(8)])
+
+    def sink(topic):
+        return KafkaSink.builder().set_bootstrap_servers(kafka_broker).set_record_serializer(
+            KafkaRecordSerializationSchema.builder().set_topic(topic)
+            .set_value_serialization_schema(SimpleStringSchema()).build()).build()
+
+    def numbers(env):
+        return env.from_source(_source(kafka_broker, source_topic).build(),
+                               WatermarkStrategy.for_monotonous_timestamps(), "Kafka").map(lambda s: s, Types.STRING())
+
+    def written(topic):
+        return sorted((int(v), t) for _, _, v, t in consume_all(kafka_broker, topic, 8, timestamps=True))
+
+    env = _env(spark)
+    stream = numbers(env)
+    stream.sink_to(sink(kept))
+    stream.map(lambda s: str(2 * int(s)), Types.STRING()).sink_to(sink(doubled))
+    env.execute("timestamps")
+    assert written(kept) == [(i, BASE + i * 1_000) for i in range(8)]
+    assert written(doubled) == [(2 * i, BASE + i * 1_000) for i in range(8)]
+
+    from kindling.common.watermark_strategy import TimestampAssigner
+
+    class FromValue(TimestampAssigner):
+        def extract_timestamp(self, value, record_timestamp):
+            return 5_000_000 + int(value)
+
+    env = _env(spark)
+    numbers(env).assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(FromValue())).sink_to(sink(assigned))
+    env.execute("assigned timestamps")
+    assert written(assigned) == [(i, 5_000_000 + i) for i in range(8)]
+
+    # elements without a timestamp: the producer's time
+    plain = new_topic(1)
+    env = _env(spark)
+    env.from_collection(["x"]).sink_to(sink(plain))
+    before = int(time.time() * 1000)
+    env.execute("no timestamps")
+    [(_, _, _, stamp)] = consume_all(kafka_broker, plain, 1, timestamps=True)
+    assert before - 60_000 < stamp <= int(time.time() * 1000)
 
 
 def test_topic_selector(spark, kafka_broker, new_topic):

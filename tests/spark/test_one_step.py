@@ -200,7 +200,7 @@ def test_one_step_gives_the_micro_batch_results(spark, program):
 
 
 def test_checkpointed_and_large_jobs_keep_the_micro_batch_path(spark, tmp_path):
-    from kindling.graph.specs import CollectionSourceSpec, SequenceSourceSpec, TextFileSourceSpec
+    from kindling.graph.specs import CollectionSourceSpec, FileSourceSpec, SequenceSourceSpec
     from kindling.spark.compiler import TimeSettings
     from kindling.spark.runner import runs_in_one_step
 
@@ -218,7 +218,7 @@ def test_checkpointed_and_large_jobs_keep_the_micro_batch_path(spark, tmp_path):
     assert runs_in_one_step(limited, TimeSettings.of(limited), [SequenceSourceSpec(start=1, end=100)])
     assert not runs_in_one_step(limited, TimeSettings.of(limited), [SequenceSourceSpec(start=1, end=101)])
     (tmp_path / "big.txt").write_text("x" * 32 * 101)
-    assert not runs_in_one_step(limited, TimeSettings.of(limited), [TextFileSourceSpec(paths=[str(tmp_path)])])
+    assert not runs_in_one_step(limited, TimeSettings.of(limited), [FileSourceSpec(paths=[str(tmp_path)])])
     assert runs_in_one_step(limited, TimeSettings.of(limited), [object()])  # size unknown (a bounded Kafka read)
 
 

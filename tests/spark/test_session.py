@@ -50,6 +50,16 @@ def test_the_launcher_runs_this_interpreter_with_the_installed_pyspark(tmp_path)
     assert python == sys.executable and ".zip" not in pyspark_file
 
 
+def test_the_launcher_leaves_sparks_zips_off_the_workers_path(tmp_path):
+    launcher = _worker_launcher(sys.executable, str(tmp_path / "worker"))
+    path = os.pathsep.join(["/spark/python/lib/pyspark.zip", "/spark/python/lib/py4j-0.10.9.9-src.zip",
+                            "/job dir", "/deps/files.zip"])
+    done = subprocess.run([launcher, "-c", "import os; print(os.environ['PYTHONPATH'])"],
+                          capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=path))
+    entries = done.stdout.strip().split(os.pathsep)
+    assert entries[0] == str(tmp_path / "worker" / "lib") and entries[1:] == ["/job dir", "/deps/files.zip"]
+
+
 def test_environment_for_spark_start_is_restored(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", "/mine")
     monkeypatch.delenv("PYSPARK_PYTHON", raising=False)

@@ -1,3 +1,2 @@
-"""Formats, as in ``pyflink.datastream.formats``: ``json`` (JSON row serialization schemas) is
-supported; importing ``kindling.datastream.formats.csv`` (or ``avro``, ``parquet``, ``orc``) says
-they are not yet."""
+"""Formats, as in ``pyflink.datastream.formats``: ``csv``, ``json``, ``avro``, ``parquet`` and
+``orc`` (file source formats, file sink bulk writers and row serialization schemas)."""

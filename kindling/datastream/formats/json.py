@@ -1,5 +1,6 @@
 """JSON rows, as in ``pyflink.datastream.formats.json``: ``JsonRowSerializationSchema`` and
-``JsonRowDeserializationSchema`` for a ``Types.ROW_NAMED(...)`` type (JSON object fields by name)."""
+``JsonRowDeserializationSchema`` for a ``Types.ROW_NAMED(...)`` type (JSON object fields by name),
+and Kindling's ``JsonLinesFormat`` (a FileSource format: one JSON object per line)."""
 from __future__ import annotations
 
 import json
@@ -8,8 +9,9 @@ from typing import Any, Optional
 from kindling.common.serialization import DeserializationSchema, SerializationSchema
 from kindling.common.typeinfo import RowTypeInfo, TypeInformation
 from kindling.common.types import Row
+from kindling.datastream.connectors.file_system import StreamFormat
 
-__all__ = ["JsonRowDeserializationSchema", "JsonRowSerializationSchema"]
+__all__ = ["JsonLinesFormat", "JsonRowDeserializationSchema", "JsonRowSerializationSchema"]
 
 
 def _row_type(type_info: Any, what: str) -> RowTypeInfo:
@@ -127,3 +129,42 @@ class JsonRowSerializationSchema(SerializationSchema):
 
         def build(self) -> "JsonRowSerializationSchema":
             return JsonRowSerializationSchema(self._type_info)
+
+
+class JsonLinesFormat(StreamFormat):
+    """The FileSource format of JSON-lines files (Kindling's; PyFlink reads JSON files only
+    through the Table API): one Row of ``type_info`` per line, read as
+    :class:`JsonRowDeserializationSchema` reads a record; blank lines are skipped. A malformed
+    line fails the job naming its file and line, unless ``ignore_parse_errors()``.
+
+    Example: ``FileSource.for_record_stream_format(JsonLinesFormat.for_type_info(row_type), path)``.
+    """
+
+    kind = "json"
+
+    def __init__(self, deserializer: JsonRowDeserializationSchema, charset: str = "UTF-8"):
+        self.deserializer = deserializer
+        self.charset = charset
+
+    @staticmethod
+    def for_type_info(type_info: RowTypeInfo, fail_on_missing_field: bool = False) -> "JsonLinesFormat":
+        return JsonLinesFormat(JsonRowDeserializationSchema(type_info, fail_on_missing_field))
+
+    def ignore_parse_errors(self) -> "JsonLinesFormat":
+        """Skips malformed lines (counted in the job's metrics)."""
+        d = self.deserializer
+        return JsonLinesFormat(JsonRowDeserializationSchema(d._type_info, d._fail_on_missing_field, True), self.charset)
+
+    @property
+    def ignore_errors(self) -> bool:
+        return self.deserializer._ignore_parse_errors
+
+    def produced_type(self) -> RowTypeInfo:
+        return self.deserializer.get_produced_type()
+
+    def parse(self, line: bytes) -> Row:
+        """The Row of one line; raises ValueError for a malformed one (whatever ignore_parse_errors says)."""
+        parsed = json.loads(line)
+        if not isinstance(parsed, dict):
+            raise ValueError(f"expected a JSON object, got {type(parsed).__name__}")
+        return _from_json(parsed, self.deserializer._type_info, self.deserializer._fail_on_missing_field)

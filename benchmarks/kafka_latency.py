@@ -1,0 +1,200 @@
+#!/usr/bin/env python
+"""End-to-end latency of an unbounded keyed Kindling job: Kafka in -> keyed process -> Kafka out,
+from the time a record is produced to the time its result is consumed.
+
+Starts its own Tansu broker (``tests/connectors/kafka_support.py``, as the connector tests do)
+and the job (``KafkaSource`` -> ``key_by`` -> a KeyedProcessFunction counting per key in a
+ValueState -> ``KafkaSink``), waits until a first record went through, then produces at a steady
+``--rate`` records/s for ``--seconds`` over 1,000 keys, each value carrying its produce time, while
+a consumer reads the output. Prints p50/p90/p99/max latency of the records produced after
+``--warmup`` seconds, the produce rate achieved, the machine's load average, and Spark's
+micro-batch durations (where the time goes).
+
+    .venv/bin/python benchmarks/kafka_latency.py [--rate 10000] [--seconds 45] [--warmup 10]
+        [--guarantee AT_LEAST_ONCE] [--interval-ms 0]
+
+``--interval-ms`` is the checkpoint interval (``env.enable_checkpointing``), which Kindling
+uses as the micro-batch trigger interval; 0 starts each micro-batch as soon as the last ended.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import threading
+import time
+import uuid
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "connectors")]
+
+from kafka_support import create_topic, packaged_broker  # noqa: E402
+
+PARTITIONS = 2
+KEYS = 1_000
+
+
+def start_job(servers: str, source_topic: str, sink_topic: str, guarantee: str, interval_ms: int):
+    from kindling.common import Configuration, Types, WatermarkStrategy
+    from kindling.common.serialization import SimpleStringSchema
+    from kindling.datastream import StreamExecutionEnvironment
+    from kindling.datastream.connectors import DeliveryGuarantee
+    from kindling.datastream.connectors.kafka import (KafkaOffsetsInitializer, KafkaRecordSerializationSchema,
+                                                      KafkaSink, KafkaSource)
+    from kindling.datastream.functions import KeyedProcessFunction
+    from kindling.datastream.state import ValueStateDescriptor
+
+    class Count(KeyedProcessFunction):
+        """``key,produced_ns`` -> ``key,produced_ns,count of the key so far``."""
+
+        def open(self, runtime_context):
+            self.count = runtime_context.get_state(ValueStateDescriptor("count", Types.LONG()))
+
+        def process_element(self, value, ctx):
+            n = (self.count.value() or 0) + 1
+            self.count.update(n)
+            yield f"{value},{n}"
+
+    conf = Configuration()
+    conf.set_boolean("kindling.progress", False)
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(PARTITIONS)
+    if interval_ms > 0:
+        env.enable_checkpointing(interval_ms)
+    source = KafkaSource.builder().set_bootstrap_servers(servers).set_topics(source_topic) \
+        .set_starting_offsets(KafkaOffsetsInitializer.earliest()) \
+        .set_value_only_deserializer(SimpleStringSchema()).build()
+    sink = KafkaSink.builder().set_bootstrap_servers(servers).set_record_serializer(
+        KafkaRecordSerializationSchema.builder().set_topic(sink_topic)
+        .set_value_serialization_schema(SimpleStringSchema()).build()) \
+        .set_delivery_guarantee(DeliveryGuarantee[guarantee]) \
+        .set_transactional_id_prefix(f"latency-{uuid.uuid4().hex[:6]}").build()
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "Kafka") \
+        .key_by(lambda v: v.split(",", 1)[0]) \
+        .process(Count(), Types.STRING()).sink_to(sink)
+    return env.execute_async("kafka latency")
+
+
+def produce_steadily(servers: str, topic: str, rate: int, seconds: float, sent: list) -> None:
+    """Produces ``rate`` records/s in 10 ms ticks; appends the count and the achieved seconds to ``sent``."""
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": servers, "linger.ms": 2})
+    tick = 0.01
+    per_tick = max(1, round(rate * tick))
+    n = 0
+    started = time.monotonic()
+    next_tick = started
+    while time.monotonic() - started < seconds:
+        for _ in range(per_tick):
+            value = f"k{n % KEYS},{time.time_ns()}".encode()
+            while True:
+                try:
+                    producer.produce(topic, value=value)
+                    break
+                except BufferError:
+                    producer.poll(0.001)
+            n += 1
+        producer.poll(0)
+        next_tick += tick
+        pause = next_tick - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+    producer.flush(30)
+    sent.extend([n, time.monotonic() - started])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rate", type=int, default=10_000)
+    parser.add_argument("--seconds", type=float, default=45)
+    parser.add_argument("--warmup", type=float, default=10)
+    parser.add_argument("--guarantee", default="AT_LEAST_ONCE", choices=["NONE", "AT_LEAST_ONCE", "EXACTLY_ONCE"])
+    parser.add_argument("--interval-ms", type=int, default=0)
+    args = parser.parse_args(argv)
+    from confluent_kafka import Consumer, TopicPartition
+
+    from benchmarks.harness import spark_session
+
+    spark_session()  # started before anything is timed
+    with packaged_broker() as servers:
+        source_topic, sink_topic = create_topic(servers, PARTITIONS), create_topic(servers, PARTITIONS)
+        consumer = Consumer({"bootstrap.servers": servers, "group.id": f"latency-{uuid.uuid4().hex[:6]}",
+                             "enable.auto.commit": False, "fetch.wait.max.ms": 10})
+        consumer.assign([TopicPartition(sink_topic, p, 0) for p in range(PARTITIONS)])
+        client = start_job(servers, source_topic, sink_topic, args.guarantee, args.interval_ms)
+        try:
+            from confluent_kafka import Producer
+
+            probe = Producer({"bootstrap.servers": servers})
+            probe.produce(source_topic, value=f"warm,{time.time_ns()}".encode())
+            probe.flush(10)
+            deadline = time.monotonic() + 600
+            while not consumer.consume(100, timeout=1.0):  # the job runs: its first batch went through
+                if time.monotonic() > deadline or client.get_job_execution_result().done():
+                    raise RuntimeError("the job did not start")
+            sent: list = []
+            producer = threading.Thread(target=produce_steadily,
+                                        args=(servers, source_topic, args.rate, args.seconds, sent))
+            started_ns = time.time_ns()
+            producer.start()
+            latencies = []  # (produced ns, latency ms)
+            received = 0
+            quiet_until = None
+            while True:
+                got = consumer.consume(10_000, timeout=0.2)
+                now = time.time_ns()
+                for m in got:
+                    if m.error():
+                        continue
+                    produced = int(m.value().split(b",")[1])
+                    latencies.append((produced, (now - produced) / 1e6))
+                    received += 1
+                if producer.is_alive():
+                    continue
+                if got:
+                    quiet_until = None
+                quiet_until = quiet_until or time.monotonic() + 60
+                if received >= sent[0] or time.monotonic() > quiet_until:
+                    break
+            producer.join()
+        finally:
+            client.cancel()
+            try:
+                client.get_job_execution_result().result(60)
+            except Exception:
+                pass
+            query = client._query
+            batches = list(query.recentProgress) if query is not None else []
+        consumer.close()
+    measured = sorted(lat for produced, lat in latencies if produced >= started_ns + args.warmup * 1e9)
+    load = os.getloadavg()
+    n_sent, produce_seconds = sent
+    print(f"Kafka -> keyed process -> Kafka ({args.guarantee}, trigger interval {args.interval_ms} ms), "
+          f"{os.environ['KINDLING_SPARK_MASTER']}, {time.strftime('%Y-%m-%d %H:%M')}; "
+          f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    print(f"  produced {n_sent:,} records in {produce_seconds:.1f} s ({n_sent / produce_seconds:,.0f}/s, "
+          f"target {args.rate:,}/s); received {received:,}")
+    if measured:
+        def pct(q: float) -> float:
+            return measured[min(len(measured) - 1, int(q * len(measured)))]
+
+        print(f"  latency over {len(measured):,} records after {args.warmup:.0f} s of warm-up: "
+              f"p50 {pct(0.5):,.0f} ms, p90 {pct(0.9):,.0f} ms, p99 {pct(0.99):,.0f} ms, max {measured[-1]:,.0f} ms")
+    durations = [(p.numInputRows, p.durationMs) for p in batches if p.numInputRows]
+    if durations:
+        total = [d.get("triggerExecution", 0) for _, d in durations]
+        parts = {}
+        for _, d in durations:
+            for k, v in d.items():
+                if k != "triggerExecution":
+                    parts.setdefault(k, []).append(v)
+        print(f"  micro-batches (last {len(durations)}): median {statistics.median(total):,.0f} ms, "
+              f"median rows {statistics.median(r for r, _ in durations):,.0f}; median parts: "
+              + ", ".join(f"{k} {statistics.median(v):,.0f}" for k, v in sorted(parts.items())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

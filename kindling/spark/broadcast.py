@@ -1,0 +1,124 @@
+"""Broadcast state on Spark (``connect(stream.broadcast(descriptor)).process(...)``).
+
+Spark has no broadcast operator; the keyed operator's control keys serve as one (one per
+shuffle partition, processed before every other key of the partition in a micro-batch,
+``kindling.spark.stage.control_keys``). The broadcast input's keyed exit sends each of its
+runs to every control key (``kindling.runtime.co_functions.BROADCAST``); a control key applies
+them, in an order that is the same in every partition, to its partition's broadcast states,
+kept in its Spark state (so they are part of the checkpoint) and in the operator, where the
+partition's other keys then read them. Every parallel instance thus sees every broadcast
+element, in the same order, before the elements of the main input of the same micro-batch.
+
+A micro-batch without input (Spark's no-data batches fire timers) runs no control key: the
+operator then reads the newest states the control keys published through the driver
+(:class:`BroadcastHandOff`), unless it already holds them.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import tempfile
+from typing import Any, Iterator
+
+from pyspark.accumulators import AccumulatorParam
+from pyspark.sql.types import BinaryType, StructField, StructType
+
+STATE_SCHEMA = StructType([StructField("states", BinaryType())])
+
+
+class _NewestParam(AccumulatorParam):
+    """Keeps the ``(version, states)`` with the highest version."""
+
+    def zero(self, value):
+        return None
+
+    def addInPlace(self, a, b):
+        if a is None:
+            return b
+        if b is None:
+            return a
+        return a if a[0] >= b[0] else b
+
+
+class BroadcastHandOff:
+    """The driver's copy of one operator's newest broadcast states, for no-data micro-batches:
+    the control keys report new versions (an accumulator); after each micro-batch the newest
+    goes to a file that the operator reads when no control key ran."""
+
+    def __init__(self, spark, scratch: str):
+        self.directory = tempfile.mkdtemp(prefix="broadcast-", dir=scratch)
+        self.path = os.path.join(self.directory, "states")
+        self.reports = spark.sparkContext.accumulator(None, _NewestParam())
+        self.written = -1
+
+    def after_batch(self) -> None:
+        newest = self.reports.value
+        if newest is not None and newest[0] > self.written:
+            temporary = self.path + ".tmp"
+            with open(temporary, "wb") as f:
+                pickle.dump(newest, f, protocol=5)
+            os.replace(temporary, self.path)
+            self.written = newest[0]
+
+    def close(self) -> None:
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def __getstate__(self):  # shipped to the workers without the driver's bookkeeping
+        return {"path": self.path, "reports": self.reports}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+class BroadcastStates:
+    """One partition's broadcast states in a transformWithState processor."""
+
+    def __init__(self, handle: Any, adapter: Any, handoff: BroadcastHandOff):
+        self.state = handle.getValueState("kindling_broadcast", STATE_SCHEMA)
+        self.adapter = adapter
+        self.handoff = handoff
+        self.current = False  # whether the adapter holds the newest states in this micro-batch
+
+    def apply(self, runs: list, watermark: int, processing_time: int) -> list:
+        """At the control key: restores the partition's states, applies the batch's broadcast
+        runs (``(channel, flush, [(value, timestamp, watermark), ...])``), stores them; returns
+        the outputs of ``process_broadcast_element``."""
+        adapter = self.adapter
+        if self.state.exists():
+            adapter.version, adapter.states = pickle.loads(self.state.get()[0])
+        else:
+            adapter.version, adapter.states = 0, {name: {} for name in adapter.names}
+        self.current = True
+        if not runs:
+            return []
+        runs.sort(key=lambda run: (run[0] or "", run[1]))
+        elements = [(value, ts) for _, _, group in runs for value, ts, _ in group]
+        outputs = adapter.process_broadcast(elements, watermark, processing_time)
+        blob = pickle.dumps((adapter.version, adapter.states), protocol=5)
+        self.state.update((blob,))
+        self.handoff.reports.add((adapter.version, blob))
+        return outputs
+
+    def ensure_current(self) -> None:
+        """Before another key runs: in a micro-batch where no control key ran, the newest
+        states the driver has (the operator may hold them already)."""
+        if self.current:
+            return
+        self.current = True
+        try:
+            with open(self.handoff.path, "rb") as f:
+                version, blob = pickle.load(f)
+        except FileNotFoundError:
+            return  # no broadcast element yet
+        if version > self.adapter.version:
+            self.adapter.version, self.adapter.states = pickle.loads(blob)
+
+
+def control_payloads(rows: Iterator) -> tuple[list, list]:
+    """Splits a control key's rows into its control payloads and its broadcast runs."""
+    payloads, runs = [], []
+    for row in rows:
+        kind, body = pickle.loads(row[1])
+        (runs if kind == "broadcast" else payloads).append((kind, body))
+    return payloads, [body for _, body in runs]

@@ -1,0 +1,317 @@
+"""The JDBC sink on Spark: each task runs the user's SQL through the database's Python driver
+(psycopg 3 for ``jdbc:postgresql:``, ``sqlite3`` for ``jdbc:sqlite:``).
+
+At-least-once (``JdbcSink.sink``): a task sends its rows in batches of ``batch_size`` (or when
+the oldest waiting row is ``batch_interval_ms`` old), each batch in one transaction; a batch
+failing on a transient error (lost connection, lock, serialization failure) is retried
+``max_retries`` times, one second more between attempts each time; any other error, or a
+transient one that outlasts the retries, fails the micro-batch and Spark replays it from the
+checkpoint. Exactly-once (``JdbcSink.exactly_once_sink``): a task writes its whole part of a
+micro-batch in one transaction that also inserts ``(job, batch, task)`` into
+``kindling_jdbc_commits``; a replayed batch whose marker is there writes nothing. The job is
+Spark's query id, which lives in the checkpoint, so a restarted job keeps it.
+"""
+from __future__ import annotations
+
+import datetime
+import pickle
+import re
+import time
+import uuid
+from typing import Any, Callable, Iterator
+from urllib.parse import parse_qsl, unquote
+
+import pyarrow as pa
+from pyspark.sql import DataFrame
+
+from kindling.graph.specs import JdbcSinkSpec, split_jdbc_sql
+from kindling.runtime.errors import user_function_failure
+from kindling.runtime.type_check import checker_for
+from kindling.spark.sinks import SinkWriter
+
+SINK_NAME = "Sink: JdbcSink"
+CONNECT_TIMEOUT_S = 5  # an unreachable database fails a write attempt after this long, not a hang
+MARKER_TABLE = "kindling_jdbc_commits"
+#: JDBC URL parameters of PostgreSQL's driver -> libpq's (the ones Kindling passes on)
+_PG_PARAMETERS = {"user": "user", "password": "password", "sslmode": "sslmode", "sslcert": "sslcert",
+                  "sslkey": "sslkey", "sslrootcert": "sslrootcert", "connectTimeout": "connect_timeout",
+                  "ApplicationName": "application_name", "applicationName": "application_name",
+                  "options": "options", "ssl": None, "currentSchema": None}
+
+
+class JdbcSinkError(RuntimeError):
+    """A write the database refused for good (a constraint, a wrong statement or value)."""
+
+
+def redacted(url: str) -> str:
+    """The URL without its password, for messages."""
+    return re.sub(r"(?i)(password=)[^&;]*", r"\1***", url)
+
+
+class _Database:
+    """One database kind: how to connect, its placeholder style, which errors are transient."""
+
+    def __init__(self, spec: JdbcSinkSpec):
+        self.spec = spec
+        self.dialect = spec.dialect
+        pieces = split_jdbc_sql(spec.sql)
+        if self.dialect == "postgresql":
+            import psycopg
+
+            self.module = psycopg
+            self.sql = "%s".join(p.replace("%", "%%") for p in pieces)
+            self.marker = "%s"
+            self.connect_args = _postgres_arguments(spec)
+        else:
+            import sqlite3
+
+            self.module = sqlite3
+            self.sql = spec.sql
+            self.marker = "?"
+            self.path = spec.url[len("jdbc:sqlite:"):] or ":memory:"
+
+    def connect(self) -> Any:
+        if self.dialect == "postgresql":
+            return self.module.connect(**self.connect_args)
+        return self.module.connect(self.path, timeout=30)
+
+    def transient(self, error: BaseException) -> bool:
+        """Whether another attempt may succeed (the connection, a lock, a serialization failure)."""
+        if self.dialect == "postgresql":
+            return isinstance(error, self.module.OperationalError)
+        return isinstance(error, self.module.OperationalError) and any(
+            word in str(error) for word in ("locked", "busy", "unable to open"))
+
+
+def _postgres_arguments(spec: JdbcSinkSpec) -> dict:
+    """psycopg's connection arguments for ``jdbc:postgresql://host[:port][,host2[:port2]]/db?k=v&...``
+    (or ``jdbc:postgresql:db``), the user and password of the options winning over the URL's."""
+    rest = spec.url[len("jdbc:postgresql:"):]
+    rest, _, query = rest.partition("?")
+    arguments: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT_S}
+    if rest.startswith("//"):
+        hosts, _, database = rest[2:].partition("/")
+        names, ports = [], []
+        for host in filter(None, hosts.split(",")):
+            if host.startswith("["):  # [IPv6]:port
+                name, _, port = host[1:].partition("]")
+                port = port.lstrip(":")
+            else:
+                name, _, port = host.partition(":")
+            names.append(name)
+            ports.append(port or "5432")
+        if names:
+            arguments["host"] = ",".join(names)
+            arguments["port"] = ",".join(ports)
+    else:
+        database = rest
+    if database:
+        arguments["dbname"] = unquote(database)
+    options = []
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        if key not in _PG_PARAMETERS:
+            raise ValueError(f"JdbcSink: the JDBC URL parameter {key!r} of {redacted(spec.url)} is not supported by "
+                             f"Kindling's PostgreSQL driver (psycopg); supported: {', '.join(sorted(_PG_PARAMETERS))}")
+        if key == "ssl":
+            if value.lower() in ("true", "1", ""):
+                arguments.setdefault("sslmode", "require")
+        elif key == "currentSchema":
+            options.append(f"-c search_path={value}")
+        else:
+            arguments[_PG_PARAMETERS[key]] = value
+    if options:
+        arguments["options"] = " ".join([arguments.get("options", "")] + options).strip()
+    if spec.user_name is not None:
+        arguments["user"] = spec.user_name
+    if spec.password is not None:
+        arguments["password"] = spec.password
+    return arguments
+
+
+def _row_converter(spec: JdbcSinkSpec) -> Callable[[Any], tuple]:
+    """Turns an element into the statement's parameters, failing clearly when it does not fit
+    the sink's RowTypeInfo."""
+    type_info = spec.type_info
+    names = type_info.get_field_names()
+    types = type_info.get_field_types()
+    checks = [checker_for(t) for t in types]
+    arity = len(types)
+
+    def convert(value: Any) -> tuple:
+        if isinstance(value, dict):
+            fields = [value.get(n) for n in names]
+        else:
+            try:
+                fields = list(value)
+            except TypeError:
+                raise TypeError(f"JdbcSink: the element {value!r} ({type(value).__name__}) is not a Row of the sink's "
+                                f"RowTypeInfo {type_info}; map the stream to Rows first") from None
+            if len(fields) != arity:
+                raise TypeError(f"JdbcSink: the element {value!r} has {len(fields)} fields but the sink's "
+                                f"RowTypeInfo {type_info} has {arity}")
+        for i, (check, field) in enumerate(zip(checks, fields)):
+            if field is None:
+                continue
+            if check is not None and not check(field):
+                raise TypeError(f"JdbcSink: field {i} ({names[i]!r}) of {value!r} is {type(field).__name__} "
+                                f"{field!r}, which does not fit its declared type {types[i]} in the sink's RowTypeInfo")
+            if hasattr(field, "nanos") and hasattr(field, "seconds"):  # an Instant: the drivers know datetimes
+                fields[i] = datetime.datetime.fromtimestamp(field.seconds, datetime.timezone.utc) + \
+                    datetime.timedelta(microseconds=field.nanos // 1000)
+        return tuple(fields)
+
+    return convert
+
+
+def _rows(batches: Iterator[pa.RecordBatch], convert: Callable[[Any], tuple]) -> Iterator[tuple]:
+    for batch in batches:
+        for data in batch.column(0).to_pylist():
+            yield convert(pickle.loads(data))
+
+
+class _Connection:
+    """A task's connection, opened on first use and again after a transient failure."""
+
+    def __init__(self, database: _Database):
+        self.database = database
+        self.connection: Any = None
+
+    def run(self, work: Callable[[Any], Any]) -> Any:
+        """``work(connection)`` then commit, retried on transient errors; its result."""
+        database = self.database
+        spec = database.spec
+        attempts = spec.max_retries + 1
+        for attempt in range(1, attempts + 1):
+            try:
+                if self.connection is None:
+                    self.connection = database.connect()
+                result = work(self.connection)
+                self.connection.commit()
+                return result
+            except database.module.Error as error:
+                transient = database.transient(error)
+                self.close(rollback=True)
+                if not transient or attempt == attempts:
+                    tried = f" (tried {attempts} times)" if transient else ""
+                    kind = ConnectionError if transient else JdbcSinkError
+                    raise kind(f"JdbcSink could not write to {redacted(spec.url)}{tried}: {type(error).__name__}: "
+                               f"{str(error).strip()}") from None
+                time.sleep(attempt)  # Flink's backoff: one second more each attempt
+
+    def close(self, rollback: bool = False) -> None:
+        if self.connection is None:
+            return
+        try:
+            if rollback:
+                self.connection.rollback()
+            self.connection.close()
+        except Exception:
+            pass
+        self.connection = None
+
+
+def write_task(spec: JdbcSinkSpec, job: str, batch_id: int, task: int, batches: Iterator[pa.RecordBatch]) -> int:
+    """Writes one task's part of a micro-batch; returns how many rows it wrote."""
+    database = _Database(spec)
+    try:
+        rows = _rows(batches, _row_converter(spec))
+        connection = _Connection(database)
+        try:
+            if spec.exactly_once:
+                return _write_exactly_once(database, connection, list(rows), job, batch_id, task)
+            return _write_batches(database, connection, rows)
+        finally:
+            connection.close()
+    except (TypeError, ConnectionError, JdbcSinkError) as error:
+        raise user_function_failure(SINK_NAME, error) from None
+
+
+def _execute_many(database: _Database, rows: list) -> Callable[[Any], int]:
+    def work(connection) -> int:
+        cursor = connection.cursor()
+        try:
+            cursor.executemany(database.sql, rows)
+        finally:
+            cursor.close()
+        return len(rows)
+
+    return work
+
+
+def _write_batches(database: _Database, connection: _Connection, rows: Iterator[tuple]) -> int:
+    spec = database.spec
+    interval = spec.batch_interval_ms / 1000
+    pending: list[tuple] = []
+    first = 0.0
+    written = 0
+    for row in rows:
+        if not pending:
+            first = time.monotonic()
+        pending.append(row)
+        if len(pending) >= spec.batch_size or (interval and time.monotonic() - first >= interval):
+            written += connection.run(_execute_many(database, pending))
+            pending = []
+    if pending:
+        written += connection.run(_execute_many(database, pending))
+    return written
+
+
+def _write_exactly_once(database: _Database, connection: _Connection, rows: list, job: str, batch_id: int,
+                        task: int) -> int:
+    m = database.marker
+    size = database.spec.batch_size
+
+    def work(db) -> int:
+        cursor = db.cursor()
+        try:
+            cursor.execute(f"SELECT 1 FROM {MARKER_TABLE} WHERE job = {m} AND batch = {m} AND task = {m}",
+                           (job, batch_id, task))
+            if cursor.fetchone() is not None:  # committed before: Spark replays the batch
+                return 0
+            for lo in range(0, len(rows), size):
+                cursor.executemany(database.sql, rows[lo:lo + size])
+            cursor.execute(f"INSERT INTO {MARKER_TABLE} (job, batch, task) VALUES ({m}, {m}, {m})",
+                           (job, batch_id, task))
+            # Spark replays the last batch only: earlier markers are never read again.
+            cursor.execute(f"DELETE FROM {MARKER_TABLE} WHERE job = {m} AND task = {m} AND batch < {m}",
+                           (job, task, batch_id))
+        finally:
+            cursor.close()
+        return len(rows)
+
+    return connection.run(work)
+
+
+class JdbcWriter(SinkWriter):
+    """Writes each micro-batch from the tasks that hold it (see the module's docstring)."""
+
+    def __init__(self, spec: JdbcSinkSpec):
+        self.spec = spec
+        if spec.dialect == "postgresql":
+            _postgres_arguments(spec)  # fails on URL parameters Kindling cannot pass on, before any batch
+        self.run_id = uuid.uuid4().hex  # the job's id when no streaming query has one (BATCH, one-step)
+        self.marker_ready = False
+
+    def _create_marker_table(self) -> None:
+        connection = _Connection(_Database(self.spec))
+        try:
+            connection.run(lambda db: db.cursor().execute(
+                f"CREATE TABLE IF NOT EXISTS {MARKER_TABLE} (job VARCHAR(64) NOT NULL, batch BIGINT NOT NULL, "
+                "task INTEGER NOT NULL, PRIMARY KEY (job, batch, task))"))
+        finally:
+            connection.close()
+        self.marker_ready = True
+
+    def write(self, df: DataFrame, batch_id: int) -> int:
+        spec = self.spec
+        if spec.exactly_once and not self.marker_ready:
+            self._create_marker_table()
+        job = df.sparkSession.sparkContext.getLocalProperty("sql.streaming.queryId") or self.run_id
+
+        def write_partition(batches):
+            from pyspark import TaskContext
+
+            n = write_task(spec, job, batch_id, TaskContext.get().partitionId(), batches)
+            yield pa.RecordBatch.from_arrays([pa.array([n], pa.int64())], names=["n"])
+
+        return sum(r[0] for r in df.mapInArrow(write_partition, "n long").collect())

@@ -1,0 +1,151 @@
+"""A streaming Kafka -> keyed process -> Kafka job that fails once in the middle of a micro-batch
+and is started again on the same checkpoint directory: with EXACTLY_ONCE every input record is
+written once (and the keyed state counted it once), with AT_LEAST_ONCE none is lost.
+
+Tansu (the test broker) shows aborted transactions' records to ``read_committed`` readers, so the
+injected failure happens where the failing task has produced nothing: on its first element, after
+the other task committed its part of the batch (its replay marker, the offset of group
+``<prefix>-0`` on ``__kindling_sink_commits``, moved past the mark the test wrote in the marker
+file). The replay must then skip task 0's committed part and write task 1's.
+"""
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections import Counter, defaultdict
+
+import pytest
+from kafka_support import consume_all, produce
+
+from kindling.common import Configuration, Types, WatermarkStrategy
+from kindling.common.serialization import SimpleStringSchema
+from kindling.datastream import StreamExecutionEnvironment
+from kindling.datastream.connectors import DeliveryGuarantee
+from kindling.datastream.connectors.kafka import (KafkaOffsetsInitializer, KafkaRecordSerializationSchema, KafkaSink,
+                                                  KafkaSource)
+from kindling.datastream.functions import KeyedProcessFunction, RuntimeContext
+from kindling.datastream.state import ValueStateDescriptor
+
+KEYS = 5
+PHASE = 8  # records per partition produced in each of the three phases
+
+
+def _marker_offset(servers: str, group: str) -> int:
+    """The replay marker of one sink task: ``last committed batch id + 1`` (-1: none yet)."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    consumer = Consumer({"bootstrap.servers": servers, "group.id": group})
+    try:
+        return consumer.committed([TopicPartition("__kindling_sink_commits", 0)], timeout=10)[0].offset
+    finally:
+        consumer.close()
+
+
+class _CountPerKeyFailingOnce(KeyedProcessFunction):
+    """Emits ``value|n`` (n: the key's running count). While ``marker`` exists, the first element
+    task 1 sees fails the task (once: the marker is removed), after task 0 committed the batch
+    when ``wait_for_group`` names task 0's replay-marker group."""
+
+    def __init__(self, marker: str, servers: str, wait_for_group: str | None):
+        self.marker = marker
+        self.servers = servers
+        self.wait_for_group = wait_for_group
+        self.task = None
+
+    def open(self, runtime_context: RuntimeContext):
+        self.count = runtime_context.get_state(ValueStateDescriptor("n", Types.INT()))
+
+    def process_element(self, value, ctx):
+        from pyspark import TaskContext
+
+        task = TaskContext.get()
+        first = task.taskAttemptId() != self.task
+        self.task = task.taskAttemptId()
+        if first and task.partitionId() == 1 and os.path.exists(self.marker):
+            with open(self.marker) as f:
+                mark = int(f.read())
+            deadline = time.monotonic() + 60
+            while self.wait_for_group and _marker_offset(self.servers, self.wait_for_group) <= mark:
+                if time.monotonic() > deadline:
+                    raise AssertionError("task 0 did not commit its part of the batch within 60 s")
+                time.sleep(0.2)
+            os.remove(self.marker)
+            raise RuntimeError("injected failure in the middle of a micro-batch")
+        n = (self.count.value() or 0) + 1
+        self.count.update(n)
+        yield f"{value}|{n}"
+
+
+def _records(start: int) -> list:
+    return [(p, f"{p}:{i}".encode(), None) for i in range(start, start + PHASE) for p in (0, 1)]
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("guarantee", [DeliveryGuarantee.EXACTLY_ONCE, DeliveryGuarantee.AT_LEAST_ONCE])
+def test_restart_after_a_failure_in_the_middle_of_a_batch(spark, kafka_broker, new_topic, tmp_path, guarantee):
+    source_topic, sink_topic = new_topic(2), new_topic(2)
+    prefix = f"restart-{uuid.uuid4().hex[:6]}"
+    marker = str(tmp_path / "fail-once")
+    exactly_once = guarantee == DeliveryGuarantee.EXACTLY_ONCE
+
+    def start():
+        conf = Configuration()
+        conf.set_boolean("kindling.progress", False)
+        conf.set_string("execution.checkpointing.dir", str(tmp_path / "checkpoints"))
+        env = StreamExecutionEnvironment.get_execution_environment(conf)
+        env.set_parallelism(2)
+        source = KafkaSource.builder().set_bootstrap_servers(kafka_broker).set_topics(source_topic) \
+            .set_starting_offsets(KafkaOffsetsInitializer.earliest()) \
+            .set_value_only_deserializer(SimpleStringSchema()) \
+            .set_property("kindling.max-offsets-per-batch", "4").build()
+        sink = KafkaSink.builder().set_bootstrap_servers(kafka_broker).set_record_serializer(
+            KafkaRecordSerializationSchema.builder().set_topic(sink_topic)
+            .set_value_serialization_schema(SimpleStringSchema()).build()) \
+            .set_delivery_guarantee(guarantee).set_transactional_id_prefix(prefix).build()
+        function = _CountPerKeyFailingOnce(marker, kafka_broker, f"{prefix}-0" if exactly_once else None)
+        env.from_source(source, WatermarkStrategy.no_watermarks(), "Kafka") \
+            .key_by(lambda s: int(s.split(":")[1]) % KEYS, key_type=Types.INT()) \
+            .process(function, Types.STRING()).sink_to(sink)
+        return env.execute_async("kafka restart")
+
+    def read(expected: int) -> list:
+        return [v.decode() for _, _, v in consume_all(kafka_broker, sink_topic, expected, timeout_s=300)]
+
+    produce(kafka_broker, source_topic, _records(0))
+    client = start()
+    try:
+        assert len(read(2 * PHASE)) >= 2 * PHASE
+        with open(marker, "w") as f:  # fail once in a later batch
+            f.write(str(_marker_offset(kafka_broker, f"{prefix}-0")))
+        produce(kafka_broker, source_topic, _records(PHASE))
+        with pytest.raises(Exception, match="injected failure"):
+            client.get_job_execution_result().result(300)
+    finally:
+        client.cancel()
+    assert not os.path.exists(marker)  # the failure happened
+
+    produce(kafka_broker, source_topic, _records(2 * PHASE))
+    client = start()
+    try:
+        out = read(6 * PHASE)
+    finally:
+        client.cancel()
+        try:
+            client.get_job_execution_result().result(60)
+        except Exception:
+            pass  # cancelled
+
+    expected = {f"{p}:{i}" for i in range(3 * PHASE) for p in (0, 1)}
+    values = Counter(o.split("|")[0] for o in out)
+    if exactly_once:
+        assert values == Counter(expected)  # each input record written exactly once
+    else:
+        assert set(values) == expected  # none lost (a replayed part may be written twice)
+    counts = defaultdict(set)
+    for o in out:
+        value, n = o.split("|")
+        counts[int(value.split(":")[1]) % KEYS].add(int(n))
+    per_key = Counter(int(v.split(":")[1]) % KEYS for v in expected)
+    for key, seen in counts.items():  # the keyed state counted each record once, across the restart
+        assert seen == set(range(1, per_key[key] + 1)), key

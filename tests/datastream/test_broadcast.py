@@ -1,0 +1,151 @@
+"""Broadcast state end to end on Spark (two parallel instances: the tests' 2 shuffle partitions):
+every instance sees every broadcast element, before the main elements of the same micro-batch,
+and keeps its broadcast state across micro-batches. PyFlink's output for a keyed broadcast
+program is compared in tests/conformance (broadcast_rules)."""
+from __future__ import annotations
+
+import time
+
+import pytest
+from test_streaming_micro_batches import _take  # same folder: pytest puts it on sys.path
+
+from kindling.common import Duration, Types, WatermarkStrategy
+from kindling.datastream import (BroadcastProcessFunction, KeyedBroadcastProcessFunction, RuntimeExecutionMode)
+from kindling.datastream.connectors.file_system import FileSource, StreamFormat
+from kindling.datastream.state import MapStateDescriptor, ValueStateDescriptor
+
+limits = MapStateDescriptor("limits", Types.STRING(), Types.INT())
+
+
+class OverLimit(KeyedBroadcastProcessFunction):
+    """Readings ``key,value,time`` against the broadcast limit; a timer a second later reports
+    the key's last value against the limit in force then."""
+
+    def open(self, ctx):
+        self.last = ctx.get_state(ValueStateDescriptor("last", Types.INT()))
+
+    def process_element(self, line, ctx):
+        key, value, _ = line.split(",")
+        self.last.update(int(value))
+        ctx.timer_service().register_event_time_timer(ctx.timestamp() + 1000)
+        limit = ctx.get_broadcast_state(limits).get("limit")
+        yield f"{key} {value} {'over' if int(value) > limit else 'within'} {limit}"
+
+    def process_broadcast_element(self, line, ctx):
+        name, value = line.split(",")
+        ctx.get_broadcast_state(limits).put(name, int(value))
+        yield f"rule {name}={value}"
+
+    def on_timer(self, timestamp, ctx):
+        yield f"timer {ctx.get_current_key()} {self.last.value()} limit {ctx.get_broadcast_state(limits).get('limit')}"
+
+
+def _lines(env, path):
+    source = (FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(path))
+              .monitor_continuously(Duration.of_millis(100)).build())
+    return env.from_source(source, WatermarkStrategy.no_watermarks(), path.name)
+
+
+def test_rules_change_between_micro_batches_in_every_instance(env, tmp_path):
+    readings_dir, rules_dir = tmp_path / "readings", tmp_path / "rules"
+    readings_dir.mkdir()
+    rules_dir.mkdir()
+    readings = _lines(env, readings_dir).assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda line, _: int(line.split(",")[2])))
+    rules = _lines(env, rules_dir).assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda line, _: 0))
+    out = readings.key_by(lambda line: line.split(",")[0]).connect(rules.broadcast(limits)).process(OverLimit())
+    (rules_dir / "1.txt").write_text("limit,10\n")
+    (readings_dir / "1.txt").write_text("a,5,1000\nb,20,1000\n")
+    with out.execute_and_collect() as results:
+        first = _take(results, 4, timeout=600)
+        # each of the two parallel instances applies the rule, before the readings of its batch
+        assert sorted(first) == ["a 5 within 10", "b 20 over 10", "rule limit=10", "rule limit=10"]
+        (rules_dir / "2.txt").write_text("limit,3\n")
+        assert _take(results, 2, timeout=600) == ["rule limit=3", "rule limit=3"]
+        # a later reading moves the watermark: a's and b's timers read the newest rule
+        (readings_dir / "2.txt").write_text("c,4,5000\n")
+        later = sorted(_take(results, 3, timeout=600))
+        assert later == ["c 4 over 3", "timer a 5 limit 3", "timer b 20 limit 3"]
+
+
+class Tag(BroadcastProcessFunction):
+    def process_element(self, value, ctx):
+        names = ctx.get_broadcast_state(limits)
+        yield f"{value} {sorted(names.keys())} at {ctx.timestamp()}"
+
+    def process_broadcast_element(self, value, ctx):
+        ctx.get_broadcast_state(limits).put(value, len(value))
+        yield f"saw {value}"
+
+
+def test_a_non_keyed_stream_reads_the_broadcast_state(env):
+    env.set_parallelism(2)
+    numbers = env.from_collection([1, 2, 3], Types.INT())
+    names = env.from_collection(["x", "yy"], Types.STRING())
+    out = numbers.connect(names.broadcast(limits)).process(Tag(), Types.STRING())
+    assert sorted(out.execute_and_collect()) == [
+        "1 ['x', 'yy'] at None", "2 ['x', 'yy'] at None", "3 ['x', 'yy'] at None",
+        "saw x", "saw x", "saw yy", "saw yy"]
+
+
+def test_broadcast_partitioning_sends_every_element_to_every_instance(env):
+    env.set_parallelism(2)
+    out = env.from_collection([1, 2], Types.INT()).broadcast().map(lambda v: v * 10, Types.INT())
+    assert sorted(out.execute_and_collect()) == [10, 10, 20, 20]
+
+
+class Writes(BroadcastProcessFunction):
+    def process_element(self, value, ctx):
+        ctx.get_broadcast_state(limits).put("x", 1)
+        yield value
+
+    def process_broadcast_element(self, value, ctx):
+        ctx.get_broadcast_state(MapStateDescriptor("other", Types.STRING(), Types.INT())).put("x", 1)
+
+
+def test_broadcast_misuse_is_reported(env):
+    numbers = env.from_collection([1], Types.INT())
+    with pytest.raises(TypeError, match="MapStateDescriptor"):
+        numbers.broadcast(ValueStateDescriptor("v", Types.INT()))
+    with pytest.raises(TypeError, match="KeyedBroadcastProcessFunction"):
+        numbers.key_by(lambda v: v).connect(numbers.broadcast(limits)).process(Tag())
+    with pytest.raises(TypeError, match="key_by"):
+        numbers.connect(numbers.broadcast(limits)).process(OverLimit())
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    with pytest.raises(NotImplementedError, match="STREAMING"):
+        numbers.connect(numbers.broadcast(limits)).process(Tag()).execute_and_collect()
+
+
+def _wait_for(path, timeout=300):
+    deadline = time.time() + timeout
+    while not path.exists():
+        assert time.time() < deadline, f"{path} did not appear"
+        time.sleep(0.2)
+
+
+def _rules_job(env, readings_dir, rules_dir, checkpoints):
+    env.get_configuration().set_string("execution.checkpointing.dir", str(checkpoints))
+    readings = _lines(env, readings_dir).assign_timestamps_and_watermarks(
+        WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda line, _: int(line.split(",")[2])))
+    rules = _lines(env, rules_dir)
+    return readings.key_by(lambda line: line.split(",")[0]).connect(rules.broadcast(limits)).process(OverLimit())
+
+
+def test_broadcast_state_survives_a_restart_from_the_checkpoint(env, tmp_path):
+    from kindling.common import Configuration
+    from kindling.datastream import StreamExecutionEnvironment
+
+    readings_dir, rules_dir, checkpoints = tmp_path / "readings", tmp_path / "rules", tmp_path / "checkpoints"
+    readings_dir.mkdir()
+    rules_dir.mkdir()
+    (rules_dir / "1.txt").write_text("limit,10\n")
+    (readings_dir / "1.txt").write_text("a,15,1000\n")
+    with _rules_job(env, readings_dir, rules_dir, checkpoints).execute_and_collect("rules") as results:
+        assert sorted(_take(results, 3, timeout=600)) == ["a 15 over 10", "rule limit=10", "rule limit=10"]
+        _wait_for(checkpoints / "rules" / "commits" / "0")  # that micro-batch is committed: not replayed
+    # The same job again, on the same checkpoint: the rule is in the restored broadcast state.
+    (readings_dir / "2.txt").write_text("b,7,2000\nc,12,2000\n")
+    again = StreamExecutionEnvironment.get_execution_environment(Configuration(env.get_configuration()))
+    with _rules_job(again, readings_dir, rules_dir, checkpoints).execute_and_collect("rules") as results:
+        assert sorted(_take(results, 2, timeout=600)) == ["b 7 within 10", "c 12 over 10"]
