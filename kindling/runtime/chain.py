@@ -262,11 +262,14 @@ def build_chain(
         stamp = generator_for(watermark_generators, node.uid, fn).stamp_and_timestamp
 
         def push(value):
+            before = record.timestamp, record.watermark
             try:
                 record.timestamp, record.watermark = stamp(value, record.timestamp)
             except Exception as exc:
                 raise user_function_failure(name, exc) from None
             downstream(value)
+            # the stamp is this branch's: a sibling branch of the same element keeps the element's own
+            record.timestamp, record.watermark = before
 
     elif op == "sink_function":
         invoke = fn.invoke if is_function_object(fn, "invoke") else fn

@@ -21,24 +21,11 @@ import shutil
 import tempfile
 from typing import Any, Iterator
 
-from pyspark.accumulators import AccumulatorParam
 from pyspark.sql.types import BinaryType, StructField, StructType
 
+from kindling.spark.metrics import MaxParam
+
 STATE_SCHEMA = StructType([StructField("states", BinaryType())])
-
-
-class _NewestParam(AccumulatorParam):
-    """Keeps the ``(version, states)`` with the highest version."""
-
-    def zero(self, value):
-        return None
-
-    def addInPlace(self, a, b):
-        if a is None:
-            return b
-        if b is None:
-            return a
-        return a if a[0] >= b[0] else b
 
 
 class BroadcastHandOff:
@@ -49,7 +36,7 @@ class BroadcastHandOff:
     def __init__(self, spark, scratch: str):
         self.directory = tempfile.mkdtemp(prefix="broadcast-", dir=scratch)
         self.path = os.path.join(self.directory, "states")
-        self.reports = spark.sparkContext.accumulator(None, _NewestParam())
+        self.reports = spark.sparkContext.accumulator(None, MaxParam())  # (version, states): the newest
         self.written = -1
 
     def after_batch(self) -> None:

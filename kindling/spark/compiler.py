@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
-from pyspark.accumulators import AccumulatorParam
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -32,7 +31,7 @@ from kindling.graph.transformation import (
 from kindling.runtime.chain import ChainNode
 from kindling.runtime.co_functions import BroadcastProcessAdapter
 from kindling.spark.lowering import lower
-from kindling.spark.metrics import MetricsParam
+from kindling.spark.metrics import MaxParam, MetricsParam
 from kindling.spark.sources import FORMAT, KindlingSource, SourcePlan, WatermarkHandOff, encode_option
 from kindling.spark.stage import CHANNEL, EXIT, TS, WM, ExitPlan, StagePlan, arrow_stage_function
 
@@ -198,7 +197,7 @@ class Compiler:
 
     def watermark_accumulator(self, name: str) -> Any:
         """A Spark accumulator (max) of a keyed operator's watermark, read by the hand-off."""
-        accumulator = self.spark.sparkContext.accumulator(None, _MaxParam())
+        accumulator = self.spark.sparkContext.accumulator(None, MaxParam())
         self.watermarks[name] = accumulator
         return accumulator
 
@@ -385,7 +384,7 @@ class Compiler:
         if isinstance(spec, SequenceSourceSpec) and not self.streaming:
             return self.spark.range(spec.start, spec.end + 1, numPartitions=self.parallelism).withColumnRenamed("id", "f0")
         source_plan = SourcePlan(node.source, node.type_info, self.parallelism, self.streaming,
-                                 self.handoff.path if self.handoff is not None else None)
+                                 self.handoff.path if self.handoff is not None else None, node.name, self.metrics)
         if isinstance(spec, CollectionSourceSpec) and not self.streaming:
             # A local relation needs no Python data source (no Python worker to plan the read);
             # one partition, in order: Flink reads a collection with parallelism 1.
@@ -403,17 +402,3 @@ def _union(frames: list[DataFrame]) -> DataFrame:
     for frame in frames[1:]:
         union = union.unionByName(frame)
     return union
-
-
-class _MaxParam(AccumulatorParam):
-    """Accumulates the largest value added (None: nothing added yet)."""
-
-    def zero(self, value):
-        return None
-
-    def addInPlace(self, a, b):
-        if a is None:
-            return b
-        if b is None:
-            return a
-        return max(a, b)

@@ -291,8 +291,9 @@ def _fail(fmt: Any, split: FileSplit, where: str, error: Exception) -> ParseErro
                       f"{error}{hint}")
 
 
-def read_split(fmt: Any, type_info: Any, split: FileSplit) -> Iterator[pa.RecordBatch]:
-    """The records of a split as Arrow batches in the layout of the stream's type."""
+def read_split(fmt: Any, type_info: Any, split: FileSplit, skipped: list | None = None) -> Iterator[pa.RecordBatch]:
+    """The records of a split as Arrow batches in the layout of the stream's type; ``skipped[0]``
+    counts the records a format told to ignore parse errors skipped."""
     codec = codec_for(type_info)
     names = [f.name for f in codec.fields]
     kind = fmt.kind
@@ -305,10 +306,10 @@ def read_split(fmt: Any, type_info: Any, split: FileSplit) -> Iterator[pa.Record
         yield from _read_parquet(fmt, codec, split)
         return
     if kind == "csv":
-        for columns in _record_runs(fmt, split):
+        for columns in _record_runs(fmt, split, skipped):
             yield _columns_batch(codec, columns)
         return
-    for values in _record_runs(fmt, split):
+    for values in _record_runs(fmt, split, skipped):
         yield pa.RecordBatch.from_arrays(codec.encode(values), names=names)
 
 
@@ -328,8 +329,9 @@ def _columns_batch(codec: Any, columns: list) -> pa.RecordBatch:
         return pa.RecordBatch.from_arrays(codec.encode(rows), schema=schema)
 
 
-def _record_runs(fmt: Any, split: FileSplit) -> Iterator[list]:
+def _record_runs(fmt: Any, split: FileSplit, skipped: list | None) -> Iterator[list]:
     kind = fmt.kind
+    skipped = skipped if skipped is not None else [0]
     if kind == "json":
         for offset, lines in _line_runs(split):
             values = []
@@ -340,6 +342,7 @@ def _record_runs(fmt: Any, split: FileSplit) -> Iterator[list]:
                     values.append(fmt.parse(line))
                 except (ValueError, UnicodeDecodeError) as exc:
                     if fmt.ignore_errors:
+                        skipped[0] += 1
                         continue
                     at = offset + sum(len(previous) + 1 for previous in lines[:i])
                     raise _fail(fmt, split, f"line {_line_number(split, at)}", exc) from None
@@ -351,6 +354,7 @@ def _record_runs(fmt: Any, split: FileSplit) -> Iterator[list]:
                 if isinstance(run, tuple):
                     if not fmt.ignore_errors:
                         raise _fail(fmt, split, f"line {run[0]}", run[1]) from None
+                    skipped[0] += 1
                     continue
                 yield run
     elif kind == "avro":

@@ -23,12 +23,12 @@ from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from kindling.graph.specs import KafkaSinkSpec, KafkaSourceSpec
 from kindling.spark.codec import codec_for
+from kindling.spark.metrics import report_skipped
 from kindling.spark.sinks import SinkWriter
 from kindling.spark.sources import KindlingSource, encode_option, read_handed_watermark
 from kindling.spark.stage import CHANNEL, CONTROL_MARK, END_MARK, TS, WM
 
 FORMAT = "kindling_kafka"
-SKIPPED_METRIC = "numRecordsInErrors"  # records the deserializer skipped (Flink's connector metric name)
 ROWS_PER_ARROW_BATCH = 10_000
 METADATA_TIMEOUT_S = 10.0  # an unreachable broker fails the job after this long, not a hang
 READ_STALL_S = 30.0  # a partition read that makes no progress for this long fails
@@ -269,8 +269,7 @@ def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
                 yield flush()
         if values:
             yield flush()
-        if skipped and plan.metrics is not None:
-            plan.metrics.add({f"{plan.name}.{SKIPPED_METRIC}": ("counter", skipped)})
+        report_skipped(plan.metrics, plan.name, skipped)
     finally:
         consumer.close()
 

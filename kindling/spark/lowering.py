@@ -30,8 +30,8 @@ from kindling.graph.transformation import (
     UnionTransformation,
     upstream_graph,
 )
-from kindling.runtime.co_functions import (BroadcastProcessAdapter, Copies, CustomPartition, CoProcessAdapter, KeyedCoProcessAdapter,
-                                           RoundRobinKey, SideKeySelector, Tagged)
+from kindling.runtime.co_functions import (BroadcastProcessAdapter, CoProcessAdapter, Copies, CustomPartition,
+                                           KeyedCoProcessAdapter, RoundRobinKey, SideKeySelector, Tagged)
 
 
 def lower(sinks: list[Transformation], parallelism: int, batch: bool) -> list[Transformation]:

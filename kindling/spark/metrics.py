@@ -22,6 +22,29 @@ class MetricsParam(AccumulatorParam):
         return value1
 
 
+SKIPPED_RECORDS = "numRecordsInErrors"  # Flink's connector metric of records skipped as unreadable
+
+
+def report_skipped(accumulator: Any, source: str, count: int) -> None:
+    """Counts ``count`` records a source skipped (a format told to ignore parse errors) in the job's metrics."""
+    if count and accumulator is not None:
+        accumulator.add({f"{source}.{SKIPPED_RECORDS}": ("counter", count)})
+
+
+class MaxParam(AccumulatorParam):
+    """Accumulates the largest value added (None: nothing added yet)."""
+
+    def zero(self, value):
+        return None
+
+    def addInPlace(self, a, b):
+        if a is None:
+            return b
+        if b is None:
+            return a
+        return max(a, b)
+
+
 def report_metrics(accumulator: Any) -> None:
     """Adds this worker's metric updates since its last report to ``accumulator`` (in a Spark task)."""
     if accumulator is not None:

@@ -29,6 +29,7 @@ from kindling.graph.specs import (CollectionSourceSpec, DataGenSourceSpec, FileS
 from kindling.spark import datagen
 from kindling.spark.codec import codec_for
 from kindling.spark.files import FileListing, FileSplit, read_split
+from kindling.spark.metrics import report_skipped
 from kindling.spark.stage import CHANNEL, CONTROL_MARK, ELEMENTS, END_MARK, KEY, TS, WM
 
 FORMAT = "kindling_source"
@@ -47,8 +48,10 @@ class SourcePlan:
     """A source spec with what Spark needs to read it: value type and partition count."""
 
     def __init__(self, spec: Any, type_info: Any, parallelism: int, streaming: bool = True,
-                 watermark_file: str | None = None):
+                 watermark_file: str | None = None, name: str = "", metrics: Any = None):
         self.spec = spec
+        self.name = name  # the source operator's, for its metrics
+        self.metrics = metrics  # the job's metrics accumulator (kindling.spark.metrics)
         self.type_info = type_info
         self.parallelism = parallelism
         self.streaming = streaming
@@ -374,7 +377,9 @@ class _Reading:
                 yield pa.RecordBatch.from_arrays([pa.array(range(spec.start + lo, spec.start + hi), pa.int64())], names=["f0"])
         elif isinstance(spec, FileSourceSpec):  # kindling/spark/files.py
             if part.file is not None:
-                yield from read_split(spec.format, self.plan.type_info, part.file)
+                skipped = [0]
+                yield from read_split(spec.format, self.plan.type_info, part.file, skipped)
+                report_skipped(self.plan.metrics, self.plan.name, skipped[0])
         elif isinstance(spec, (DataGenSourceSpec, SocketTextSourceSpec)):  # kindling/spark/datagen.py
             yield from datagen.values(self.plan, part)
         else:

@@ -12,6 +12,7 @@ import pytest
 
 from kindling.common import Duration, Types, WatermarkStrategy
 from kindling.common.types import Row
+from kindling.datastream.connectors import DiscardingSink
 from kindling.datastream.connectors.file_system import (FileEnumeratorProvider, FileSource, StreamFormat)
 from kindling.datastream.formats.avro import AvroInputFormat, AvroSchema
 from kindling.datastream.formats.csv import CsvReaderFormat, CsvSchema
@@ -167,6 +168,20 @@ def test_a_malformed_csv_line_fails_the_job_naming_file_and_line(env, tmp_path):
     skipping = env.from_source(_source(CsvReaderFormat.for_schema(schema).ignore_parse_errors(), str(tmp_path)),
                                WatermarkStrategy.no_watermarks(), "csv")
     assert sorted(r.id for r in skipping.execute_and_collect()) == [1, 2]
+
+
+def test_skipped_records_are_counted_in_the_job_metrics(env, tmp_path):
+    (tmp_path / "a.csv").write_text("1,a\nx,b\n3,c\n")
+    (tmp_path / "b.json").write_text('{"id": 4, "name": "d"}\n{broken\n')
+    schema = CsvSchema.builder().add_number_column("id", Types.INT()).add_string_column("name").build()
+    csv_rows = env.from_source(_source(CsvReaderFormat.for_schema(schema).ignore_parse_errors(), str(tmp_path / "a.csv")),
+                               WatermarkStrategy.no_watermarks(), "csv in")
+    json_rows = env.from_source(_source(JsonLinesFormat.for_type_info(schema.get_type_info()).ignore_parse_errors(),
+                                        str(tmp_path / "b.json")), WatermarkStrategy.no_watermarks(), "json in")
+    csv_rows.union(json_rows).map(lambda r: r.id, Types.INT()).sink_to(DiscardingSink())
+    result = env.execute("skipping")
+    assert result.get_accumulator_result("metrics:csv in.numRecordsInErrors") == 1
+    assert result.get_accumulator_result("metrics:json in.numRecordsInErrors") == 1
 
 
 def test_json_lines_in_splits_and_a_malformed_line(any_env, tmp_path):

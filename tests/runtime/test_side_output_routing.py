@@ -192,3 +192,19 @@ def test_keyed_flat_map_and_filter_with_state_and_plain_callables():
     with KeyedProcessFunctionTestHarness(MapProcessFunction(lambda v: -v), parity) as h:
         h.process_elements([1, 2])
         assert h.extract_output_values() == [-1, -2]
+
+
+def test_a_timestamp_assigner_stamps_only_its_own_branch():
+    from kindling.common import WatermarkStrategy
+
+    seen: dict = {0: [], 1: []}
+    record = Record()
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(lambda v, _: v * 100)
+    stamped = ChainNode(uid="test/stamp", name="Timestamps", operation="timestamps", function=strategy, exits=[1])
+    root = ChainNode(uid="test/root", name="Map", operation="map", function=lambda v: v,
+                     children=[stamped], exits=[0])
+    push = build_chain(root, {i: (lambda v, i=i: seen[i].append((v, record.timestamp))) for i in seen},
+                       record, TaskInfo("Map"), {})
+    record.timestamp = 7
+    push(1)
+    assert seen == {0: [(1, 7)], 1: [(1, 100)]}  # the map's own exit runs after the stamped branch
