@@ -152,6 +152,5 @@ def test_a_not_implemented_stub_is_detected_and_an_abstract_method_is_not():
 def test_known_stubs_of_kindling_count_as_gaps():
     assert gap_reason("pyflink.datastream:StreamExecutionEnvironment.register_cached_file").startswith("marked unsupported")
     assert gap_reason("pyflink.datastream:SourceFunction").startswith("marked unsupported")
-    assert gap_reason("pyflink.common:JobClient.trigger_savepoint").startswith("marked unsupported")
     assert gap_reason("pyflink.datastream:MapFunction.map") is None
     assert gap_reason("pyflink.datastream:AggregateFunction.merge") is None

@@ -26,7 +26,8 @@ USER_FACING = ('kindling.datastream.functions', 'kindling.datastream.state',
 ALLOWED = {
     'kindling.common': ('kindling.common',),
     'kindling.metrics': ('kindling.common', 'kindling.metrics'),
-    'kindling.table': ('kindling.common',),
+    # the Table API builds DataStream jobs (kindling/table, docs/table.md)
+    'kindling.table': ('kindling.common', 'kindling.graph', 'kindling.datastream', 'kindling.table'),
     'kindling.graph': ('kindling.common', 'kindling.graph'),
     # the user-facing modules stand on their own: runtime operators import them
     **{m: ('kindling.common',) + USER_FACING for m in USER_FACING if m != 'kindling.metrics'},

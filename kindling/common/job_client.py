@@ -4,16 +4,15 @@ from typing import Optional
 
 from kindling.common.completable_future import CompletableFuture
 from kindling.common.job_id import JobID
-from kindling.common.unsupported import FAULT_TOLERANCE, unsupported
 
 __all__ = ['JobClient']
 
 
 class JobClient(ABC):
-    """Controls a running job: status, cancellation and its final result (savepoints are not
-    supported yet).
+    """Controls a running job: status, cancellation, savepoints and its final result.
 
-    Example: ``client = env.execute_async(); client.get_job_execution_result().result()``.
+    Example: ``client = env.execute_async(); path = client.stop_with_savepoint(False, "/sp").result()``;
+    a job started with ``execution.savepoint.path`` set to ``path`` goes on from there.
     """
 
     @abstractmethod
@@ -28,14 +27,15 @@ class JobClient(ABC):
     def cancel(self) -> CompletableFuture:
         ...
 
-    @unsupported(FAULT_TOLERANCE)
+    @abstractmethod
     def stop_with_savepoint(self, advance_to_end_of_event_time: bool,
                             savepoint_directory: Optional[str] = None) -> CompletableFuture:
-        ...
+        """Takes a savepoint after the last committed micro-batch and stops the job, which then
+        finishes; the future completes with the savepoint's path."""
 
-    @unsupported(FAULT_TOLERANCE)
+    @abstractmethod
     def trigger_savepoint(self, savepoint_directory: Optional[str] = None) -> CompletableFuture:
-        ...
+        """Takes a savepoint of the running job; the future completes with its path."""
 
     def get_accumulators(self) -> CompletableFuture:
         return CompletableFuture.completed({})

@@ -1,7 +1,7 @@
 """Durations, time spans and instants, as in ``pyflink.common.time``."""
 from typing import Union
 
-__all__ = ['Duration', 'Time', 'Instant', 'to_millis']
+__all__ = ['Duration', 'Time', 'Instant', 'to_millis', 'duration_millis']
 
 _NANOS_PER_MILLI = 1_000_000
 _NANOS_PER_SECOND = 1_000_000_000
@@ -188,3 +188,27 @@ def to_millis(value: Union[Time, Duration, int]) -> int:
     if isinstance(value, datetime.timedelta):
         return value // datetime.timedelta(milliseconds=1)
     raise TypeError("expected Time, Duration or int milliseconds, got %s" % type(value).__name__)
+
+
+# -- Flink's duration notation in configuration values ------------------------------------
+
+_UNIT_MILLIS = {
+    **dict.fromkeys(("d", "day", "days"), 86_400_000), **dict.fromkeys(("h", "hour", "hours"), 3_600_000),
+    **dict.fromkeys(("min", "m", "minute", "minutes", "mins"), 60_000),
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), 1000),
+    **dict.fromkeys(("ms", "milli", "millis", "millisecond", "milliseconds"), 1),
+}
+
+
+def duration_millis(value: Union[str, int, 'Duration', 'Time'], key: str = "duration") -> int:
+    """Milliseconds of a configuration duration in Flink's notation (``"10 s"``, ``"1min"``,
+    ``"500"``: milliseconds without a unit), or of an int, Duration or Time. ``key`` names the
+    setting in the error for a value that is none of these."""
+    if not isinstance(value, str):
+        return to_millis(value)
+    text = value.strip().lower()
+    number = text.rstrip("abcdefghijklmnopqrstuvwxyz ")
+    unit = text[len(number):].strip() or "ms"
+    if not number.strip().isdigit() or unit not in _UNIT_MILLIS:
+        raise ValueError("%s must be a duration such as '10 s', '500 ms' or '1 min', got %r" % (key, value))
+    return int(number) * _UNIT_MILLIS[unit]

@@ -1,13 +1,17 @@
 """The DataStream API, as in ``pyflink.datastream``.
 
-A PyFlink name Kindling does not have yet (checkpoint and state-backend configuration) fails
-``from kindling.datastream import ...`` with an ImportError that says so and why.
+Checkpoint and state-backend settings map onto Spark's checkpoints (docs/fault-tolerance.md).
 """
-from kindling.common.unsupported import FAULT_TOLERANCE, missing_names
+from kindling.common.unsupported import missing_names
 from kindling.datastream.async_data_stream import AsyncDataStream
+from kindling.datastream.checkpoint_config import CheckpointConfig
+from kindling.datastream.checkpoint_storage import (CheckpointStorage, CustomCheckpointStorage,
+                                                    FileSystemCheckpointStorage, JobManagerCheckpointStorage)
+from kindling.datastream.checkpointing_mode import CheckpointingMode
 from kindling.datastream.data_stream import (BroadcastConnectedStream, BroadcastStream, ConnectedStreams, DataStream,
                                              DataStreamSink, KeyedStream)
 from kindling.datastream.execution_mode import RuntimeExecutionMode
+from kindling.datastream.externalized_checkpoint_retention import ExternalizedCheckpointRetention
 from kindling.datastream.functions import (
     AggregateFunction,
     AllWindowFunction,
@@ -38,6 +42,8 @@ from kindling.datastream.functions import (
 )
 from kindling.datastream.output_tag import OutputTag
 from kindling.datastream.slot_sharing_group import MemorySize, SlotSharingGroup
+from kindling.datastream.state_backend import (CustomStateBackend, EmbeddedRocksDBStateBackend, HashMapStateBackend,
+                                               PredefinedOptions, StateBackend)
 from kindling.datastream.stream_execution_environment import StreamExecutionEnvironment
 from kindling.datastream.time_characteristic import TimeCharacteristic
 from kindling.datastream.time_domain import TimeDomain
@@ -81,12 +87,13 @@ __all__ = [
     "AsyncDataStream", "AsyncFunction", "AsyncRetryPredicate", "AsyncRetryStrategy",
     "BroadcastProcessFunction", "KeyedBroadcastProcessFunction", "MemorySize",
     "SlotSharingGroup", "TimeCharacteristic",
+    "CheckpointConfig", "CheckpointStorage", "CheckpointingMode", "CustomCheckpointStorage", "CustomStateBackend",
+    "EmbeddedRocksDBStateBackend", "ExternalizedCheckpointRetention", "FileSystemCheckpointStorage",
+    "HashMapStateBackend", "JobManagerCheckpointStorage", "PredefinedOptions", "StateBackend",
 ]
 
-__getattr__ = missing_names(__name__, {
-    **dict.fromkeys(["CheckpointConfig", "CheckpointStorage", "CheckpointingMode", "CustomCheckpointStorage",
-                     "CustomStateBackend", "EmbeddedRocksDBStateBackend", "ExternalizedCheckpointRetention",
-                     "FileSystemCheckpointStorage", "HashMapStateBackend", "JobManagerCheckpointStorage",
-                     "MemoryStateBackend", "FsStateBackend", "RocksDBStateBackend", "PredefinedOptions",
-                     "StateBackend"], FAULT_TOLERANCE),
-})
+# PyFlink 1.x's state backends, gone in PyFlink 2.x
+__getattr__ = missing_names(__name__, dict.fromkeys(
+    ["MemoryStateBackend", "FsStateBackend", "RocksDBStateBackend"],
+    "removed in PyFlink 2.x: use HashMapStateBackend or EmbeddedRocksDBStateBackend (state.backend.type), and "
+    "FileSystemCheckpointStorage for the checkpoint directory"))

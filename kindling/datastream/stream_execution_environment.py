@@ -6,10 +6,14 @@ from typing import Any, Iterable
 
 from kindling.common.configuration import Configuration
 from kindling.common.execution_config import ExecutionConfig
+from kindling.common.restart_strategy import RestartStrategyConfiguration, restart_strategy_of
 from kindling.common.submission import submitted_configuration
 from kindling.common.unsupported import FAULT_TOLERANCE, JVM_ONLY, PYTHON_DEPENDENCIES, unsupported
 from kindling.common.typeinfo import TypeInformation, Types
+from kindling.datastream.checkpoint_config import CheckpointConfig
+from kindling.datastream.checkpointing_mode import CheckpointingMode
 from kindling.datastream.data_stream import DataStream, check_picklable
+from kindling.datastream.state_backend import EmbeddedRocksDBStateBackend, HashMapStateBackend, StateBackend
 from kindling.datastream.execution_mode import RuntimeExecutionMode
 from kindling.datastream.slot_sharing_group import SlotSharingGroup
 from kindling.datastream.time_characteristic import TimeCharacteristic
@@ -46,7 +50,7 @@ class StreamExecutionEnvironment:
         parallelism = self._configuration.get_integer("parallelism.default", -1)
         self._parallelism = parallelism if parallelism > 0 else None
         self._max_parallelism = 128
-        self._checkpoint_interval = -1
+        self._checkpoint_config = CheckpointConfig(self._configuration)
         self._slot_sharing_groups: dict[str, SlotSharingGroup] = {}
 
     @staticmethod
@@ -96,14 +100,85 @@ class StreamExecutionEnvironment:
     def get_runtime_mode(self) -> RuntimeExecutionMode:
         return self._runtime_mode
 
-    def enable_checkpointing(self, interval: int, mode: Any = None) -> "StreamExecutionEnvironment":
-        """Micro-batches are Spark's checkpoints; ``interval`` (ms) becomes the trigger interval.
-        ``mode`` is accepted and ignored: Spark's state store commits each micro-batch exactly once."""
-        self._checkpoint_interval = interval
+    def enable_checkpointing(self, interval: int, mode: CheckpointingMode = None) -> "StreamExecutionEnvironment":
+        """Commits the job's progress (source offsets, keyed state, sink output) about every
+        ``interval`` ms: Spark's micro-batches are the checkpoints (see CheckpointConfig). On a
+        failure the job restarts from the last commit (``exponential-delay`` unless a restart
+        strategy is configured). ``mode`` is accepted: Spark's state is exactly-once either way."""
+        self._checkpoint_config.set_checkpoint_interval(interval)
+        if mode is not None:
+            self._checkpoint_config.set_checkpointing_mode(mode)
         return self
 
     def get_checkpoint_interval(self) -> int:
-        return self._checkpoint_interval
+        """The checkpoint interval (ms), or -1 when checkpointing is disabled."""
+        return self._checkpoint_config.get_checkpoint_interval()
+
+    def get_checkpoint_config(self) -> CheckpointConfig:
+        """The job's checkpoint settings (backed by its configuration's ``execution.checkpointing.*`` keys)."""
+        return self._checkpoint_config
+
+    def get_checkpointing_mode(self) -> CheckpointingMode:
+        return self._checkpoint_config.get_checkpointing_mode()
+
+    def get_checkpointing_consistency_mode(self) -> CheckpointingMode:
+        return self._checkpoint_config.get_checkpointing_mode()
+
+    def is_unaligned_checkpoints_enabled(self) -> bool:
+        return self._checkpoint_config.is_unaligned_checkpoints_enabled()
+
+    def is_force_unaligned_checkpoints(self) -> bool:
+        return self._checkpoint_config.is_force_unaligned_checkpoints()
+
+    def set_state_backend(self, state_backend: StateBackend) -> "StreamExecutionEnvironment":
+        """Accepted as in PyFlink 1.x (``state.backend.type`` in 2.x): ``HashMapStateBackend`` and
+        ``EmbeddedRocksDBStateBackend`` both run on Spark's RocksDB state store."""
+        if not isinstance(state_backend, StateBackend):
+            raise TypeError(f"set_state_backend expects a HashMapStateBackend or EmbeddedRocksDBStateBackend, "
+                            f"got {state_backend!r}")
+        state_backend._apply(self._configuration)
+        self._state_backend = state_backend
+        return self
+
+    def get_state_backend(self) -> StateBackend | None:
+        """The state backend set (``set_state_backend`` or ``state.backend.type``), or None (PyFlink 1.x)."""
+        backend_type = self._configuration.get_string("state.backend.type", "").lower()
+        backend = getattr(self, "_state_backend", None)
+        if backend is not None and backend._type == backend_type:
+            return backend
+        classes = {"hashmap": HashMapStateBackend, "rocksdb": EmbeddedRocksDBStateBackend}
+        return classes[backend_type]() if backend_type in classes else None
+
+    def enable_changelog_state_backend(self, enabled: bool) -> "StreamExecutionEnvironment":
+        """Recorded (``state.changelog.enabled``); it changes nothing: Spark's RocksDB state store
+        writes its own changes to the checkpoint."""
+        self._configuration.set_boolean("state.changelog.enabled", bool(enabled))
+        return self
+
+    def is_changelog_state_backend_enabled(self) -> bool | None:
+        """What ``enable_changelog_state_backend`` recorded, or None when it was never called."""
+        if not self._configuration.contains_key("state.changelog.enabled"):
+            return None
+        return self._configuration.get_boolean("state.changelog.enabled", False)
+
+    def get_restart_strategy(self) -> RestartStrategyConfiguration:
+        """The restart strategy the ``restart-strategy.*`` keys say (PyFlink 1.x); ``fall_back_restart()``
+        when none is set: then Flink's default applies (see ``set_restart_strategy``)."""
+        return restart_strategy_of(self._configuration)
+
+    def set_restart_strategy(self, restart_strategy_configuration: RestartStrategyConfiguration
+                             ) -> "StreamExecutionEnvironment":
+        """How the job restarts after a failure, as in PyFlink 1.x: writes the ``restart-strategy.*``
+        keys of PyFlink 2.x (``fall_back_restart()`` removes them: the default applies again)."""
+        if not isinstance(restart_strategy_configuration, RestartStrategyConfiguration):
+            raise TypeError(f"set_restart_strategy expects a RestartStrategies.* configuration, "
+                            f"got {restart_strategy_configuration!r}")
+        for key in list(self._configuration.key_set()):
+            if key == "restart-strategy" or key.startswith("restart-strategy."):
+                self._configuration.remove_config(key)
+        for key, value in restart_strategy_configuration._options().items():
+            self._configuration.set_string(key, value)
+        return self
 
     def set_buffer_timeout(self, timeout_millis: int) -> "StreamExecutionEnvironment":
         """Accepted for compatibility: Spark moves data per micro-batch."""
@@ -216,27 +291,6 @@ class StreamExecutionEnvironment:
                             f"from_source(FileSource...), got {input_format!r}")
         return self._source(FileSourceSpec(paths=[input_format.path], format=input_format), "Avro Input Format",
                             type_info or input_format.get_produced_type())
-
-    @unsupported(FAULT_TOLERANCE)
-    def get_checkpoint_config(self): ...
-
-    @unsupported(FAULT_TOLERANCE)
-    def get_checkpointing_mode(self): ...
-
-    @unsupported(FAULT_TOLERANCE)
-    def get_checkpointing_consistency_mode(self): ...
-
-    @unsupported(FAULT_TOLERANCE)
-    def is_unaligned_checkpoints_enabled(self) -> bool: ...
-
-    @unsupported(FAULT_TOLERANCE)
-    def is_force_unaligned_checkpoints(self) -> bool: ...
-
-    @unsupported(FAULT_TOLERANCE)
-    def enable_changelog_state_backend(self, enabled: bool) -> "StreamExecutionEnvironment": ...
-
-    @unsupported(FAULT_TOLERANCE)
-    def is_changelog_state_backend_enabled(self): ...
 
     @unsupported(FAULT_TOLERANCE)
     def set_default_savepoint_directory(self, directory: str) -> "StreamExecutionEnvironment": ...

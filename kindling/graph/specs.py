@@ -319,3 +319,27 @@ class SocketTextSourceSpec(SourceSpec):
     max_retry: int = 0
     bounded = False
     continuous_splits = True
+
+
+# -- Table API (kindling/table, docs/table.md): a table's relational plan over another source --
+
+@dataclass(eq=False)
+class TableSourceSpec(SourceSpec):
+    """The rows of the ``base`` source (read as ``base_type``) after ``operations``, functions
+    ``(DataFrame, control_columns) -> DataFrame`` of Spark column expressions: relational work in
+    Spark's JVM operators. ``Compiler.source_frame`` applies them to the base's frame."""
+
+    base: Any = None
+    base_type: Any = None
+    operations: tuple = ()
+
+    @property
+    def bounded(self) -> bool:  # type: ignore[override]
+        return self.base.bounded
+
+    @property
+    def continuous_splits(self) -> bool:
+        return getattr(self.base, "continuous_splits", False)
+
+    def check(self) -> None:
+        self.base.check()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from types import GeneratorType
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from kindling.runtime import lifecycle
 from kindling.runtime.errors import user_function_failure
@@ -183,7 +183,7 @@ def build_chain(
             try:
                 result = call(value)
             except Exception as exc:
-                raise user_function_failure(name, exc) from None
+                raise user_function_failure(name, exc, value) from None
             downstream(result)
 
     elif op == "flat_map":
@@ -195,7 +195,7 @@ def build_chain(
                 if isinstance(result, GeneratorType):
                     result = list(result)
             except Exception as exc:
-                raise user_function_failure(name, exc) from None
+                raise user_function_failure(name, exc, value) from None
             emit_all(result, downstream)
 
     elif op == "filter":
@@ -205,7 +205,7 @@ def build_chain(
             try:
                 keep = call(value)
             except Exception as exc:
-                raise user_function_failure(name, exc) from None
+                raise user_function_failure(name, exc, value) from None
             if keep:
                 downstream(value)
 
@@ -244,7 +244,7 @@ def build_chain(
                 if isinstance(result, GeneratorType):
                     result = list(result)
             except Exception as exc:
-                raise user_function_failure(name, exc) from None
+                raise user_function_failure(name, exc, value) from None
             if result is None:
                 return
             if not has_side_output:  # as PyFlink: without side outputs a yielded pair is an element
@@ -266,7 +266,7 @@ def build_chain(
             try:
                 record.timestamp, record.watermark = stamp(value, record.timestamp)
             except Exception as exc:
-                raise user_function_failure(name, exc) from None
+                raise user_function_failure(name, exc, value) from None
             downstream(value)
             # the stamp is this branch's: a sibling branch of the same element keeps the element's own
             record.timestamp, record.watermark = before
@@ -279,7 +279,7 @@ def build_chain(
             try:
                 call(value)
             except Exception as exc:
-                raise user_function_failure(name, exc) from None
+                raise user_function_failure(name, exc, value) from None
             downstream(value)
 
     elif op == "async":
@@ -331,18 +331,20 @@ def build_list_chain(
 
     if op == "map":
         def push_list(values: list) -> None:
+            rest = iter(values)
             try:
-                result = list(map(call, values))
+                result = list(map(call, rest))
             except Exception as exc:
-                raise user_function_failure(name, exc) from None
+                raise user_function_failure(name, exc, _failed_on(values, rest)) from None
             downstream(result)
 
     elif op == "filter":
         def push_list(values: list) -> None:
+            rest = iter(values)
             try:
-                result = list(filter(call, values))
+                result = list(filter(call, rest))
             except Exception as exc:
-                raise user_function_failure(name, exc) from None
+                raise user_function_failure(name, exc, _failed_on(values, rest)) from None
             downstream(result)
 
     else:
@@ -355,10 +357,15 @@ def build_list_chain(
                     if out is not None:
                         extend(out)
             except Exception as exc:
-                raise user_function_failure(name, exc) from None
+                raise user_function_failure(name, exc, value) from None
             downstream(result)
 
     return push_list
+
+
+def _failed_on(values: list, rest: Iterator) -> Any:
+    """The element a ``map``/``filter`` over ``iter(values)`` (now ``rest``) raised on: the last taken."""
+    return values[len(values) - sum(1 for _ in rest) - 1]
 
 
 def is_function_object(fn: Any, method: str) -> bool:

@@ -24,7 +24,7 @@ from kindling.datastream.functions import KeyedProcessFunction, TimerService
 from kindling.datastream.output_tag import OutputTag
 from kindling.datastream.time_domain import TimeDomain
 from kindling.runtime.chain import is_side_output
-from kindling.runtime.errors import user_function_failure
+from kindling.runtime.errors import failed_on, user_function_failure
 from kindling.runtime.key_state import KeyState
 from kindling.runtime.keyed_runtime_context import KeyedRuntimeContext
 from kindling.runtime.keyed_state import KeyedStateRegistry
@@ -208,7 +208,11 @@ class _FiringOperator(KeyedOperator):
                 wm = self._wm = stamp
                 if wm > state.fired_watermark:
                     fire(True, wm)
-            handle(value, ts)
+            try:
+                handle(value, ts)
+            except Exception as e:
+                failed_on(e, value)
+                raise
             if out:
                 yield from out
                 out.clear()

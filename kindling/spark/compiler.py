@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from kindling.graph.specs import CollectionSourceSpec, SequenceSourceSpec
+from kindling.common.time import duration_millis
+from kindling.graph.specs import CollectionSourceSpec, KafkaSinkSpec, KafkaSourceSpec, SequenceSourceSpec, TableSourceSpec
 from kindling.graph.transformation import (
     ChainedTransformation,
     KeyByTransformation,
@@ -33,7 +34,8 @@ from kindling.runtime.co_functions import BroadcastProcessAdapter
 from kindling.spark.lowering import lower
 from kindling.spark.metrics import MaxParam, MetricsParam
 from kindling.spark.sources import FORMAT, KindlingSource, SourcePlan, WatermarkHandOff, encode_option
-from kindling.spark.stage import CHANNEL, EXIT, TS, WM, ExitPlan, StagePlan, arrow_stage_function
+from kindling.spark.spine import SINKS, Host, any_of, carry_column, carry_key, host_for, plan_spine
+from kindling.spark.stage import CHANNEL, EXIT, KEY, TS, WM, ExitPlan, StagePlan, arrow_stage_function
 
 SINK = "__sink"
 ROOT_KINDS = (SourceTransformation, UnionTransformation, KeyedTransformation)
@@ -63,6 +65,12 @@ def _writes_timestamps(node: Transformation) -> bool:
     return getattr(getattr(node, "sink", None), "writes_timestamps", False)
 
 
+def _produces_in_stage(spec: Any) -> bool:
+    """Whether a sink's records are best sent by the stage computing them: a KafkaSink without
+    transactions (EXACTLY_ONCE ties its transactions to the micro-batch, in the sink pass)."""
+    return isinstance(spec, KafkaSinkSpec) and spec.guarantee != "EXACTLY_ONCE"
+
+
 @dataclass
 class CompiledJob:
     df: DataFrame
@@ -73,6 +81,7 @@ class CompiledJob:
     handoff: WatermarkHandOff | None = None  # unbounded event-time jobs: watermark back to the sources
     metrics: Any = None  # accumulator of the user metrics (kindling.spark.metrics)
     broadcasts: list = field(default_factory=list)  # BroadcastHandOffs of broadcast operators
+    persisted: list = field(default_factory=list)  # frames with several readers, kept for one batch job
 
     def after_batch(self, batch_id: int) -> None:
         """The runner calls this after each micro-batch (on the driver)."""
@@ -87,6 +96,8 @@ class CompiledJob:
             self.handoff.close()
         for broadcast in self.broadcasts:
             broadcast.close()
+        for frame in self.persisted:
+            frame.unpersist()
 
 
 @dataclass(frozen=True)
@@ -103,19 +114,8 @@ class TimeSettings:
         interval = env.get_config().get_auto_watermark_interval()
         text = env.get_configuration().get_string("pipeline.auto-watermark-interval", "")
         if text and interval == 200:  # the configuration key, unless set_auto_watermark_interval changed it
-            interval = _duration_ms(text)
+            interval = duration_millis(text, "pipeline.auto-watermark-interval")
         return TimeSettings(interval, env.get_configuration().get_boolean("kindling.watermark.per-element", False))
-
-
-def _duration_ms(text: str) -> int:
-    """Milliseconds of a Flink duration such as ``200 ms``, ``1s`` or ``200``."""
-    units = {"ms": 1, "milli": 1, "millis": 1, "s": 1000, "sec": 1000, "min": 60_000, "h": 3_600_000}
-    stripped = text.strip().lower()
-    number = stripped.rstrip("abcdefghijklmnopqrstuvwxyz ").strip()
-    unit = stripped[len(number):].strip() or "ms"
-    if not number.isdigit() or unit not in units:
-        raise ValueError(f"pipeline.auto-watermark-interval must be a duration such as '200 ms', got {text!r}")
-    return int(number) * units[unit]
 
 
 class Compiler:
@@ -131,8 +131,10 @@ class Compiler:
         self.one_step = one_step  # STREAMING semantics in one Spark batch job (kindling/spark/one_step.py)
         self.parallelism = parallelism
         self.job_parameters = job_parameters or {}
+        self.source_batch_records = 0  # set by the runner: kindling.source.max-records-per-batch (0: no limit)
         self.job_id = job_id
         self.nodes = upstream_graph(sinks)
+        self.by_id = {node.id: node for node in self.nodes}
         self.consumers: dict[int, list[Transformation]] = defaultdict(list)
         for node in self.nodes:
             for parent in node.inputs:
@@ -153,6 +155,10 @@ class Compiler:
         self.plans: dict[int, StagePlan] = {}
         self.exit_of: dict[tuple[int, int], ExitPlan] = {}  # (producer node id, consumer node id) -> exit
         self.stage_frames: dict[int, DataFrame] = {}
+        self.hosts: dict[int, list[Host]] = {}  # stage root id -> the frames holding its rows (kindling/spark/spine.py)
+        self.carried: dict[int, list[int]] = {}  # carrier root id -> the stage frames it carries
+        self.readers: dict[int, set] = {}  # stage root id -> the stages (or SINKS) reading its frame
+        self.persisted: list[DataFrame] = []
         self.late_records: dict[str, Any] = {}  # keyed operator name -> accumulator of late elements dropped
         self.metrics = spark.sparkContext.accumulator({}, MetricsParam())  # user metrics of every task
         self.watermarks: dict[str, Any] = {}  # keyed operator name -> accumulator of its watermark (event time)
@@ -227,6 +233,32 @@ class Compiler:
             elif isinstance(node, UnionTransformation):
                 for parent in node.inputs:
                     self._add_exit(parent, node, chain_nodes)
+        self.readers = defaultdict(set)
+        for (producer_id, consumer_id) in self.exit_of:
+            consumer = self.by_id[consumer_id]
+            readers = self.readers[self.root_of[producer_id].id]
+            if isinstance(consumer, SinkTransformation):
+                readers.add(SINKS)
+            elif isinstance(consumer, KeyByTransformation):
+                readers.update(c.id for c in self.consumers[consumer_id] if isinstance(c, KeyedTransformation))
+            else:
+                readers.add(consumer_id)
+        self.hosts, self.carried = plan_spine(
+            [n.id for n in self.nodes if isinstance(n, ROOT_KINDS)], self.readers,
+            lambda r: self.streaming and isinstance(self.by_id[r], KeyedTransformation), self._depends_on)
+
+    def _depends_on(self, node_id: int, other_id: int) -> bool:
+        """Whether node ``node_id`` reads the output of ``other_id``, directly or not."""
+        stack, seen = [self.by_id[node_id]], set()
+        while stack:
+            node = stack.pop()
+            for parent in node.inputs:
+                if parent.id == other_id:
+                    return True
+                if parent.id not in seen:
+                    seen.add(parent.id)
+                    stack.append(parent)
+        return False
 
     def _declarer(self, node: Transformation) -> str:
         """The name of the operation that declared ``node``'s type (a filter keeps its input's)."""
@@ -240,10 +272,14 @@ class Compiler:
         stream_type = producer.type_info
         if isinstance(consumer, SinkTransformation):
             spec = consumer.sink
-            exit_plan = ExitPlan(index=len(plan.exits), layout=spec.layout, name=consumer.name,
+            layout = spec.layout
+            if _produces_in_stage(spec) and not isinstance(self.root_of[producer.id], KeyedTransformation):
+                layout = "produced"  # a mapInArrow stage sends the records itself: one Python pass less
+            exit_plan = ExitPlan(index=len(plan.exits), layout=layout, name=consumer.name,
                                  type_info=stream_type, encoder=getattr(spec, "encoder", None),
                                  print_identifier=getattr(spec, "identifier", None),
-                                 print_parallelism=consumer.parallelism or self.parallelism)
+                                 print_parallelism=consumer.parallelism or self.parallelism,
+                                 sink_spec=spec if layout == "produced" else None)
         elif isinstance(consumer, KeyByTransformation):
             exit_plan = ExitPlan(index=len(plan.exits), layout="keyed", name=consumer.name, type_info=stream_type,
                                  key_selector=consumer.key_selector, key_type=consumer.key_type,
@@ -296,60 +332,89 @@ class Compiler:
     # -- Spark plans ------------------------------------------------------------------
     def compile(self) -> CompiledJob:
         self.plan_stages()
-        bounded = self.bounded
-        if len(self.sinks) == 1:
+        job = dict(streaming=self.streaming, bounded=self.bounded, late_records=self.late_records,
+                   handoff=self.handoff, metrics=self.metrics, broadcasts=self.broadcasts, persisted=self.persisted)
+        if len(self.sinks) == 1 and self.host(self.sinks[0].inputs[0]).path == ():
             # One sink reads its stage's output as it is: no projection, no union.
             sink = self.sinks[0]
             exit_plan = self.exit_of[(sink.inputs[0].id, sink.id)]
-            df = self.stage_output(sink.inputs[0], exit_plan)
+            root = self.root_of[sink.inputs[0].id]
+            df = self.stage_frame(root)
+            if self._shared(root.id):
+                df = df.filter(F.col(EXIT) == exit_plan.index)
             columns = {f.name: exit_plan.prefixed(f.name) for f in exit_plan.value_fields()}
             if _writes_timestamps(sink):
                 columns[TS] = TS
-            return CompiledJob(df, [CompiledSink(0, sink, columns, filtered=False)], self.streaming, bounded,
-                               self.late_records, self.handoff, self.metrics, self.broadcasts)
-        # Sinks fed by the same stage read one frame of it: a union of per-sink copies would run
-        # the stage (and every function in it, sink functions included) once per sink.
-        by_stage: dict[int, list[tuple[int, SinkTransformation, ExitPlan]]] = defaultdict(list)
+            return CompiledJob(df, [CompiledSink(0, sink, columns, filtered=False)], **job)
+        # Sinks whose rows are in the same frame read it once: a union of per-sink copies would
+        # run the stage (and every function in it, sink functions included) once per sink.
+        by_frame: dict[int, list[tuple[int, SinkTransformation, ExitPlan, Host]]] = defaultdict(list)
         compiled_sinks = []
         for i, sink in enumerate(self.sinks):
             exit_plan = self.exit_of[(sink.inputs[0].id, sink.id)]
-            by_stage[self.root_of[sink.inputs[0].id].id].append((i, sink, exit_plan))
+            host = self.host(sink.inputs[0])
+            by_frame[host.root].append((i, sink, exit_plan, host))
             names = [f.name for f in exit_plan.value_fields()] + ([TS] if _writes_timestamps(sink) else [])
             compiled_sinks.append(CompiledSink(i, sink, {c: f"s{i}__{c}" for c in names}))
         frames = []
-        for root_id, sinks in by_stage.items():
-            out = self.stage_frame(self.root_of[sinks[0][1].inputs[0].id])
-            if len(self.plans[root_id].exits) > 1:
-                out = out.filter(F.col(EXIT).isin([e.index for _, _, e in sinks]))
+        for root_id, sinks in by_frame.items():
+            out = self.stage_frame(self.by_id[root_id])
+            chosen = [host.col(EXIT) == exit_plan.index for _, _, exit_plan, host in sinks]
+            if self._shared(root_id) or any(host.path for *_, host in sinks):
+                out = out.filter(any_of(chosen))
             index = F.lit(sinks[0][0])
-            for i, _, exit_plan in sinks[1:]:
-                index = F.when(F.col(EXIT) == exit_plan.index, F.lit(i)).otherwise(index)
+            for (i, *_), condition in zip(sinks[1:], chosen[1:]):
+                index = F.when(condition, F.lit(i)).otherwise(index)
             columns = [index.alias(SINK)]
-            for i, _, exit_plan in sinks:
-                columns += [F.col(exit_plan.prefixed(f.name)).alias(f"s{i}__{f.name}") for f in exit_plan.value_fields()]
+            for i, sink, exit_plan, host in sinks:
+                columns += [host.col(exit_plan.prefixed(f.name)).alias(f"s{i}__{f.name}")
+                            for f in exit_plan.value_fields()]
                 if _writes_timestamps(sink):
-                    columns.append(F.col(TS).alias(f"s{i}__{TS}"))
+                    columns.append(host.col(TS).alias(f"s{i}__{TS}"))
             frames.append(out.select(columns))
-        df = frames[0]
-        for other in frames[1:]:
-            df = df.unionByName(other, allowMissingColumns=True)
-        return CompiledJob(df, compiled_sinks, self.streaming, bounded, self.late_records, self.handoff, self.metrics,
-                           self.broadcasts)
+        return CompiledJob(_union(frames), compiled_sinks, **job)
 
-    def stage_output(self, producer: Transformation, exit_plan: ExitPlan) -> DataFrame:
-        """The output of ``producer``'s stage, restricted to the rows of one of its exits."""
-        root = self.root_of[producer.id]
-        out = self.stage_frame(root)
-        if len(self.plans[root.id].exits) > 1:
-            out = out.filter(F.col(EXIT) == exit_plan.index)
-        return out
+    def host(self, producer: Transformation, reader: int | str = SINKS) -> Host:
+        """Where ``reader`` (a stage root id, or the sinks) finds ``producer``'s rows."""
+        return host_for(self.hosts[self.root_of[producer.id].id], reader)
 
-    def exit_frame(self, producer: Transformation, consumer: Transformation) -> DataFrame:
-        """The stream ``producer`` sends to ``consumer``: the exit's value columns, __ts, __wm, __ch (and __key)."""
-        exit_plan = self.exit_of[(producer.id, consumer.id)]
-        out = self.stage_output(producer, exit_plan)
-        return out.select([F.col(exit_plan.prefixed(f.name)).alias(f.name) for f in exit_plan.value_fields()]
-                          + [TS, WM, CHANNEL])
+    def _shared(self, root_id: int) -> bool:
+        """Whether the frame of stage ``root_id`` holds rows of other exits or stages than one."""
+        return len(self.plans[root_id].exits) > 1 or bool(self.carried.get(root_id))
+
+    def input_frame(self, root: Transformation, producers: list[tuple[Transformation, Transformation]]) -> DataFrame:
+        """What stage ``root`` reads: the streams ``(producer, consumer)`` (their exits' value columns,
+        __ts, __wm, __ch), one read of each frame they are in. A keyed root also reads every other
+        row of the frames it carries, packed in their carry column under a carry key."""
+        by_frame: dict[int, list[tuple[ExitPlan, Host]]] = defaultdict(list)
+        for producer, consumer in producers:
+            host = self.host(producer, root.id)
+            by_frame[host.root].append((self.exit_of[(producer.id, consumer.id)], host))
+        frames = []
+        for frame_id, exits in by_frame.items():
+            out = self.stage_frame(self.by_id[frame_id])
+            chosen = [host.col(EXIT) == exit_plan.index for exit_plan, host in exits]
+            names = [f.name for f in exits[0][0].value_fields()]
+
+            def pick(name: str, at_exit: bool) -> Column:
+                picked = None
+                for (exit_plan, host), condition in zip(exits, chosen):
+                    column = host.col(exit_plan.prefixed(name) if at_exit else name)
+                    picked = column if len(exits) == 1 else (
+                        F.when(condition, column) if picked is None else picked.when(condition, column))
+                return picked
+
+            columns = [pick(n, True).alias(n) for n in names] + [pick(n, False).alias(n) for n in (TS, WM, CHANNEL)]
+            if frame_id in self.carried.get(root.id, ()):
+                own = F.coalesce(any_of(chosen), F.lit(False))
+                columns = [F.when(own, c).alias(n) for c, n in zip(columns, names + [TS, WM, CHANNEL])]
+                columns[names.index(KEY)] = F.when(own, pick(KEY, True)).otherwise(carry_key()).alias(KEY)
+                packed = F.struct(*[F.col(f"`{c}`") for c in out.columns])
+                columns.append(F.when(~own, packed).alias(carry_column(frame_id)))
+            elif self._shared(frame_id) or any(host.path for _, host in exits):
+                out = out.filter(any_of(chosen))
+            frames.append(out.select(columns))
+        return _union(frames)
 
     def stage_frame(self, root: Transformation) -> DataFrame:
         df = self.stage_frames.get(root.id)
@@ -362,7 +427,7 @@ class Compiler:
             cache = getattr(root, "cache", None)  # DataStream.cache() in BATCH mode (kindling/spark/lowering.py)
             union = cache.get("frame") if cache is not None else None
             if union is None:
-                union = _union([self.exit_frame(p, root) for p in root.inputs])
+                union = self.input_frame(root, [(p, root) for p in root.inputs])
                 if cache is not None:
                     union = cache["frame"] = union.persist()
             df = union.mapInArrow(arrow_stage_function(plan), plan.schema())
@@ -370,21 +435,32 @@ class Compiler:
             from kindling.spark.keyed import keyed_stage_frame
 
             # a keyed operator reads one key-by, or several (the inputs of a keyed co-function)
-            df = keyed_stage_frame(self, root, _union([self.exit_frame(k.inputs[0], k) for k in root.inputs]), plan)
+            carried = [carry_column(f) for f in self.carried.get(root.id, ())]
+            df = keyed_stage_frame(self, root, self.input_frame(root, [(k.inputs[0], k) for k in root.inputs]),
+                                   plan, carried)
+        if not self.streaming and len(self.readers.get(root.id, ())) > 1:
+            df = df.persist()  # one Spark batch job: read by several, computed once
+            self.persisted.append(df)
         self.stage_frames[root.id] = df
         return df
 
     def source_frame(self, node: SourceTransformation) -> DataFrame:
         spec = node.source
-        from kindling.graph.specs import KafkaSourceSpec  # Kafka: kindling/spark/kafka.py
-        if isinstance(spec, KafkaSourceSpec):
+        if isinstance(spec, KafkaSourceSpec):  # Kafka: kindling/spark/kafka.py
             from kindling.spark.kafka import kafka_source_frame
 
             return kafka_source_frame(self, node)
+        if isinstance(spec, TableSourceSpec):  # a Table's relational plan (kindling/table)
+            frame = self.source_frame(SourceTransformation(name=node.name, type_info=spec.base_type, source=spec.base))
+            control = [c for c in (WM, CHANNEL) if c in frame.columns]
+            for operation in spec.operations:
+                frame = operation(frame, control)
+            return frame
         if isinstance(spec, SequenceSourceSpec) and not self.streaming:
             return self.spark.range(spec.start, spec.end + 1, numPartitions=self.parallelism).withColumnRenamed("id", "f0")
         source_plan = SourcePlan(node.source, node.type_info, self.parallelism, self.streaming,
-                                 self.handoff.path if self.handoff is not None else None, node.name, self.metrics)
+                                 self.handoff.path if self.handoff is not None else None, node.name, self.metrics,
+                                 self.source_batch_records)
         if isinstance(spec, CollectionSourceSpec) and not self.streaming:
             # A local relation needs no Python data source (no Python worker to plan the read);
             # one partition, in order: Flink reads a collection with parallelism 1.
@@ -400,5 +476,5 @@ class Compiler:
 def _union(frames: list[DataFrame]) -> DataFrame:
     union = frames[0]
     for frame in frames[1:]:
-        union = union.unionByName(frame)
+        union = union.unionByName(frame, allowMissingColumns=True)  # carry columns: only from carried frames
     return union

@@ -25,8 +25,8 @@ from kindling.graph.specs import KafkaSinkSpec, KafkaSourceSpec
 from kindling.spark.codec import codec_for
 from kindling.spark.metrics import report_skipped
 from kindling.spark.sinks import SinkWriter
-from kindling.spark.sources import KindlingSource, encode_option, read_handed_watermark
-from kindling.spark.stage import CHANNEL, CONTROL_MARK, END_MARK, TS, WM
+from kindling.spark.sources import KindlingSource, SourcePlan, encode_option, read_handed_watermark
+from kindling.spark.stage import CHANNEL, CONTROL_MARK, END_MARK, PRODUCED, TS, WM
 
 FORMAT = "kindling_kafka"
 ROWS_PER_ARROW_BATCH = 10_000
@@ -65,18 +65,13 @@ def _tp_of(key: str) -> tuple[str, int]:
     return topic, int(partition)
 
 
-class KafkaPlan:
+class KafkaPlan(SourcePlan):
     """A KafkaSourceSpec with what Spark needs: the value type, the execution mode, and where
     skipped records are counted (the job's metrics accumulator, under the source's ``name``)."""
 
     def __init__(self, spec: KafkaSourceSpec, type_info: Any, streaming: bool, watermark_file: str | None,
                  name: str = "Kafka Source", metrics: Any = None):
-        self.spec = spec
-        self.type_info = type_info
-        self.streaming = streaming
-        self.watermark_file = watermark_file
-        self.name = name
-        self.metrics = metrics
+        super().__init__(spec, type_info, 0, streaming, watermark_file, name, metrics)  # a split per partition
 
     def schema(self) -> StructType:
         """The value's columns, the Kafka record timestamp (``__ts``), ``__wm`` (null but in control
@@ -461,6 +456,10 @@ class KafkaWriter(SinkWriter):
 
     def write(self, df: DataFrame, batch_id: int) -> int:
         spec = self.spec
+        if PRODUCED in df.columns:  # the stage produced the records itself: rows count them
+            from pyspark.sql import functions as F
+
+            return df.agg(F.sum(PRODUCED)).first()[0] or 0
         if spec.guarantee == "EXACTLY_ONCE" and not self.marker_ready:
             self._ensure_marker_topic()
 
@@ -480,22 +479,11 @@ def write_records(spec: KafkaSinkSpec, batch_id: int, task: int, batches: Iterat
 
     kafka = _kafka()
     exactly_once = spec.guarantee == "EXACTLY_ONCE"
-    extra: dict[str, Any] = {"socket.connection.setup.timeout.ms": 10_000}
-    if spec.guarantee == "AT_LEAST_ONCE":
-        extra["acks"] = "all"
     transactional_id = f"{spec.transactional_id_prefix}-{task}"
-    if exactly_once:
-        extra["transactional.id"] = transactional_id
-    producer = kafka.Producer(client_config(spec.bootstrap_servers, spec.properties, **extra))
-    errors: list = []
-
-    def delivered(err, msg) -> None:
-        if err is not None and len(errors) < 5:
-            errors.append(f"{msg.topic()}: {err}")
-
+    producer = _Producer(spec, transactional_id if exactly_once else None)
     marker = kafka.TopicPartition(COMMIT_TOPIC, 0)
     if exactly_once:
-        producer.init_transactions(METADATA_TIMEOUT_S)
+        producer.producer.init_transactions(METADATA_TIMEOUT_S)
         group = kafka.Consumer(client_config(spec.bootstrap_servers, {}, **{"group.id": transactional_id,
                                                                             "enable.auto.commit": False}))
         try:
@@ -504,66 +492,109 @@ def write_records(spec: KafkaSinkSpec, batch_id: int, task: int, batches: Iterat
                 for _ in batches:
                     pass
                 return 0
-            producer.begin_transaction()
-            n = _produce_all(spec, producer, batches, delivered, pickle)
-            producer.flush()
-            if errors:
-                producer.abort_transaction()
-                raise RuntimeError(f"KafkaSink could not deliver records: {'; '.join(errors)}")
-            producer.send_offsets_to_transaction([kafka.TopicPartition(COMMIT_TOPIC, 0, batch_id + 1)],
-                                                 group.consumer_group_metadata(), METADATA_TIMEOUT_S)
-            producer.commit_transaction(METADATA_TIMEOUT_S * 3)
+            producer.producer.begin_transaction()
+            n = _produce_all(producer, batches, pickle)
+            producer.producer.flush()
+            if producer.errors:
+                producer.producer.abort_transaction()
+                raise RuntimeError(f"KafkaSink could not deliver records: {'; '.join(producer.errors)}")
+            producer.producer.send_offsets_to_transaction([kafka.TopicPartition(COMMIT_TOPIC, 0, batch_id + 1)],
+                                                          group.consumer_group_metadata(), METADATA_TIMEOUT_S)
+            producer.producer.commit_transaction(METADATA_TIMEOUT_S * 3)
             return n
         finally:
             group.close()
-    n = _produce_all(spec, producer, batches, delivered, pickle)
-    remaining = producer.flush(METADATA_TIMEOUT_S * 6)
-    if errors or remaining:
-        raise RuntimeError(f"KafkaSink could not deliver {remaining or 'some'} records to {spec.bootstrap_servers}: "
-                           f"{'; '.join(errors) or 'timed out'}")
+    n = _produce_all(producer, batches, pickle)
+    producer.finish()
     return n
 
 
-def _produce_all(spec: KafkaSinkSpec, producer: Any, batches: Iterator[pa.RecordBatch], delivered: Any, pickle: Any) -> int:
+class _Producer:
+    """A confluent-kafka producer for a KafkaSink: ``acks=all`` for AT_LEAST_ONCE, a
+    transactional id for EXACTLY_ONCE; delivery errors are kept for :meth:`finish`."""
+
+    def __init__(self, spec: KafkaSinkSpec, transactional_id: str | None = None):
+        extra: dict[str, Any] = {"socket.connection.setup.timeout.ms": 10_000}
+        if spec.guarantee == "AT_LEAST_ONCE":
+            extra["acks"] = "all"
+        if transactional_id is not None:
+            extra["transactional.id"] = transactional_id
+        self.spec = spec
+        self.producer = _kafka().Producer(client_config(spec.bootstrap_servers, spec.properties, **extra))
+        self.errors: list[str] = []
+        select = spec.topic_selector
+        self.select = select.apply if callable(getattr(select, "apply", None)) else select
+
+    def delivered(self, err, msg) -> None:
+        if err is not None and len(self.errors) < 5:
+            self.errors.append(f"{msg.topic()}: {err}")
+
+    def send(self, topic: str, payload: bytes, key: bytes | None, stamp: int | None) -> None:
+        # the element's timestamp is the record's (Flink's); without one the producer stamps it
+        timestamp = stamp if stamp is not None and stamp >= 0 else 0
+        while True:
+            try:
+                self.producer.produce(topic, value=payload, key=key, on_delivery=self.delivered, timestamp=timestamp)
+                return
+            except BufferError:  # the local queue is full: let deliveries drain it
+                self.producer.poll(0.1)
+
+    def send_values(self, values: list, stamps: list) -> None:
+        """Serializes and produces elements (topic, key and value from the sink's schemas)."""
+        spec, select = self.spec, self.select
+        for value, stamp in zip(values, stamps):
+            try:
+                topic = select(value) if select is not None else spec.topic
+                key = spec.key_schema.serialize(value) if spec.key_schema is not None else None
+                payload = spec.value_schema.serialize(value)
+            except Exception as exc:
+                raise ValueError(f"KafkaSink could not serialize {value!r}: {type(exc).__name__}: {exc}") from exc
+            self.send(topic, payload, key, stamp)
+        self.producer.poll(0)
+
+    def finish(self) -> None:
+        """Waits until every record is delivered; fails on any delivery error."""
+        remaining = self.producer.flush(METADATA_TIMEOUT_S * 6)
+        if self.errors or remaining:
+            raise RuntimeError(f"KafkaSink could not deliver {remaining or 'some'} records to "
+                               f"{self.spec.bootstrap_servers}: {'; '.join(self.errors) or 'timed out'}")
+
+
+class StageProducer:
+    """Produces the records of a KafkaSink (NONE or AT_LEAST_ONCE) from inside the stage that
+    computes its elements, one Python pass less than a separate sink pass (``produced``
+    exit layout, kindling/spark/stage.py): records go out as the stage runs, all delivered
+    before its task ends, so before the micro-batch commits (a replayed batch produces again:
+    at least once)."""
+
+    def __init__(self, spec: KafkaSinkSpec):
+        self.spec = spec
+        self.producer: _Producer | None = None
+
+    def send(self, values: list, stamps: list) -> None:
+        if self.producer is None:
+            self.producer = _Producer(self.spec)
+        self.producer.send_values(values, stamps)
+
+    def finish(self) -> None:
+        if self.producer is not None:
+            producer, self.producer = self.producer, None
+            producer.finish()
+
+
+def _produce_all(producer: _Producer, batches: Iterator[pa.RecordBatch], pickle: Any) -> int:
     """Produces the elements of ``batches``: values serialized by the stage (``encoded`` layout),
     or pickled elements serialized here."""
-    value_schema, key_schema, selector = spec.value_schema, spec.key_schema, spec.topic_selector
-    select = None
-    if selector is not None:
-        select = selector.apply if callable(getattr(selector, "apply", None)) else selector
-    encoded = spec.layout == "encoded"
-    topic = spec.topic
+    encoded = producer.spec.layout == "encoded"
     n = 0
     for batch in batches:
         stamps = batch.column(TS).to_pylist() if TS in batch.schema.names else [None] * batch.num_rows
         if encoded:
+            topic = producer.spec.topic
             for payload, stamp in zip(batch.column(0).to_pylist(), stamps):
-                timestamp = stamp if stamp is not None and stamp >= 0 else 0
-                while True:
-                    try:
-                        producer.produce(topic, value=payload, on_delivery=delivered, timestamp=timestamp)
-                        break
-                    except BufferError:  # the local queue is full: let deliveries drain it
-                        producer.poll(0.1)
-            n += batch.num_rows
-            producer.poll(0)
-            continue
-        for data, stamp in zip(batch.column(0).to_pylist(), stamps):
-            value = pickle.loads(data)
-            try:
-                topic = select(value) if select is not None else spec.topic
-                key = key_schema.serialize(value) if key_schema is not None else None
-                payload = value_schema.serialize(value)
-            except Exception as exc:
-                raise ValueError(f"KafkaSink could not serialize {value!r}: {type(exc).__name__}: {exc}") from exc
-            # the element's timestamp is the record's (Flink's); without one the producer stamps it
-            timestamp = stamp if stamp is not None and stamp >= 0 else 0
-            while True:
-                try:
-                    producer.produce(topic, value=payload, key=key, on_delivery=delivered, timestamp=timestamp)
-                    break
-                except BufferError:  # the local queue is full: let deliveries drain it
-                    producer.poll(0.1)
-            n += 1
-        producer.poll(0)
+                producer.send(topic, payload, None, stamp)
+            producer.producer.poll(0)
+        else:
+            producer.send_values([pickle.loads(data) for data in batch.column(0).to_pylist()], stamps)
+        n += batch.num_rows
     return n

@@ -31,6 +31,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
+from pyspark.sql.types import StructType
 
 from kindling.graph.transformation import ChainedTransformation, KeyedTransformation, SourceTransformation
 from kindling.runtime import lifecycle
@@ -43,6 +44,7 @@ from kindling.spark.broadcast import BroadcastHandOff, BroadcastStates, control_
 from kindling.spark.operators import keyed_operator
 from kindling.spark.sources import FORMAT, WAKE_RUN, encode_option
 from kindling.spark.metrics import report_metrics
+from kindling.spark.spine import is_carry_key
 from kindling.spark.state_store import KeyStateStore, spillable_lists
 from kindling.spark.stage import (CONTROL_MARK, ELEMENTS, END_KEY, END_MARK, KEY, TS, WM, StagePlan, StageRun,
                                   is_control_key, key_subtask)
@@ -80,8 +82,10 @@ class KeyedStageProcessor(StatefulProcessor):
     """The transformWithState processor of one keyed operator and its chained successors."""
 
     def __init__(self, uid: str, operator: Any, plan: StagePlan, time_mode: str, late_records: Any = None,
-                 watermarks: Any = None, timer_reports: Any = None, broadcast: BroadcastHandOff | None = None):
+                 watermarks: Any = None, timer_reports: Any = None, broadcast: BroadcastHandOff | None = None,
+                 carried: list[str] = ()):
         self.uid = uid
+        self.carried = carried  # struct columns of rows passed through (kindling/spark/spine.py)
         self.operator = operator
         self.plan = plan
         self.time_mode = time_mode
@@ -111,7 +115,9 @@ class KeyedStageProcessor(StatefulProcessor):
             self.broadcast.adapter = self.op.function
         self.stage = StageRun(self.plan, partition)
         self.partition = partition
-        self.channel = self.uid.encode()  # this operator is one channel for the next keyed operator
+        # this operator is one channel for the next keyed operator; named without the job id, which
+        # changes when the job restarts from its checkpoint (the channel names live in keyed state)
+        self.channel = self.uid.split("/", 1)[-1].encode()
         self.replay: Replay | None = None  # set by the partition's control key, before any other key
 
     # -- state round trip --------------------------------------------------------------
@@ -168,7 +174,7 @@ class KeyedStageProcessor(StatefulProcessor):
         # watermark operator in front of the next keyed operator, and Spark rejects the
         # micro-batch that follows ("Redefining watermark is disallowed"). A bounded input ends
         # at MAX_WATERMARK within its one micro-batch, so the next operator fires there too.
-        own = ("report", {self.uid: (table.floor, False, True, None)})
+        own = ("report", {self.channel.decode(): (table.floor, False, True, None)})
         yield from _dict_rows(self.stage.control_rows([own] + forward))
 
     # -- Spark callbacks ----------------------------------------------------------------
@@ -176,6 +182,11 @@ class KeyedStageProcessor(StatefulProcessor):
         key_bytes = key[0]
         if is_control_key(key_bytes):
             yield from self._control(rows, timerValues)
+            return
+        if is_carry_key(key_bytes):
+            carried = self.carried
+            for row in rows:
+                yield _DictRow((name, packed) for name, packed in zip(carried, row[2:]) if packed is not None)
             return
         if key_bytes == END_KEY:
             # End of a bounded input: once the watermark reaches the end, this key's timer
@@ -292,8 +303,10 @@ def _out_of_orderness(*nodes) -> int | None:
     return max(found) if found else None
 
 
-def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, plan: StagePlan) -> DataFrame:
-    """The Spark plan of a keyed operator followed by its chained stage."""
+def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, plan: StagePlan,
+                      carried: list[str] = ()) -> DataFrame:
+    """The Spark plan of a keyed operator followed by its chained stage; the ``carried`` struct
+    columns (rows of other stages under carry keys, kindling/spark/spine.py) pass through it."""
     operator = keyed_operator(node)
     uid = f"{compiler.job_id}/{node.id}"
     late_records = compiler.spark.sparkContext.accumulator(0)
@@ -317,7 +330,8 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
             # Processing-time timers on the wall clock: a wake row per due key (TimerWakes).
             timer_reports, wake_plan = compiler.handoff.timer_wakes().add_operator(compiler.spark, uid)
             input_df = input_df.unionByName(
-                compiler.spark.readStream.format(FORMAT).option("plan", encode_option(wake_plan)).load())
+                compiler.spark.readStream.format(FORMAT).option("plan", encode_option(wake_plan)).load(),
+                allowMissingColumns=True)
         # Only control rows give Spark's watermark an event time: the end of a bounded input and
         # the watermark handed back by the runner, never above the minimum over channels.
         event_ms = (F.when(F.col(WM) == F.lit(END_MARK), F.lit(END_MARK))
@@ -328,10 +342,11 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
     broadcast = (compiler.broadcast_handoff() if isinstance(getattr(operator, "function", None), BroadcastProcessAdapter)
                  else None)
     processor = KeyedStageProcessor(uid, operator, plan, time_mode, late_records, watermarks, timer_reports,
-                                    broadcast)
+                                    broadcast, list(carried))
     # The event-time column only drives Spark's watermark; it stays out of the operator's rows.
-    df = df.select(KEY, ELEMENTS)
-    return df.groupBy(KEY).transformWithState(processor, plan.schema(), "Append", time_mode)
+    df = df.select(KEY, ELEMENTS, *carried)
+    schema = StructType(plan.schema().fields + [df.schema[c] for c in carried])
+    return df.groupBy(KEY).transformWithState(processor, schema, "Append", time_mode)
 
 
 def _registers_processing_timers(operator: Any) -> bool:

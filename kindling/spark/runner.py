@@ -22,13 +22,16 @@ from kindling.common.job_client import JobClient
 from kindling.common.job_execution_result import JobExecutionResult
 from kindling.common.job_id import JobID
 from kindling.common.job_status import JobStatus
+from kindling.common.restart_strategy import RestartBackoff
 from kindling.datastream.execution_mode import RuntimeExecutionMode
 from kindling.runtime import lifecycle
 from kindling.runtime.errors import UserFunctionError
 from kindling.spark.compiler import CompiledJob, Compiler, TimeSettings
 from kindling.spark.metrics import metric_results
+from kindling.spark.savepoints import SAVEPOINT_PATH, JobSavepoints, SavepointError
 from kindling.spark.session import get_spark, job_failed, on_exit, scratch_dir, timing, timing_enabled
 from kindling.spark.sinks import writer_for
+from kindling.spark.sources import MAX_RECORDS_PER_BATCH, max_records_per_batch
 
 
 class JobExecutionError(RuntimeError):
@@ -51,7 +54,7 @@ def translate_failure(exc: BaseException, first: BaseException | None = None) ->
                 return user_error
     if first is not None and not isinstance(exc, (JobCancelledError, UserFunctionError, JobExecutionError)):
         exc = first
-    if isinstance(exc, (JobCancelledError, UserFunctionError, JobExecutionError)):
+    if isinstance(exc, (JobCancelledError, UserFunctionError, JobExecutionError, SavepointError)):
         return exc
     text = str(exc)
     line = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
@@ -89,6 +92,8 @@ class SparkJobClient(JobClient):
         self._cancel_requested = threading.Event()
         self._query = None
         self._spark = None
+        self._run: _JobRun | None = None  # for savepoints
+        self.restarts: list[str] = []  # the cause of each restart of the job, in order
 
     def get_job_id(self) -> JobID:
         return self._job_id
@@ -120,14 +125,51 @@ class SparkJobClient(JobClient):
             done.complete(None)
 
     def get_accumulators(self) -> CompletableFuture:
-        return CompletableFuture.completed({})
+        """While the job runs: ``numRestarts``, how often it has restarted so far (the causes
+        are in ``restarts``)."""
+        return CompletableFuture.completed({"numRestarts": len(self.restarts)})
 
     def get_job_execution_result(self) -> CompletableFuture:
         return self._result
 
+    # -- savepoints (kindling/spark/savepoints.py) ------------------------------------------------
+    def trigger_savepoint(self, savepoint_directory: str | None = None) -> CompletableFuture:
+        """Copies the job's checkpoint as of its last committed micro-batch into a new directory
+        under ``savepoint_directory`` (else ``execution.checkpointing.savepoint-dir``)."""
+        return self._savepoint(savepoint_directory, stop=False)
+
+    def stop_with_savepoint(self, advance_to_end_of_event_time: bool = False,
+                            savepoint_directory: str | None = None) -> CompletableFuture:
+        """Takes a savepoint and stops the job before its next micro-batch; the job finishes.
+        ``advance_to_end_of_event_time`` (Flink's drain, firing every timer first) is not supported."""
+        if advance_to_end_of_event_time:
+            raise NotImplementedError("stop_with_savepoint(advance_to_end_of_event_time=True) is not supported: "
+                                      "Kindling stops after the last committed micro-batch without draining; "
+                                      "pass False")
+        return self._savepoint(savepoint_directory, stop=True)
+
+    def _savepoint(self, directory: str | None, stop: bool) -> CompletableFuture:
+        run = self._run
+        future = CompletableFuture()
+        if run is None or self._status != JobStatus.RUNNING:
+            future.complete_exceptionally(RuntimeError(f"job '{self.job_name}' is not running ({self._status.name})"))
+            return future
+
+        def take() -> None:
+            try:
+                path = run.savepoints.take(run.checkpoint_dir, directory, stop)
+                if stop and not run.savepoints.running and self._query is not None:
+                    self._query.stop()  # idle between micro-batches: no batch would notice the stop
+                future.complete(path)
+            except BaseException as exc:
+                future.complete_exceptionally(exc)
+
+        threading.Thread(target=take, name=f"kindling-savepoint-{self.job_name}", daemon=True).start()
+        return future
+
 
 _running: set["_JobRun"] = set()
-_QUERY_ATTEMPTS = 3  # a query whose Python worker timed out starting is started again (see worker_start_timed_out)
+_SLOW_WORKER_RESTARTS = 2  # restarts after a Python worker's slow start that no restart strategy counts
 
 
 def _stop_running_jobs() -> None:
@@ -151,7 +193,8 @@ class _JobRun:
     ends (finished, failed, cancelled, or still running at interpreter exit)."""
 
     def __init__(self, env, compiled: CompiledJob, client: SparkJobClient, spark, progress: bool,
-                 checkpoint_dir: str, temporary_checkpoint: bool, trigger_interval_ms: int):
+                 checkpoint_dir: str, temporary_checkpoint: bool, trigger_interval_ms: int,
+                 restart_backoff: RestartBackoff | None = None):
         self.env = env
         self.compiled = compiled
         self.client = client
@@ -160,6 +203,12 @@ class _JobRun:
         self.checkpoint_dir = checkpoint_dir
         self.temporary_checkpoint = temporary_checkpoint
         self.trigger_interval_ms = trigger_interval_ms
+        checkpoint_config = env.get_checkpoint_config()
+        self.restart_backoff = restart_backoff or RestartBackoff(env.get_configuration(), False)
+        self.min_pause_s = checkpoint_config.get_min_pause_between_checkpoints() / 1000
+        retention = checkpoint_config.get_externalized_checkpoint_retention()
+        self.delete_on_cancel = retention.name == "DELETE_ON_CANCELLATION"  # a cancelled job's configured directory
+        self.batch_ended: float | None = None  # when the last micro-batch finished (for the minimum pause)
         self.writers = [(s, writer_for(s.node.sink)) for s in compiled.sinks]
         self.counts = {s.node.name: 0 for s in compiled.sinks}
         self.started = time.time()
@@ -174,6 +223,9 @@ class _JobRun:
 
     def write_batch(self, df, batch_id: int) -> None:
         timing(f"batch {batch_id}: planned")
+        self.savepoints.at_batch_start()  # waits while a savepoint is copied; raises once stopped with one
+        if self.batch_ended is not None and self.min_pause_s:  # execution.checkpointing.min-pause
+            time.sleep(max(0.0, self.batch_ended + self.min_pause_s - time.time()))
         several = len(self.writers) > 1
         if several:
             df = df.persist()
@@ -190,6 +242,8 @@ class _JobRun:
             if several:
                 df.unpersist()
         self.compiled.after_batch(batch_id)  # event time: hands the watermark back to the sources
+        self.savepoints.running = False
+        self.batch_ended = time.time()
         timing(f"batch {batch_id}: written")
 
     def run(self) -> None:
@@ -213,6 +267,7 @@ class _JobRun:
             runtime = int((time.time() - self.started) * 1000)
             accumulators = {f"records-written:{k}": v for k, v in self.counts.items()}
             accumulators["late-rows-dropped-by-spark"] = self.late_rows_dropped
+            accumulators["numRestarts"] = len(client.restarts)
             accumulators.update(metric_results(self.compiled.metrics))
             for name, counter in self.compiled.late_records.items():
                 accumulators[f"numLateRecordsDropped:{name}"] = counter.value
@@ -249,7 +304,8 @@ class _JobRun:
                 writer.finish()
             except Exception:
                 traceback.print_exc()
-        if self.temporary_checkpoint and self.checkpoint_dir:
+        if self.checkpoint_dir and (self.temporary_checkpoint or (
+                self.delete_on_cancel and self.client._cancel_requested.is_set())):
             shutil.rmtree(self.checkpoint_dir, ignore_errors=True)
         self.compiled.close()  # event time: removes the watermark hand-off file
         _running.discard(self)
@@ -264,7 +320,9 @@ class _JobRun:
             writer = writer.trigger(availableNow=True)
         else:
             writer = writer.trigger(processingTime=f"{max(self.trigger_interval_ms, 0)} milliseconds")
-        for attempt in range(1, _QUERY_ATTEMPTS + 1):
+        slow_worker_restarts = 0
+        self.savepoints.restore_into(self.checkpoint_dir)  # execution.savepoint.path, once, before the first query
+        while True:
             if self.client._cancel_requested.is_set():
                 return
             self.batch_failure = None  # an earlier attempt's is not this one's
@@ -281,12 +339,26 @@ class _JobRun:
             timing("query ended")
             _print_batch_timings(query)
             failure = query.exception()
-            if failure is None or self.client._cancel_requested.is_set():
+            if failure is None or self.client._cancel_requested.is_set() or self.savepoints.stopped:
                 return
-            if attempt == _QUERY_ATTEMPTS or not self.worker_start_timed_out(query, failure):
-                raise failure
-            print(f"[kindling] {self.client.job_name}: a Python worker of Spark's did not connect back within "
-                  "Spark's 10 s (busy machine); starting the query again", file=sys.stderr, flush=True)
+            if self.worker_start_timed_out(query, failure) and slow_worker_restarts < _SLOW_WORKER_RESTARTS:
+                slow_worker_restarts += 1  # Spark's fixed 10 s for a worker to start: not the job's failure
+                delay_ms = 0
+                cause = "a Python worker of Spark's did not connect back within Spark's 10 s (busy machine)"
+            else:
+                delay_ms = self.restart_backoff.on_failure(int(time.time() * 1000))
+                if delay_ms is None:
+                    if self.client.restarts:
+                        print(f"[kindling] {self.client.job_name}: restart strategy exhausted after "
+                              f"{len(self.client.restarts)} restarts ({self.restart_backoff.description()})",
+                              file=sys.stderr, flush=True)
+                    raise failure
+                cause = _first_line(translate_failure(failure, self.batch_failure))
+            self.client.restarts.append(cause)
+            print(f"[kindling] {self.client.job_name}: restart {len(self.client.restarts)} from the last checkpoint "
+                  f"in {delay_ms} ms; cause: {cause}", file=sys.stderr, flush=True)
+            if self.client._cancel_requested.wait(delay_ms / 1000):
+                return
 
     def worker_start_timed_out(self, query, failure: BaseException) -> bool:
         """Whether the query failed only because a Python worker started too slowly for Spark's
@@ -309,6 +381,17 @@ class _JobRun:
                       f"{rate:.0f} rows/s", file=sys.stderr, flush=True)
             reported = progress.batchId
         return reported
+
+
+def _first_line(error: BaseException) -> str:
+    """The first line of an error's message that says something (a user function's error names
+    its operator and then the exception raised)."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    if not lines:
+        return type(error).__name__
+    if lines[0].startswith("operator '") and len(lines) > 1:
+        return f"{lines[0]} {lines[-1]}"
+    return lines[0]
 
 
 def _terminated(query) -> bool:
@@ -351,17 +434,24 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
                 and not _has_broadcast(sinks))
     compiler = Compiler(spark, sinks, streaming and not one_step, env.get_parallelism(), job_parameters,
                         job_id.to_hex_string(), time_settings, one_step=one_step)
+    configured = configuration.get_string(MAX_RECORDS_PER_BATCH, "")
+    compiler.source_batch_records = max_records_per_batch(int(configured) if configured else None,
+                                                          max(env.get_checkpoint_interval(), 0))
     compiled = compiler.compile()
     timing("job compiled")
     client = SparkJobClient(job_id, job_name)
     client._spark = spark
     # A configured checkpoint directory survives the job, so that a restarted job resumes from it.
-    checkpoint_root = configuration.get_string("execution.checkpointing.dir", "")
+    checkpoint_config = env.get_checkpoint_config()
+    checkpoint_root = checkpoint_config._directory()
+    restart_backoff = RestartBackoff(configuration, checkpoint_config.is_checkpointing_enabled())
     checkpoint_dir = ""
     if checkpoint_root:
         checkpoint_dir = os.path.join(checkpoint_root, "".join(c if c.isalnum() or c in "-_" else "_" for c in job_name))
     run = _JobRun(env, compiled, client, spark, configuration.get_boolean("kindling.progress", True),
-                  checkpoint_dir, not checkpoint_root, max(env.get_checkpoint_interval(), 0))
+                  checkpoint_dir, not checkpoint_root, max(env.get_checkpoint_interval(), 0), restart_backoff)
+    run.savepoints = JobSavepoints(configuration, compiler, compiled, job_id.to_hex_string())
+    client._run = run
     run.start()
     return client
 
@@ -371,18 +461,18 @@ ONE_STEP_MAX_ELEMENTS = "kindling.bounded.one-step.max-elements"
 
 def runs_in_one_step(env, time_settings: TimeSettings, sources: list) -> bool:
     """Whether a bounded STREAMING job runs as one Spark batch job (``kindling/spark/one_step.py``):
-    unless checkpointing is configured (the job must be resumable from Spark's checkpoint),
-    watermarks follow every element (``kindling.watermark.per-element``), the input is known to
+    unless checkpointing, a restart strategy or a savepoint to start from is configured (the job
+    must be resumable from Spark's checkpoint), watermarks follow every element (``kindling.watermark.per-element``), the input is known to
     be larger than ``kindling.bounded.one-step.max-elements`` (default 2,000,000; a parallel
     instance holds its whole input in memory; a bounded Kafka read cannot tell its size and
     runs in one step), or ``kindling.bounded.one-step`` is false (the micro-batch path, for
     comparison)."""
     configuration = env.get_configuration()
-    checkpointing = (env.get_checkpoint_interval() > 0
-                     or configuration.get_string("execution.checkpointing.interval", "")
-                     or configuration.get_string("execution.checkpointing.dir", ""))
+    checkpointing = env.get_checkpoint_interval() > 0 or env.get_checkpoint_config()._directory()
+    checkpointing = checkpointing or configuration.get_string(SAVEPOINT_PATH, "")  # restored into a checkpoint
+    restarts = RestartBackoff(configuration, False).type != "none"  # a restart resumes a query's checkpoint
     size = _estimated_elements(sources)
-    return (configuration.get_boolean("kindling.bounded.one-step", True) and not checkpointing
+    return (configuration.get_boolean("kindling.bounded.one-step", True) and not checkpointing and not restarts
             and not time_settings.per_element
             and (size is None or size <= configuration.get_integer(ONE_STEP_MAX_ELEMENTS, 2_000_000)))
 

@@ -353,8 +353,9 @@ def _launch_quiet_jvm(settings: dict, master: str, log_path: str) -> None:
 
 
 def _local_cores(master: str) -> int:
-    if master.startswith("local[") and master[6:-1].isdigit():
-        return int(master[6:-1])
+    threads = master[6:-1].split(",")[0]  # local[N] or local[N,F] (F: attempts per task)
+    if master.startswith("local[") and threads.isdigit():
+        return int(threads)
     return os.cpu_count() or 1
 
 

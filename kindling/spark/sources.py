@@ -21,7 +21,7 @@ import cloudpickle
 import pyarrow as pa
 from pyspark.accumulators import AccumulatorParam
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
-from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
+from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from kindling.graph.specs import (CollectionSourceSpec, DataGenSourceSpec, FileSourceSpec, SequenceSourceSpec,
@@ -48,8 +48,10 @@ class SourcePlan:
     """A source spec with what Spark needs to read it: value type and partition count."""
 
     def __init__(self, spec: Any, type_info: Any, parallelism: int, streaming: bool = True,
-                 watermark_file: str | None = None, name: str = "", metrics: Any = None):
+                 watermark_file: str | None = None, name: str = "", metrics: Any = None,
+                 max_records_per_batch: int = 0):
         self.spec = spec
+        self.max_records_per_batch = max_records_per_batch  # 0: no limit (see _StreamReader.getDefaultReadLimit)
         self.name = name  # the source operator's, for its metrics
         self.metrics = metrics  # the job's metrics accumulator (kindling.spark.metrics)
         self.type_info = type_info
@@ -436,10 +438,17 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def latestOffset(self, start: dict = None, limit: Any = None) -> dict:
         if self.feed is not None:
-            return self._with_watermark(start, self.feed.latest(start))
+            return self._with_watermark(start, _admitted(start, self.feed.latest(start), limit)
+                                        if isinstance(self.feed, datagen.DataGenFeed) else self.feed.latest(start))
         if self.files:
             return self._with_watermark(start, {**self.files.latest_offset(start or {}), "end": self.bounded})
-        return {"pos": self.reading.total(), "end": True}
+        return _admitted(start, {"pos": self.reading.total(), "end": True}, limit)
+
+    def getDefaultReadLimit(self) -> ReadLimit:
+        """At most ``kindling.source.max-records-per-batch`` records per micro-batch, when set
+        (collections, sequences, DataGen): a large input then commits in several micro-batches."""
+        most = self.reading.plan.max_records_per_batch
+        return ReadMaxRows(most) if most > 0 else ReadAllAvailable()
 
     def partitions(self, start: dict, end: dict):
         ending = [_Slice(control=True)] if end.get("end") and not start.get("end") else []
@@ -457,6 +466,33 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def commit(self, end: dict) -> None:
         if self.feed is not None:
             self.feed.commit(end)
+
+
+# -- micro-batch sizing: admission control of record-counted offsets --------------------------
+
+MAX_RECORDS_PER_BATCH = "kindling.source.max-records-per-batch"
+RECORDS_PER_INTERVAL_MS = 100  # the default limit: 100 records per millisecond of checkpoint interval
+
+
+def max_records_per_batch(configured: int | None, checkpoint_interval_ms: int) -> int:
+    """The records a source reads at most per micro-batch: ``kindling.source.max-records-per-batch``
+    when set (0: no limit), else with checkpointing enabled 100 per millisecond of the checkpoint
+    interval (at least 10,000: about one interval's work at ~100k records/s), else no limit."""
+    if configured is not None:
+        if configured < 0:
+            raise ValueError(f"{MAX_RECORDS_PER_BATCH} must be >= 0 (0: no limit), got {configured}")
+        return configured
+    return max(10_000, checkpoint_interval_ms * RECORDS_PER_INTERVAL_MS) if checkpoint_interval_ms > 0 else 0
+
+
+def _admitted(start: dict | None, offset: dict, limit: Any) -> dict:
+    """``offset`` ({"pos", "end"}) moved back to at most ``limit.max_rows`` records after ``start``."""
+    if not isinstance(limit, ReadMaxRows):
+        return offset
+    first = (start or {}).get("pos", 0)
+    if offset["pos"] - first <= limit.max_rows:
+        return offset
+    return {**offset, "pos": first + limit.max_rows, "end": False}
 
 
 class KindlingSource(DataSource):

@@ -49,6 +49,7 @@ END_MARK = 2**52  # __ts and __wm of the control row that ends a bounded input
 CONTROL_MARK = END_MARK - 1  # __wm of a channel report or watermark hand-off row
 END_KEY = b""  # the key of end-of-input control rows (never a pickle)
 CONTROL_KEY_PREFIX = b"\x00"  # control keys sort before pickled keys (b"\x80...")
+PRODUCED = "produced"  # a ``produced`` exit's column: how many records the stage produced to Kafka
 ELEMENTS = "__elements"  # a keyed exit's row: pickled (channel, seq, [(value, timestamp, stamp), ...]) of one key
 KEYED_FLUSH_ELEMENTS = 100_000  # a keyed exit holds at most this many elements before it emits rows
 TIME_FIELDS = [StructField(TS, LongType()), StructField(WM, LongType()), StructField(CHANNEL, BinaryType())]
@@ -60,7 +61,9 @@ class ExitPlan:
 
     ``layout``: ``stream`` (the codec of ``type_info``, for another stage), ``keyed`` (same,
     plus a ``__key`` column from ``key_selector``), ``string`` (Flink's toString),
-    ``encoded`` (bytes from ``encoder``), ``pickled``, or ``none`` (rows are only counted).
+    ``encoded`` (bytes from ``encoder``), ``pickled``, ``produced`` (the stage sends the elements
+    to the KafkaSink ``sink_spec`` itself; a row per flush counts them) or ``none`` (rows are only
+    counted).
     """
 
     index: int
@@ -77,6 +80,7 @@ class ExitPlan:
     print_parallelism: int = 1  # ``string`` layout: the print sink's parallelism (> 1: ``n> `` prefixes)
     one_step: bool = False  # ``keyed`` layout in a one-step job: rows carry the key's subtask, elements their arrival
     parallelism: int = 1  # ``keyed`` layout in a one-step job: the keyed operator's parallelism
+    sink_spec: Any = None  # ``produced`` layout: the KafkaSinkSpec
 
     def line_prefix(self, subtask: int) -> str:
         """What Flink's print sink writes before an element printed by ``subtask`` (0-based):
@@ -97,6 +101,8 @@ class ExitPlan:
             return [StructField("f0", StringType())]
         if self.layout in ("encoded", "pickled"):
             return [StructField("f0", BinaryType())]
+        if self.layout == "produced":
+            return [StructField(PRODUCED, LongType())]
         return []
 
     @property
@@ -219,6 +225,34 @@ class _ExitBuffer:
         except ValueTypeError as exc:
             name = plan.declared_by or plan.name
             raise user_function_failure(name, TypeError(f"{exc}, the output_type declared by operator '{name}'")) from None
+
+
+class _ProducingExitBuffer(_ExitBuffer):
+    """A ``produced`` exit: sends what it collected to Kafka at each flush (delivered by the
+    task's last flush) and hands on one row counting it."""
+
+    def __init__(self, plan: ExitPlan, record: Record, cursor: _Cursor, timed: bool):
+        from kindling.spark.kafka import StageProducer
+
+        super().__init__(plan, record, cursor, timed)
+        self.producer = StageProducer(plan.sink_spec)
+        self.final = False
+
+    def ready(self, final: bool) -> bool:
+        self.final = final
+        return bool(self.values) or (final and self.producer.producer is not None)
+
+    def take(self) -> tuple[int, list[pa.Array], list | None, list | None, list | None]:
+        n = len(self.values)
+        if n:
+            self.producer.send(self.values, self.ts if self.timed else repeat(None))
+        self.values.clear()
+        self.ts.clear()
+        self.wm.clear()
+        self.ch.clear()
+        if self.final:
+            self.producer.finish()
+        return 1, [pa.array([n], pa.int64())], None, None, None
 
 
 class _PickledKey:
@@ -454,6 +488,12 @@ class StagePlan:
         return stage_schema(self.exits)
 
 
+def _channel_name(assigner_uid: str) -> str:
+    """An assigner's channel name: its uid without the job id, which changes when the job restarts
+    from its checkpoint (keyed operators keep the channels' watermarks in their state)."""
+    return assigner_uid.split("/", 1)[-1]
+
+
 _task_generators: dict[tuple, Generators] = {}  # (stage uid, partition) -> generators kept across micro-batches
 
 
@@ -473,7 +513,7 @@ class StageRun:
         self.record.restore_context = lambda saved: (setattr(cursor, "channel", saved[0]),
                                                      setattr(cursor, "subtask", saved[1]))
         self.buffers = [_KeyedExitBuffer(ex, self.record, cursor, partition, plan.shuffle_partitions) if ex.layout == "keyed"
-                        else _ExitBuffer(ex, self.record, cursor, ex.index in plan.timed_exits) for ex in plan.exits]
+                        else _exit_buffer(ex)(ex, self.record, cursor, ex.index in plan.timed_exits) for ex in plan.exits]
         pushers = {b.plan.index: b.push for b in self.buffers}
         extenders = {b.plan.index: b.extend for b in self.buffers}
         if watermark_generators is None:
@@ -531,7 +571,7 @@ class StageRun:
             self.cursor.subtask = key_subtask(key, self.plan.parallelism, self.plan.key_type)
 
     def channel_of(self, exit_plan: ExitPlan) -> str:
-        return f"{exit_plan.assigner}|{self.cursor.split}"
+        return f"{_channel_name(exit_plan.assigner)}|{self.cursor.split}"
 
     def push_output(self, tag: str | None, value: Any, timestamp: int | None, watermark: int | None,
                     channel: bytes | None = None) -> None:
@@ -636,7 +676,7 @@ class StageRun:
             else:
                 return
         schema = _arrow_schema(self.plan)
-        assigners = {ex.assigner for ex in self.plan.exits if ex.assigner is not None}
+        assigners = {_channel_name(ex.assigner) for ex in self.plan.exits if ex.assigner is not None}
         for buf in self.buffers:
             ex = buf.plan
             if not ex.carries_control:
@@ -740,6 +780,10 @@ class StageRun:
 
     def empty_table(self) -> pa.Table:
         return _arrow_schema(self.plan).empty_table()
+
+
+def _exit_buffer(plan: ExitPlan) -> type:
+    return _ProducingExitBuffer if plan.layout == "produced" else _ExitBuffer
 
 
 def _arrow_schema(plan: StagePlan) -> pa.Schema:

@@ -9,6 +9,7 @@ import time
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from collect_support import take  # tests/: on sys.path (tests/conftest.py)
 
 from kindling.common import Duration, Types, WatermarkStrategy
 from kindling.common.types import Row
@@ -31,9 +32,6 @@ def _read(spec: FileSourceSpec, type_info=Types.STRING()) -> list:
             out += batch.to_pylist()
     return out
 
-
-def _take(iterator, n: int) -> list:
-    return [next(iterator) for _ in range(n)]
 
 
 def _source(fmt, path, split_bytes=None, monitor=False):
@@ -124,12 +122,12 @@ def test_monitored_files_are_read_once_each_as_they_arrive(env, tmp_path):
     ds = env.from_source(_source(StreamFormat.text_line_format(), str(tmp_path), split_bytes=3, monitor=True),
                          WatermarkStrategy.no_watermarks(), "lines").map(int)
     with ds.execute_and_collect() as results:
-        assert sorted(_take(results, 3)) == [1, 2, 3]
+        assert sorted(take(results, 3)) == [1, 2, 3]
         time.sleep(0.05)
         staged = tmp_path / ".2.txt"
         staged.write_text("4\n5\n")
         os.replace(staged, tmp_path / "2.txt")  # moved in complete
-        assert sorted(_take(results, 2)) == [4, 5]
+        assert sorted(take(results, 2)) == [4, 5]
 
 
 def test_csv_with_header_quotes_and_types(any_env, tmp_path):

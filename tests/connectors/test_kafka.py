@@ -12,9 +12,9 @@ from collections import Counter
 import pytest
 from kafka_support import consume_all, produce
 
-from kindling.common import Configuration, Time, Types, WatermarkStrategy
+from kindling.common import Time, Types, WatermarkStrategy
 from kindling.common.serialization import SimpleStringSchema
-from kindling.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
+from kindling.datastream import RuntimeExecutionMode
 from kindling.datastream.connectors import DeliveryGuarantee
 from kindling.datastream.functions import ProcessWindowFunction
 from kindling.datastream.connectors.kafka import (FlinkKafkaConsumer, FlinkKafkaProducer, KafkaOffsetsInitializer,
@@ -26,16 +26,6 @@ from kindling.datastream.window import TumblingEventTimeWindows
 SPEEDS = {0: 1_000, 1: 3_000, 2: 7_000}  # event-time step (ms) between a partition's records
 PER_PARTITION = 30
 BASE = 1_000_000  # record timestamps start here (a producer's timestamp 0 means "now")
-
-
-def _env(spark, **settings) -> StreamExecutionEnvironment:
-    conf = Configuration()
-    conf.set_boolean("kindling.progress", False)
-    for key, value in settings.items():
-        conf.set_string(key, value)
-    env = StreamExecutionEnvironment.get_execution_environment(conf)
-    env.set_parallelism(2)
-    return env
 
 
 def _source(servers: str, topic: str, **props) -> KafkaSource:
@@ -59,11 +49,11 @@ def _expected_window_counts() -> Counter:
     return Counter((str(p), (BASE + i * step) // 10_000 * 10_000) for p, step in SPEEDS.items() for i in range(PER_PARTITION))
 
 
-def test_partitions_at_different_speeds_through_event_time_windows(spark, kafka_broker, new_topic):
+def test_partitions_at_different_speeds_through_event_time_windows(spark, make_env, kafka_broker, new_topic):
     topic = new_topic(3)
     _fill_three_partitions(kafka_broker, topic)
     # micro-batches of 10 records per partition: each partition's watermark advances at its own speed
-    env = _env(spark, **{"kindling.bounded.one-step": "false"})
+    env = make_env(**{"kindling.bounded.one-step": "false"})
     source = _source(kafka_broker, topic, **{"kindling.max-offsets-per-batch": "10"}).set_group_id("windows").build()
     counts = env.from_source(source, WatermarkStrategy.for_monotonous_timestamps(), "Kafka") \
         .map(lambda s: (s.split(":")[0], 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()])) \
@@ -86,7 +76,7 @@ def test_partitions_at_different_speeds_through_event_time_windows(spark, kafka_
 
 
 @pytest.mark.timeout(240)
-def test_unbounded_event_time_windows_fire_as_the_slowest_partition_advances(spark, kafka_broker, new_topic):
+def test_unbounded_event_time_windows_fire_as_the_slowest_partition_advances(spark, make_env, kafka_broker, new_topic):
     """Unbounded: windows fire once every partition's watermark passed them (the job's watermark is
     handed back to the source, which starts the micro-batches that fire them)."""
     topic = new_topic(3)
@@ -96,7 +86,7 @@ def test_unbounded_event_time_windows_fire_as_the_slowest_partition_advances(spa
         .build()
     slowest = BASE + (PER_PARTITION - 1) * min(SPEEDS.values())  # the watermark stops just below it
     due = Counter({k: n for k, n in _expected_window_counts().items() if k[1] + 10_000 <= slowest})
-    counts = _env(spark).from_source(source, WatermarkStrategy.for_monotonous_timestamps(), "Kafka") \
+    counts = make_env().from_source(source, WatermarkStrategy.for_monotonous_timestamps(), "Kafka") \
         .map(lambda s: (s.split(":")[0], 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()])) \
         .key_by(lambda e: e[0]).window(TumblingEventTimeWindows.of(Time.seconds(10))) \
         .process(_CountWindow(), Types.TUPLE([Types.STRING(), Types.LONG(), Types.INT()]))
@@ -113,26 +103,26 @@ class _CountWindow(ProcessWindowFunction):
         yield key, context.window().start, sum(1 for _ in elements)
 
 
-def test_bounded_read_stops_at_the_offsets_current_at_start(spark, kafka_broker, new_topic):
+def test_bounded_read_stops_at_the_offsets_current_at_start(spark, make_env, kafka_broker, new_topic):
     topic = new_topic(2)
     produce(kafka_broker, topic, [(i % 2, f"v{i}".encode(), 1_000 + i) for i in range(10)])
     source = _source(kafka_broker, topic).build()
-    values = sorted(_env(spark).from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect())
+    values = sorted(make_env().from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect())
     assert values == sorted(f"v{i}" for i in range(10))
 
-    batch = _env(spark)
+    batch = make_env()
     batch.set_runtime_mode(RuntimeExecutionMode.BATCH)
     assert sorted(batch.from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect()) == values
 
     # starting offsets given per partition
     start = KafkaOffsetsInitializer.offsets({KafkaTopicPartition(topic, 0): 3, KafkaTopicPartition(topic, 1): 4})
     source = _source(kafka_broker, topic).set_starting_offsets(start).build()
-    values = _env(spark).from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect()
+    values = make_env().from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect()
     assert sorted(values) == ["v6", "v8", "v9"]
     # KafkaOffsetsInitializer.timestamp(...) is not tested: Tansu answers ListOffsets by timestamp with offset 0
 
 
-def test_json_rows_with_record_timestamps(spark, kafka_broker, new_topic):
+def test_json_rows_with_record_timestamps(spark, make_env, kafka_broker, new_topic):
     """Typed rows from JSON; the record timestamps are the event time (no timestamp assigner)."""
     topic = new_topic(2)
     row = Types.ROW_NAMED(["name", "amount"], [Types.STRING(), Types.INT()])
@@ -142,13 +132,13 @@ def test_json_rows_with_record_timestamps(spark, kafka_broker, new_topic):
     source = KafkaSource.builder().set_bootstrap_servers(kafka_broker).set_partitions(
         {KafkaTopicPartition(topic, 0), KafkaTopicPartition(topic, 1)}).set_bounded(KafkaOffsetsInitializer.latest()) \
         .set_value_only_deserializer(JsonRowDeserializationSchema.builder().type_info(row).build()).build()
-    sums = _env(spark).from_source(source, WatermarkStrategy.for_monotonous_timestamps(), "Kafka") \
+    sums = make_env().from_source(source, WatermarkStrategy.for_monotonous_timestamps(), "Kafka") \
         .key_by(lambda r: r.name).window(TumblingEventTimeWindows.of(Time.seconds(20))) \
         .reduce(lambda a, b: type(a)(name=a.name, amount=a.amount + b.amount)).execute_and_collect()
     assert sorted((r.name, r.amount) for r in sums) == [("a", 0 + 2 + 4), ("a", 6 + 8), ("b", 1 + 3), ("b", 5 + 7 + 9)]
 
 
-def test_a_malformed_record_fails_the_job_naming_where_it_is_unless_skipped(spark, kafka_broker, new_topic):
+def test_a_malformed_record_fails_the_job_naming_where_it_is_unless_skipped(spark, make_env, kafka_broker, new_topic):
     topic = new_topic(1)
     row = Types.ROW_NAMED(["n"], [Types.INT()])
     produce(kafka_broker, topic, [(0, b'{"n": 1}', None), (0, b"{broken", None), (0, b'{"n": 3}', None)])
@@ -156,7 +146,7 @@ def test_a_malformed_record_fails_the_job_naming_where_it_is_unless_skipped(spar
     def read(schema):
         source = KafkaSource.builder().set_bootstrap_servers(kafka_broker).set_topics(topic) \
             .set_bounded(KafkaOffsetsInitializer.latest()).set_value_only_deserializer(schema).build()
-        return list(_env(spark).from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect())
+        return list(make_env().from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect())
 
     with pytest.raises(Exception, match=f"Kafka record at {topic}-0 offset 1"):
         read(JsonRowDeserializationSchema.builder().type_info(row).build())
@@ -165,7 +155,7 @@ def test_a_malformed_record_fails_the_job_naming_where_it_is_unless_skipped(spar
 
 
 @pytest.mark.parametrize("one_step", ["true", "false"])
-def test_skipped_records_are_counted_in_the_job_metrics(spark, kafka_broker, new_topic, one_step):
+def test_skipped_records_are_counted_in_the_job_metrics(spark, make_env, kafka_broker, new_topic, one_step):
     """``ignore_parse_errors()``: the skipped records are ``metrics:<source>.numRecordsInErrors``
     in the job result (the one-step batch read and the micro-batch read)."""
     topic = new_topic(2)
@@ -177,7 +167,7 @@ def test_skipped_records_are_counted_in_the_job_metrics(spark, kafka_broker, new
         .set_bounded(KafkaOffsetsInitializer.latest()) \
         .set_value_only_deserializer(JsonRowDeserializationSchema.builder().type_info(row).ignore_parse_errors().build()) \
         .build()
-    env = _env(spark, **{"kindling.bounded.one-step": one_step})
+    env = make_env(**{"kindling.bounded.one-step": one_step})
     env.from_source(source, WatermarkStrategy.no_watermarks(), "json in").map(lambda r: str(r.n), Types.STRING()) \
         .sink_to(KafkaSink.builder().set_bootstrap_servers(kafka_broker).set_record_serializer(
             KafkaRecordSerializationSchema.builder().set_topic(sink_topic)
@@ -189,7 +179,7 @@ def test_skipped_records_are_counted_in_the_job_metrics(spark, kafka_broker, new
 
 @pytest.mark.parametrize("guarantee", [DeliveryGuarantee.NONE, DeliveryGuarantee.AT_LEAST_ONCE,
                                        DeliveryGuarantee.EXACTLY_ONCE])
-def test_sink_writes_with_each_delivery_guarantee(spark, kafka_broker, new_topic, guarantee):
+def test_sink_writes_with_each_delivery_guarantee(spark, make_env, kafka_broker, new_topic, guarantee):
     topic = new_topic(2)
     row = Types.ROW_NAMED(["id", "name"], [Types.INT(), Types.STRING()])
     serializer = KafkaRecordSerializationSchema.builder().set_topic(topic) \
@@ -199,10 +189,17 @@ def test_sink_writes_with_each_delivery_guarantee(spark, kafka_broker, new_topic
         .set_delivery_guarantee(guarantee).set_transactional_id_prefix(f"tx-{uuid.uuid4().hex[:8]}").build()
     from kindling.common import Row
 
-    env = _env(spark)
+    env = make_env()
     env.from_collection([Row(id=i, name=f"n{i}") for i in range(20)], type_info=row) \
         .map(lambda r: r, output_type=row).sink_to(sink)
-    env.execute("kafka sink")
+    from kindling.spark.compiler import Compiler
+
+    plan = Compiler(spark, list(env._sinks), True, 2).compile()
+    # without transactions the stage computing the elements sends them: no separate sink pass
+    assert plan.sinks[0].columns == ({"f0": "x0__f0", "__ts": "__ts"} if guarantee == DeliveryGuarantee.EXACTLY_ONCE
+                                     else {"produced": "x0__produced", "__ts": "__ts"})
+    result = env.execute("kafka sink")
+    assert result.get_accumulator_result("records-written:Kafka Sink") == 20
     records = consume_all(kafka_broker, topic, 20)
     assert sorted(json.loads(v)["id"] for _, _, v in records) == list(range(20))
     assert all(k is not None for _, k, _ in records)  # the key schema wrote keys
@@ -226,7 +223,7 @@ def test_exactly_once_replay_of_a_batch_does_not_duplicate(spark, kafka_broker, 
     assert values == sorted([f"r{i}".encode() for i in range(6)] * 2)
 
 
-def test_element_timestamps_are_the_record_timestamps(spark, kafka_broker, new_topic):
+def test_element_timestamps_are_the_record_timestamps(spark, make_env, kafka_broker, new_topic):
     """As in Flink, the sink writes each element's timestamp as the record's: the source's record
     timestamps carried through maps (two sinks in one job), or those an assigner gave."""
     source_topic, kept, doubled, assigned = new_topic(2), new_topic(1), new_topic(1), new_topic(1)
@@ -244,7 +241,7 @@ def test_element_timestamps_are_the_record_timestamps(spark, kafka_broker, new_t
     def written(topic):
         return sorted((int(v), t) for _, _, v, t in consume_all(kafka_broker, topic, 8, timestamps=True))
 
-    env = _env(spark)
+    env = make_env()
     stream = numbers(env)
     stream.sink_to(sink(kept))
     stream.map(lambda s: str(2 * int(s)), Types.STRING()).sink_to(sink(doubled))
@@ -258,7 +255,7 @@ def test_element_timestamps_are_the_record_timestamps(spark, kafka_broker, new_t
         def extract_timestamp(self, value, record_timestamp):
             return 5_000_000 + int(value)
 
-    env = _env(spark)
+    env = make_env()
     numbers(env).assign_timestamps_and_watermarks(
         WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(FromValue())).sink_to(sink(assigned))
     env.execute("assigned timestamps")
@@ -266,7 +263,7 @@ def test_element_timestamps_are_the_record_timestamps(spark, kafka_broker, new_t
 
     # elements without a timestamp: the producer's time
     plain = new_topic(1)
-    env = _env(spark)
+    env = make_env()
     env.from_collection(["x"]).sink_to(sink(plain))
     before = int(time.time() * 1000)
     env.execute("no timestamps")
@@ -274,27 +271,27 @@ def test_element_timestamps_are_the_record_timestamps(spark, kafka_broker, new_t
     assert before - 60_000 < stamp <= int(time.time() * 1000)
 
 
-def test_topic_selector(spark, kafka_broker, new_topic):
+def test_topic_selector(spark, make_env, kafka_broker, new_topic):
     even, odd = new_topic(1), new_topic(1)
     serializer = KafkaRecordSerializationSchema.builder() \
         .set_topic_selector(lambda v: even if int(v) % 2 == 0 else odd) \
         .set_value_serialization_schema(SimpleStringSchema()).build()
     sink = KafkaSink.builder().set_bootstrap_servers(kafka_broker).set_record_serializer(serializer).build()
-    env = _env(spark)
+    env = make_env()
     env.from_collection([str(i) for i in range(8)]).sink_to(sink)
     env.execute("selector")
     assert sorted(v for _, _, v in consume_all(kafka_broker, even, 4)) == [b"0", b"2", b"4", b"6"]
     assert sorted(v for _, _, v in consume_all(kafka_broker, odd, 4)) == [b"1", b"3", b"5", b"7"]
 
 
-def test_legacy_consumer_and_producer_unbounded(spark, kafka_broker, new_topic):
+def test_legacy_consumer_and_producer_unbounded(spark, make_env, kafka_broker, new_topic):
     """``env.add_source(FlinkKafkaConsumer(...))`` -> map -> ``add_sink(FlinkKafkaProducer(...))``:
     an unbounded job that picks up records produced while it runs."""
     source_topic, sink_topic = new_topic(2), new_topic(1)
     produce(kafka_broker, source_topic, [(i % 2, f"a{i}".encode(), None) for i in range(4)])
     props = {"bootstrap.servers": kafka_broker, "group.id": f"legacy-{uuid.uuid4().hex[:6]}",
              "auto.offset.reset": "earliest"}
-    env = _env(spark)
+    env = make_env()
     env.add_source(FlinkKafkaConsumer(source_topic, SimpleStringSchema(), props)) \
         .map(lambda s: s.upper(), output_type=Types.STRING()) \
         .add_sink(FlinkKafkaProducer(sink_topic, SimpleStringSchema(), {"bootstrap.servers": kafka_broker}))
@@ -313,7 +310,7 @@ def test_legacy_consumer_and_producer_unbounded(spark, kafka_broker, new_topic):
             pass  # cancelled
 
 
-def test_restart_from_checkpoint_with_exactly_once_loses_and_duplicates_nothing(spark, kafka_broker, new_topic,
+def test_restart_from_checkpoint_with_exactly_once_loses_and_duplicates_nothing(spark, make_env, kafka_broker, new_topic,
                                                                                tmp_path):
     """An unbounded job is stopped and started again on the same checkpoint: it goes on from the
     offsets in Spark's checkpoint, and the exactly-once sink writes every record once."""
@@ -321,7 +318,7 @@ def test_restart_from_checkpoint_with_exactly_once_loses_and_duplicates_nothing(
     prefix = f"restart-{uuid.uuid4().hex[:6]}"
 
     def start():
-        env = _env(spark, **{"execution.checkpointing.dir": str(tmp_path)})
+        env = make_env(**{"execution.checkpointing.dir": str(tmp_path)})
         source = KafkaSource.builder().set_bootstrap_servers(kafka_broker).set_topics(source_topic) \
             .set_starting_offsets(KafkaOffsetsInitializer.earliest()) \
             .set_value_only_deserializer(SimpleStringSchema()).build()
@@ -355,7 +352,7 @@ def test_restart_from_checkpoint_with_exactly_once_loses_and_duplicates_nothing(
     assert values == sorted([f"A{i}".encode() for i in range(6)] + [f"B{i}".encode() for i in range(4)])
 
 
-def test_topic_pattern_discovers_new_topics(spark, kafka_broker):
+def test_topic_pattern_discovers_new_topics(spark, make_env, kafka_broker):
     """An unbounded source reading a topic pattern picks up a matching topic created while it runs
     (Tansu cannot add partitions to a topic, so discovery is tested with a new topic)."""
     from confluent_kafka.admin import AdminClient, NewTopic
@@ -373,7 +370,7 @@ def test_topic_pattern_discovers_new_topics(spark, kafka_broker):
         .set_value_only_deserializer(SimpleStringSchema()).set_property("partition.discovery.interval.ms", "500") \
         .build()
     seen = []
-    with _env(spark).from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect() as values:
+    with make_env().from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect() as values:
         for value in values:
             seen.append(value)
             if len(seen) == 2:
@@ -384,12 +381,12 @@ def test_topic_pattern_discovers_new_topics(spark, kafka_broker):
     assert sorted(seen) == ["a0", "a1", "b0"]
 
 
-def test_unreachable_broker_fails_quickly(spark):
+def test_unreachable_broker_fails_quickly(make_env, spark):
     source = KafkaSource.builder().set_bootstrap_servers("127.0.0.1:1").set_topics("nothing") \
         .set_value_only_deserializer(SimpleStringSchema()).set_bounded(KafkaOffsetsInitializer.latest()).build()
     started = time.monotonic()
     with pytest.raises(Exception, match="could not reach Kafka at 127.0.0.1:1"):
-        list(_env(spark).from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect())
+        list(make_env().from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").execute_and_collect())
     assert time.monotonic() - started < 60
 
 

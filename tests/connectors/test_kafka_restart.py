@@ -24,7 +24,7 @@ from kindling.datastream import StreamExecutionEnvironment
 from kindling.datastream.connectors import DeliveryGuarantee
 from kindling.datastream.connectors.kafka import (KafkaOffsetsInitializer, KafkaRecordSerializationSchema, KafkaSink,
                                                   KafkaSource)
-from kindling.datastream.functions import KeyedProcessFunction, RuntimeContext
+from kindling.datastream.functions import KeyedProcessFunction, MapFunction, RuntimeContext
 from kindling.datastream.state import ValueStateDescriptor
 
 KEYS = 5
@@ -149,3 +149,46 @@ def test_restart_after_a_failure_in_the_middle_of_a_batch(spark, kafka_broker, n
     per_key = Counter(int(v.split(":")[1]) % KEYS for v in expected)
     for key, seen in counts.items():  # the keyed state counted each record once, across the restart
         assert seen == set(range(1, per_key[key] + 1)), key
+
+
+class _FailOnceOn(MapFunction):
+    """Raises on ``poison`` the first time any worker process sees it (a file remembers)."""
+
+    def __init__(self, failed: str, poison: int):
+        self.failed, self.poison = failed, poison
+
+    def map(self, value):
+        if value == self.poison and not os.path.exists(self.failed):
+            open(self.failed, "w").close()
+            raise ValueError(f"injected failure on {value}")
+        return str(value)
+
+
+@pytest.mark.timeout(900)
+def test_kafka_to_files_exactly_once_across_a_restart(spark, kafka_broker, new_topic, tmp_path):
+    """A bounded Kafka read in micro-batches of 4 offsets per partition, a map that fails once on
+    one record, a fixed-delay restart strategy: the job restarts from its last checkpoint and
+    the FileSink holds every record once (a replayed micro-batch rewrites its own part files)."""
+    from kindling.common import RestartStrategies
+    from kindling.common.serialization import Encoder
+    from kindling.datastream.connectors.file_system import FileSink
+
+    topic = new_topic(2)
+    produce(kafka_broker, topic, [(p, str(i * 2 + p).encode(), None) for i in range(20) for p in (0, 1)])
+    conf = Configuration()
+    conf.set_boolean("kindling.progress", False)
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(2)
+    env.set_restart_strategy(RestartStrategies.fixed_delay_restart(2, 0))
+    source = KafkaSource.builder().set_bootstrap_servers(kafka_broker).set_topics(topic) \
+        .set_starting_offsets(KafkaOffsetsInitializer.earliest()).set_bounded(KafkaOffsetsInitializer.latest()) \
+        .set_value_only_deserializer(SimpleStringSchema()) \
+        .set_property("kindling.max-offsets-per-batch", "4").build()
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "Kafka").map(int, Types.INT()) \
+        .map(_FailOnceOn(str(tmp_path / "failed"), 25), Types.STRING()) \
+        .sink_to(FileSink.for_row_format(str(tmp_path / "out"), Encoder.simple_string_encoder()).build())
+    result = env.execute("kafka to files")
+    assert result.get_accumulator_result("numRestarts") == 1
+    lines = [line for part in (tmp_path / "out").rglob("*") if part.is_file() and not part.name.startswith((".", "_"))
+             for line in part.read_text().splitlines()]
+    assert Counter(lines) == Counter(str(i) for i in range(40))

@@ -5,11 +5,11 @@ source, on PyFlink 2.3 or on Kindling:
     .venv/bin/python tests/datastream/remote_model_inference_driver.py kindling
 
 The example's module is loaded from the installed apache-flink with ``pyflink`` changed to the
-engine in its imports. Its ``main`` reads an endless random Table API ``datagen`` table and
-enables checkpointing, neither of which Kindling has yet (the Table API and checkpoint
-configuration are open issues), and its output is random; so this driver runs the example's
-``AsyncLLMRequest`` with ``main``'s own retry strategy, timeout, capacity and output type on
-``ROWS`` rows (parallelism 2) and prints the sorted outputs. Every request sleeps 1-2 s and a
+engine in its imports. Its ``main`` reads an endless random Table API ``datagen`` table, so its
+output is random and never ends (tests/table/test_remote_model_inference.py runs ``main`` itself
+on a bounded table); this driver runs the example's ``AsyncLLMRequest`` with ``main``'s own retry
+strategy, timeout, capacity and output type on ``ROWS`` known rows (parallelism 2) and prints the
+sorted outputs, which both engines must print alike. Every request sleeps 1-2 s and a
 third of first attempts raise TimeoutError, retried after 1 s: run one at a time this would take
 minutes, in flight together a few seconds.
 """

@@ -7,13 +7,12 @@ arrives, and its event-time timer once a later element moves the watermark past 
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-import threading
 import time
 
 import pytest
+from collect_support import take  # tests/: on sys.path (tests/conftest.py)
 
 from kindling.common import Duration, WatermarkStrategy
 from kindling.datastream import KeyedProcessFunction, TimeDomain
@@ -52,21 +51,6 @@ class Relay(KeyedProcessFunction):
     def on_timer(self, timestamp, ctx):
         yield ("relayed", ctx.get_current_key(), int(time.time() * 1000) - timestamp)
 
-
-def _take(iterator, n, timeout_s=300):
-    """The next ``n`` results; fails (rather than hangs) when they do not come."""
-    got: list = []
-
-    def pull():
-        with contextlib.suppress(Exception):
-            while len(got) < n:
-                got.append(next(iterator))
-
-    puller = threading.Thread(target=pull, daemon=True)
-    puller.start()
-    puller.join(timeout_s)
-    assert len(got) == n, f"only {got} of {n} results came"
-    return got
 
 
 def _lines_source(env, directory):
@@ -143,7 +127,7 @@ def test_processing_time_timers_fire_in_keyed_after_keyed(env, tmp_path):
     second = first.key_by(lambda record: record[1]).process(Relay())
     (tmp_path / "1.txt").write_text("a,1000\nb,1500\n")
     with second.execute_and_collect() as results:
-        got = _take(results, 6)
+        got = take(results, 6)
     # each key: its element and its processing-time timer pass through; the second operator's
     # processing-time timer fires for each key without further input
     assert sorted(r[:2] for r in got) == [("element", "a"), ("element", "b"), ("processing", "a"),

@@ -4,10 +4,8 @@ and keeps its broadcast state across micro-batches. PyFlink's output for a keyed
 program is compared in tests/conformance (broadcast_rules)."""
 from __future__ import annotations
 
-import time
-
 import pytest
-from test_streaming_micro_batches import _take  # same folder: pytest puts it on sys.path
+from collect_support import take, wait_for_path  # tests/: on sys.path (tests/conftest.py)
 
 from kindling.common import Duration, Types, WatermarkStrategy
 from kindling.datastream import (BroadcastProcessFunction, KeyedBroadcastProcessFunction, RuntimeExecutionMode)
@@ -58,14 +56,14 @@ def test_rules_change_between_micro_batches_in_every_instance(env, tmp_path):
     (rules_dir / "1.txt").write_text("limit,10\n")
     (readings_dir / "1.txt").write_text("a,5,1000\nb,20,1000\n")
     with out.execute_and_collect() as results:
-        first = _take(results, 4, timeout=600)
+        first = take(results, 4, timeout=600)
         # each of the two parallel instances applies the rule, before the readings of its batch
         assert sorted(first) == ["a 5 within 10", "b 20 over 10", "rule limit=10", "rule limit=10"]
         (rules_dir / "2.txt").write_text("limit,3\n")
-        assert _take(results, 2, timeout=600) == ["rule limit=3", "rule limit=3"]
+        assert take(results, 2, timeout=600) == ["rule limit=3", "rule limit=3"]
         # a later reading moves the watermark: a's and b's timers read the newest rule
         (readings_dir / "2.txt").write_text("c,4,5000\n")
-        later = sorted(_take(results, 3, timeout=600))
+        later = sorted(take(results, 3, timeout=600))
         assert later == ["c 4 over 3", "timer a 5 limit 3", "timer b 20 limit 3"]
 
 
@@ -117,12 +115,6 @@ def test_broadcast_misuse_is_reported(env):
         numbers.connect(numbers.broadcast(limits)).process(Tag()).execute_and_collect()
 
 
-def _wait_for(path, timeout=300):
-    deadline = time.time() + timeout
-    while not path.exists():
-        assert time.time() < deadline, f"{path} did not appear"
-        time.sleep(0.2)
-
 
 def _rules_job(env, readings_dir, rules_dir, checkpoints):
     env.get_configuration().set_string("execution.checkpointing.dir", str(checkpoints))
@@ -142,10 +134,39 @@ def test_broadcast_state_survives_a_restart_from_the_checkpoint(env, tmp_path):
     (rules_dir / "1.txt").write_text("limit,10\n")
     (readings_dir / "1.txt").write_text("a,15,1000\n")
     with _rules_job(env, readings_dir, rules_dir, checkpoints).execute_and_collect("rules") as results:
-        assert sorted(_take(results, 3, timeout=600)) == ["a 15 over 10", "rule limit=10", "rule limit=10"]
-        _wait_for(checkpoints / "rules" / "commits" / "0")  # that micro-batch is committed: not replayed
+        assert sorted(take(results, 3, timeout=600)) == ["a 15 over 10", "rule limit=10", "rule limit=10"]
+        wait_for_path(checkpoints / "rules" / "commits" / "0")  # that micro-batch is committed: not replayed
     # The same job again, on the same checkpoint: the rule is in the restored broadcast state.
     (readings_dir / "2.txt").write_text("b,7,2000\nc,12,2000\n")
     again = StreamExecutionEnvironment.get_execution_environment(Configuration(env.get_configuration()))
     with _rules_job(again, readings_dir, rules_dir, checkpoints).execute_and_collect("rules") as results:
-        assert sorted(_take(results, 2, timeout=600)) == ["b 7 within 10", "c 12 over 10"]
+        assert sorted(take(results, 2, timeout=600)) == ["b 7 within 10", "c 12 over 10"]
+
+
+class RemindOfLimit(OverLimit):
+    """A processing-time timer a few seconds after each reading reports the limit then in force."""
+
+    def process_element(self, line, ctx):
+        ctx.timer_service().register_processing_time_timer(ctx.timer_service().current_processing_time() + 4000)
+        yield f"{line} under limit {ctx.get_broadcast_state(limits).get('limit')}"
+
+    def on_timer(self, timestamp, ctx):
+        yield f"timer {ctx.get_current_key()} limit {ctx.get_broadcast_state(limits).get('limit')}"
+
+
+def test_processing_time_timers_read_the_newest_broadcast_state(env, tmp_path):
+    """No watermarks: the operator runs in processing time, and the timer fires in a micro-batch
+    without elements, where the key's instance reads the states the driver last published."""
+    readings_dir, rules_dir = tmp_path / "readings", tmp_path / "rules"
+    readings_dir.mkdir()
+    rules_dir.mkdir()
+    out = _lines(env, readings_dir).key_by(lambda line: line).connect(
+        _lines(env, rules_dir).broadcast(limits)).process(RemindOfLimit())
+    (rules_dir / "1.txt").write_text("limit,10\n")
+    with out.execute_and_collect() as results:
+        assert sorted(take(results, 2, timeout=600)) == ["rule limit=10", "rule limit=10"]
+        (readings_dir / "1.txt").write_text("a\n")
+        assert take(results, 1, timeout=600) == ["a under limit 10"]
+        (rules_dir / "2.txt").write_text("limit,3\n")
+        assert take(results, 2, timeout=600) == ["rule limit=3", "rule limit=3"]
+        assert take(results, 1, timeout=600) == ["timer a limit 3"]

@@ -4,6 +4,7 @@ What PyFlink prints for the same operators is compared in tests/conformance (con
 from __future__ import annotations
 
 import pytest
+from collect_support import take  # tests/: on sys.path (tests/conftest.py)
 
 from kindling.common import Types, WatermarkStrategy
 from kindling.common.watermark_strategy import TimestampAssigner
@@ -162,3 +163,41 @@ def test_partition_custom_runs_the_partitioner(env):
         == [2, 3, 4]
     with pytest.raises(Exception, match="partitioner of partition_custom chose partition 2"):
         list(numbers.partition_custom(lambda key, n: n, lambda v: v).execute_and_collect())
+
+
+class PairWithinASecond(KeyedCoProcessFunction):
+    """An order (first input) waits one second of processing time for its payment (second input)."""
+
+    def open(self, ctx):
+        from kindling.datastream.state import ValueStateDescriptor
+
+        self.paid = ctx.get_state(ValueStateDescriptor("paid", Types.BOOLEAN()))
+
+    def process_element1(self, order, ctx):
+        ctx.timer_service().register_processing_time_timer(ctx.timer_service().current_processing_time() + 1000)
+
+    def process_element2(self, payment, ctx):
+        self.paid.update(True)
+
+    def on_timer(self, timestamp, ctx):
+        yield f"{ctx.get_current_key()} {'paid' if self.paid.value() else 'unpaid'}"
+
+
+def test_processing_time_timers_of_a_keyed_co_process_function(env, tmp_path):
+    
+    from kindling.common import Duration
+    from kindling.datastream.connectors.file_system import FileSource, StreamFormat
+
+    def lines(folder):
+        folder.mkdir()
+        source = (FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(folder))
+                  .monitor_continuously(Duration.of_millis(100)).build())
+        return env.from_source(source, WatermarkStrategy.no_watermarks(), folder.name)
+
+    env.set_parallelism(2)
+    orders, payments = lines(tmp_path / "orders"), lines(tmp_path / "payments")
+    out = orders.connect(payments).key_by(lambda o: o, lambda p: p).process(PairWithinASecond(), Types.STRING())
+    (tmp_path / "payments" / "1.txt").write_text("b\nc\n")
+    (tmp_path / "orders" / "1.txt").write_text("a\nb\nc\n")
+    with out.execute_and_collect() as results:
+        assert sorted(take(results, 3, timeout=600)) == ["a unpaid", "b paid", "c paid"]

@@ -268,6 +268,21 @@ def test_user_function_error_names_operator(any_env):
     assert "KeyError: 'no 1'" in str(info.value) and "explode" in info.value.user_traceback
     assert "py4j" not in str(info.value).lower() and "at org.apache" not in str(info.value)
     assert isinstance(info.value.cause, KeyError)
+    assert info.value.element == "1" and "failed on the element 1:" in str(info.value)
+
+
+def test_the_error_of_a_keyed_function_names_the_element(any_env):
+    from kindling.runtime.errors import UserFunctionError
+
+    def only_small(a, b):
+        if b[1] > 2:
+            raise ValueError("too big")
+        return a[0], a[1] + b[1]
+
+    any_env.from_collection([("k", 1), ("k", 2), ("k", 3)]).key_by(lambda v: v[0]).reduce(only_small).print()
+    with pytest.raises(UserFunctionError, match="too big") as info:
+        any_env.execute()
+    assert info.value.element == "('k', 3)"
 
 
 @pytest.mark.parametrize("chained", [False, True])

@@ -54,10 +54,6 @@ MISSING_MODULES = {
     "kindling.datastream.connectors.cassandra": "Cassandra connector",
     "kindling.datastream.connectors.hybrid_source": "Hybrid Source connector",
     "kindling.datastream.connectors.dynamic_kafka": "Dynamic Kafka connector",
-    "kindling.datastream.checkpoint_config": "fault tolerance",
-    "kindling.datastream.state_backend": "fault tolerance",
-    "kindling.datastream.checkpoint_storage": "fault tolerance",
-    "kindling.table": "Table API",
     "kindling.table.udf": "Table API",
 }
 

@@ -6,7 +6,7 @@ operator has 2 partitions while the sources below are read as 4 splits (parallel
 """
 from __future__ import annotations
 
-from test_streaming_micro_batches import _take  # same folder: pytest puts it on sys.path
+from collect_support import take  # tests/: on sys.path (tests/conftest.py)
 
 from kindling.common import Duration, Time, Types, WatermarkStrategy
 from kindling.common.watermark_strategy import TimestampAssigner
@@ -89,9 +89,9 @@ def test_a_slow_file_holds_the_watermark_and_idle_keys_fire_once_all_channels_pa
     (tmp_path / "a_fast.txt").write_text("k,1000\nk,3000\nk,5000\nk,7000\nidle,8000\nk,9000\n")
     (tmp_path / "b_slow.txt").write_text("k,1100\nk,1200\n")
     with counts.execute_and_collect() as results:
-        first = sorted(_take(results, 5))
+        first = sorted(take(results, 5))
         assert first == [("idle", 8000, 1), ("k", 1000, 3), ("k", 3000, 1), ("k", 5000, 1), ("k", 7000, 1)]
         # k's window [9000, 10000) is open; a later file with another key moves every channel past
         # it: Spark fires k's window although k gets no element.
         (tmp_path / "c_later.txt").write_text("other,12000\n")
-        assert _take(results, 1) == [("k", 9000, 1)]
+        assert take(results, 1) == [("k", 9000, 1)]

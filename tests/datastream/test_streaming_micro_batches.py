@@ -1,7 +1,7 @@
 """Unbounded jobs across several micro-batches: Spark timers fire keys that got no new data."""
 from __future__ import annotations
 
-import time
+from collect_support import take  # tests/: on sys.path (tests/conftest.py)
 
 from kindling.common import Duration, WatermarkStrategy
 from kindling.datastream import KeyedProcessFunction
@@ -17,13 +17,6 @@ class LastSeen(KeyedProcessFunction):
         yield ("timer", ctx.get_current_key(), timestamp, ctx.timer_service().current_watermark())
 
 
-def _take(iterator, n, timeout=120):
-    out = []
-    deadline = time.time() + timeout
-    while len(out) < n and time.time() < deadline:
-        out.append(next(iterator))
-    return out
-
 
 def test_timers_fire_across_micro_batches(env, tmp_path):
     source = (FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(tmp_path))
@@ -34,12 +27,12 @@ def test_timers_fire_across_micro_batches(env, tmp_path):
     stream = lines.key_by(lambda line: line.split(",")[0]).process(LastSeen())
     (tmp_path / "1.txt").write_text("a,1000\nb,1500\n")
     with stream.execute_and_collect() as results:
-        first = _take(results, 2)
+        first = take(results, 2)
         assert sorted(first) == [("element", "a", 1000), ("element", "b", 1500)]
         # A later batch with only key c moves the watermark past a's and b's timers:
         # Spark fires them although a and b got no data.
         (tmp_path / "2.txt").write_text("c,5000\n")
-        later = _take(results, 3)
+        later = take(results, 3)
         assert ("element", "c", 5000) in later
         timers = sorted(o for o in later if o[0] == "timer")
         assert [t[:3] for t in timers] == [("timer", "a", 2000), ("timer", "b", 2500)]
@@ -59,6 +52,6 @@ def test_processing_time_windows_fire_on_the_clock(env, tmp_path):
     (tmp_path / "1.txt").write_text("x\nx\ny\n")
     with counts.execute_and_collect() as results:
         # no watermark and no end of input: only Spark's processing-time timers can fire these windows
-        got = sorted(_take(results, 2))
+        got = sorted(take(results, 2))
     # one micro-batch has one processing time, so its elements share a window
     assert got == [("x", 2), ("y", 1)]

@@ -161,3 +161,37 @@ def test_a_union_of_keyed_streams_reads_each_through_the_values_operator(env):
     values = sorted(n["id"] for n in nodes if n["type"] == "_keyed_stream_values_operator")
     sink = [n for n in nodes if n["pact"] == "Data Sink"][0]
     assert len(values) == 2 and sorted(p["id"] for p in sink["predecessors"]) == values
+
+
+def test_connected_streams_have_pyflinks_co_operator_nodes(env):
+    from kindling.datastream import CoMapFunction, KeyedCoProcessFunction
+
+    class Join(KeyedCoProcessFunction):
+        def process_element1(self, value, ctx):
+            yield value
+
+        def process_element2(self, value, ctx):
+            yield value
+
+    class Both(CoMapFunction):
+        def map1(self, value):
+            return value
+
+        def map2(self, value):
+            return value
+
+    a = env.from_collection([1, 2], Types.INT())
+    b = env.from_collection([3, 4], Types.INT())
+    a.connect(b).key_by(lambda v: v, lambda v: v).process(Join(), Types.INT()).print()
+    a.connect(b).map(Both(), Types.INT()).print()
+    # as PyFlink 2.3 printed it for the same job
+    assert _shape(_plan(env)) == [
+        ("Source: Collection Source", "Data Source", 1, []),
+        ("Source: Collection Source", "Data Source", 1, []),
+        ("_stream_key_by_map_operator", "Operator", 1, ["FORWARD"]),
+        ("_stream_key_by_map_operator", "Operator", 1, ["FORWARD"]),
+        ("Keyed Co-Process", "Operator", 2, ["HASH", "HASH"]),
+        ("Co-Map", "Operator", 2, ["REBALANCE", "REBALANCE"]),
+        ("Sink: Print to Std. Out", "Data Sink", 2, ["FORWARD"]),
+        ("Sink: Print to Std. Out", "Data Sink", 2, ["FORWARD"]),
+    ]

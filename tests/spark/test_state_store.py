@@ -2,6 +2,7 @@
 are kept in spilled segments (kindling.spark.state_store) and read back whole, in order."""
 from __future__ import annotations
 
+from collect_support import take  # tests/: on sys.path (tests/conftest.py)
 import time
 
 from kindling.common import Duration, Time, Types, WatermarkStrategy
@@ -12,13 +13,6 @@ from kindling.spark.state_store import SPILL_AT
 
 PER_FILE = SPILL_AT + 10  # every file spills each key's list once more
 
-
-def _take(iterator, n, timeout=180):
-    out = []
-    deadline = time.time() + timeout
-    while len(out) < n and time.time() < deadline:
-        out.append(next(iterator))
-    return out
 
 
 def _write(directory, name, lines):
@@ -51,11 +45,11 @@ def test_window_contents_spilled_over_micro_batches_come_back_whole_and_in_order
             _write(tmp_path, f"{f}.txt", _lines("ab", f * PER_FILE, PER_FILE, lambda i: i))
             time.sleep(2.5)
         _write(tmp_path, "3.txt", _lines("ab", 10_000, 1, lambda i: 1_500_000))  # fires [0, 1000 s)
-        first = sorted(_take(results, 2))
+        first = sorted(take(results, 2))
         assert first == [(k, 0, list(range(3 * PER_FILE))) for k in "ab"]
         time.sleep(2.5)
         _write(tmp_path, "4.txt", _lines("ab", 20_000, 1, lambda i: 2_500_000))  # fires [1000, 2000 s)
-        second = sorted(_take(results, 2))
+        second = sorted(take(results, 2))
         assert second == [(k, 1_000_000, [10_000]) for k in "ab"]
 
 
@@ -84,6 +78,6 @@ def test_list_state_appended_over_micro_batches_reads_back_whole(env, tmp_path):
             _write(tmp_path, f"{f}.txt", _lines("xy", f * PER_FILE, PER_FILE, lambda i: 0))
             time.sleep(2.5)
         _write(tmp_path, "3.txt", ["x,flush,0", "y,flush,0"])
-        assert sorted(_take(results, 2)) == [(k, list(range(3 * PER_FILE))) for k in "xy"]
+        assert sorted(take(results, 2)) == [(k, list(range(3 * PER_FILE))) for k in "xy"]
         _write(tmp_path, "4.txt", ["x,7,0", "x,flush,0"])
-        assert _take(results, 1) == [("x", [7])]
+        assert take(results, 1) == [("x", [7])]

@@ -1,0 +1,309 @@
+"""Savepoints: a consistent copy of a running job's Spark checkpoint, its keyed state addressed by
+the operators' ``uid()``, and the restore of such a copy into a new job.
+
+Spark numbers the stateful operators of a query by their position in its plan and keeps their
+state under ``state/<operatorId>/``; a Kindling job's stateful operators are its keyed operators
+(one ``transformWithState`` each). A savepoint is the checkpoint as of its last committed
+micro-batch (offsets and state of batches not yet committed left out), plus a manifest
+``_kindling_savepoint.json`` naming each operator's state by its uid (``uid()``, or an id
+generated from the operator's name and what is upstream of it). A job started with
+``execution.savepoint.path`` gets a fresh checkpoint made from the savepoint: every operator's
+state is moved to the number Spark gives that operator in the new job, so an operator added to
+the job or moved in it keeps the savepoint usable, as long as its upstream sources are the same.
+State of an operator the new job does not have fails the restore with an error naming it,
+unless ``execution.savepoint.ignore-unclaimed-state`` (Flink's ``allow_non_restored_state``)
+is true. Spark cannot give an operator added to a restored query an empty state, so a new keyed
+operator needs a job started without the savepoint (see docs/fault-tolerance.md).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import threading
+import time
+import uuid
+from typing import Any
+
+SAVEPOINT_PATH = "execution.savepoint.path"
+IGNORE_UNCLAIMED_STATE = "execution.savepoint.ignore-unclaimed-state"
+SAVEPOINT_DIRECTORY_KEYS = ("execution.checkpointing.savepoint-dir", "state.savepoints.dir")
+MANIFEST = "_kindling_savepoint.json"
+FIRST_COMMIT_WAIT_S = 120  # a savepoint requested before the first commit waits this long for it
+_STATEFUL_PLAN_NODE = "TransformWithStateInPySpark"
+_SCHEMA_FILE = re.compile(r"/state/\d+/(_stateSchema/.*)$")
+_VERSIONED = re.compile(r"^\.?(\d+)(?:_[^.]*)?\.(zip|delta|snapshot|changelog)(\.crc)?$")
+
+
+class SavepointError(RuntimeError):
+    """A savepoint cannot be taken, or does not fit the job that restores it."""
+
+
+class StoppedWithSavepoint(Exception):
+    """Raised at the start of a micro-batch once ``stop_with_savepoint`` has copied the checkpoint:
+    the batch writes nothing and commits nothing, and the runner ends the job as finished."""
+
+
+def operator_uids(nodes: list) -> dict[int, tuple[str, str]]:
+    """Keyed operator node id -> (uid, name) for the keyed operators among ``nodes`` (a lowered
+    job graph). Without ``uid()`` the id is generated from the operator's name and the names and
+    kinds of everything upstream of it, so an operator added elsewhere leaves it unchanged."""
+    from kindling.graph.transformation import KeyedTransformation
+
+    found, owners = {}, {}
+    for node in nodes:
+        if isinstance(node, KeyedTransformation):
+            uid = node.uid or _generated_uid(node)
+            if uid in owners:
+                raise SavepointError(f"operators '{owners[uid]}' and '{node.name}' have the same uid '{uid}': "
+                                     "a uid names one operator's state; give each its own")
+            owners[uid] = node.name
+            found[node.id] = (uid, node.name)
+    return found
+
+
+def _generated_uid(node) -> str:
+    parts, stack, seen = [], [node], set()
+    while stack:
+        current = stack.pop()
+        parts.append(f"{current.kind}:{current.name}:{getattr(current, 'operation', '')}")
+        for parent in current.inputs:
+            if id(parent) not in seen:
+                seen.add(id(parent))
+                stack.append(parent)
+    return f"{node.name}-{hashlib.sha1('|'.join(parts).encode()).hexdigest()[:12]}"
+
+
+def spark_operator_ids(df, job_id: str, node_ids) -> dict[int, int]:
+    """Keyed operator node id -> the operator id Spark gives its ``transformWithState`` in the
+    query of ``df``: Spark numbers stateful operators in pre-order from the sink side of the plan.
+    Each plan node is recognised by the ``<job id>/<node id>`` its pickled processor carries."""
+    pattern = re.compile(re.escape(job_id).encode() + rb"/(\d+)")
+    wanted = set(node_ids)
+    found: dict[int, int] = {}
+    stack, position = [df._jdf.queryExecution().analyzed()], 0
+    while stack:
+        node = stack.pop()
+        if node.getClass().getSimpleName() == _STATEFUL_PLAN_NODE:
+            command = bytes(node.functionExpr().func().command().unsafeArray())
+            ids = {int(m) for m in pattern.findall(command)} & wanted
+            if len(ids) != 1:
+                raise SavepointError(f"cannot tell which keyed operator Spark's stateful operator {position} is")
+            found[ids.pop()] = position
+            position += 1
+        children = node.children()
+        stack.extend(children.apply(i) for i in reversed(range(children.size())))
+    return found
+
+
+def _manifest(path: str) -> dict:
+    try:
+        with open(os.path.join(path, MANIFEST)) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise SavepointError(f"{path} is not a Kindling savepoint (it has no {MANIFEST}); "
+                             f"{SAVEPOINT_PATH} takes the path trigger_savepoint/stop_with_savepoint returned") from None
+
+
+def _batches(directory: str) -> list[int]:
+    return sorted(int(n) for n in os.listdir(directory) if n.isdigit()) if os.path.isdir(directory) else []
+
+
+def copy_committed(checkpoint: str, target: str) -> int:
+    """Copies Spark checkpoint ``checkpoint`` to ``target`` as of its last committed micro-batch and
+    returns that batch's id. The commit log is read first: whatever a later batch writes meanwhile
+    (offsets, state versions above the committed one) is left out, so the copy is consistent even
+    while the query runs."""
+    committed = _batches(os.path.join(checkpoint, "commits"))
+    if not committed:
+        raise SavepointError("the job has not committed a micro-batch yet: try again once it has made progress")
+    last = committed[-1]
+
+    def keep(directory: str, names: list[str]) -> list[str]:
+        ignored = []
+        relative = os.path.relpath(directory, checkpoint).split(os.sep)
+        for name in names:
+            base = name[1:].rsplit(".", 1)[0] if name.startswith(".") and name.endswith(".crc") else name
+            if relative[0] in ("commits", "offsets") and base.isdigit() and int(base) > last:
+                ignored.append(name)
+            elif relative[0] == "state" and "_metadata" in relative and base.isdigit() and int(base) > last:
+                ignored.append(name)  # operator metadata written by an uncommitted batch
+            else:
+                match = _VERSIONED.match(name)
+                if relative[0] == "state" and match and int(match.group(1)) > last + 1:
+                    ignored.append(name)  # state version N+1 is the state after batch N
+        return ignored
+
+    shutil.copytree(checkpoint, target, ignore=keep, copy_function=_copy_if_present)
+    return last
+
+
+def _copy_if_present(source: str, target: str) -> None:
+    """Spark's maintenance may delete an old state file between listing and copying: skip it."""
+    try:
+        shutil.copy2(source, target)
+    except FileNotFoundError:
+        pass
+
+
+def take_savepoint(checkpoint: str, directory: str, job_id: str, operators: dict[int, tuple[str, str]],
+                   spark_ids: dict[int, int]) -> str:
+    """Writes a savepoint of ``checkpoint`` into a new directory under ``directory`` and returns its path."""
+    path = os.path.join(os.path.abspath(directory), f"savepoint-{job_id[:6]}-{uuid.uuid4().hex[:12]}")
+    last = copy_committed(checkpoint, os.path.join(path, "checkpoint"))
+    manifest = {"version": 1, "last_batch": last, "job_id": job_id,
+                "operators": [{"uid": operators[n][0], "name": operators[n][1], "spark_id": spark_ids[n]}
+                              for n in sorted(spark_ids, key=spark_ids.get)]}
+    with open(os.path.join(path, MANIFEST), "w") as f:
+        json.dump(manifest, f, indent=1)
+    return path
+
+
+def restore_savepoint(path: str, checkpoint: str, operators: dict[int, tuple[str, str]],
+                      spark_ids: dict[int, int], allow_non_restored_state: bool) -> None:
+    """Makes ``checkpoint`` (which must hold no progress) the savepoint at ``path`` with each
+    operator's state moved to its Spark operator id in the new job (see the module docstring)."""
+    manifest = _manifest(path)
+    new_ids = {operators[n][0]: spark_ids[n] for n in spark_ids}
+    new_names = {operators[n][0]: operators[n][1] for n in spark_ids}
+    mapping: dict[int, int] = {}
+    for saved in manifest["operators"]:
+        if saved["uid"] in new_ids:
+            mapping[saved["spark_id"]] = new_ids.pop(saved["uid"])
+        elif not allow_non_restored_state:
+            raise SavepointError(
+                f"the savepoint {path} holds state of operator '{saved['name']}' (uid '{saved['uid']}') that this "
+                f"job does not have: give the operator that should take it the same uid(), or set "
+                f"{IGNORE_UNCLAIMED_STATE}: true to drop that state")
+    if new_ids:
+        uid, spark_id = next(iter(new_ids.items()))
+        raise SavepointError(
+            f"operator '{new_names[uid]}' (uid '{uid}') has no state in the savepoint {path}: Spark cannot add a "
+            f"stateful operator to a query restored from a checkpoint; give it the uid() of the operator whose "
+            f"state it should take, or start the job without {SAVEPOINT_PATH}")
+    source = os.path.join(path, "checkpoint")
+    os.makedirs(checkpoint, exist_ok=True)
+    for name in os.listdir(source):
+        if name == "state":
+            continue
+        target = os.path.join(checkpoint, name)
+        if os.path.isdir(os.path.join(source, name)):
+            shutil.copytree(os.path.join(source, name), target)
+        else:
+            shutil.copy2(os.path.join(source, name), target)
+    # A new query id: the restored job's output (FileSink part files are named by it) never
+    # overwrites what the job that took the savepoint wrote after it.
+    with open(os.path.join(checkpoint, "metadata"), "w") as f:
+        json.dump({"id": str(uuid.uuid4())}, f)
+    _remove(os.path.join(checkpoint, ".metadata.crc"))
+    for old, new in mapping.items():
+        _move_state(os.path.join(source, "state", str(old)), os.path.join(checkpoint, "state", str(new)), new)
+
+
+def _move_state(source: str, target: str, operator_id: int) -> None:
+    """Copies one operator's state directory, rewriting Spark's operator metadata (its id, and the
+    absolute paths of its state schema files) for its new place."""
+    shutil.copytree(source, target)
+    metadata = os.path.join(target, "_metadata")
+    for root, _, files in os.walk(metadata):
+        for name in files:
+            if name.startswith("."):
+                continue
+            file = os.path.join(root, name)
+            with open(file) as f:
+                lines = f.read().split("\n")
+            for i, line in enumerate(lines):
+                if line.startswith("{"):
+                    lines[i] = _rewrite_metadata(line, target, operator_id)
+            with open(file, "w") as f:
+                f.write("\n".join(lines))
+            _remove(os.path.join(root, f".{name}.crc"))  # Hadoop would find the checksum wrong
+
+
+def _rewrite_metadata(line: str, target: str, operator_id: int) -> str:
+    data = json.loads(line)
+    info = data.get("operatorInfo")
+    if info is not None:
+        info["operatorId"] = operator_id
+    for store in data.get("stateStoreInfo", []):
+        paths = []
+        for old in store.get("stateSchemaFilePaths", []):
+            match = _SCHEMA_FILE.search(old)
+            paths.append("file:" + os.path.join(target, match.group(1)) if match else old)
+        store["stateSchemaFilePaths"] = paths
+    return json.dumps(data, separators=(",", ":"))
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
+
+
+class JobSavepoints:
+    """A running job's savepoints: taken between micro-batches (a batch waits at its start while
+    the checkpoint is copied), restored once before the job's query first starts."""
+
+    def __init__(self, configuration: Any, compiler: Any, compiled: Any, job_id: str):
+        self.configuration = configuration
+        self.job_id = job_id
+        self.streaming = compiled.streaming and not getattr(compiler, "one_step", False)
+        self.df = compiled.df
+        self.operators = operator_uids(compiler.nodes)
+        self._spark_ids: dict[int, int] | None = None
+        self.gate = threading.Lock()
+        self.stopping = False  # stop_with_savepoint copied the checkpoint: no batch may start
+        self.stopped = False  # the job ends because of it (the runner then neither restarts nor fails)
+        self.running = False  # a micro-batch is being written (the runner clears it at the batch's end)
+
+    def spark_ids(self) -> dict[int, int]:
+        if self._spark_ids is None:
+            self._spark_ids = spark_operator_ids(self.df, self.job_id, self.operators)
+        return self._spark_ids
+
+    def directory(self, given: str | None) -> str:
+        for value in [given] + [self.configuration.get_string(k, "") for k in SAVEPOINT_DIRECTORY_KEYS]:
+            if value:
+                return value[len("file://"):] if value.startswith("file://") else value
+        raise SavepointError("no savepoint directory: pass one, or set execution.checkpointing.savepoint-dir")
+
+    def take(self, checkpoint: str, directory: str | None, stop: bool = False) -> str:
+        """Copies the checkpoint as of its last committed micro-batch; with ``stop`` no micro-batch
+        starts after the copy (the next one raises StoppedWithSavepoint)."""
+        if not self.streaming:
+            raise SavepointError("savepoints need a STREAMING job on the micro-batch path (a BATCH or "
+                                 "one-step job has no checkpoint): configure execution.checkpointing.dir")
+        target = self.directory(directory)
+        commits, deadline = os.path.join(checkpoint, "commits"), time.time() + FIRST_COMMIT_WAIT_S
+        while not _batches(commits) and time.time() < deadline:
+            time.sleep(0.1)  # a job whose first micro-batch has not committed yet (its sinks may have written)
+        with self.gate:
+            if self.stopping:
+                raise SavepointError("the job is stopping with a savepoint already")
+            path = take_savepoint(checkpoint, target, self.job_id, self.operators, self.spark_ids())
+            self.stopping = self.stopped = stop
+        return path
+
+    def at_batch_start(self) -> None:
+        """Called by the runner as each micro-batch starts: waits for a savepoint being copied."""
+        with self.gate:
+            if self.stopping:
+                raise StoppedWithSavepoint("stopped with a savepoint")
+            self.running = True
+
+    def restore_into(self, checkpoint: str) -> None:
+        """With ``execution.savepoint.path`` set: makes a checkpoint without progress the savepoint
+        (a checkpoint with progress, a restarted job's, wins: it is newer)."""
+        path = self.configuration.get_string(SAVEPOINT_PATH, "")
+        if not path or _batches(os.path.join(checkpoint, "commits")):
+            return
+        if not self.streaming:
+            raise SavepointError(f"{SAVEPOINT_PATH} needs a STREAMING job on the micro-batch path")
+        if os.path.isdir(checkpoint):
+            shutil.rmtree(checkpoint)
+        restore_savepoint(path[len("file://"):] if path.startswith("file://") else path, checkpoint,
+                          self.operators, self.spark_ids(),
+                          self.configuration.get_boolean(IGNORE_UNCLAIMED_STATE, False))

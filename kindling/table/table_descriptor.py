@@ -1,0 +1,56 @@
+"""``pyflink.table.TableDescriptor``: a connector, its options and the table's schema.
+
+Example::
+
+    TableDescriptor.for_connector('datagen').schema(schema).option('number-of-rows', '10').build()
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+from kindling.table.schema import Schema
+
+__all__ = ["TableDescriptor"]
+
+
+class TableDescriptor:
+    """What ``CREATE TABLE ... WITH (...)`` says, built in Python."""
+
+    def __init__(self, schema: Optional[Schema], options: Dict[str, str]):
+        self._schema = schema
+        self._options = dict(options)
+
+    @staticmethod
+    def for_connector(connector: str) -> "TableDescriptor.Builder":
+        return TableDescriptor.Builder().option("connector", connector)
+
+    def get_schema(self) -> Optional[Schema]:
+        return self._schema
+
+    def get_options(self) -> Dict[str, str]:
+        return dict(self._options)
+
+    def __repr__(self) -> str:
+        options = ", ".join(f"'{k}' = '{v}'" for k, v in self._options.items())
+        return f"{self._schema!r} WITH ({options})"
+
+    class Builder:
+        """Collects the schema and options; :meth:`build` makes the descriptor."""
+
+        def __init__(self) -> None:
+            self._schema: Optional[Schema] = None
+            self._options: Dict[str, str] = {}
+
+        def schema(self, schema: Schema) -> "TableDescriptor.Builder":
+            self._schema = schema
+            return self
+
+        def option(self, key: str, value) -> "TableDescriptor.Builder":
+            self._options[key] = str(value).lower() if isinstance(value, bool) else str(value)
+            return self
+
+        def format(self, format: str) -> "TableDescriptor.Builder":
+            return self.option("format", format)
+
+        def build(self) -> "TableDescriptor":
+            return TableDescriptor(self._schema, self._options)

@@ -1,0 +1,288 @@
+"""``pyflink.table.table_environment``: ``TableEnvironment`` and ``StreamTableEnvironment``, the
+catalog of tables and the bridge between DataStreams and Tables inside one job.
+
+Example::
+
+    t_env = StreamTableEnvironment.create(env)
+    t_env.execute_sql("CREATE TABLE src (a INT, b VARCHAR) WITH ('connector' = 'datagen', 'number-of-rows' = '10')")
+    ds = t_env.to_append_stream(t_env.from_path('src'), Types.ROW([Types.INT(), Types.STRING()]))
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Union
+
+from kindling.common.typeinfo import RowTypeInfo, TypeInformation, Types
+from kindling.common.types import Row, _create_row
+from kindling.table.environment_settings import EnvironmentSettings
+from kindling.table.schema import Schema
+from kindling.table.table import Table
+from kindling.table.table_descriptor import TableDescriptor
+from kindling.table.table_result import TableResult
+from kindling.table.types import DataType, DataTypes, RowType
+
+__all__ = ["StreamTableEnvironment", "TableEnvironment"]
+
+#: the SQL type of a DataStream column, by its TypeInformation (from_data_stream)
+_DATA_TYPES = [(Types.INT(), DataTypes.INT), (Types.LONG(), DataTypes.BIGINT), (Types.STRING(), DataTypes.STRING),
+               (Types.BOOLEAN(), DataTypes.BOOLEAN), (Types.DOUBLE(), DataTypes.DOUBLE),
+               (Types.FLOAT(), DataTypes.FLOAT), (Types.SHORT(), DataTypes.SMALLINT), (Types.BYTE(), DataTypes.TINYINT),
+               (Types.SQL_DATE(), DataTypes.DATE), (Types.SQL_TIMESTAMP(), DataTypes.TIMESTAMP)]
+
+
+def _data_type_of(type_info: TypeInformation) -> DataType:
+    for candidate, make in _DATA_TYPES:
+        if type_info == candidate:
+            return make()
+    raise ValueError(f"from_data_stream: a column of {type_info} has no SQL type in Kindling yet; "
+                     "give the stream a Types.ROW/ROW_NAMED of INT, LONG, STRING, BOOLEAN, FLOAT, DOUBLE, ... columns")
+
+
+def _inferred_type(value) -> DataType:
+    """The column type PyFlink infers for a Python value of from_elements."""
+    for kind, make in ((bool, DataTypes.BOOLEAN), (int, DataTypes.BIGINT), (float, DataTypes.DOUBLE),
+                       (str, DataTypes.STRING)):
+        if isinstance(value, kind):
+            return make()
+    raise ValueError(f"from_elements: cannot infer a column type for {value!r}; give a DataTypes.ROW([...]) schema")
+
+
+class _AsRow:
+    """An atomic stream element as a one-column Row (``f0``)."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def __call__(self, value):
+        return _create_row(self.names, [value])
+
+
+class TableEnvironment:
+    """Tables by name (``create_temporary_table``, ``execute_sql('CREATE TABLE ...')``) and jobs
+    over them, on a StreamExecutionEnvironment of its own."""
+
+    def __init__(self, env):
+        self._env = env
+        self._tables: Dict[str, Union[TableDescriptor, Table]] = {}
+
+    @staticmethod
+    def create(environment_settings: EnvironmentSettings) -> "TableEnvironment":
+        """A TableEnvironment running streaming or batch jobs (``EnvironmentSettings.in_batch_mode()``)."""
+        from kindling.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
+
+        env = StreamExecutionEnvironment.get_execution_environment()
+        streaming = environment_settings.is_streaming_mode()
+        if not streaming:
+            env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+        return TableEnvironment(env)
+
+    # -- catalog ------------------------------------------------------------------------------
+
+    def create_temporary_table(self, path: str, descriptor: TableDescriptor) -> None:
+        """Registers the table ``path`` of a connector (``TableDescriptor.for_connector(...)``)."""
+        if not isinstance(descriptor, TableDescriptor):
+            raise TypeError(f"create_temporary_table expects a TableDescriptor, got {descriptor!r}")
+        if descriptor.get_schema() is None:
+            raise ValueError(f"Table '{path}' needs a schema: TableDescriptor.for_connector(...).schema(...)")
+        self._register(path, descriptor)
+
+    def create_table(self, path: str, descriptor: TableDescriptor) -> None:
+        """As create_temporary_table: Kindling keeps no catalog beyond the job's process."""
+        self.create_temporary_table(path, descriptor)
+
+    def create_temporary_view(self, view_path: str, table_or_stream, *fields) -> None:
+        """Registers a Table (or a DataStream, as ``from_data_stream`` makes it one) as ``view_path``."""
+        table = table_or_stream if isinstance(table_or_stream, Table) else self.from_data_stream(table_or_stream,
+                                                                                                  *fields)
+        self._register(view_path, table)
+
+    def _register(self, path: str, what) -> None:
+        if path in self._tables:
+            raise ValueError(f"Temporary table '{path}' already exists")
+        self._tables[path] = what
+
+    def list_tables(self) -> List[str]:
+        return sorted(self._tables)
+
+    def list_temporary_tables(self) -> List[str]:
+        return self.list_tables()
+
+    def drop_temporary_table(self, table_path: str) -> bool:
+        return self._tables.pop(table_path, None) is not None
+
+    def from_path(self, path: str) -> Table:
+        """The table registered as ``path``."""
+        what = self._lookup(path)
+        if isinstance(what, Table):
+            return what
+        options = what.get_options()
+        schema = what.get_schema()
+        if options.get("connector") != "datagen":
+            raise ValueError(f"Table '{path}': the '{options.get('connector')}' connector cannot be read by "
+                             "Kindling yet; sources: 'datagen'")
+        from kindling.table.connectors import DataGenRows
+
+        DataGenRows(schema, options)  # checks the options now, not when the job starts
+
+        def scan():
+            from kindling.table.connectors import datagen_source
+
+            return datagen_source(schema, options, schema.row_type_info())
+
+        return Table(self, schema, path, scan)
+
+    def from_elements(self, elements, schema: Union[DataType, List[str], None] = None,
+                      verify_schema: bool = True) -> Table:
+        """A bounded table of tuples, lists or Rows: ``schema`` is a ``DataTypes.ROW([...])``, or
+        column names (types inferred from the first element, as PyFlink: int is BIGINT), or None
+        (names ``_1``, ``_2``, ...)."""
+        from kindling.datastream.connectors.base import Source
+        from kindling.graph.specs import CollectionSourceSpec
+
+        rows = [tuple(e) if isinstance(e, (tuple, list, Row)) else (e,) for e in elements]
+        if not rows and not isinstance(schema, RowType):
+            raise ValueError("from_elements of no elements needs a DataTypes.ROW([...]) schema")
+        if isinstance(schema, RowType):
+            table_schema = Schema(schema.field_names(), schema.field_types())
+        else:
+            names = list(schema) if schema is not None else [f"_{i + 1}" for i in range(len(rows[0]))]
+            if len(names) != len(rows[0]):
+                raise ValueError(f"from_elements: {len(names)} column names {names} for elements of "
+                                 f"{len(rows[0])} fields")
+            table_schema = Schema(names, [_inferred_type(v) for v in rows[0]])
+        row_type = table_schema.row_type_info()
+        arity = len(table_schema.get_field_names())
+        bad = next((r for r in rows if len(r) != arity), None)
+        if bad is not None:
+            raise ValueError(f"from_elements: the element {bad!r} has {len(bad)} fields, the table {arity}")
+        values = [_create_row(table_schema.get_field_names(), list(r)) for r in rows]
+
+        def scan():
+            return Source(CollectionSourceSpec(values=values), row_type)
+
+        return Table(self, table_schema, "from_elements", scan)
+
+    def from_pandas(self, pdf, schema: Union[DataType, List[str], None] = None, splits_num: int = 1) -> Table:
+        """A bounded table of a pandas DataFrame's rows; columns named as the DataFrame's unless
+        ``schema`` (names or a ``DataTypes.ROW``) says otherwise."""
+        rows = pdf.to_numpy(dtype=object).tolist()  # Python values, not numpy scalars
+        return self.from_elements(rows, schema if schema is not None else [str(c) for c in pdf.columns])
+
+    def _lookup(self, path: str):
+        try:
+            return self._tables[path]
+        except KeyError:
+            raise ValueError(f"Object '{path}' not found: create it first (create_temporary_table, "
+                             f"CREATE TABLE, create_temporary_view); tables: {self.list_tables()}") from None
+
+    # -- SQL ----------------------------------------------------------------------------------
+
+    def execute_sql(self, stmt: str) -> TableResult:
+        """Runs a statement: ``CREATE [TEMPORARY] TABLE name (columns) WITH ('connector' = ...)`` so far."""
+        from kindling.table.sql import parse_create_table
+
+        name, schema, options = parse_create_table(stmt)
+        self._register(name, TableDescriptor(schema, options))
+        return TableResult()
+
+    def sql_query(self, query: str) -> Table:
+        """The Table of ``SELECT expressions FROM table [WHERE condition]`` (parsed with sqlglot; run
+        as Spark column expressions). Other queries fail naming what Kindling cannot translate yet."""
+        from kindling.table.sql import parse_query
+
+        return parse_query(query, self.from_path)
+
+    # -- DataStream <-> Table -----------------------------------------------------------------
+
+    def from_data_stream(self, data_stream, *fields) -> Table:
+        """The DataStream as a Table: the fields of a Row stream become columns (``f0`` for an atomic one)."""
+        if fields:
+            raise ValueError("from_data_stream with field expressions or a Schema is not supported by Kindling "
+                             "yet; give the stream a Types.ROW_NAMED type to name its columns")
+        type_info = data_stream.get_type()
+        if isinstance(type_info, RowTypeInfo):
+            names = type_info.get_field_names()
+            schema = Schema(names, [_data_type_of(t) for t in type_info.get_field_types()])
+            rows = data_stream
+        elif type_info is None or type(type_info).__name__ == "PickledBytesTypeInfo":
+            raise ValueError("from_data_stream needs a typed DataStream: give the producing operator an "
+                             "output_type such as Types.ROW_NAMED(['a', 'b'], [Types.INT(), Types.STRING()])")
+        else:
+            schema = Schema(["f0"], [_data_type_of(type_info)])
+            rows = None
+
+        def make_stream(wanted: TypeInformation):
+            if rows is not None and wanted == type_info:
+                return rows
+            from kindling.table.connectors import parallelism_of
+
+            mapped = data_stream.map(_AsRow(schema.get_field_names()) if rows is None else _Retyped(wanted),
+                                     output_type=wanted)
+            parallelism = parallelism_of(data_stream)
+            return mapped.set_parallelism(parallelism) if parallelism else mapped
+
+        return Table(self, schema, "from_data_stream", make_stream=make_stream)
+
+    def _insert(self, table: Table, sink_path: str) -> TableResult:
+        from kindling.table.connectors import insert_into
+
+        what = self._lookup(sink_path)
+        if not isinstance(what, TableDescriptor):
+            raise ValueError(f"'{sink_path}' is a view; insert into a table created with a connector")
+        sink_schema = what.get_schema()
+        if len(sink_schema.get_field_names()) != len(table.get_schema().get_field_names()):
+            raise ValueError(f"Column count of the query ({table.get_schema().get_field_names()}) and of the "
+                             f"sink table '{sink_path}' ({sink_schema.get_field_names()}) do not match")
+        insert_into(table._stream(sink_schema.row_type_info()), sink_schema, what.get_options(), sink_path)
+        return TableResult(self._env.execute_async(f"insert-into_{sink_path}"))
+
+
+class _Added:
+    """An appended row as a retract stream's ``(True, row)``."""
+
+    def __call__(self, row):
+        return True, row
+
+
+class _Retyped:
+    """A Row with the field names of the wanted Row type."""
+
+    def __init__(self, type_info: RowTypeInfo):
+        self.names = type_info.get_field_names()
+
+    def __call__(self, row):
+        return _create_row(self.names, list(row))
+
+
+class StreamTableEnvironment(TableEnvironment):
+    """A TableEnvironment on the user's StreamExecutionEnvironment: its tables and DataStreams are
+    parts of the same job, which ``env.execute()`` (or an ``execute_insert``) runs."""
+
+    @staticmethod
+    def create(stream_execution_environment=None,
+               environment_settings: Optional[EnvironmentSettings] = None) -> "StreamTableEnvironment":
+        from kindling.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
+
+        env = stream_execution_environment or StreamExecutionEnvironment.get_execution_environment()
+        streaming = environment_settings is None or environment_settings.is_streaming_mode()
+        if not streaming:
+            env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+        return StreamTableEnvironment(env)
+
+    def to_data_stream(self, table: Table):
+        """The table's rows as a DataStream of Rows with the table's column names (``row.user_id``)."""
+        return table._stream()
+
+    def to_append_stream(self, table: Table, type_info: TypeInformation):
+        """The table's rows as a DataStream of ``type_info`` (a Row type with one field per column)."""
+        return table._stream(type_info)
+
+    def to_changelog_stream(self, table: Table):
+        """The table's changes as Rows with a RowKind; Kindling's tables are append-only so far (every
+        row an INSERT, ``+I``)."""
+        return table._stream()
+
+    def to_retract_stream(self, table: Table, type_info: TypeInformation):
+        """The table's changes as ``(is_add, row)`` pairs; Kindling's tables are append-only so far
+        (every pair ``(True, row)``)."""
+        rows = table._stream(type_info)
+        return rows.map(_Added(), output_type=Types.TUPLE([Types.BOOLEAN(), type_info]))

@@ -1,0 +1,150 @@
+"""``pyflink.table.types``: the SQL data types of table columns (``DataTypes.INT()``), each
+knowing the DataStream ``TypeInformation`` its values travel as.
+
+Example::
+
+    DataTypes.ROW([DataTypes.FIELD('id', DataTypes.INT()), DataTypes.FIELD('name', DataTypes.STRING())])
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+from kindling.common.typeinfo import TypeInformation, Types
+
+__all__ = ["DataType", "DataTypes", "RowField", "RowType"]
+
+
+class DataType:
+    """A SQL type: its Flink name (``INT``, ``VARCHAR(10)``), nullability, and the
+    TypeInformation of its values in a DataStream."""
+
+    def __init__(self, name: str, type_info: TypeInformation, nullable: bool = True):
+        self._name = name
+        self._type_info = type_info
+        self._nullable = nullable
+
+    def not_null(self) -> "DataType":
+        """The same type, without NULL."""
+        return DataType(self._name, self._type_info, False)
+
+    def nullable(self) -> "DataType":
+        """The same type, with NULL."""
+        return DataType(self._name, self._type_info, True)
+
+    def type_info(self) -> TypeInformation:
+        """The TypeInformation its values have in a DataStream (Kindling's bridge to Spark columns)."""
+        return self._type_info
+
+    @property
+    def type_name(self) -> str:
+        """The name without length or precision (``VARCHAR`` for ``VARCHAR(10)``)."""
+        return self._name.split("(", 1)[0]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DataType) and (self._name, self._nullable) == (other._name, other._nullable)
+
+    def __hash__(self) -> int:
+        return hash((self._name, self._nullable))
+
+    def __repr__(self) -> str:
+        return self._name + ("" if self._nullable else " NOT NULL")
+
+
+class RowField:
+    """A named field of a ROW type."""
+
+    def __init__(self, name: str, data_type: DataType, description: Optional[str] = None):
+        self.name = name
+        self.data_type = data_type
+        self.description = description
+
+    def __repr__(self) -> str:
+        return f"{self.name} {self.data_type!r}"
+
+
+class RowType(DataType):
+    """A ROW of named fields."""
+
+    def __init__(self, fields: List[RowField], nullable: bool = True):
+        self.fields = list(fields)
+        names = [f.name for f in self.fields]
+        super().__init__("ROW<" + ", ".join(map(repr, self.fields)) + ">",
+                         Types.ROW_NAMED(names, [f.data_type.type_info() for f in self.fields]), nullable)
+
+    def field_names(self) -> List[str]:
+        return [f.name for f in self.fields]
+
+    def field_types(self) -> List[DataType]:
+        return [f.data_type for f in self.fields]
+
+
+#: Java's String length limit, Flink's VARCHAR length of STRING
+MAX_LENGTH = 2147483647
+
+
+class DataTypes:
+    """The SQL types, as in PyFlink (``DataTypes.STRING()``, ``DataTypes.DECIMAL(10, 2)``)."""
+
+    @staticmethod
+    def BOOLEAN(nullable: bool = True) -> DataType:
+        return DataType("BOOLEAN", Types.BOOLEAN(), nullable)
+
+    @staticmethod
+    def TINYINT(nullable: bool = True) -> DataType:
+        return DataType("TINYINT", Types.BYTE(), nullable)
+
+    @staticmethod
+    def SMALLINT(nullable: bool = True) -> DataType:
+        return DataType("SMALLINT", Types.SHORT(), nullable)
+
+    @staticmethod
+    def INT(nullable: bool = True) -> DataType:
+        return DataType("INT", Types.INT(), nullable)
+
+    @staticmethod
+    def BIGINT(nullable: bool = True) -> DataType:
+        return DataType("BIGINT", Types.LONG(), nullable)
+
+    @staticmethod
+    def FLOAT(nullable: bool = True) -> DataType:
+        return DataType("FLOAT", Types.FLOAT(), nullable)
+
+    @staticmethod
+    def DOUBLE(nullable: bool = True) -> DataType:
+        return DataType("DOUBLE", Types.DOUBLE(), nullable)
+
+    @staticmethod
+    def DECIMAL(precision: int, scale: int, nullable: bool = True) -> DataType:
+        return DataType(f"DECIMAL({precision}, {scale})", Types.BIG_DEC(), nullable)
+
+    @staticmethod
+    def CHAR(length: int, nullable: bool = True) -> DataType:
+        return DataType(f"CHAR({length})", Types.STRING(), nullable)
+
+    @staticmethod
+    def VARCHAR(length: int, nullable: bool = True) -> DataType:
+        return DataType("STRING" if length == MAX_LENGTH else f"VARCHAR({length})", Types.STRING(), nullable)
+
+    @staticmethod
+    def STRING(nullable: bool = True) -> DataType:
+        return DataType("STRING", Types.STRING(), nullable)
+
+    @staticmethod
+    def BYTES(nullable: bool = True) -> DataType:
+        return DataType("BYTES", Types.PRIMITIVE_ARRAY(Types.BYTE()), nullable)
+
+    @staticmethod
+    def DATE(nullable: bool = True) -> DataType:
+        return DataType("DATE", Types.SQL_DATE(), nullable)
+
+    @staticmethod
+    def TIMESTAMP(precision: int = 6, nullable: bool = True) -> DataType:
+        return DataType(f"TIMESTAMP({precision})", Types.SQL_TIMESTAMP(), nullable)
+
+    @staticmethod
+    def FIELD(name: str, data_type: DataType, description: Optional[str] = None) -> RowField:
+        return RowField(name, data_type, description)
+
+    @staticmethod
+    def ROW(row_fields: List[RowField] = (), nullable: bool = True) -> RowType:
+        return RowType(list(row_fields), nullable)
