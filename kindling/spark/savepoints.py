@@ -49,13 +49,19 @@ class StoppedWithSavepoint(Exception):
 def operator_uids(nodes: list) -> dict[int, tuple[str, str]]:
     """Keyed operator node id -> (uid, name) for the keyed operators among ``nodes`` (a lowered
     job graph). Without ``uid()`` the id is generated from the operator's name and the names and
-    kinds of everything upstream of it, so an operator added elsewhere leaves it unchanged."""
+    kinds of everything upstream of it, so an operator added elsewhere leaves it unchanged (twins
+    with the same name and upstream get ``-2``, ``-3``, ... in graph order)."""
     from kindling.graph.transformation import KeyedTransformation
 
     found, owners = {}, {}
     for node in nodes:
         if isinstance(node, KeyedTransformation):
             uid = node.uid or _generated_uid(node)
+            if not node.uid:  # twins (same name, same upstream) are told apart by their order in the graph
+                base, n = uid, 1
+                while uid in owners:
+                    n += 1
+                    uid = f"{base}-{n}"
             if uid in owners:
                 raise SavepointError(f"operators '{owners[uid]}' and '{node.name}' have the same uid '{uid}': "
                                      "a uid names one operator's state; give each its own")

@@ -195,7 +195,7 @@ exec "{spark.sparkContext.pythonExec}" "$@"
     try:
         assert sorted(env.from_collection([1, 2, 3]).map(lambda x: x * 2).execute_and_collect(limit=10)) == [2, 4, 6]
         assert marker.exists()
-        assert "starting the query again" in capsys.readouterr().err
+        assert "did not connect back within Spark's 10 s" in capsys.readouterr().err
     finally:
         monkeypatch.undo()
         spark.dataSource.register(KindlingSource)  # with the session's own Python again

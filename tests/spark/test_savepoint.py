@@ -187,3 +187,14 @@ def test_two_keyed_operators_with_one_uid_are_refused(env):
     sink = a.key_by(lambda x: x % 3).reduce(lambda x, y: x + y).uid("same").name("second").print()
     with pytest.raises(SavepointError, match="'first' and 'second' have the same uid 'same'"):
         operator_uids(upstream_graph([sink._transformation]))
+
+
+def test_twin_operators_without_uids_get_distinct_generated_ids(env):
+    from kindling.graph.transformation import upstream_graph
+
+    numbers = env.from_collection([1, 2], Types.INT())
+    first = numbers.key_by(lambda x: x % 2).reduce(lambda a, b: a + b)
+    second = numbers.key_by(lambda x: x % 2).reduce(lambda a, b: a + b)
+    sink = first.union(second).print()
+    uids = [uid for uid, _ in operator_uids(upstream_graph([sink._transformation])).values()]
+    assert len(uids) == 2 and uids[1] == f"{uids[0]}-2"
