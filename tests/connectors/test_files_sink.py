@@ -11,10 +11,9 @@ import pyarrow.orc as orc
 import pyarrow.parquet as pq
 import pytest
 
-from kindling.common import Configuration, Duration, Types, WatermarkStrategy
+from kindling.common import Duration, Types, WatermarkStrategy
 from kindling.common.serialization import Encoder
 from kindling.common.types import Row
-from kindling.datastream import StreamExecutionEnvironment
 from kindling.datastream.connectors.file_system import (BucketAssigner, FileSink, FileSource, OutputFileConfig,
                                                         RollingPolicy, StreamFormat, StreamingFileSink)
 from kindling.datastream.formats.avro import AvroBulkWriters, AvroSchema
@@ -170,7 +169,7 @@ class _FailOnce:
 
 
 @pytest.mark.timeout(600)
-def test_restart_from_the_checkpoint_writes_every_record_exactly_once(spark, tmp_path):
+def test_restart_from_the_checkpoint_writes_every_record_exactly_once(make_env, tmp_path):
     source_dir, out = tmp_path / "in", tmp_path / "out"
     source_dir.mkdir()
     marker = str(tmp_path / "fail-once")
@@ -181,11 +180,7 @@ def test_restart_from_the_checkpoint_writes_every_record_exactly_once(spark, tmp
         os.replace(staged, source_dir / name)
 
     def start():
-        conf = Configuration()
-        conf.set_boolean("kindling.progress", False)
-        conf.set_string("execution.checkpointing.dir", str(tmp_path / "checkpoints"))
-        env = StreamExecutionEnvironment.get_execution_environment(conf)
-        env.set_parallelism(2)
+        env = make_env(**{"execution.checkpointing.dir": str(tmp_path / "checkpoints")})
         source = (FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(source_dir))
                   .monitor_continuously(Duration.of_millis(100)).build())
         source._spec.split_bytes = 64  # several splits per file: both tasks write in every batch

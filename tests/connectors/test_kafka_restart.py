@@ -18,9 +18,8 @@ from collections import Counter, defaultdict
 import pytest
 from kafka_support import consume_all, produce
 
-from kindling.common import Configuration, Types, WatermarkStrategy
+from kindling.common import Types, WatermarkStrategy
 from kindling.common.serialization import SimpleStringSchema
-from kindling.datastream import StreamExecutionEnvironment
 from kindling.datastream.connectors import DeliveryGuarantee
 from kindling.datastream.connectors.kafka import (KafkaOffsetsInitializer, KafkaRecordSerializationSchema, KafkaSink,
                                                   KafkaSource)
@@ -83,18 +82,14 @@ def _records(start: int) -> list:
 
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("guarantee", [DeliveryGuarantee.EXACTLY_ONCE, DeliveryGuarantee.AT_LEAST_ONCE])
-def test_restart_after_a_failure_in_the_middle_of_a_batch(spark, kafka_broker, new_topic, tmp_path, guarantee):
+def test_restart_after_a_failure_in_the_middle_of_a_batch(make_env, kafka_broker, new_topic, tmp_path, guarantee):
     source_topic, sink_topic = new_topic(2), new_topic(2)
     prefix = f"restart-{uuid.uuid4().hex[:6]}"
     marker = str(tmp_path / "fail-once")
     exactly_once = guarantee == DeliveryGuarantee.EXACTLY_ONCE
 
     def start():
-        conf = Configuration()
-        conf.set_boolean("kindling.progress", False)
-        conf.set_string("execution.checkpointing.dir", str(tmp_path / "checkpoints"))
-        env = StreamExecutionEnvironment.get_execution_environment(conf)
-        env.set_parallelism(2)
+        env = make_env(**{"execution.checkpointing.dir": str(tmp_path / "checkpoints")})
         source = KafkaSource.builder().set_bootstrap_servers(kafka_broker).set_topics(source_topic) \
             .set_starting_offsets(KafkaOffsetsInitializer.earliest()) \
             .set_value_only_deserializer(SimpleStringSchema()) \
@@ -165,7 +160,7 @@ class _FailOnceOn(MapFunction):
 
 
 @pytest.mark.timeout(900)
-def test_kafka_to_files_exactly_once_across_a_restart(spark, kafka_broker, new_topic, tmp_path):
+def test_kafka_to_files_exactly_once_across_a_restart(make_env, kafka_broker, new_topic, tmp_path):
     """A bounded Kafka read in micro-batches of 4 offsets per partition, a map that fails once on
     one record, a fixed-delay restart strategy: the job restarts from its last checkpoint and
     the FileSink holds every record once (a replayed micro-batch rewrites its own part files)."""
@@ -175,10 +170,7 @@ def test_kafka_to_files_exactly_once_across_a_restart(spark, kafka_broker, new_t
 
     topic = new_topic(2)
     produce(kafka_broker, topic, [(p, str(i * 2 + p).encode(), None) for i in range(20) for p in (0, 1)])
-    conf = Configuration()
-    conf.set_boolean("kindling.progress", False)
-    env = StreamExecutionEnvironment.get_execution_environment(conf)
-    env.set_parallelism(2)
+    env = make_env()
     env.set_restart_strategy(RestartStrategies.fixed_delay_restart(2, 0))
     source = KafkaSource.builder().set_bootstrap_servers(kafka_broker).set_topics(topic) \
         .set_starting_offsets(KafkaOffsetsInitializer.earliest()).set_bounded(KafkaOffsetsInitializer.latest()) \
