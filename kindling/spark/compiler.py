@@ -166,11 +166,10 @@ class Compiler:
         self.handoff = WatermarkHandOff(self.watermarks) if streaming and not self.bounded else None
         self.shuffle_partitions = int(spark.conf.get("spark.sql.shuffle.partitions", "200")) if streaming else 1
         self.broadcasts: list = []
-        if any(isinstance(n, KeyedTransformation) and isinstance(n.function, BroadcastProcessAdapter)
-               for n in self.nodes) and not streaming:
-            raise NotImplementedError(
-                "broadcast state runs in STREAMING mode only (bounded inputs run in STREAMING mode too): "
-                "remove set_runtime_mode(RuntimeExecutionMode.BATCH) from this job")
+        # BATCH: the key-bys into a broadcast operator, which runs a parallel instance per Spark group
+        self.per_subtask_key_bys = set() if streaming else {
+            key_by.id for n in self.nodes if isinstance(n, KeyedTransformation)
+            and isinstance(n.function, BroadcastProcessAdapter) for key_by in n.inputs}
 
     # -- planning ---------------------------------------------------------------------
     def _plan(self, root: Transformation) -> StagePlan:
@@ -283,7 +282,8 @@ class Compiler:
         elif isinstance(consumer, KeyByTransformation):
             exit_plan = ExitPlan(index=len(plan.exits), layout="keyed", name=consumer.name, type_info=stream_type,
                                  key_selector=consumer.key_selector, key_type=consumer.key_type,
-                                 one_step=self.one_step, parallelism=self.parallelism)
+                                 one_step=self.one_step or consumer.id in self.per_subtask_key_bys,
+                                 parallelism=self.parallelism)
         else:
             exit_plan = ExitPlan(index=len(plan.exits), layout="stream", name=consumer.name, type_info=stream_type)
         exit_plan.declared_by = self._declarer(producer)

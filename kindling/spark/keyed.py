@@ -39,15 +39,16 @@ from kindling.runtime.batch import sort_for_batch
 from kindling.runtime.channels import ChannelTable, Replay
 from kindling.runtime.key_state import KeyState
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
-from kindling.runtime.co_functions import BroadcastProcessAdapter
-from kindling.spark.broadcast import BroadcastHandOff, BroadcastStates, control_payloads
+from kindling.runtime.co_functions import BroadcastProcessAdapter, RoundRobinKey
+from kindling.spark.broadcast import (BroadcastHandOff, BroadcastStates, apply_broadcast_first, batch_groups,
+                                      control_payloads)
 from kindling.spark.operators import keyed_operator
 from kindling.spark.sources import FORMAT, WAKE_RUN, encode_option
 from kindling.spark.metrics import report_metrics
 from kindling.spark.spine import is_carry_key
 from kindling.spark.state_store import KeyStateStore, spillable_lists
-from kindling.spark.stage import (CONTROL_MARK, ELEMENTS, END_KEY, END_MARK, KEY, TS, WM, StagePlan, StageRun,
-                                  is_control_key, key_subtask)
+from kindling.spark.stage import (CONTROL_MARK, ELEMENTS, END_KEY, END_MARK, KEY, SUBTASK, TS, WM, StagePlan,
+                                  StageRun, is_control_key, key_subtask)
 
 EVENT_TIME = "__et"
 END_THRESHOLD = END_MARK - 10**12
@@ -316,6 +317,10 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
 
         return one_step_keyed_frame(input_df, uid, operator, plan, late_records)
     if not compiler.streaming:
+        if isinstance(getattr(operator, "function", None), BroadcastProcessAdapter):
+            keyed = not isinstance(node.inputs[0].key_selector.selectors[0], RoundRobinKey)
+            return input_df.select(SUBTASK, KEY, ELEMENTS).groupBy(SUBTASK).applyInArrow(
+                _batch_function(uid, operator, plan, late_records, per_subtask=True, keyed=keyed), plan.schema())
         return input_df.select(KEY, ELEMENTS).groupBy(KEY).applyInArrow(
             _batch_function(uid, operator, plan, late_records), plan.schema())
     delay = _out_of_orderness(*node.inputs)  # its key-bys
@@ -373,24 +378,39 @@ def _sources_of(node) -> list[SourceTransformation]:
     return out
 
 
-def _batch_function(uid: str, operator: Any, plan: StagePlan, late_records: Any):
-    """applyInArrow body for BATCH mode: a key's elements sorted by timestamp, then every timer."""
+def _batch_function(uid: str, operator: Any, plan: StagePlan, late_records: Any, per_subtask: bool = False,
+                    keyed: bool = True):
+    """applyInArrow body for BATCH mode: a group is a key (or, ``per_subtask``, a parallel
+    instance with its keys: broadcast operators, whose broadcast input is processed first as in
+    Flink's BATCH execution); each key's elements sorted by timestamp (unless not ``keyed``: a
+    non-keyed stream's in arrival order), then its timers."""
     from kindling.spark.one_step import SubtaskCopies
 
     copies = SubtaskCopies(operator, plan)  # the only reference the function keeps: pickled once
     parallelism, key_type = plan.parallelism, plan.key_type
 
     def run(table: pa.Table) -> pa.Table:
-        key = pickle.loads(table.column(KEY)[0].as_py())
-        subtask = key_subtask(key, parallelism, key_type)  # Flink's parallel instance of the key
+        keys, broadcast = batch_groups(table)
+        if per_subtask:
+            subtask = table.column(SUBTASK)[0].as_py()
+        else:  # Flink's parallel instance of the group's key
+            subtask = key_subtask(pickle.loads(next(iter(keys))), parallelism, key_type)
         own_operator, own_plan = copies.of(uid, subtask)
         info = TaskInfo(own_operator.name, subtask, own_plan.parallelism, job_parameters=own_plan.job_parameters)
         op = _opened_operator(uid, own_operator, info)
-        elements = sort_for_batch((e[0], e[1]) for blob in table.column(ELEMENTS).to_pylist()
-                                  for e in pickle.loads(blob)[2])
         stage = StageRun(own_plan, subtask)
-        for tag, value, ts in op.process_key_batch(key, KeyState(), elements, int(time.time() * 1000)):
-            stage.push_output(tag, value, ts, None)
+        now = int(time.time() * 1000)
+        if per_subtask:
+            for tag, value, ts in apply_broadcast_first(op.function, broadcast, now):
+                stage.push_output(tag, value, ts, None)
+        for key_blob in sorted(keys):
+            elements = keys[key_blob]
+            if per_subtask:  # elements carry their arrival (position, partition)
+                elements.sort(key=lambda e: (e[2][1], e[2][0]))
+            if keyed:
+                elements = sort_for_batch(elements)
+            for tag, value, ts in op.process_key_batch(pickle.loads(key_blob), KeyState(), elements, now):
+                stage.push_output(tag, value, ts, None)
         count_late(op, late_records)
         batches = list(stage.flush())
         report_metrics(own_plan.metrics)

@@ -30,9 +30,11 @@ import cloudpickle
 import pyarrow as pa
 from pyspark.sql import DataFrame
 
+from kindling.runtime.co_functions import BroadcastProcessAdapter
 from kindling.runtime.key_state import KeyState, _timer_ts
 from kindling.runtime.lifecycle import job_of
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
+from kindling.spark.broadcast import apply_broadcast_first, batch_groups
 from kindling.spark.metrics import report_metrics
 from kindling.spark.stage import ELEMENTS, KEY, SUBTASK, StagePlan, StageRun
 
@@ -75,7 +77,11 @@ def _subtask_function(uid: str, operator: Any, plan: StagePlan, late_records: An
         info = TaskInfo(own_operator.name, subtask, own_plan.parallelism, job_parameters=own_plan.job_parameters)
         op = _opened_operator(uid, own_operator, info)
         stage = StageRun(own_plan, subtask)
-        for tag, value, ts in run_subtask(op, _arrivals(table), subtask, own_plan.parallelism, own_plan.key_type):
+        keys, broadcast = batch_groups(table)
+        if isinstance(op.function, BroadcastProcessAdapter):
+            for tag, value, ts in apply_broadcast_first(op.function, broadcast, _now()):
+                stage.push_output(tag, value, ts, None)
+        for tag, value, ts in run_subtask(op, _arrivals(keys), subtask, own_plan.parallelism, own_plan.key_type):
             stage.push_output(tag, value, ts, None)
         count_late(op, late_records)
         batches = list(stage.flush())
@@ -85,16 +91,13 @@ def _subtask_function(uid: str, operator: Any, plan: StagePlan, late_records: An
     return run
 
 
-def _arrivals(table: pa.Table) -> list[tuple]:
-    """``(position, key, value, timestamp)`` of every element of a subtask, in arrival order."""
-    keys: dict[bytes, Any] = {}
+def _arrivals(keys: dict[bytes, list]) -> list[tuple]:
+    """``(position, key, value, timestamp)`` of every element of a subtask (``keys``: key blob ->
+    its elements), in arrival order."""
     items = []
-    for key_blob, blob in zip(table.column(KEY).to_pylist(), table.column(ELEMENTS).to_pylist()):
-        key = keys.get(key_blob)
-        if key is None:
-            key = keys[key_blob] = _Key(pickle.loads(key_blob))
-        for value, ts, position in pickle.loads(blob)[2]:
-            items.append((position, key, value, ts))
+    for key_blob, elements in keys.items():
+        key = _Key(pickle.loads(key_blob))
+        items.extend((position, key, value, ts) for value, ts, position in elements)
     items.sort(key=itemgetter(0))
     return items
 

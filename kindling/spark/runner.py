@@ -430,8 +430,7 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
         job_parameters["inBatchExecutionMode"] = "true"  # keyed reduce/aggregations emit final values only
     time_settings = TimeSettings.of(env)
     # broadcast state needs the micro-batch path's control keys (kindling/spark/broadcast.py)
-    one_step = (streaming and all_bounded and runs_in_one_step(env, time_settings, _sources(sinks))
-                and not _has_broadcast(sinks))
+    one_step = streaming and all_bounded and runs_in_one_step(env, time_settings, _sources(sinks))
     compiler = Compiler(spark, sinks, streaming and not one_step, env.get_parallelism(), job_parameters,
                         job_id.to_hex_string(), time_settings, one_step=one_step)
     configured = configuration.get_string(MAX_RECORDS_PER_BATCH, "")
@@ -494,12 +493,6 @@ def _estimated_elements(sources: list) -> int | None:
         else:
             return None
     return total
-
-
-def _has_broadcast(sinks: list) -> bool:
-    from kindling.graph.transformation import TwoInputTransformation, upstream_graph
-
-    return any(isinstance(n, TwoInputTransformation) and n.broadcast_states for n in upstream_graph(sinks))
 
 
 def _sources(sinks: list) -> list[Any]:

@@ -361,18 +361,22 @@ class _KeyedExitBuffer:
             import cloudpickle
 
             elements = pa.array([cloudpickle.dumps(run, protocol=5) for run in runs], pa.binary())
-        if broadcast:  # every parallel instance gets each broadcast run, at its control key
-            targets = control_keys(self.shuffle_partitions)
+        subtasks = [key_subtask(k.key if isinstance(k, _PickledKey) else k, plan.parallelism, plan.key_type)
+                    for k in keys] if plan.one_step else None
+        if broadcast:  # every parallel instance gets each broadcast run, at a control key
             payloads = [pickle.dumps(("broadcast", (ch.decode() if ch is not None else None, seq, group)),
                                      protocol=5) for (ch, _), group in broadcast]
+            if plan.one_step:  # a row for each parallel instance (its subtask), under one control key
+                targets = control_keys(1) * plan.parallelism
+                subtasks += list(range(plan.parallelism)) * len(payloads)
+            else:  # a row for each shuffle partition of the keyed operator
+                targets = control_keys(self.shuffle_partitions)
             key_blobs = pa.concat_arrays([key_blobs, pa.array([k for _ in payloads for k in targets], pa.binary())])
             elements = pa.concat_arrays([elements, pa.array([p for p in payloads for _ in targets], pa.binary())])
-            keys += [None] * (len(payloads) * len(targets))
         columns = [key_blobs, elements]
         if plan.one_step:
-            columns.append(pa.array([key_subtask(k.key if isinstance(k, _PickledKey) else k, plan.parallelism,
-                                                 plan.key_type) for k in keys], pa.int32()))
-        return len(keys), columns, None, None, None
+            columns.append(pa.array(subtasks, pa.int32()))
+        return len(key_blobs), columns, None, None, None
 
 
 def key_subtask(key: Any, parallelism: int, key_type: Any = None) -> int:
