@@ -14,6 +14,7 @@ from typing import Any
 import pyarrow as pa
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
 
 from kindling.common.time import duration_millis
 from kindling.graph.specs import CollectionSourceSpec, KafkaSinkSpec, KafkaSourceSpec, SequenceSourceSpec, TableSourceSpec
@@ -244,7 +245,8 @@ class Compiler:
                 readers.add(consumer_id)
         self.hosts, self.carried = plan_spine(
             [n.id for n in self.nodes if isinstance(n, ROOT_KINDS)], self.readers,
-            lambda r: self.streaming and isinstance(self.by_id[r], KeyedTransformation), self._depends_on)
+            lambda r: self.streaming and isinstance(self.by_id[r], (KeyedTransformation, UnionTransformation)),
+            self._depends_on)
 
     def _depends_on(self, node_id: int, other_id: int) -> bool:
         """Whether node ``node_id`` reads the output of ``other_id``, directly or not."""
@@ -408,7 +410,8 @@ class Compiler:
             if frame_id in self.carried.get(root.id, ()):
                 own = F.coalesce(any_of(chosen), F.lit(False))
                 columns = [F.when(own, c).alias(n) for c, n in zip(columns, names + [TS, WM, CHANNEL])]
-                columns[names.index(KEY)] = F.when(own, pick(KEY, True)).otherwise(carry_key()).alias(KEY)
+                if KEY in names:  # a keyed carrier groups the carried rows under carry keys
+                    columns[names.index(KEY)] = F.when(own, pick(KEY, True)).otherwise(carry_key()).alias(KEY)
                 packed = F.struct(*[F.col(f"`{c}`") for c in out.columns])
                 columns.append(F.when(~own, packed).alias(carry_column(frame_id)))
             elif self._shared(frame_id) or any(host.path for _, host in exits):
@@ -424,20 +427,22 @@ class Compiler:
         if isinstance(root, SourceTransformation):
             df = self.source_frame(root).mapInArrow(arrow_stage_function(plan), plan.schema())
         elif isinstance(root, UnionTransformation):
+            carried = [carry_column(f) for f in self.carried.get(root.id, ())]
             cache = getattr(root, "cache", None)  # DataStream.cache() in BATCH mode (kindling/spark/lowering.py)
             union = cache.get("frame") if cache is not None else None
             if union is None:
                 union = self.input_frame(root, [(p, root) for p in root.inputs])
                 if cache is not None:
                     union = cache["frame"] = union.persist()
-            df = union.mapInArrow(arrow_stage_function(plan), plan.schema())
+            carried_fields = [union.schema[c] for c in carried]
+            df = union.mapInArrow(arrow_stage_function(plan, carried_fields),
+                                  StructType(plan.schema().fields + carried_fields))
         else:
             from kindling.spark.keyed import keyed_stage_frame
 
             # a keyed operator reads one key-by, or several (the inputs of a keyed co-function)
-            carried = [carry_column(f) for f in self.carried.get(root.id, ())]
             df = keyed_stage_frame(self, root, self.input_frame(root, [(k.inputs[0], k) for k in root.inputs]),
-                                   plan, carried)
+                                   plan, [carry_column(f) for f in self.carried.get(root.id, ())])
         if not self.streaming and len(self.readers.get(root.id, ())) > 1:
             df = df.persist()  # one Spark batch job: read by several, computed once
             self.persisted.append(df)

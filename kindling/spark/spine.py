@@ -4,10 +4,10 @@ consumers").
 Spark computes a plan node once per path through the plan that reads it, and a streaming
 query can neither cache nor reuse an exchange. So every stage's frame must have one reader.
 When a stage's frame would have several (a sink and a keyed operator, two keyed operators,
-...), one of its keyed readers *carries* it: that operator reads every row of the frame, runs
-its own rows and passes the others through unchanged, packed in a struct column
-(``__carry_<stage>``) under a *carry key*; the other readers read them out of the carrier's
-frame. Stages so end up on one spine and each runs once. BATCH jobs and one-step jobs (plain
+a union and a sink, ...), one of its readers that is a keyed operator or a union *carries* it:
+that stage reads every row of the frame, runs its own rows and passes the others through
+unchanged, packed in a struct column (``__carry_<stage>``; a keyed carrier groups them under a
+*carry key*); the other readers read them out of the carrier's frame. Stages so end up on one spine and each runs once. BATCH jobs and one-step jobs (plain
 Spark batch jobs) persist such a frame instead.
 """
 from __future__ import annotations
@@ -55,8 +55,8 @@ def plan_spine(roots: list[int], readers: dict[int, set], can_carry: Callable[[i
     """Where each stage's rows are, and which frames each carrier carries.
 
     ``roots``: stage roots in topological order; ``readers``: each root's readers (other roots,
-    or ``SINKS``); ``can_carry(r)``: whether root ``r`` can carry frames (a keyed operator in a
-    streaming query); ``depends_on(a, b)``: whether root ``a`` reads ``b``'s output, directly or not.
+    or ``SINKS``); ``can_carry(r)``: whether root ``r`` can carry frames (a keyed operator or a
+    union in a streaming query); ``depends_on(a, b)``: whether root ``a`` reads ``b``'s output, directly or not.
     A frame is carried by its first reader that can carry and that no other reader feeds (so
     that the others, reading the carrier's frame, make no cycle); a frame without one keeps
     its readers, and is computed once per reader. Each stage's hosts: its own frame, then each

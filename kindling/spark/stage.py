@@ -25,6 +25,7 @@ from itertools import repeat
 from typing import Any, Callable, Iterable, Iterator
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, StructField, StructType
 
 from kindling.common.typeinfo import RowTypeInfo
@@ -800,15 +801,52 @@ def _arrow_schema(plan: StagePlan) -> pa.Schema:
     return schema
 
 
-def arrow_stage_function(plan: StagePlan) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """The function given to ``mapInArrow`` for a stage."""
+def arrow_stage_function(plan: StagePlan, carried: list[StructField] = ()) -> Callable[[Iterator[pa.RecordBatch]],
+                                                                                    Iterator[pa.RecordBatch]]:
+    """The function given to ``mapInArrow`` for a stage; the rows of other stages that it
+    carries (``carried`` struct columns, kindling/spark/spine.py) pass through it unchanged."""
 
     def run(batches):
         from pyspark import TaskContext
 
         ctx = TaskContext.get()
         partition = ctx.partitionId() if ctx is not None else 0
-        yield from StageRun(plan, partition).run_arrow(batches)
+        stage = StageRun(plan, partition)
+        yield from _passing_carried(stage, batches, carried) if carried else stage.run_arrow(batches)
         report_metrics(plan.metrics)
 
     return run
+
+
+def _passing_carried(stage: "StageRun", batches: Iterable[pa.RecordBatch],
+                     carried: list[StructField]) -> Iterator[pa.RecordBatch]:
+    """Runs ``stage`` over the rows without a value in the ``carried`` columns; each other row
+    comes out as it came in, in the carried columns after the stage's own (null for it)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    schema = to_arrow_schema(StructType(stage.plan.schema().fields + list(carried)))
+    names = [f.name for f in carried]
+    own_count = len(schema) - len(names)
+    fields = list(schema)
+    passed: list[pa.RecordBatch] = []
+
+    def own_rows():
+        for batch in batches:
+            is_carried = batch.column(names[0]).is_valid()
+            for name in names[1:]:
+                is_carried = pc.or_(is_carried, batch.column(name).is_valid())
+            if pc.any(is_carried).as_py():
+                rows = batch.filter(is_carried)
+                passed.append(pa.RecordBatch.from_arrays(
+                    [pa.nulls(rows.num_rows, f.type) for f in fields[:own_count]] + [rows.column(n) for n in names],
+                    schema=schema))
+                batch = batch.filter(pc.invert(is_carried))
+            if batch.num_rows:
+                yield batch.select([n for n in batch.schema.names if n not in names])
+
+    for out in stage.run_arrow(own_rows()):
+        yield from passed
+        passed.clear()
+        yield pa.RecordBatch.from_arrays(out.columns + [pa.nulls(out.num_rows, f.type) for f in fields[own_count:]],
+                                         schema=schema)
+    yield from passed

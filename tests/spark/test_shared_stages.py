@@ -106,3 +106,18 @@ def test_a_stage_read_by_two_keyed_operators_a_union_and_sinks_runs_once(every_p
         assert _lines(str(tmp_path / "out")) == sorted(["a=2", "b=1", "c=1", "a", "b", "c"] + words_again)
     else:
         assert _lines(str(tmp_path / "out")) == sorted(["a=1", "a=2", "b=1", "c=1", "a", "a", "b", "c"] + words_again)
+
+
+def test_a_stage_read_by_a_union_and_a_sink_runs_once(every_path, tmp_path):
+    # no keyed reader: in a streaming query the union carries the stage's rows for the sink
+    env = every_path
+    env.set_parallelism(2)
+    words = env.from_collection(["a", "b", "c"], Types.STRING()) \
+        .map(LogThrough(str(tmp_path / "map")), output_type=Types.STRING())
+    others = env.from_collection(["x"], Types.STRING())
+    words.union(others).map(str.upper, Types.STRING()).add_sink(AppendToFile(str(tmp_path / "upper")))
+    words.add_sink(AppendToFile(str(tmp_path / "words")))
+    env.execute("union and sink")
+    assert _lines(str(tmp_path / "map")) == ["a", "b", "c"]
+    assert _lines(str(tmp_path / "upper")) == ["A", "B", "C", "X"]
+    assert _lines(str(tmp_path / "words")) == ["a", "b", "c"]
