@@ -9,6 +9,7 @@ from kindling.common.job_status import JobStatus
 from kindling.common.restart_strategy import RestartStrategies, RestartStrategyConfiguration
 from kindling.common.serialization import (ByteArraySchema, DeserializationSchema, Encoder,
                                            SerializationSchema, SimpleStringSchema)
+from kindling.common.serializer import TypeSerializer
 from kindling.common.time import Duration, Instant, Time
 from kindling.common.typeinfo import TypeInformation, Types
 from kindling.common.types import Row, RowKind
@@ -20,8 +21,8 @@ __all__ = [
     'DeserializationSchema', 'Duration', 'Encoder', 'ExecutionConfig', 'Instant', 'JobClient',
     'JobExecutionResult', 'JobID', 'JobStatus', 'RestartStrategies', 'RestartStrategyConfiguration',
     'Row', 'RowKind', 'SerializationSchema', 'SimpleStringSchema', 'Time', 'TimestampAssigner',
-    'TypeInformation', 'Types', 'WatermarkStrategy',
+    'TypeInformation', 'TypeSerializer', 'Types', 'WatermarkStrategy',
 ]
 
 __getattr__ = missing_names(__name__, dict.fromkeys(
-    ["AssignerWithPeriodicWatermarksWrapper", "InputDependencyConstraint", "TypeSerializer"], JVM_ONLY))
+    ["AssignerWithPeriodicWatermarksWrapper", "InputDependencyConstraint"], JVM_ONLY))

@@ -31,13 +31,17 @@ from kindling.datastream.window.triggers import (
 )
 # MAX_LONG_VALUE and MIN_LONG_VALUE: module names of pyflink.datastream.window, too
 from kindling.datastream.window.windows import (  # noqa: F401
-    MAX_LONG_VALUE, MIN_LONG_VALUE, CountWindow, GlobalWindow, TimeWindow, Window,
+    MAX_LONG_VALUE, MIN_LONG_VALUE, CountWindow, CountWindowSerializer, GlobalWindow, GlobalWindowSerializer,
+    TimeWindow, TimeWindowSerializer, Window,
 )
 
 __all__ = ['Window',
            'TimeWindow',
            'CountWindow',
            'GlobalWindow',
+           'TimeWindowSerializer',
+           'CountWindowSerializer',
+           'GlobalWindowSerializer',
            'WindowAssigner',
            'TumblingProcessingTimeWindows',
            'TumblingEventTimeWindows',

@@ -8,6 +8,7 @@ import math
 from abc import ABC, abstractmethod
 from typing import Collection, Generic, Iterable, TypeVar
 
+from kindling.common.serializer import TypeSerializer
 from kindling.common.typeinfo import Types
 from kindling.datastream.state import ValueStateDescriptor
 from kindling.datastream.window._arguments import millis, positive_count
@@ -15,7 +16,8 @@ from kindling.datastream.window.triggers import (
     CountTrigger, EventTimeTrigger, NeverTrigger, ProcessingTimeTrigger, Trigger,
 )
 from kindling.datastream.window.windows import (
-    MIN_LONG_VALUE, CountWindow, GlobalWindow, TimeWindow, _GLOBAL_WINDOW,
+    MIN_LONG_VALUE, CountWindow, CountWindowSerializer, GlobalWindow, GlobalWindowSerializer, TimeWindow,
+    TimeWindowSerializer, _GLOBAL_WINDOW,
 )
 
 __all__ = ['WindowAssigner', 'MergingWindowAssigner', 'TumblingEventTimeWindows',
@@ -51,8 +53,9 @@ class WindowAssigner(ABC, Generic[T, W]):
     def get_default_trigger(self, env) -> Trigger[T, W]:
         """The trigger used when none is set with ``WindowedStream.trigger``."""
 
-    def get_window_serializer(self):
-        """Kindling pickles windows; kept for API compatibility (returns None)."""
+    def get_window_serializer(self) -> TypeSerializer[W] | None:
+        """The serializer of this assigner's windows (Kindling's runtime pickles windows: a custom
+        assigner may return None)."""
         return None
 
     @abstractmethod
@@ -96,6 +99,9 @@ class _TimeWindowAssigner(WindowAssigner[T, TimeWindow]):
 
     def get_default_trigger(self, env) -> Trigger:
         return EventTimeTrigger() if self._event_time else ProcessingTimeTrigger()
+
+    def get_window_serializer(self) -> TypeSerializer[TimeWindow]:
+        return TimeWindowSerializer()
 
     def is_event_time(self) -> bool:
         return self._event_time
@@ -197,6 +203,9 @@ class GlobalWindows(WindowAssigner[T, GlobalWindow]):
     def get_default_trigger(self, env) -> Trigger:
         return NeverTrigger()
 
+    def get_window_serializer(self) -> TypeSerializer[GlobalWindow]:
+        return GlobalWindowSerializer()
+
     def is_event_time(self) -> bool:
         return False
 
@@ -223,6 +232,9 @@ class CountTumblingWindowAssigner(WindowAssigner[T, CountWindow]):
 
     def get_default_trigger(self, env) -> Trigger:
         return CountTrigger(self._window_size)
+
+    def get_window_serializer(self) -> TypeSerializer[CountWindow]:
+        return CountWindowSerializer()
 
     def is_event_time(self) -> bool:
         return False
@@ -258,6 +270,9 @@ class CountSlidingWindowAssigner(WindowAssigner[T, CountWindow]):
 
     def get_default_trigger(self, env) -> Trigger:
         return CountTrigger(self._window_size)
+
+    def get_window_serializer(self) -> TypeSerializer[CountWindow]:
+        return CountWindowSerializer()
 
     def is_event_time(self) -> bool:
         return False

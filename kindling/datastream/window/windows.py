@@ -1,9 +1,13 @@
 """Windows: the finite buckets elements are grouped into (time, count and the global window)."""
 from __future__ import annotations
 
+import struct
 import sys
 from abc import ABC, abstractmethod
+from io import BytesIO
 from typing import TYPE_CHECKING, Iterable
+
+from kindling.common.serializer import TypeSerializer
 
 if TYPE_CHECKING:
     from kindling.datastream.window.assigners import MergingWindowAssigner
@@ -197,3 +201,34 @@ class GlobalWindow(Window):
 
 
 _GLOBAL_WINDOW = GlobalWindow()
+
+
+class TimeWindowSerializer(TypeSerializer[TimeWindow]):
+    """Writes a :class:`TimeWindow` as its start and end, two big-endian 64-bit integers (as PyFlink)."""
+
+    def serialize(self, element: TimeWindow, stream: BytesIO) -> None:
+        stream.write(struct.pack(">qq", element.start, element.end))
+
+    def deserialize(self, stream: BytesIO) -> TimeWindow:
+        return TimeWindow(*struct.unpack(">qq", stream.read(16)))
+
+
+class CountWindowSerializer(TypeSerializer[CountWindow]):
+    """Writes a :class:`CountWindow` as its id, a big-endian 64-bit integer (as PyFlink)."""
+
+    def serialize(self, element: CountWindow, stream: BytesIO) -> None:
+        stream.write(struct.pack(">q", element.id))
+
+    def deserialize(self, stream: BytesIO) -> CountWindow:
+        return CountWindow(struct.unpack(">q", stream.read(8))[0])
+
+
+class GlobalWindowSerializer(TypeSerializer[GlobalWindow]):
+    """Writes the :class:`GlobalWindow` as one zero byte (as PyFlink)."""
+
+    def serialize(self, element: GlobalWindow, stream: BytesIO) -> None:
+        stream.write(b"\x00")
+
+    def deserialize(self, stream: BytesIO) -> GlobalWindow:
+        stream.read(1)
+        return GlobalWindow.get()
