@@ -47,7 +47,11 @@ def _parser() -> argparse.ArgumentParser:
                      help="Spark master: local[N], spark://host:port, yarn, k8s://... (spark.master)")
     run.add_argument("-d", "--detached", action="store_true",
                      help="start the job in the background and return; its output goes to a log file")
-    run.add_argument("-s", "--fromSavepoint", metavar="PATH", help="not supported: savepoints")
+    run.add_argument("-s", "--fromSavepoint", metavar="PATH",
+                     help="start the job from this savepoint (execution.savepoint.path)")
+    run.add_argument("-n", "--allowNonRestoredState", action="store_true",
+                     help="skip savepoint state of operators the job no longer has "
+                          "(execution.savepoint.ignore-unclaimed-state)")
     run.add_argument("-j", "--jarfile", action="append", default=[], metavar="JAR", help="jars (pipeline.jars)")
     run.add_argument("args", nargs="*", help="the job file (unless -py/-m) and its arguments")
     listing = commands.add_parser("list", help="the jobs kindling run -d started and that still run")
@@ -80,11 +84,11 @@ def _join(key: str, conf: dict[str, str], entries: Sequence[str]) -> None:
 
 def run_configuration(options: argparse.Namespace) -> dict[str, str]:
     """The configuration keys ``kindling run``'s options stand for."""
-    if options.fromSavepoint:
-        raise SystemExit("kindling: -s/--fromSavepoint: savepoints are not supported by Kindling yet "
-                         "(open issue: fault tolerance); a job restarted with the same "
-                         "execution.checkpointing.dir resumes from its Spark checkpoint")
     conf = _properties(options.properties)
+    if options.fromSavepoint:
+        conf["execution.savepoint.path"] = os.path.abspath(options.fromSavepoint)
+    if options.allowNonRestoredState:
+        conf["execution.savepoint.ignore-unclaimed-state"] = "true"
     if options.master:
         conf["spark.master"] = options.master
     _join("python.files", conf, [os.path.abspath(p) for e in options.pyFiles for p in e.split(",") if p])
@@ -229,7 +233,7 @@ def _info(options: argparse.Namespace) -> int:
     return 0
 
 
-_FLAGS = {"-d", "--detached", "-h", "--help"}
+_FLAGS = {"-d", "--detached", "-n", "--allowNonRestoredState", "-h", "--help"}
 _JOB = {"-py", "--python", "-pym", "--pyModule", "-m"}
 
 

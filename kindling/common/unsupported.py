@@ -113,8 +113,6 @@ def missing_module(module: str, reason: str) -> NoReturn:
 
 
 # Why PyFlink's names are missing, by area of the open work (docs/api-gaps.txt cites the issues).
-FAULT_TOLERANCE = ("savepoints are still to come (open issue: fault tolerance); today a job run again with "
-                   "the same checkpoint directory (execution.checkpointing.dir) resumes from its Spark checkpoint")
 FORMATS = "formats are still to come (open issue: connectors and formats)"
 TABLE_API = "the Table API and SQL are still to come (open issue: Table API and SQL)"
 PYTHON_DEPENDENCIES = ("cached files are still to come (open issue: clusters and Python dependencies); "

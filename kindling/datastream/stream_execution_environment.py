@@ -8,7 +8,7 @@ from kindling.common.configuration import Configuration
 from kindling.common.execution_config import ExecutionConfig
 from kindling.common.restart_strategy import RestartStrategyConfiguration, restart_strategy_of
 from kindling.common.submission import submitted_configuration
-from kindling.common.unsupported import FAULT_TOLERANCE, JVM_ONLY, PYTHON_DEPENDENCIES, unsupported
+from kindling.common.unsupported import JVM_ONLY, PYTHON_DEPENDENCIES, unsupported
 from kindling.common.typeinfo import TypeInformation, Types
 from kindling.datastream.checkpoint_config import CheckpointConfig
 from kindling.datastream.checkpointing_mode import CheckpointingMode
@@ -292,11 +292,15 @@ class StreamExecutionEnvironment:
         return self._source(FileSourceSpec(paths=[input_format.path], format=input_format), "Avro Input Format",
                             type_info or input_format.get_produced_type())
 
-    @unsupported(FAULT_TOLERANCE)
-    def set_default_savepoint_directory(self, directory: str) -> "StreamExecutionEnvironment": ...
+    def set_default_savepoint_directory(self, directory: str) -> "StreamExecutionEnvironment":
+        """Where ``JobClient.trigger_savepoint()`` and ``stop_with_savepoint()`` write savepoints
+        when given no directory (``execution.checkpointing.savepoint-dir``)."""
+        self._configuration.set_string("execution.checkpointing.savepoint-dir", str(directory))
+        return self
 
-    @unsupported(FAULT_TOLERANCE)
-    def get_default_savepoint_directory(self): ...
+    def get_default_savepoint_directory(self) -> str | None:
+        """The directory :meth:`set_default_savepoint_directory` set, or None."""
+        return self._configuration.get_string("execution.checkpointing.savepoint-dir", "") or None
 
     # -- sources ------------------------------------------------------------------------
     def _source(self, spec: Any, name: str, type_info: TypeInformation | None) -> DataStream:

@@ -12,8 +12,10 @@ state is moved to the number Spark gives that operator in the new job, so an ope
 the job or moved in it keeps the savepoint usable, as long as its upstream sources are the same.
 State of an operator the new job does not have fails the restore with an error naming it,
 unless ``execution.savepoint.ignore-unclaimed-state`` (Flink's ``allow_non_restored_state``)
-is true. Spark cannot give an operator added to a restored query an empty state, so a new keyed
-operator needs a job started without the savepoint (see docs/fault-tolerance.md).
+is true. A keyed operator the savepoint has no state of starts empty, as in Flink: Spark needs
+its operator metadata and state schema (written when Spark first runs an operator), which are
+copied from a saved operator with the same kind of state (time mode, broadcast state: Kindling's
+keyed operators differ in nothing else), and an empty state store snapshot per partition.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ import shutil
 import threading
 import time
 import uuid
+import zipfile
 from typing import Any
 
 SAVEPOINT_PATH = "execution.savepoint.path"
@@ -84,24 +87,44 @@ def _generated_uid(node) -> str:
 
 def spark_operator_ids(df, job_id: str, node_ids) -> dict[int, int]:
     """Keyed operator node id -> the operator id Spark gives its ``transformWithState`` in the
-    query of ``df``: Spark numbers stateful operators in pre-order from the sink side of the plan.
-    Each plan node is recognised by the ``<job id>/<node id>`` its pickled processor carries."""
+    query of ``df``: Spark numbers stateful operators in pre-order from the sink side of the plan."""
+    return {node_id: position for node_id, position, _ in _stateful_plan_nodes(df, job_id, node_ids)}
+
+
+def spark_operator_kinds(df, job_id: str, node_ids) -> dict[int, str]:
+    """Keyed operator node id -> the kind of state Spark keeps for it (:func:`_kind`)."""
+    kinds = {}
+    for node_id, _, node in _stateful_plan_nodes(df, job_id, node_ids):
+        time_mode = "EventTime" if ", EventTime," in node.toString() else "ProcessingTime"
+        kinds[node_id] = _kind(time_mode, b"BroadcastHandOff" in _command(node))
+    return kinds
+
+
+def _kind(time_mode: str, broadcast: bool) -> str:
+    """Kindling's keyed operators differ in their Spark state only by time mode and broadcast state."""
+    return f"{time_mode}{'+broadcast' if broadcast else ''}"
+
+
+def _command(node) -> bytes:
+    return bytes(node.functionExpr().func().command().unsafeArray())
+
+
+def _stateful_plan_nodes(df, job_id: str, node_ids):
+    """``(node id, Spark operator id, plan node)`` of each keyed operator's ``transformWithState``,
+    recognised by the ``<job id>/<node id>`` its pickled processor carries."""
     pattern = re.compile(re.escape(job_id).encode() + rb"/(\d+)")
     wanted = set(node_ids)
-    found: dict[int, int] = {}
     stack, position = [df._jdf.queryExecution().analyzed()], 0
     while stack:
         node = stack.pop()
         if node.getClass().getSimpleName() == _STATEFUL_PLAN_NODE:
-            command = bytes(node.functionExpr().func().command().unsafeArray())
-            ids = {int(m) for m in pattern.findall(command)} & wanted
+            ids = {int(m) for m in pattern.findall(_command(node))} & wanted
             if len(ids) != 1:
                 raise SavepointError(f"cannot tell which keyed operator Spark's stateful operator {position} is")
-            found[ids.pop()] = position
+            yield ids.pop(), position, node
             position += 1
         children = node.children()
         stack.extend(children.apply(i) for i in reversed(range(children.size())))
-    return found
 
 
 def _manifest(path: str) -> dict:
@@ -168,11 +191,14 @@ def take_savepoint(checkpoint: str, directory: str, job_id: str, operators: dict
 
 
 def restore_savepoint(path: str, checkpoint: str, operators: dict[int, tuple[str, str]],
-                      spark_ids: dict[int, int], allow_non_restored_state: bool) -> None:
+                      spark_ids: dict[int, int], allow_non_restored_state: bool,
+                      kinds: dict[int, str] | None = None) -> None:
     """Makes ``checkpoint`` (which must hold no progress) the savepoint at ``path`` with each
-    operator's state moved to its Spark operator id in the new job (see the module docstring)."""
+    operator's state moved to its Spark operator id in the new job, and operators the savepoint
+    has no state of (``kinds``: their kind of state) starting empty (see the module docstring)."""
     manifest = _manifest(path)
     new_ids = {operators[n][0]: spark_ids[n] for n in spark_ids}
+    new_kinds = {operators[n][0]: (kinds or {}).get(n) for n in spark_ids}
     new_names = {operators[n][0]: operators[n][1] for n in spark_ids}
     mapping: dict[int, int] = {}
     for saved in manifest["operators"]:
@@ -183,12 +209,6 @@ def restore_savepoint(path: str, checkpoint: str, operators: dict[int, tuple[str
                 f"the savepoint {path} holds state of operator '{saved['name']}' (uid '{saved['uid']}') that this "
                 f"job does not have: give the operator that should take it the same uid(), or set "
                 f"{IGNORE_UNCLAIMED_STATE}: true to drop that state")
-    if new_ids:
-        uid, spark_id = next(iter(new_ids.items()))
-        raise SavepointError(
-            f"operator '{new_names[uid]}' (uid '{uid}') has no state in the savepoint {path}: Spark cannot add a "
-            f"stateful operator to a query restored from a checkpoint; give it the uid() of the operator whose "
-            f"state it should take, or start the job without {SAVEPOINT_PATH}")
     source = os.path.join(path, "checkpoint")
     os.makedirs(checkpoint, exist_ok=True)
     for name in os.listdir(source):
@@ -206,12 +226,63 @@ def restore_savepoint(path: str, checkpoint: str, operators: dict[int, tuple[str
     _remove(os.path.join(checkpoint, ".metadata.crc"))
     for old, new in mapping.items():
         _move_state(os.path.join(source, "state", str(old)), os.path.join(checkpoint, "state", str(new)), new)
+    if new_ids:  # operators the savepoint has no state of start empty, as in Flink
+        last = _batches(os.path.join(source, "commits"))[-1]
+        templates = {_saved_kind(os.path.join(source, "state", str(o["spark_id"]))): o["spark_id"]
+                     for o in manifest["operators"]}
+        for uid, spark_id in new_ids.items():
+            template = templates.get(new_kinds[uid])
+            if template is None:
+                raise SavepointError(
+                    f"operator '{new_names[uid]}' (uid '{uid}') has no state in the savepoint {path}, and the "
+                    f"savepoint has no operator with its kind of state ({new_kinds[uid]}) to give it an empty one "
+                    f"from (Spark writes a stateful operator's metadata and state schema when it first runs it); "
+                    f"give it the uid() of the operator whose state it should take, or start the job without "
+                    f"{SAVEPOINT_PATH}")
+            target = os.path.join(checkpoint, "state", str(spark_id))
+            _move_state(os.path.join(source, "state", str(template)), target, spark_id, data=False)
+            _empty_state(target, last + 1, _shuffle_partitions(source, last))
 
 
-def _move_state(source: str, target: str, operator_id: int) -> None:
+def _saved_kind(state: str) -> str | None:
+    """The kind of state (:func:`_kind`) of a saved operator, from Spark's newest operator metadata."""
+    metadata = os.path.join(state, "_metadata", "v2")
+    batches = _batches(metadata)
+    if not batches:
+        return None
+    with open(os.path.join(metadata, str(batches[-1]))) as f:
+        line = next((line for line in f if line.startswith("{")), "{}")
+    properties = json.loads(json.loads(line).get("operatorPropertiesJson", "{}"))
+    names = {v.get("stateName") for v in properties.get("stateVariables", [])}
+    return _kind(properties.get("timeMode", ""), "kindling_broadcast" in names)
+
+
+def _shuffle_partitions(checkpoint: str, batch: int) -> int:
+    """The number of state store partitions of the query whose checkpoint this is (its offset log
+    records ``spark.sql.shuffle.partitions``)."""
+    with open(os.path.join(checkpoint, "offsets", str(batch))) as f:
+        for line in f:
+            if line.startswith("{") and '"conf"' in line:
+                return int(json.loads(line)["conf"]["spark.sql.shuffle.partitions"])
+    raise SavepointError(f"the savepoint's offset log of batch {batch} names no shuffle partitions")
+
+
+def _empty_state(directory: str, version: int, partitions: int) -> None:
+    """An operator's state store as Spark's RocksDB provider reads it, empty, at ``version``: per
+    partition a snapshot whose metadata lists no files (RocksDB then opens an empty database)."""
+    metadata = "v1\n" + json.dumps({"sstFiles": [], "numKeys": 0})
+    for partition in range(partitions):
+        os.makedirs(os.path.join(directory, str(partition)), exist_ok=True)
+        with zipfile.ZipFile(os.path.join(directory, str(partition), f"{version}.zip"), "w") as snapshot:
+            snapshot.writestr("metadata", metadata)
+
+
+def _move_state(source: str, target: str, operator_id: int, data: bool = True) -> None:
     """Copies one operator's state directory, rewriting Spark's operator metadata (its id, and the
-    absolute paths of its state schema files) for its new place."""
-    shutil.copytree(source, target)
+    absolute paths of its state schema files) for its new place; without ``data``, only its
+    metadata and state schema (the partitions' state is left out)."""
+    shutil.copytree(source, target, ignore=None if data else lambda d, names: [
+        n for n in names if d == source and n.isdigit()])
     metadata = os.path.join(target, "_metadata")
     for root, _, files in os.walk(metadata):
         for name in files:
@@ -312,4 +383,5 @@ class JobSavepoints:
             shutil.rmtree(checkpoint)
         restore_savepoint(path[len("file://"):] if path.startswith("file://") else path, checkpoint,
                           self.operators, self.spark_ids(),
-                          self.configuration.get_boolean(IGNORE_UNCLAIMED_STATE, False))
+                          self.configuration.get_boolean(IGNORE_UNCLAIMED_STATE, False),
+                          spark_operator_kinds(self.df, self.job_id, self.operators))

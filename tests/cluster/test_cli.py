@@ -40,9 +40,14 @@ def test_the_job_file_or_module_ends_kindlings_options():
     assert _split_job_arguments(["run", "--", "job.py", "-m"]) == (["run"], ["job.py", "-m"])
 
 
+def test_savepoint_options_become_configuration_keys():
+    assert run_configuration(options("-s", "/savepoints/1", "-n", "job.py")) == {
+        "execution.savepoint.path": "/savepoints/1", "execution.savepoint.ignore-unclaimed-state": "true"}
+    assert _split_job_arguments(["run", "-n", "-s", "sp", "job.py", "-n"]) == \
+        (["run", "-n", "-s", "sp", "job.py"], ["-n"])
+
+
 def test_refused_options_say_why():
-    with pytest.raises(SystemExit, match="savepoints are not supported"):
-        run_configuration(options("-s", "/savepoints/1", "job.py"))
     with pytest.raises(SystemExit, match="-D expects key=value"):
         run_configuration(options("-D", "parallelism.default", "job.py"))
     with pytest.raises(SystemExit, match="name the job"):

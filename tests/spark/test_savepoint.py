@@ -32,12 +32,14 @@ def _start(tmp_path, name: str, order: tuple[str, ...], savepoint: str = "", all
     max (uid ``maxes``), in branches declared in ``order``; lines ``sum:k:v`` / ``max:k:v`` to ``out``."""
     conf = Configuration()
     conf.set_boolean("kindling.progress", False)
-    conf.set_string("execution.checkpointing.savepoint-dir", str(tmp_path / "savepoints"))
     if savepoint:
         conf.set_string("execution.savepoint.path", savepoint)
     if allow:
         conf.set_boolean("execution.savepoint.ignore-unclaimed-state", True)
     env = StreamExecutionEnvironment.get_execution_environment(conf)
+    assert env.get_default_savepoint_directory() is None
+    env.set_default_savepoint_directory(str(tmp_path / "savepoints"))  # for savepoints taken without a path
+    assert env.get_default_savepoint_directory() == str(tmp_path / "savepoints")
     env.set_parallelism(2)
     source = (FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(tmp_path / "in"))
               .monitor_continuously(Duration.of_millis(100)).build())
@@ -50,6 +52,9 @@ def _start(tmp_path, name: str, order: tuple[str, ...], savepoint: str = "", all
         .map(lambda p: f"sum:{p[0]}:{p[1]}", Types.STRING()),
         "maxes": lambda: pairs.key_by(lambda p: p[0]).reduce(lambda a, b: (a[0], max(a[1], b[1]))).uid("maxes")
         .map(lambda p: f"max:{p[0]}:{p[1]}", Types.STRING()),
+        "counts": lambda: pairs.map(lambda p: (p[0], 1), Types.TUPLE([Types.STRING(), Types.INT()]))
+        .key_by(lambda p: p[0]).reduce(lambda a, b: (a[0], a[1] + b[1])).uid("counts")
+        .map(lambda p: f"count:{p[0]}:{p[1]}", Types.STRING()),
     }
     streams = [branches[b]() for b in order]
     lines = streams[0].union(*streams[1:]) if len(streams) > 1 else streams[0]
@@ -113,6 +118,13 @@ def test_stop_with_savepoint_and_restore_by_uid_into_a_changed_job(spark, tmp_pa
     finally:
         client.cancel().result(120)
 
+    # A keyed operator added to the job starts with empty state, as in Flink; the others keep theirs.
+    client = _start(tmp_path, "savepoint e", ("sums", "maxes", "counts"), savepoint=path)
+    try:  # b.txt and c.txt, read again after the savepoint
+        _wait_for(tmp_path, {"count:x:1", "count:y:2", "sum:x:8", "sum:y:111", "max:y:100"}, client)
+    finally:
+        client.cancel().result(120)
+
 
 def test_savepoint_copy_leaves_out_what_is_not_committed(tmp_path):
     cp = tmp_path / "cp"
@@ -163,6 +175,10 @@ def test_restore_rewrites_operator_ids_and_schema_paths(tmp_path):
     assert json.loads((target / "metadata").read_text())["id"] != "q"
     with pytest.raises(SavepointError, match="'Reduce' \\(uid 'sums'\\).*ignore-unclaimed-state"):
         restore_savepoint(str(tmp_path / "sp"), str(tmp_path / "other"), {7: ("counts", "Count")}, {7: 0}, False)
+    # an added operator starts empty only from an operator of its kind of state in the savepoint
+    with pytest.raises(SavepointError, match="'Count' \\(uid 'counts'\\) has no state.*EventTime"):
+        restore_savepoint(str(tmp_path / "sp"), str(tmp_path / "third"), {7: ("sums", "Reduce"), 8: ("counts", "Count")},
+                          {7: 0, 8: 1}, False, {8: "EventTime"})
 
 
 def test_generated_uids_do_not_depend_on_unrelated_operators(env):
