@@ -17,13 +17,15 @@ class UserFunctionError(RuntimeError):
     keeps the user's traceback."""
 
     def __init__(self, operator_name: str, user_traceback: str, cause: BaseException | None = None,
-                 element: str | None = None):
+                 element: str | None = None, position: str | None = None):
         on = f" on the element {element}" if element is not None else ""
-        super().__init__(f"operator '{operator_name}' failed{on}:\n{user_traceback}")
+        at = f" read at {position}" if position is not None else ""
+        super().__init__(f"operator '{operator_name}' failed{on}{at}:\n{user_traceback}")
         self.operator_name = operator_name
         self.user_traceback = user_traceback
         self.cause = cause
         self.element = element
+        self.position = position  # where the element is in its source: file and line, Kafka offset, ...
 
     def encode(self) -> str:
         """This error as text that survives Spark's JVM exception wrapping."""
@@ -31,7 +33,7 @@ class UserFunctionError(RuntimeError):
             cause = pickle.dumps(self.cause)
         except Exception:
             cause = pickle.dumps(None)
-        payload = pickle.dumps((self.operator_name, self.user_traceback, cause, self.element))
+        payload = pickle.dumps((self.operator_name, self.user_traceback, cause, self.element, self.position))
         return MARKER_BEGIN + base64.b64encode(payload).decode("ascii") + MARKER_END
 
     @staticmethod
@@ -44,11 +46,11 @@ class UserFunctionError(RuntimeError):
         if end < 0:
             return None
         try:
-            name, tb, cause, element = pickle.loads(base64.b64decode(text[start + len(MARKER_BEGIN):end]))
+            name, tb, cause, element, position = pickle.loads(base64.b64decode(text[start + len(MARKER_BEGIN):end]))
             cause = pickle.loads(cause)
         except Exception:
             return None
-        return UserFunctionError(name, tb, cause, element)
+        return UserFunctionError(name, tb, cause, element, position)
 
 
 def user_function_failure(operator_name: str, exc: BaseException, element: object = _NO_ELEMENT) -> RuntimeError:
@@ -63,7 +65,9 @@ def user_function_failure(operator_name: str, exc: BaseException, element: objec
     if element is _NO_ELEMENT:
         element = getattr(exc, "kindling_element", _NO_ELEMENT)
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return RuntimeError(UserFunctionError(operator_name, tb, exc, _describe(element)).encode())
+    failure = RuntimeError(UserFunctionError(operator_name, tb, exc, _describe(element)).encode())
+    failure.kindling_element = element  # the stage finds the element's source row by it
+    return failure
 
 
 def failed_on(exc: BaseException, element: object) -> None:

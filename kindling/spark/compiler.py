@@ -180,6 +180,7 @@ class Compiler:
             plan = StagePlan(name=root.name, input_type=root.type_info, job_parameters=self.job_parameters,
                              parallelism=self.parallelism, uid=f"{self.job_id}/{root.id}",
                              channels=self.streaming, reads_source=source,
+                             source=root.source if source else None,
                              # a Kafka partition stays one split across micro-batches: it never finishes
                              splits_finish=(source or self.bounded) and not (
                                  source and getattr(root.source, "continuous_splits", False)),

@@ -221,6 +221,26 @@ def _line_number(split: FileSplit, offset: int) -> int:
     return count
 
 
+def record_position(spec: FileSourceSpec, label: str, index: int) -> str:
+    """Where the ``index``-th record (0-based) of the split ``label`` is: its file and line for
+    line formats (one record a line; JSON skips blank lines), its file and number otherwise."""
+    path, _, start = label.rpartition("@") if "@" in label else (label, "", "0")
+    root = next((r for r in spec.paths if path.startswith(filesystem(r)[1])), spec.paths[0])
+    split = FileSplit(root, path, int(start))
+    if spec.format.kind in ("text_line", "json"):
+        seen = 0
+        for offset, lines in _line_runs(split):
+            for line in lines:
+                if spec.format.kind == "json" and not line.strip():
+                    offset += len(line) + 1
+                    continue
+                if seen == index:
+                    return f"file {path}, line {_line_number(split, offset)}"
+                seen += 1
+                offset += len(line) + 1
+    return f"file {path}, record {index + 1}" + (f" after byte {start}" if int(start) else "")
+
+
 def _line_runs(split: FileSplit, size_hint: int | None = None) -> Iterator[tuple[int, list[bytes]]]:
     """``(byte offset of the first line, lines)`` of the lines that start within the split, without
     their terminators (``\\n``, ``\\r\\n`` or ``\\r``); a line starting in the split is read to its

@@ -26,7 +26,7 @@ from kindling.spark.codec import codec_for
 from kindling.spark.metrics import report_skipped
 from kindling.spark.sinks import SinkWriter
 from kindling.spark.sources import KindlingSource, SourcePlan, encode_option, read_handed_watermark
-from kindling.spark.stage import CHANNEL, CONTROL_MARK, END_MARK, PRODUCED, TS, WM
+from kindling.spark.stage import CHANNEL, CONTROL_MARK, END_MARK, POS, PRODUCED, TS, WM
 
 FORMAT = "kindling_kafka"
 ROWS_PER_ARROW_BATCH = 10_000
@@ -75,9 +75,11 @@ class KafkaPlan(SourcePlan):
 
     def schema(self) -> StructType:
         """The value's columns, the Kafka record timestamp (``__ts``), ``__wm`` (null but in control
-        rows) and ``__ch`` (the partition's name, or a control row's payload)."""
+        rows), ``__ch`` (the partition's name, or a control row's payload) and ``__pos`` (the record's
+        offset, named when a function fails on it)."""
         return StructType(list(codec_for(self.type_info).fields)
-                          + [StructField(TS, LongType()), StructField(WM, LongType()), StructField(CHANNEL, BinaryType())])
+                          + [StructField(TS, LongType()), StructField(WM, LongType()), StructField(CHANNEL, BinaryType()),
+                             StructField(POS, LongType())])
 
 
 class _Metadata:
@@ -185,12 +187,12 @@ def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
     import pickle
 
     codec = codec_for(plan.type_info)
-    names = [f.name for f in codec.fields] + [TS, WM, CHANNEL]
+    names = [f.name for f in codec.fields] + [TS, WM, CHANNEL, POS]
     if split.end_of_input or split.watermark is not None:
         mark, payload = (END_MARK, None) if split.end_of_input else (CONTROL_MARK, pickle.dumps(("watermark", split.watermark)))
         yield pa.RecordBatch.from_arrays([pa.nulls(1, f.type) for f in codec.arrow_schema]
                                          + [pa.nulls(1, pa.int64()), pa.array([mark], pa.int64()),
-                                            pa.array([payload], pa.binary())], names=names)
+                                            pa.array([payload], pa.binary()), pa.nulls(1, pa.int64())], names=names)
         return
     kafka = _kafka()
     spec = plan.spec
@@ -202,7 +204,7 @@ def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
     tp = kafka.TopicPartition(split.topic, split.partition, split.start)
     values: list = []
     stamps: list = []
-    offsets: list = []  # of ``values``, when ``fast``
+    offsets: list = []  # of ``values``
     skipped = 0
 
     def flush() -> pa.RecordBatch:
@@ -216,7 +218,8 @@ def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
                 raise ValueError(f"a value deserialized from Kafka {split.topic}-{split.partition} (offsets "
                                  f"{split.start}..{split.end - 1}) does not fit the source's type: {exc}") from None
         batch = pa.RecordBatch.from_arrays(arrays + [pa.array(stamps, pa.int64()), pa.nulls(n, pa.int64()),
-                                                     pa.array([label] * n, pa.binary())], names=names)
+                                                     pa.array([label] * n, pa.binary()),
+                                                     pa.array(offsets, pa.int64())], names=names)
         values.clear()
         stamps.clear()
         offsets.clear()
@@ -237,9 +240,7 @@ def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
                     break
                 try:
                     value = m.value()
-                    if fast and value is not None:
-                        offsets.append(offset)
-                    else:
+                    if not fast or value is None:
                         value = deserialize(value)
                 except Exception as exc:
                     raise ValueError(f"could not deserialize the Kafka record at {split.topic}-{split.partition} "
@@ -250,6 +251,7 @@ def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
                     continue
                 kind, ts = m.timestamp()
                 values.append(value)
+                offsets.append(offset)
                 stamps.append(ts if kind != kafka.TIMESTAMP_NOT_AVAILABLE else None)
             if messages:
                 stalled_since = time.monotonic()

@@ -18,19 +18,20 @@ import time
 from typing import Any, Iterator
 
 import cloudpickle
+import numpy as np
 import pyarrow as pa
 from pyspark.accumulators import AccumulatorParam
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
-from kindling.graph.specs import (CollectionSourceSpec, DataGenSourceSpec, FileSourceSpec, SequenceSourceSpec,
-                                  SocketTextSourceSpec)
+from kindling.graph.specs import (CollectionSourceSpec, DataGenSourceSpec, FileSourceSpec, KafkaSourceSpec,
+                                  SequenceSourceSpec, SocketTextSourceSpec)
 from kindling.spark import datagen
 from kindling.spark.codec import codec_for
-from kindling.spark.files import FileListing, FileSplit, read_split
+from kindling.spark.files import FileListing, FileSplit, read_split, record_position
 from kindling.spark.metrics import report_skipped
-from kindling.spark.stage import CHANNEL, CONTROL_MARK, ELEMENTS, END_MARK, KEY, TS, WM
+from kindling.spark.stage import CHANNEL, CONTROL_MARK, ELEMENTS, END_MARK, KEY, POS, TS, WM
 
 FORMAT = "kindling_source"
 ROWS_PER_ARROW_BATCH = 10_000
@@ -64,11 +65,12 @@ class SourcePlan:
 
     def schema(self) -> StructType:
         """The value's columns; in STREAMING mode then ``__wm`` (null but in control rows: the
-        end of a bounded input, a watermark hand-off) and ``__ch`` (the name of the row's split,
-        or a control row's payload)."""
+        end of a bounded input, a watermark hand-off), ``__ch`` (the name of the row's split,
+        or a control row's payload) and ``__pos`` (the row's place in its split, named when a
+        function fails on it: :func:`describe_position`)."""
         fields = list(codec_for(self.type_info).fields)
         if self.streaming:
-            fields += [StructField(WM, LongType()), StructField(CHANNEL, BinaryType())]
+            fields += [StructField(WM, LongType()), StructField(CHANNEL, BinaryType()), StructField(POS, LongType())]
         return StructType(fields)
 
 
@@ -333,6 +335,21 @@ class _WakeReader(DataSourceStreamReader):
                 os.remove(path)
 
 
+def describe_position(spec: Any, split: str, position: int) -> str:
+    """Where a source's row is, for errors: ``position`` in ``split`` as the source numbers them
+    (a file split's record, a Kafka offset, an element's index)."""
+    if isinstance(spec, FileSourceSpec):
+        return record_position(spec, split, position)
+    if isinstance(spec, KafkaSourceSpec):
+        topic, _, partition = split.rpartition("-")
+        return f"Kafka topic {topic}, partition {partition}, offset {position}"
+    if isinstance(spec, CollectionSourceSpec):
+        return f"index {position} of the collection"
+    if isinstance(spec, SequenceSourceSpec):
+        return f"index {position} of the sequence"
+    return f"row {position} of split {split}"
+
+
 class _Reading:
     """Reads the rows of a slice as Arrow batches, for both batch and stream readers."""
 
@@ -354,17 +371,21 @@ class _Reading:
             yield from self._values(part)
             return
         label = part.label.encode()
+        position = getattr(part, "start", 0) if getattr(part, "file", None) is None else 0  # an index, a file's record
         for batch in self._values(part):
             n = batch.num_rows
             yield pa.RecordBatch.from_arrays(
-                batch.columns + [pa.nulls(n, pa.int64()), pa.array([label] * n, pa.binary())],
-                names=batch.schema.names + [WM, CHANNEL])
+                batch.columns + [pa.nulls(n, pa.int64()), pa.array([label] * n, pa.binary()),
+                                 pa.array(np.arange(position, position + n, dtype=np.int64))],
+                names=batch.schema.names + [WM, CHANNEL, POS])
+            position += n
         if part.control or part.watermark is not None:
             codec = codec_for(self.plan.type_info)
             arrays = [pa.nulls(1, f.type) for f in codec.arrow_schema]
             mark, payload = (END_MARK, None) if part.control else (CONTROL_MARK, pickle.dumps(("watermark", part.watermark)))
-            yield pa.RecordBatch.from_arrays(arrays + [pa.array([mark], pa.int64()), pa.array([payload], pa.binary())],
-                                             names=[f.name for f in codec.fields] + [WM, CHANNEL])
+            yield pa.RecordBatch.from_arrays(arrays + [pa.array([mark], pa.int64()), pa.array([payload], pa.binary()),
+                                                       pa.nulls(1, pa.int64())],
+                                             names=[f.name for f in codec.fields] + [WM, CHANNEL, POS])
 
     def _values(self, part: _Slice) -> Iterator[pa.RecordBatch]:
         spec = self.plan.spec

@@ -32,7 +32,7 @@ from kindling.common.typeinfo import RowTypeInfo
 from kindling.common.types import Row
 from kindling.runtime.co_functions import BROADCAST
 from kindling.runtime.chain import ChainNode, Record, build_chain, build_list_chain, fan_out, is_function_object
-from kindling.runtime.errors import user_function_failure
+from kindling.runtime.errors import UserFunctionError, user_function_failure
 from kindling.common.formatting import flink_string
 from kindling.runtime.key_groups import assign_key_to_parallel_operator
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
@@ -44,6 +44,7 @@ EXIT = "__exit"
 TS = "__ts"
 WM = "__wm"
 CHANNEL = "__ch"
+POS = "__pos"  # a source row's place in its split (kindling.spark.sources.describe_position)
 KEY = "__key"
 SUBTASK = "__sub"  # one-step jobs: the subtask of a keyed exit's key (kindling/spark/one_step.py)
 END_MARK = 2**52  # __ts and __wm of the control row that ends a bounded input
@@ -481,6 +482,7 @@ class StagePlan:
     uid: str = ""
     channels: bool = False  # report channels and pass control rows on (STREAMING mode)
     reads_source: bool = False  # the input is a source: a task reads one whole split
+    source: Any = None  # that source's spec, which names a failing row's position
     splits_finish: bool = False  # a task's assigners end with the task (a source split, a bounded job)
     splits_end_input: bool = False  # ... and that end is the end of a bounded input: MAX_WATERMARK
     shuffle_partitions: int = 1  # of the keyed operators this stage feeds
@@ -622,25 +624,47 @@ class StageRun:
                 record.timestamp = None
                 record.watermark = None
                 cursor.channel = None
-                self.push_list(values)
+                try:
+                    self.push_list(values)
+                except RuntimeError as exc:
+                    raise self._at_source_position(exc, values, batch) from None
             else:
-                for v, t, w, c in zip(values, ts_col.to_pylist(), wm_col.to_pylist(), ch_col.to_pylist()):
-                    if w == END_MARK:
-                        ended = True
-                        continue
-                    if w == CONTROL_MARK:
-                        self.forward.append((*pickle.loads(c), t or 0))  # passed on with its event time
-                        continue
-                    record.timestamp = t
-                    record.watermark = w
-                    cursor.channel = c
-                    push(v)
+                try:
+                    for v, t, w, c in zip(values, ts_col.to_pylist(), wm_col.to_pylist(), ch_col.to_pylist()):
+                        if w == END_MARK:
+                            ended = True
+                            continue
+                        if w == CONTROL_MARK:
+                            self.forward.append((*pickle.loads(c), t or 0))  # passed on with its event time
+                            continue
+                        record.timestamp = t
+                        record.watermark = w
+                        cursor.channel = c
+                        push(v)
+                except RuntimeError as exc:
+                    raise self._at_source_position(exc, values, batch) from None
             yield from self.flush(final=False)
         yield from self.flush()
         if self.plan.channels:
             yield from self.control_rows(self.reports(final=True) + self.forward)
         if ended:
             yield from self.end_of_input()
+
+    def _at_source_position(self, exc: RuntimeError, values: list, batch: pa.RecordBatch) -> RuntimeError:
+        """``exc`` naming, when a function of a source's stage failed on an element the source read,
+        where that element is in the source (file and line, Kafka partition and offset, ...)."""
+        element = getattr(exc, "kindling_element", None)
+        failure = UserFunctionError.decode(str(exc))
+        if failure is None or POS not in batch.schema.names or not self.plan.reads_source:
+            return exc
+        row = next((i for i, value in enumerate(values) if value is element), None)
+        if row is None:  # an element made further down the chain: its source row is not known
+            return exc
+        from kindling.spark.sources import describe_position
+
+        failure.position = describe_position(self.plan.source, batch.column(CHANNEL)[row].as_py().decode(),
+                                             batch.column(POS)[row].as_py())
+        return RuntimeError(failure.encode())
 
     def reports(self, final: bool) -> list[tuple]:
         """Channel reports of this task's assigners: all of them when the task ends

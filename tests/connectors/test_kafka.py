@@ -154,6 +154,20 @@ def test_a_malformed_record_fails_the_job_naming_where_it_is_unless_skipped(spar
     assert [r.n for r in skipped] == [1, 3]
 
 
+def test_a_function_failing_on_a_record_names_its_partition_and_offset(spark, make_env, kafka_broker, new_topic):
+    from kindling.runtime.errors import UserFunctionError
+
+    topic = new_topic(2)
+    produce(kafka_broker, topic, [(0, b"1", None), (1, b"2", None), (1, b"x", None), (0, b"4", None)])
+    env = make_env()
+    env.from_source(_source(kafka_broker, topic).build(), WatermarkStrategy.no_watermarks(), "Kafka") \
+        .map(int, Types.INT()).name("parse").print()
+    with pytest.raises(UserFunctionError, match="invalid literal") as failure:
+        env.execute("poisoned topic")
+    assert failure.value.element == "'x'"
+    assert failure.value.position == f"Kafka topic {topic}, partition 1, offset 1"
+
+
 @pytest.mark.parametrize("one_step", ["true", "false"])
 def test_skipped_records_are_counted_in_the_job_metrics(spark, make_env, kafka_broker, new_topic, one_step):
     """``ignore_parse_errors()``: the skipped records are ``metrics:<source>.numRecordsInErrors``

@@ -86,8 +86,29 @@ def test_a_poisoned_record_fails_the_job_once_the_strategy_is_exhausted(env, tmp
     with pytest.raises(UserFunctionError, match=f"injected failure {restarts + 1} on 200") as failure:
         client.get_job_execution_result().result(300)
     assert failure.value.operator_name == "poisoned map" and failure.value.element == "200"
-    assert "operator 'poisoned map' failed on the element 200:" in str(failure.value)
+    if restarts:  # on the micro-batch path (restartable) the error also says where the record is
+        assert failure.value.position == "index 199 of the sequence"
+        assert "failed on the element 200 read at index 199 of the sequence:" in str(failure.value)
+    else:  # one step: the source's rows carry no position
+        assert "operator 'poisoned map' failed on the element 200:" in str(failure.value)
     assert _failures(counter) == restarts + 1 and len(client.restarts) == restarts
+
+
+def test_a_poisoned_line_is_named_by_its_file_and_line(env, tmp_path):
+    from kindling.datastream.connectors.file_system import FileSource, StreamFormat
+
+    env.set_parallelism(2)
+    env.enable_checkpointing(1000)  # the micro-batch path
+    env.set_restart_strategy(RestartStrategies.no_restart())
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text("1\n2\n\nthree\n5\n")
+    source = FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(tmp_path / "in")).build()
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "lines").map(int, Types.INT()).name("parse") \
+        .sink_to(FileSink.for_row_format(str(tmp_path / "out"), Encoder.simple_string_encoder()).build())
+    with pytest.raises(UserFunctionError, match="invalid literal") as failure:
+        env.execute("poisoned file")
+    assert failure.value.operator_name == "parse" and failure.value.element == "''"
+    assert failure.value.position == f"file {tmp_path / 'in' / 'a.txt'}, line 3"
 
 
 @pytest.mark.parametrize("retention, kept", [(ExternalizedCheckpointRetention.DELETE_ON_CANCELLATION, False),
