@@ -36,14 +36,24 @@ def _java_string(value: Any, type_info: Any, kinds: tuple) -> str:
         kind = getattr(value, "get_row_kind", None)
         short = kind().short_string() if kind is not None and hasattr(kind(), "short_string") else "+I"
         types = type_info.get_field_types()
-        return short + "[" + ",".join("None" if v is None else _java_string(v, t, kinds)
-                                      for v, t in zip(value, types)) + "]"
+        # PyFlink formats a row's fields in Python: composite ones as their repr
+        return short + "[" + ",".join("None" if v is None else repr(v) if isinstance(t, kinds) else
+                                      _java_string(v, t, kinds) for v, t in zip(value, types)) + "]"
     if isinstance(type_info, tuple_t):
         types = type_info.get_field_types()
-        return "(" + ",".join(_java_string(v, t, kinds) for v, t in zip(value, types)) + ")"
+        return "(" + ",".join(_java_row_string(v, t, kinds) if isinstance(t, row_t) else _java_string(v, t, kinds)
+                              for v, t in zip(value, types)) + ")"
     if isinstance(type_info, list_t) or isinstance(value, (list, tuple)):
         elem = getattr(type_info, "elem_type", None)
         return "[" + ", ".join(_java_string(v, elem, kinds) for v in value) + "]"
     if isinstance(type_info, map_t) or isinstance(value, dict):
         return "{" + ", ".join(f"{_java_string(k, None, kinds)}={_java_string(v, None, kinds)}" for k, v in value.items()) + "}"
     return str(value)
+
+
+def _java_row_string(value: Any, type_info: Any, kinds: tuple) -> str:
+    """A Row as Java's ``Row.toString`` writes it (a row inside a tuple): ``+I[a, 1]``."""
+    if value is None:
+        return "null"
+    short = value.get_row_kind().short_string() if hasattr(value, "get_row_kind") else "+I"
+    return short + "[" + ", ".join(_java_string(v, t, kinds) for v, t in zip(value, type_info.get_field_types())) + "]"

@@ -593,6 +593,14 @@ class RowTypeInfo(TypeInformation):
                                              for n, t in zip(self._field_names, self._types))
 
 
+class ChangelogRowTypeInfo(RowTypeInfo):
+    """Rows that keep their :class:`RowKind` from one operator to the next: the changes of an
+    updating table (``+I``, ``-U``, ``+U``, ``-D``). A plain RowTypeInfo's rows arrive as INSERTs."""
+
+    def _expr(self) -> str:
+        return 'ChangelogRowTypeInfo(%s)' % super()._expr()
+
+
 class TupleTypeInfo(TypeInformation):
     """Type information for Python tuples of fixed arity; in Spark a struct with fields
     ``f0``, ``f1``, ...

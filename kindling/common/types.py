@@ -18,6 +18,9 @@ class RowKind(Enum):
     def short_string(self) -> str:
         return _SHORT_STRINGS[self]
 
+    def __str__(self) -> str:
+        return _SHORT_STRINGS[self]
+
     @unsupported(f"{JVM_ONLY}; use the Python enum")
     def to_j_row_kind(self): ...
 

@@ -16,17 +16,19 @@ from typing import Any, Callable, List, Optional, Sequence
 import pyarrow as pa
 from pyspark.sql import types as st
 
-from kindling.common.typeinfo import (BasicType, BasicTypeInfo, DateTypeInfo, InstantTypeInfo,
+from kindling.common.typeinfo import (BasicType, BasicTypeInfo, ChangelogRowTypeInfo, DateTypeInfo, InstantTypeInfo,
                                       LocalTimeTypeInfo, PickledBytesTypeInfo,
                                       PrimitiveArrayTypeInfo, RowTypeInfo, TupleTypeInfo,
                                       TypeInformation, Types, _ElementTypeInfo)
-from kindling.common.types import Row, _rows_from_lists
+from kindling.common.types import Row, RowKind, _rows_from_lists
 from kindling.spark.type_mapping import (ARROW_ERRORS, ARROW_TIMEZONE, INT_RANGES, PICKLE_PROTOCOL,
                                          BadValue, ValueTypeError, arrow_type, converter, decoder,
                                          pickle_value, splitter, to_value_error, type_expr,
                                          unpickle_value)
 
 __all__ = ['Codec', 'codec_for', 'ValueTypeError', 'arrow_type', 'ARROW_TIMEZONE']
+
+ROW_KIND = '__kind'  # the column of a changelog row's RowKind
 
 
 # ---- column encoders: a list of Python values -> one Arrow array ----
@@ -285,6 +287,24 @@ class _RowCodec(_FieldsCodec):
         return _rows_from_lists(self._names, map(list, zip(*decoded)))
 
 
+class _ChangelogRowCodec(_RowCodec):
+    """Rows with their RowKind, as its byte value in a column of its own (``__kind``)."""
+
+    def __init__(self, type_info: TypeInformation) -> None:
+        super().__init__(type_info)
+        self.fields = self.fields + [st.StructField(ROW_KIND, st.ByteType(), True)]
+
+    def encode(self, values: Sequence[Any]) -> List[pa.Array]:
+        kinds = [v._row_kind.value if isinstance(v, Row) else 0 for v in values]
+        return super().encode(values) + [pa.array(kinds, type=pa.int8())]
+
+    def decode(self, columns: Sequence[Any]) -> List[Any]:
+        rows = super().decode(columns[:-1])
+        for row, kind in zip(rows, columns[-1].to_pylist()):
+            row._row_kind = RowKind(kind or 0)
+        return rows
+
+
 class _TupleCodec(_FieldsCodec):
     def _build(self, decoded: List[List[Any]]) -> List[Any]:
         return list(zip(*decoded))
@@ -313,6 +333,8 @@ def codec_for(type_info: Optional[TypeInformation]) -> Codec:
 def _new_codec(type_info: Optional[TypeInformation]) -> Codec:
     if type_info is None or isinstance(type_info, PickledBytesTypeInfo):
         return _PickleCodec(type_info)
+    if isinstance(type_info, ChangelogRowTypeInfo):
+        return _ChangelogRowCodec(type_info)
     if isinstance(type_info, RowTypeInfo):
         return _RowCodec(type_info)
     if isinstance(type_info, TupleTypeInfo):

@@ -11,22 +11,27 @@ Example::
 from kindling.common.types import Row, RowKind
 from kindling.table.environment_settings import EnvironmentSettings
 from kindling.table.schema import Schema
-from kindling.table.table import Table
-from kindling.table.table_descriptor import TableDescriptor
+from kindling.table.table import GroupedTable, Table
+from kindling.table.statement_set import StatementSet
+from kindling.table.table_config import TableConfig
+from kindling.table.table_descriptor import FormatDescriptor, TableDescriptor
 from kindling.table.table_environment import StreamTableEnvironment, TableEnvironment
 from kindling.table.result_kind import ResultKind
 from kindling.table.table_result import TableResult
 from kindling.table.types import DataType, DataTypes
+from kindling.table.udf import (AggregateFunction, FunctionContext, ScalarFunction, TableFunction,
+                                UserDefinedFunction)
 
-__all__ = ["DataType", "DataTypes", "EnvironmentSettings", "ResultKind", "Row", "RowKind", "Schema",
-           "StreamTableEnvironment", "Table", "TableDescriptor", "TableEnvironment", "TableResult"]
+__all__ = ["AggregateFunction", "DataType", "DataTypes", "EnvironmentSettings", "FormatDescriptor", "FunctionContext",
+           "GroupedTable", "ResultKind", "Row", "RowKind", "ScalarFunction", "Schema", "StatementSet", "StreamTableEnvironment",
+           "Table", "TableConfig", "TableDescriptor", "TableEnvironment", "TableFunction", "TableResult",
+           "UserDefinedFunction"]
 
 from kindling.common.unsupported import TABLE_API, missing_names  # noqa: E402
 
 #: PyFlink's pyflink.table names Kindling does not have yet (docs/table.md)
 __getattr__ = missing_names(__name__, {name: TABLE_API for name in (
-    "StatementSet", "TableConfig", "GroupedTable", "GroupWindowedTable", "OverWindowedTable", "WindowGroupedTable",
-    "ScalarFunction", "TableFunction", "AggregateFunction", "TableAggregateFunction", "AsyncScalarFunction",
-    "FunctionContext", "DataView", "ListView", "MapView", "FormatDescriptor", "Module", "ModuleEntry", "SqlDialect",
-    "UserDefinedType", "Expression", "TableSchema", "ChangelogMode", "ExplainDetail", "CompiledPlan",
+    "GroupWindowedTable", "OverWindowedTable", "WindowGroupedTable",
+    "TableAggregateFunction", "AsyncScalarFunction", "DataView", "ListView", "MapView", "Module", "ModuleEntry",
+    "SqlDialect", "UserDefinedType", "Expression", "TableSchema", "ChangelogMode", "ExplainDetail", "CompiledPlan",
     "PlanReference", "TablePipeline")})

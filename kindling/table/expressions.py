@@ -1,42 +1,101 @@
-"""``pyflink.table.expressions``: column expressions of the Table API (``col('a') + 1``), evaluated
-as Spark SQL column expressions, in Spark's JVM operators.
+"""``pyflink.table.expressions``: column expressions of the Table API (``col('a') + 1``). Each is
+evaluated as a Spark SQL column expression (in Spark's JVM operators) where the table's rows are a
+Spark DataFrame, and in Python where they are a stream of changes (docs/table.md).
 
 Example::
 
     table.select(col('id'), (col('score') * 2).alias('double_score')).where(col('score') > 10)
+    table.group_by(col('k')).select(col('k'), col('v').sum.alias('total'), lit(1).count)
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional
+import operator
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from kindling.table.types import DataType, DataTypes
 
-__all__ = ["Expression", "col", "lit"]
+__all__ = ["Expression", "call", "col", "lit"]
 
 #: numeric types, narrowest first: arithmetic results take the wider operand's type, as in Flink
 NUMERIC = ["TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE"]
+INTEGRAL = NUMERIC[:4]
+
+#: Python operators of the Table API's SQL operators, as Flink evaluates them (null in, null out)
+_ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul}
+_SPARK_ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+                     "%": operator.mod}
+
+
+def _divide(a, b, integral: bool):
+    if b == 0 and integral:
+        raise ZeroDivisionError(f"Division by zero: {a} / 0")
+    if integral:
+        quotient = abs(a) // abs(b)  # Java's integer division truncates towards zero
+        return quotient if (a >= 0) == (b >= 0) else -quotient
+    return a / b if b else (float("nan") if a == 0 else float("inf") * (1 if a > 0 else -1))
+
+
+def _python_divide(a, b):
+    return _divide(a, b, isinstance(a, int) and isinstance(b, int))
+
+
+def _python_modulo(a, b):
+    import math
+
+    # Java's remainder takes the dividend's sign
+    return a - b * _divide(a, b, True) if isinstance(a, int) and isinstance(b, int) else math.fmod(a, b)
 
 
 class Expression:
-    """A column expression: how to build its Spark Column, its SQL type given the input columns'
-    types, and its name (a column's own name, an alias, or None: named by position)."""
+    """A column expression: its Spark Column, its Python value for a row (``evaluate``), its SQL
+    type given the input columns' types, and its name (a column's own, an alias, or None: named by
+    position). An aggregate (``col('v').sum``) is evaluated by the grouping operator."""
 
     def __init__(self, column: Callable[[], Any], data_type: Callable[[Dict[str, DataType]], DataType],
-                 text: str, name: Optional[str] = None):
+                 text: str, name: Optional[str] = None, evaluate: Optional[Callable[[Dict[str, Any]], Any]] = None,
+                 children: Tuple["Expression", ...] = (), aggregate: Optional["Aggregate"] = None):
         self._column = column
         self._data_type = data_type
         self._text = text
         self._name = name
+        self._evaluate = evaluate if evaluate is not None else (lambda env: env[id(self)])
+        self._children = children
+        self._aggregate = aggregate
 
     def alias(self, name: str, *extra_names: str) -> "Expression":
         """The expression named ``name`` in the result."""
         if extra_names:
-            raise ValueError("alias with several names is for table functions, which Kindling does not have yet")
-        return Expression(self._column, self._data_type, f"{self._text} AS {name}", name)
+            raise ValueError("alias with several names is for table functions: use Table.alias(...) after "
+                             "flat_map / join_lateral")
+        return Expression(self._column, self._data_type, f"{self._text} AS {name}", name, self._evaluate,
+                          (self,))
 
     def spark_column(self, columns: Dict[str, DataType]):
         """The Spark Column, cast to the Spark type of the expression's SQL type."""
         return self._column().cast(self._data_type(columns).type_info().to_spark_type())
+
+    def evaluate(self, env: Dict[Any, Any]) -> Any:
+        """The value for one row: ``env`` maps column names (and aggregates) to values."""
+        return self._evaluate(env)
+
+    def aggregates(self) -> List["Expression"]:
+        """The aggregate expressions in this one, outermost first."""
+        if self._aggregate is not None:
+            return [self]
+        return [a for child in self._children for a in child.aggregates()]
+
+    def columns(self) -> List[str]:
+        """The columns this expression reads outside its aggregates."""
+        if self._aggregate is not None:
+            return []
+        own = [self._name] if not self._children and getattr(self, "_is_column", False) else []
+        return own + [c for child in self._children for c in child.columns()]
+
+    def needs_python(self) -> bool:
+        """Whether a Python function (a UDF) is part of the expression."""
+        return getattr(self, "_python_function", False) or any(c.needs_python() for c in self._children)
+
+    # -- operators ----------------------------------------------------------------------------
 
     def _arithmetic(self, other: Any, symbol: str, reverse: bool = False) -> "Expression":
         left, right = (_expr(other), self) if reverse else (self, _expr(other))
@@ -46,16 +105,36 @@ class Expression:
             if not all(t in NUMERIC for t in types):
                 raise ValueError(f"'{left._text} {symbol} {right._text}': {symbol} needs numeric operands, got "
                                  f"{' and '.join(types)}")
+            if symbol == "%":  # as Calcite types MOD: the divisor's type
+                return getattr(DataTypes, types[1])()
             return getattr(DataTypes, max(types, key=NUMERIC.index))()
 
-        operate = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}[symbol]
-        return Expression(lambda: operate(left._column(), right._column()), data_type,
-                          f"({left._text} {symbol} {right._text})")
+        python = _ARITHMETIC.get(symbol) or (_python_divide if symbol == "/" else _python_modulo)
+        spark = _SPARK_ARITHMETIC[symbol]
 
-    def _boolean(self, other: Any, symbol: str, operate: Callable[[Any, Any], Any]) -> "Expression":
+        def column():
+            return spark(left._column(), right._column())
+
+        def evaluate(env):
+            a, b = left._evaluate(env), right._evaluate(env)
+            return None if a is None or b is None else python(a, b)
+
+        return Expression(column, data_type, f"({left._text} {symbol} {right._text})", evaluate=evaluate,
+                          children=(left, right))
+
+    def _boolean(self, other: Any, symbol: str, operate: Callable[[Any, Any], Any],
+                 python: Callable[[Any, Any], Any]) -> "Expression":
         right = _expr(other)
+
+        def evaluate(env):
+            return python(self._evaluate(env), right._evaluate(env))
+
         return Expression(lambda: operate(self._column(), right._column()), lambda _: DataTypes.BOOLEAN(),
-                          f"({self._text} {symbol} {right._text})")
+                          f"({self._text} {symbol} {right._text})", evaluate=evaluate, children=(self, right))
+
+    def _comparison(self, other: Any, symbol: str, compare: Callable[[Any, Any], Any]) -> "Expression":
+        return self._boolean(other, symbol, compare,
+                             lambda a, b: None if a is None or b is None else compare(a, b))
 
     def __add__(self, other): return self._arithmetic(other, "+")
     def __radd__(self, other): return self._arithmetic(other, "+", True)
@@ -63,17 +142,95 @@ class Expression:
     def __rsub__(self, other): return self._arithmetic(other, "-", True)
     def __mul__(self, other): return self._arithmetic(other, "*")
     def __rmul__(self, other): return self._arithmetic(other, "*", True)
-    def __eq__(self, other): return self._boolean(other, "===", lambda a, b: a == b)  # type: ignore[override]
-    def __ne__(self, other): return self._boolean(other, "!==", lambda a, b: a != b)  # type: ignore[override]
-    def __lt__(self, other): return self._boolean(other, "<", lambda a, b: a < b)
-    def __le__(self, other): return self._boolean(other, "<=", lambda a, b: a <= b)
-    def __gt__(self, other): return self._boolean(other, ">", lambda a, b: a > b)
-    def __ge__(self, other): return self._boolean(other, ">=", lambda a, b: a >= b)
-    def __and__(self, other): return self._boolean(other, "&&", lambda a, b: a & b)
-    def __or__(self, other): return self._boolean(other, "||", lambda a, b: a | b)
+    def __truediv__(self, other): return self._arithmetic(other, "/")
+    def __rtruediv__(self, other): return self._arithmetic(other, "/", True)
+    def __mod__(self, other): return self._arithmetic(other, "%")
+    def __eq__(self, other):  # type: ignore[override]
+        equals = self._comparison(other, "===", operator.eq)
+        equals._equals = True  # an equi-join key when both sides are columns
+        return equals
+
+    def __ne__(self, other): return self._comparison(other, "!==", operator.ne)  # type: ignore[override]
+    def __lt__(self, other): return self._comparison(other, "<", operator.lt)
+    def __le__(self, other): return self._comparison(other, "<=", operator.le)
+    def __gt__(self, other): return self._comparison(other, ">", operator.gt)
+    def __ge__(self, other): return self._comparison(other, ">=", operator.ge)
+
+    def __and__(self, other):
+        # SQL's three-valued AND: false wins over null
+        conjunction = self._boolean(other, "&&", operator.and_,
+                                    lambda a, b: False if a is False or b is False else None if a is None or b is None
+                                    else True)
+        conjunction._and = True
+        return conjunction
+
+    def __or__(self, other):
+        return self._boolean(other, "||", operator.or_,
+                             lambda a, b: True if a is True or b is True else None if a is None or b is None
+                             else False)
 
     def __invert__(self) -> "Expression":
-        return Expression(lambda: ~self._column(), lambda _: DataTypes.BOOLEAN(), f"!{self._text}")
+        return Expression(lambda: ~self._column(), lambda _: DataTypes.BOOLEAN(), f"!{self._text}",
+                          evaluate=lambda env: None if self._evaluate(env) is None else not self._evaluate(env),
+                          children=(self,))
+
+    def cast(self, data_type: DataType) -> "Expression":
+        """The value as ``data_type`` (numbers, strings and booleans)."""
+        target = data_type.type_name
+        if target in NUMERIC:
+            convert = int if target in INTEGRAL else float
+        elif target in ("STRING", "VARCHAR", "CHAR"):
+            def convert(v):
+                return ("true" if v else "false") if isinstance(v, bool) else str(v)
+        elif target == "BOOLEAN":
+            def convert(v):
+                return v.strip().lower() == "true" if isinstance(v, str) else bool(v)
+        else:
+            raise ValueError(f"cast to {data_type!r} is not supported by Kindling yet; cast to numbers, strings "
+                             "or BOOLEAN")
+
+        def evaluate(env):
+            value = self._evaluate(env)
+            return None if value is None else convert(value)
+
+        return Expression(lambda: self._column().cast(data_type.type_info().to_spark_type()),
+                          lambda columns: data_type, f"cast({self._text} as {data_type!r})", evaluate=evaluate,
+                          children=(self,))
+
+    # -- aggregates (``col('v').sum``), as PyFlink's properties ---------------------------------
+
+    @property
+    def count(self) -> "Expression": return _aggregate("count", self)
+    @property
+    def sum(self) -> "Expression": return _aggregate("sum", self)
+    @property
+    def sum0(self) -> "Expression": return _aggregate("sum0", self)
+    @property
+    def avg(self) -> "Expression": return _aggregate("avg", self)
+    @property
+    def min(self) -> "Expression": return _aggregate("min", self)
+    @property
+    def max(self) -> "Expression": return _aggregate("max", self)
+
+    @property
+    def asc(self) -> "Expression":
+        """Ascending order, for ``order_by``."""
+        return self
+
+    @property
+    def desc(self) -> "Expression":
+        """Descending order, for ``order_by``."""
+        descending = Expression(self._column, self._data_type, f"{self._text} DESC", self._name, self._evaluate,
+                                (self,))
+        descending._descending = True
+        return descending
+
+    @property
+    def distinct(self) -> "Expression":
+        """``col('v').count.distinct``: the aggregate over distinct values."""
+        if self._aggregate is None:
+            raise ValueError(f"distinct applies to an aggregate (col('v').count.distinct), not to {self._text}")
+        return _aggregate(self._aggregate.kind, self._children[0], distinct=True)
 
     __hash__ = object.__hash__
 
@@ -87,6 +244,92 @@ class Expression:
     __repr__ = __str__
 
 
+class Aggregate:
+    """What an aggregate computes: its kind (``sum``, ``count``, ...) over an argument, with the
+    Python accumulator the grouping operator keeps per group (it also retracts, for an updating
+    input) and the Spark aggregate function of the same."""
+
+    def __init__(self, kind: str, distinct: bool = False):
+        self.kind = kind
+        self.distinct = distinct
+
+    def data_type(self, argument: DataType) -> DataType:
+        if self.kind == "count":
+            return DataTypes.BIGINT().not_null()
+        if self.kind in ("sum", "sum0", "avg") and argument.type_name not in NUMERIC:
+            raise ValueError(f"{self.kind.upper()} needs a numeric argument, got {argument!r}")
+        typed = getattr(DataTypes, argument.type_name)() if argument.type_name in NUMERIC else argument.nullable()
+        return typed.not_null() if self.kind == "sum0" else typed
+
+    def spark_function(self):
+        from pyspark.sql import functions
+
+        if self.distinct:
+            return {"count": functions.count_distinct, "sum": functions.sum_distinct}[self.kind]
+        return {"count": functions.count, "sum": functions.sum, "avg": functions.avg, "min": functions.min,
+                "max": functions.max, "sum0": lambda c: functions.coalesce(functions.sum(c), functions.lit(0))}[self.kind]
+
+    # The accumulator is plain data (it lives in keyed state): [non-null count, value] where value
+    # is the sum (sum, avg), or a dict value -> count (min, max, distinct: retractable).
+
+    def create(self) -> list:
+        return [0, {} if self.distinct or self.kind in ("min", "max") else 0]
+
+    def accumulate(self, acc: list, values: List[Any], sign: int) -> None:
+        """Adds (``sign`` 1) or retracts (-1) one row's argument values."""
+        value = values[0]
+        if value is None:
+            return
+        if isinstance(acc[1], dict):
+            seen = acc[1]
+            count = seen.get(value, 0) + sign
+            if count > 0:
+                seen[value] = count
+            else:
+                seen.pop(value, None)
+            if self.distinct and (count > 1 or (sign < 0 and count > 0)):
+                return  # a value seen before changes nothing distinct
+            acc[0] += sign
+            return
+        acc[0] += sign
+        if self.kind != "count":
+            acc[1] += sign * value
+
+    def result(self, acc: list, integral: bool) -> Any:
+        count, value = acc
+        if isinstance(value, dict):
+            if self.kind == "count":
+                return len(value)
+            if self.kind in ("sum", "sum0", "avg"):
+                total = sum(value)
+                value = total
+            else:
+                return (min if self.kind == "min" else max)(value) if value else None
+        if self.kind == "count":
+            return count
+        if self.kind == "sum0":
+            return value if count else 0
+        if not count:
+            return None
+        if self.kind == "avg":
+            n = len(acc[1]) if isinstance(acc[1], dict) else count
+            return _divide(value, n, True) if integral else value / n
+        return value
+
+
+def _aggregate(kind: str, argument: "Expression", distinct: bool = False) -> Expression:
+    aggregate = Aggregate(kind, distinct)
+    text = f"{kind}({'distinct ' if distinct else ''}{argument._text})"
+
+    def column():
+        return aggregate.spark_function()(argument._column())
+
+    def data_type(columns: Dict[str, DataType]) -> DataType:
+        return aggregate.data_type(argument._data_type(columns))
+
+    return Expression(column, data_type, text, children=(argument,), aggregate=aggregate)
+
+
 def col(name: str) -> Expression:
     """The column ``name``."""
     from pyspark.sql import functions
@@ -96,7 +339,10 @@ def col(name: str) -> Expression:
             raise ValueError(f"Column '{name}' not found in the table; columns: {list(columns)}")
         return columns[name]
 
-    return Expression(lambda: functions.col(f"`{name}`"), data_type, name, name)
+    expression = Expression(lambda: functions.col(f"`{name}`"), data_type, name, name,
+                            evaluate=lambda env: env[name])
+    expression._is_column = True
+    return expression
 
 
 def lit(value: Any, data_type: Optional[DataType] = None) -> Expression:
@@ -119,7 +365,21 @@ def lit(value: Any, data_type: Optional[DataType] = None) -> Expression:
     fixed = data_type
     return Expression(lambda: functions.lit(value), lambda _: fixed,
                       repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool)
-                      else str(value))
+                      else str(value), evaluate=lambda env: value)
+
+
+def call(f: Any, *args: Any) -> Expression:
+    """A call of a function: a user-defined function (its object or its registered name) or a
+    built-in aggregate by name (``call('sum', col('v'))``)."""
+    arguments = [_expr(a) if not isinstance(a, str) else col(a) for a in args]
+    if isinstance(f, str):
+        name = f.lower()
+        if name in ("count", "sum", "sum0", "avg", "min", "max") and len(arguments) == 1:
+            return _aggregate(name, arguments[0])
+        from kindling.table.udf import registered_function
+
+        f = registered_function(name)
+    return f(*arguments)
 
 
 def _expr(value: Any) -> Expression:

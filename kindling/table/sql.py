@@ -1,12 +1,15 @@
 """Flink SQL statements parsed with sqlglot: ``CREATE TABLE name (columns) WITH (options)``."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from kindling.table.schema import Schema
 from kindling.table.types import DataType, DataTypes
 
-__all__ = ["parse_create_table", "parse_query"]
+__all__ = ["parse_query", "parse_statement"]
+
+#: sqlglot's dialect closest to Flink SQL's lexical rules (`backquoted` identifiers)
+DIALECT = "spark"
 
 
 def _data_type(kind) -> DataType:
@@ -31,17 +34,62 @@ def _data_type(kind) -> DataType:
     raise ValueError(f"CREATE TABLE: the column type {kind.sql()} is not supported by Kindling yet")
 
 
-def parse_create_table(statement: str) -> Tuple[str, Schema, Dict[str, str]]:
-    """The table name, schema and WITH options of a ``CREATE [TEMPORARY] TABLE`` statement."""
+def _parse(statement: str):
+    import sqlglot
+
+    try:
+        return sqlglot.parse_one(statement, read=DIALECT)
+    except sqlglot.errors.ParseError as error:
+        raise ValueError(f"SQL parse failed: {error}") from None
+
+
+def parse_statement(statement: str) -> Tuple[str, ...]:
+    """What a statement of ``execute_sql`` asks: ``('create_table', name, schema, options)``,
+    ``('create_view', name, query)``, ``('create_function', name, 'module.attribute')``,
+    ``('show', 'TABLES' | 'VIEWS' | 'FUNCTIONS')``, ``('describe', name)``, ``('insert', sink, query)``,
+    ``('drop', name, if_exists)`` or ``('query', query)``."""
     import sqlglot
     import sqlglot.expressions as exp
 
-    try:
-        tree = sqlglot.parse_one(statement)
-    except sqlglot.errors.ParseError as error:
-        raise ValueError(f"SQL parse failed: {error}") from None
+    words = [t.text.upper() for t in sqlglot.tokenize(statement, read=DIALECT)]
+    if words[:1] == ["SHOW"]:
+        if words[1:] not in (["TABLES"], ["VIEWS"], ["FUNCTIONS"], ["USER", "FUNCTIONS"]):
+            raise ValueError(f"{statement.strip()!r} is not supported by Kindling yet; SHOW TABLES, VIEWS or FUNCTIONS")
+        return ("show", words[-1])
+    if words[:1] == ["CREATE"] and "FUNCTION" in words:
+        tokens = [t.text for t in sqlglot.tokenize(statement, read=DIALECT)]
+        at = words.index("FUNCTION")
+        if len(words) < at + 4 or words[at + 2] != "AS" or (len(words) > at + 4 and words[at + 4:] != ["LANGUAGE",
+                                                                                                     "PYTHON"]):
+            raise ValueError("CREATE FUNCTION name AS 'module.function' LANGUAGE PYTHON is the form Kindling "
+                             f"supports, got {statement.strip()!r}")
+        return ("create_function", tokens[at + 1], tokens[at + 3])
+    tree = _parse(statement)
+    if isinstance(tree, exp.Create) and tree.kind == "VIEW":
+        return ("create_view", tree.this.name, tree.expression.sql())
+    if isinstance(tree, exp.Create):
+        return ("create_table",) + parse_create_table(tree)
+    if isinstance(tree, exp.Describe):
+        return ("describe", tree.this.name)
+    if isinstance(tree, exp.Insert):
+        if tree.args.get("overwrite"):
+            raise ValueError("INSERT OVERWRITE is not supported by Kindling yet")
+        return ("insert", tree.this.name, tree.expression.sql())
+    if isinstance(tree, exp.Drop) and tree.kind in ("TABLE", "VIEW"):
+        return ("drop", tree.this.name if tree.this is not None else tree.args["tables"][0].name,
+                bool(tree.args.get("exists")))
+    if isinstance(tree, exp.Select):
+        return ("query", statement)
+    raise ValueError(f"execute_sql: {statement.strip()[:80]!r} is not supported by Kindling yet (CREATE TABLE/VIEW/"
+                     "FUNCTION, SHOW, DESCRIBE, INSERT INTO, DROP TABLE/VIEW, SELECT)")
+
+
+def parse_create_table(tree) -> Tuple[str, Schema, Dict[str, str]]:
+    """The table name, schema and WITH options of a ``CREATE [TEMPORARY] TABLE`` statement's tree."""
+    import sqlglot.expressions as exp
+
     if not isinstance(tree, exp.Create) or tree.kind != "TABLE" or not isinstance(tree.this, exp.Schema):
-        raise ValueError(f"Not a CREATE TABLE statement with columns: {statement.strip()[:80]!r}")
+        raise ValueError(f"Not a CREATE TABLE statement with columns: {tree.sql()[:80]!r}")
     name = tree.this.this.name
     builder = Schema.new_builder()
     for column in tree.this.expressions:
@@ -66,59 +114,146 @@ def parse_create_table(statement: str) -> Tuple[str, Schema, Dict[str, str]]:
 
 
 def parse_query(query: str, table_of: Callable[[str], Any]) -> Any:
-    """The Table of a ``SELECT columns FROM table [WHERE condition]`` query: the FROM table (from
-    ``table_of(name)``) with the WHERE and SELECT as Table API operations, so they run as Spark
-    column expressions. Anything else fails naming the part Kindling cannot translate yet."""
-    import sqlglot
+    """The Table of a ``SELECT [DISTINCT] ... FROM table [WHERE ...] [GROUP BY ... [HAVING ...]]``
+    query: the FROM table (from ``table_of(name)``) with the clauses as Table API operations, so
+    SQL and the Table API run the same way. Anything else fails naming the part Kindling cannot
+    translate yet."""
     import sqlglot.expressions as exp
 
-    try:
-        tree = sqlglot.parse_one(query)
-    except sqlglot.errors.ParseError as error:
-        raise ValueError(f"SQL parse failed: {error}") from None
+    from kindling.table.expressions import col
+
+    tree = _parse(query)
     if not isinstance(tree, exp.Select):
         raise ValueError(f"sql_query takes a SELECT query, got: {query.strip()[:80]!r}")
-    for part in ("group", "having", "order", "limit", "offset", "joins", "distinct", "windows", "with"):
+    for part in ("windows", "with"):
         if tree.args.get(part):
-            raise ValueError(f"sql_query: {part.upper()} is not supported by Kindling yet "
-                             "(supported: SELECT expressions FROM table WHERE condition)")
+            raise ValueError(f"sql_query: {part.upper()} is not supported by Kindling yet (supported: SELECT "
+                             "[DISTINCT] expressions FROM table [WHERE ...] [GROUP BY ... [HAVING ...]])")
     source = tree.args.get("from") or tree.args.get("from_")
     if source is None or not isinstance(source.this, exp.Table) or source.this.args.get("db"):
         raise ValueError(f"sql_query: FROM must name one registered table, got {source.sql() if source else 'none'}")
     table = table_of(source.this.name)
+    scope = None
+    if tree.args.get("joins"):
+        table, scope = _joined(table, source.this.alias_or_name, tree.args["joins"], table_of)
     if tree.args.get("where") is not None:
-        table = table.where(_expression(tree.args["where"].this))
+        table = table.where(_expression(tree.args["where"].this, scope))
     if any(isinstance(e, exp.Star) for e in tree.expressions):
-        if len(tree.expressions) == 1:
-            return table
-        raise ValueError("sql_query: * with other columns is not supported by Kindling yet")
+        if len(tree.expressions) == 1 and not tree.args.get("group"):
+            return table.distinct() if tree.args.get("distinct") else table
+        raise ValueError("sql_query: * with other columns or GROUP BY is not supported by Kindling yet")
     fields = []
     for i, node in enumerate(tree.expressions):
         if isinstance(node, exp.Alias):
-            fields.append(_expression(node.this).alias(node.alias))
+            fields.append(_expression(node.this, scope).alias(node.alias))
         elif isinstance(node, exp.Column):
-            fields.append(_expression(node))
+            fields.append(_expression(node, scope).alias(node.name) if scope else _expression(node))
         else:
-            fields.append(_expression(node).alias(f"EXPR${i}"))  # Calcite's name of an unnamed expression
-    return table.select(*fields)
+            fields.append(_expression(node, scope).alias(f"EXPR${i}"))  # Calcite's name of an unnamed expression
+    group = tree.args.get("group")
+    having = tree.args.get("having")
+    if group is None and having is None and not any(f.aggregates() for f in fields):
+        result = table.select(*fields)
+    else:
+        keys = [_expression(k, scope) for k in (group.expressions if group is not None else [])]
+        if having is not None:  # computed as one more column, filtered on, then dropped
+            fields.append(_expression(having.this, scope).alias(HAVING_COLUMN))
+        result = table.group_by(*keys).select(*fields)
+        if having is not None:
+            result = result.where(col(HAVING_COLUMN)).drop_columns(HAVING_COLUMN)
+    result = result.distinct() if tree.args.get("distinct") else result
+    return _ordered(tree, result)
 
 
-def _expression(node) -> Any:
-    """A Table API expression for a SQL expression tree."""
+def _ordered(tree, table) -> Any:
+    """The table with the query's ORDER BY, LIMIT and OFFSET (batch mode)."""
+    from kindling.table.expressions import col
+
+    order, limit, offset = tree.args.get("order"), tree.args.get("limit"), tree.args.get("offset")
+    if order is None and limit is None and offset is None:
+        return table
+    names = table.get_schema().get_field_names()
+    keys = []
+    for ordered in (order.expressions if order is not None else []):
+        key = ordered.this
+        if not hasattr(key, "name") or key.name not in names:
+            raise ValueError(f"sql_query: ORDER BY {key.sql()}: Kindling orders by selected columns only")
+        key = col(key.name).desc if ordered.args.get("desc") else col(key.name)
+        key._null_smallest = True  # Flink SQL's null order (the Table API's is the reverse)
+        keys.append(key)
+    fetch = int(limit.expression.this) if limit is not None else None
+    skip = int(offset.expression.this) if offset is not None else 0
+    return table.order_by(*keys).limit(fetch, skip) if fetch is not None else table.order_by(*keys).offset(skip)
+
+
+def _joined(table, alias: str, joins, table_of):
+    """The table of ``FROM a JOIN b ON ...``, and the scope resolving ``a.x``, ``b.y`` and unqualified
+    names: a right table's column named as an earlier one is renamed ``name0`` (as Calcite does)."""
+    from kindling.table.expressions import col
+
+    scope: Dict[Tuple[Optional[str], str], str] = {}
+    owners: Dict[str, int] = {}
+
+    def add(table_alias: str, names, resolved):
+        for name, new in zip(names, resolved):
+            scope[(table_alias, name)] = new
+            owners[name] = owners.get(name, 0) + 1
+            scope[(None, name)] = new
+
+    add(alias, table.get_schema().get_field_names(), table.get_schema().get_field_names())
+    for join in joins:
+        right = table_of(join.this.name)
+        taken = set(table.get_schema().get_field_names())
+        names = right.get_schema().get_field_names()
+        resolved = []
+        for name in names:
+            new, n = name, 0
+            while new in taken:
+                new, n = f"{name}{n}", n + 1
+            resolved.append(new)
+            taken.add(new)
+        if resolved != names:
+            right = right.select(*[col(a).alias(b) for a, b in zip(names, resolved)])
+        add(join.this.alias_or_name, names, resolved)
+        if join.args.get("on") is None:
+            raise ValueError(f"sql_query: {join.sql()} needs an ON condition with an equality of columns")
+        side = (join.args.get("side") or "").upper()
+        method = {"": "join", "LEFT": "left_outer_join", "RIGHT": "right_outer_join",
+                  "FULL": "full_outer_join"}[side]
+        table = getattr(table, method)(right, _expression(join.args["on"], scope))
+    for name, count in owners.items():
+        if count > 1:
+            del scope[(None, name)]  # ambiguous without a table name
+    return table, scope
+
+
+HAVING_COLUMN = "__having"
+#: SQL aggregate functions and the Table API aggregates they are
+_AGGREGATES = {"Count": "count", "Sum": "sum", "Avg": "avg", "Min": "min", "Max": "max"}
+
+
+def _expression(node, scope: Optional[Dict[Tuple[Optional[str], str], str]] = None) -> Any:
+    """A Table API expression for a SQL expression tree; ``scope`` resolves column names
+    (``alias.column`` and unqualified ones) of a join to the joined table's columns."""
     import sqlglot.expressions as exp
 
     from kindling.table.expressions import col, lit
 
     binary = {exp.Add: lambda a, b: a + b, exp.Sub: lambda a, b: a - b, exp.Mul: lambda a, b: a * b,
+              exp.Div: lambda a, b: a / b, exp.Mod: lambda a, b: a % b,
               exp.EQ: lambda a, b: a == b, exp.NEQ: lambda a, b: a != b, exp.GT: lambda a, b: a > b,
               exp.GTE: lambda a, b: a >= b, exp.LT: lambda a, b: a < b, exp.LTE: lambda a, b: a <= b,
               exp.And: lambda a, b: a & b, exp.Or: lambda a, b: a | b}
-    if isinstance(node, exp.Column) and not node.table:
-        return col(node.name)
+    if isinstance(node, exp.Column):
+        if scope is None and not node.table:
+            return col(node.name)
+        if scope is None or (node.table or None, node.name) not in scope:
+            raise ValueError(f"sql_query: column {node.sql()} is unknown or ambiguous; name it as table.column")
+        return col(scope[(node.table or None, node.name)])
     if isinstance(node, exp.Paren):
-        return _expression(node.this)
+        return _expression(node.this, scope)
     if isinstance(node, exp.Not):
-        return ~_expression(node.this)
+        return ~_expression(node.this, scope)
     if isinstance(node, exp.Boolean):
         return lit(bool(node.this))
     if isinstance(node, exp.Literal):
@@ -126,9 +261,22 @@ def _expression(node) -> Any:
             return lit(node.this)
         return lit(float(node.this) if any(c in node.this for c in ".eE") else int(node.this))
     if isinstance(node, exp.Neg):
-        return 0 - _expression(node.this)
+        return 0 - _expression(node.this, scope)
     for kind, operate in binary.items():
         if type(node) is kind:
-            return operate(_expression(node.this), _expression(node.expression))
+            return operate(_expression(node.this, scope), _expression(node.expression, scope))
+    if type(node).__name__ in _AGGREGATES:
+        argument = node.this
+        distinct = isinstance(argument, exp.Distinct)
+        if distinct:
+            argument = argument.expressions[0]
+        aggregate = getattr(lit(1) if isinstance(argument, exp.Star) else _expression(argument, scope),
+                            _AGGREGATES[type(node).__name__])
+        return aggregate.distinct if distinct else aggregate
+    if isinstance(node, exp.Anonymous):
+        from kindling.table.expressions import call
+
+        return call(node.name, *[_expression(a, scope) for a in node.expressions])
     raise ValueError(f"sql_query: the expression {node.sql()} is not supported by Kindling yet "
-                     "(columns, literals, + - *, comparisons, AND, OR, NOT)")
+                     "(columns, literals, + - * / %, comparisons, AND, OR, NOT, COUNT/SUM/AVG/MIN/MAX, "
+                     "registered functions)")

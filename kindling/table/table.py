@@ -1,28 +1,39 @@
-"""``pyflink.table.Table``: a table of a TableEnvironment, with its schema.
+"""``pyflink.table.Table`` and ``GroupedTable``: a table of a TableEnvironment, with its schema,
+and the relational operations on it.
 
 Example::
 
-    table = t_env.from_path('source')
-    ds = t_env.to_data_stream(table)
+    table = t_env.from_path('orders')
+    totals = table.group_by(col('user')).select(col('user'), col('amount').sum.alias('total'))
+    totals.execute().print()
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, List, Optional, Union
 
-from kindling.common.typeinfo import TypeInformation
+from kindling.common.typeinfo import ChangelogRowTypeInfo, RowTypeInfo, TypeInformation
+from kindling.common.types import Row, _create_row
+from kindling.datastream.functions import KeyedProcessFunction
 from kindling.table.expressions import Expression, col
 from kindling.table.schema import Schema
 from kindling.table.table_result import TableResult
 from kindling.table.types import DataType
 
-__all__ = ["Table"]
+__all__ = ["GroupedTable", "Table"]
+
+
+def changelog_type(row_type: RowTypeInfo) -> ChangelogRowTypeInfo:
+    """The Row type whose values keep their RowKind between operators."""
+    return ChangelogRowTypeInfo(row_type.get_field_types(), row_type.get_field_names())
 
 
 class Table:
-    """Columns (:meth:`get_schema`) and how the rows are made: a ``scan`` (``() -> Source`` of a
-    connector's or elements' rows) with relational ``operations`` (``select``, ``where``, ...) on it,
-    Spark column expressions that run in Spark's JVM operators (docs/table.md); or, for a table made
-    from a DataStream, ``make_stream(type_info)`` giving that stream's rows.
+    """Columns (:meth:`get_schema`) and how the rows are made. A table read from a connector or
+    elements is a Spark DataFrame plan: a ``scan`` (``() -> Source``) with relational
+    ``operations`` run as Spark column expressions, in Spark's JVM operators. Any other table
+    (made from a DataStream, by a Python function, by an aggregation) is a DataStream of Rows
+    (``rows()``), its operations Python passes of the same job; an ``updating`` table's rows are
+    changes (``+I``, ``-U``, ``+U``, ``-D``).
 
     Example::
 
@@ -30,13 +41,14 @@ class Table:
     """
 
     def __init__(self, t_env, schema: Schema, name: str, scan: Optional[Callable[[], object]] = None,
-                 operations: tuple = (), make_stream: Optional[Callable[[TypeInformation], object]] = None):
+                 operations: tuple = (), rows: Optional[Callable[[], object]] = None, updating: bool = False):
         self._t_env = t_env
         self._schema = schema
         self._name = name
         self._scan = scan
         self._operations = operations
-        self._make_stream = make_stream
+        self._rows = rows
+        self._updating = updating
 
     def get_schema(self) -> Schema:
         return self._schema
@@ -44,16 +56,24 @@ class Table:
     def print_schema(self) -> None:
         print(repr(self._schema))
 
+    def _row_type(self) -> RowTypeInfo:
+        row_type = self._schema.row_type_info()
+        return changelog_type(row_type) if self._updating else row_type
+
     def _stream(self, type_info: Optional[TypeInformation] = None):
         """The table's rows added to the environment's job: a DataStream of Rows of ``type_info``
         (default: the table's Row type, named by its columns)."""
-        wanted = type_info or self._schema.row_type_info()
+        natural = self._row_type()
+        wanted = type_info or natural
         arity = len(getattr(wanted, "get_field_types", lambda: [None])())
         if arity != len(self._schema.get_field_names()):
             raise ValueError(f"The type {wanted} has {arity} fields, the table {self._name} has "
                              f"{len(self._schema.get_field_names())} columns {self._schema.get_field_names()}")
-        if self._make_stream is not None:
-            return self._make_stream(wanted)
+        if self._updating and not isinstance(wanted, ChangelogRowTypeInfo):
+            wanted = changelog_type(wanted)
+        if self._rows is not None:
+            stream = self._rows()
+            return stream if wanted == natural else _keeping_parallelism(stream, _Retyped(wanted), wanted)
         from kindling.common.watermark_strategy import WatermarkStrategy
         from kindling.datastream.connectors.base import Source
         from kindling.graph.specs import TableSourceSpec
@@ -66,29 +86,48 @@ class Table:
         spec = TableSourceSpec(base=source._spec, base_type=source._type_info, operations=self._operations + rename)
         return env.from_source(Source(spec, wanted), WatermarkStrategy.no_watermarks(), self._name)
 
-    # -- relational operations (Spark column expressions) --------------------------------------
+    def _in_batch(self) -> bool:
+        from kindling.datastream.execution_mode import RuntimeExecutionMode
+
+        return self._t_env._env.get_runtime_mode() == RuntimeExecutionMode.BATCH
+
+    # -- relational operations ----------------------------------------------------------------
 
     def _types(self) -> Dict[str, DataType]:
         return dict(zip(self._schema.get_field_names(), self._schema.get_field_data_types()))
 
-    def _then(self, schema: Schema, operation: Callable, what: str) -> "Table":
+    def _then(self, schema: Schema, operation: Callable) -> "Table":
         """The table after ``operation``, a ``(DataFrame, control_columns) -> DataFrame`` step."""
-        if self._scan is None:
-            raise ValueError(f"{what} on a table made by from_data_stream is not supported by Kindling yet; "
-                             "transform the DataStream before from_data_stream instead")
         return Table(self._t_env, schema, self._name, self._scan, self._operations + (operation,))
 
-    def select(self, *fields: Expression) -> "Table":
-        """The given expressions as the columns (an unnamed one is ``_c<position>``)."""
-        types = self._types()
+    def _python(self, schema: Schema, make: Callable[[object, TypeInformation], object],
+                updating: Optional[bool] = None) -> "Table":
+        """The table whose rows ``make(rows_of_this_table, row_type)`` makes, a Python pass."""
+        updating = self._updating if updating is None else updating
+        row_type = schema.row_type_info()
+        row_type = changelog_type(row_type) if updating else row_type
+
+        def rows():
+            return make(self._stream(), row_type)
+
+        return Table(self._t_env, schema, self._name, rows=rows, updating=updating)
+
+    def select(self, *fields: Union[Expression, str]) -> "Table":
+        """The given expressions as the columns (an unnamed one is ``_c<position>``); with
+        aggregates and no group_by, one group of all rows."""
         fields = tuple(col(f) if isinstance(f, str) else f for f in fields)
+        if any(f.aggregates() for f in fields):
+            return self.group_by().select(*fields)
+        types = self._types()
         names = [f._name or f"_c{i}" for i, f in enumerate(fields)]
         schema = Schema(names, [f._data_type(types) for f in fields])
+        if self._scan is not None and not any(f.needs_python() for f in fields):
+            def select(df, control):
+                return df.select(*[f.spark_column(types).alias(n) for f, n in zip(fields, names)], *control)
 
-        def select(df, control):
-            return df.select(*[f.spark_column(types).alias(n) for f, n in zip(fields, names)], *control)
-
-        return self._then(schema, select, "select")
+            return self._then(schema, select)
+        project = _Project(self._schema.get_field_names(), list(fields), names)
+        return self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, project, row_type))
 
     def where(self, predicate: Expression) -> "Table":
         """The rows for which ``predicate`` is true."""
@@ -96,16 +135,24 @@ class Table:
         if predicate._data_type(types).type_name != "BOOLEAN":
             raise ValueError(f"where/filter needs a BOOLEAN condition, got {predicate} of type "
                              f"{predicate._data_type(types)!r}")
+        if predicate.aggregates():
+            raise ValueError(f"where/filter cannot hold an aggregate ({predicate}); filter the result of "
+                             "group_by(...).select(...) instead")
+        if getattr(self, "_join_sides", None):
+            return self._join_sides[0].join(self._join_sides[1], predicate)
+        if self._scan is not None and not predicate.needs_python():
+            def where(df, control):
+                from pyspark.sql import functions
 
-        def where(df, control):
-            from pyspark.sql import functions
+                condition = predicate.spark_column(types)
+                if control:  # control rows (a non-null watermark column) always pass (docs/table.md)
+                    condition = functions.coalesce(condition, functions.lit(False)) | \
+                        functions.col(control[0]).isNotNull()
+                return df.where(condition)
 
-            condition = predicate.spark_column(types)
-            if control:  # control rows (a non-null watermark column) always pass (docs/table.md)
-                condition = functions.coalesce(condition, functions.lit(False)) | functions.col(control[0]).isNotNull()
-            return df.where(condition)
-
-        return self._then(self._schema, where, "where")
+            return self._then(self._schema, where)
+        condition = _Condition(self._schema.get_field_names(), predicate)
+        return self._python(self._schema, lambda rows, row_type: rows.filter(condition))
 
     filter = where
 
@@ -130,17 +177,183 @@ class Table:
         return self.select(*[col(n).alias(renamed[n]) if n in renamed else col(n)
                              for n in self._schema.get_field_names()])
 
+    def alias(self, field: str, *fields: str) -> "Table":
+        """The table with its columns renamed, in order (``flat_map(split).alias('word')``)."""
+        names = [field, *fields]
+        current = self._schema.get_field_names()
+        if len(names) != len(current):
+            raise ValueError(f"alias: {len(names)} names {names} for the {len(current)} columns {current}")
+        return self.select(*[col(old).alias(new) for old, new in zip(current, names)])
+
+    def group_by(self, *fields: Union[Expression, str]) -> "GroupedTable":
+        """The rows grouped by the given columns, for ``select`` with aggregates."""
+        return GroupedTable(self, [col(f) if isinstance(f, str) else f for f in fields])
+
+    def distinct(self) -> "Table":
+        """The distinct rows (an updating table in streaming mode, as in Flink)."""
+        names = self._schema.get_field_names()
+        return self.group_by(*names).select(*[col(n) for n in names])
+
+    def flat_map(self, func) -> "Table":
+        """The rows a table function (``udtf``) makes from each row: its result columns
+        (``f0``, ``f1``, ... until ``alias``)."""
+        from kindling.table.udf import TableFunctionCall, UserDefinedTableFunctionWrapper
+
+        if isinstance(func, TableFunctionCall):
+            func = func._function
+        if not isinstance(func, UserDefinedTableFunctionWrapper):
+            raise TypeError(f"flat_map takes a table function made with udtf(...), got {func!r}")
+        schema = Schema([f"f{i}" for i in range(len(func._result_types))], func._result_types)
+        lateral = _Lateral(func, None, schema.get_field_names(), keep_input=False, outer=False)
+        return self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, lateral, row_type, flat=True))
+
+    def join_lateral(self, table_function_call: Expression, join_predicate: Optional[Expression] = None) -> "Table":
+        """Each row joined with the rows the table function call makes for it (an inner join)."""
+        return self._lateral(table_function_call, join_predicate, outer=False)
+
+    def left_outer_join_lateral(self, table_function_call: Expression,
+                                join_predicate: Optional[Expression] = None) -> "Table":
+        """As join_lateral, keeping a row the function makes nothing for (with nulls)."""
+        return self._lateral(table_function_call, join_predicate, outer=True)
+
+    def _lateral(self, call: Expression, predicate: Optional[Expression], outer: bool) -> "Table":
+        from kindling.table.udf import TableFunctionCall
+
+        if not isinstance(call, TableFunctionCall):
+            raise TypeError(f"join_lateral takes a call of a table function (split(col('line'))), got {call!r}")
+        names = call._names or [f"f{i}" for i in range(len(call._function._result_types))]
+        schema = Schema(self._schema.get_field_names() + names,
+                        self._schema.get_field_data_types() + list(call._function._result_types))
+        lateral = _Lateral(call._function, call, schema.get_field_names(), keep_input=True, outer=outer,
+                           input_names=self._schema.get_field_names())
+        table = self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, lateral, row_type, flat=True))
+        return table.where(predicate) if predicate is not None else table
+
+    def join(self, right: "Table", join_predicate: Optional[Expression] = None) -> "Table":
+        """The inner join with ``right`` on ``join_predicate`` (which needs at least one equality of
+        a column of each table), or on a following ``where``. Column names must differ."""
+        return self._join(right, join_predicate, False, False)
+
+    def left_outer_join(self, right: "Table", join_predicate: Optional[Expression] = None) -> "Table":
+        """As join, keeping every row of this table (with nulls while it has no partner)."""
+        return self._join(right, join_predicate, True, False)
+
+    def right_outer_join(self, right: "Table", join_predicate: Optional[Expression] = None) -> "Table":
+        """As join, keeping every row of ``right``."""
+        return self._join(right, join_predicate, False, True)
+
+    def full_outer_join(self, right: "Table", join_predicate: Optional[Expression] = None) -> "Table":
+        """As join, keeping every row of both tables."""
+        return self._join(right, join_predicate, True, True)
+
+    def _join(self, right: "Table", predicate: Optional[Expression], left_outer: bool, right_outer: bool) -> "Table":
+        from kindling.table.group_aggregate import GroupKey
+        from kindling.table.join import RegularJoinFunction, equi_keys
+
+        left_names, right_names = self._schema.get_field_names(), right._schema.get_field_names()
+        both = [n for n in left_names if n in right_names]
+        if both:
+            raise ValueError(f"join: both tables have the columns {both}; rename one side's first "
+                             "(rename_columns or alias)")
+        schema = Schema(left_names + right_names, self._schema.get_field_data_types() +
+                        right._schema.get_field_data_types())
+        if predicate is None:
+            if left_outer or right_outer:
+                raise ValueError("an outer join needs a join predicate: left_outer_join(right, col('a') == col('b'))")
+            pending = Table(self._t_env, schema, self._name, rows=_needs_predicate)
+            pending._join_sides = (self, right)
+            return pending
+        if predicate._data_type({**self._types(), **right._types()}).type_name != "BOOLEAN":
+            raise ValueError(f"a join predicate is a BOOLEAN condition, got {predicate}")
+        left_keys, right_keys = equi_keys(predicate, left_names, right_names)
+        if not left_keys:
+            raise ValueError(f"join: the predicate {predicate} has no equality of a column of each table; Kindling "
+                             "joins on equal keys (col('a') == col('b'))")
+        function = RegularJoinFunction(left_names, right_names, predicate, left_outer, right_outer)
+        left_key = GroupKey([left_names.index(k) for k in left_keys])
+        right_key = GroupKey([right_names.index(k) for k in right_keys])
+
+        def joined(rows, row_type):
+            return rows.connect(right._stream()).key_by(left_key, right_key).process(function, output_type=row_type)
+
+        updating = (self._updating or right._updating or left_outer or right_outer) and not self._in_batch()
+        return self._python(schema, joined, updating=updating)
+
+    def union_all(self, right: "Table") -> "Table":
+        """The rows of both tables (same column types; names from this one)."""
+        ours, theirs = self._schema.get_field_data_types(), right._schema.get_field_data_types()
+        if [t.type_name for t in ours] != [t.type_name for t in theirs]:
+            raise ValueError(f"union_all needs tables of the same column types, got {ours} and {theirs}")
+        updating = self._updating or right._updating
+
+        def union(rows, row_type):
+            return rows.union(right._stream(row_type))
+
+        return self._python(self._schema, union, updating=updating)
+
+    def union(self, right: "Table") -> "Table":
+        """The distinct rows of both tables."""
+        return self.union_all(right).distinct()
+
+    def order_by(self, *fields: Union[Expression, str]) -> "Table":
+        """The rows sorted by ``fields`` (``col('a').desc``; null sorts as the largest value), in batch mode,
+        usually with ``fetch``/``limit``."""
+        return self._sorted([col(f) if isinstance(f, str) else f for f in fields], 0, None)
+
+    def offset(self, offset: int) -> "Table":
+        """The rows after the first ``offset`` (of a sorted table)."""
+        keys, _, fetch = self._sort or ([], 0, None)
+        return self._sort_base._sorted(keys, offset, fetch)
+
+    def fetch(self, fetch: int) -> "Table":
+        """The first ``fetch`` rows (of a sorted table: after its offset)."""
+        keys, offset, _ = self._sort or ([], 0, None)
+        return self._sort_base._sorted(keys, offset, fetch)
+
+    def limit(self, fetch: int, offset: int = 0) -> "Table":
+        """``fetch`` rows after ``offset``."""
+        keys = self._sort[0] if self._sort else []
+        return self._sort_base._sorted(keys, offset, fetch)
+
+    @property
+    def _sort_base(self) -> "Table":
+        return getattr(self, "_unsorted", None) or self
+
+    @property
+    def _sort(self):
+        return getattr(self, "_sort_spec", None)
+
+    def _sorted(self, keys: List[Expression], offset: int, fetch: Optional[int]) -> "Table":
+        if not self._in_batch():
+            raise ValueError("order_by/offset/fetch/limit of a streaming table are not supported by Kindling yet "
+                             "(Flink sorts a stream only on its time attribute); run the query in batch mode: "
+                             "EnvironmentSettings.in_batch_mode()")
+        types = self._types()
+        for key in keys:
+            key._data_type(types)  # a missing column fails now, naming the columns
+        sort = _SortAll(self._schema.get_field_names(), keys, offset, fetch)
+
+        def sorted_rows(rows, row_type):
+            return rows.key_by(_one_group).process(sort, output_type=row_type).set_parallelism(1)
+
+        table = self._python(self._schema, sorted_rows)
+        table._unsorted, table._sort_spec = self, (keys, offset, fetch)
+        return table
+
+    # -- results ------------------------------------------------------------------------------
+
     def execute(self) -> TableResult:
-        """Starts a job computing the rows, read with ``execute().collect()``."""
+        """Starts a job computing the rows: ``execute().print()`` or ``execute().collect()``."""
         rows = self._stream().execute_and_collect()
-        return TableResult(rows._client, rows)
+        return TableResult(rows._client, rows, self._schema, with_kind=not self._in_batch())
 
     def to_pandas(self):
-        """The rows as a pandas DataFrame with the table's column names (runs a job)."""
+        """The rows as a pandas DataFrame with the table's column names (runs a job); an updating
+        table's final rows."""
         import pandas
 
         with self.execute().collect() as rows:
-            return pandas.DataFrame([list(r) for r in rows], columns=self._schema.get_field_names())
+            return pandas.DataFrame(_final_rows(rows), columns=self._schema.get_field_names())
 
     def execute_insert(self, table_path: str, overwrite: bool = False) -> TableResult:
         """Writes the rows into the table ``table_path`` (a sink table) and starts the job."""
@@ -150,3 +363,186 @@ class Table:
 
     def __repr__(self) -> str:
         return f"Table {self._name} {self._schema!r}"
+
+
+class GroupedTable:
+    """A table grouped by key columns; :meth:`select` computes one row per group.
+
+    Example::
+
+        table.group_by(col('word')).select(col('word'), lit(1).count.alias('n'))
+    """
+
+    def __init__(self, table: Table, keys: List[Expression]):
+        bad = [k for k in keys if not getattr(k, "_is_column", False)]
+        if bad:
+            raise ValueError(f"group_by takes columns, got {[str(b) for b in bad]}; compute them with select or "
+                             "add_columns first")
+        self._table = table
+        self._keys = [k._name for k in keys]
+        types = table._types()
+        for k in self._keys:
+            col(k)._data_type(types)  # a missing column fails here, naming the table's columns
+
+    def select(self, *fields: Union[Expression, str]) -> Table:
+        """The group keys and aggregates (``col('v').sum``, ``lit(1).count``, ``call('max', ...)``)
+        per group; unnamed ones are ``EXPR$<position>`` as in Flink."""
+        from kindling.table.group_aggregate import GroupAggregateFunction, GroupKey
+
+        table = self._table
+        fields = [col(f) if isinstance(f, str) else f for f in fields]
+        for f in fields:
+            stray = [c for c in f.columns() if c not in self._keys]
+            if stray:
+                raise ValueError(f"Expression '{f}' reads {stray}, which are not grouped: select group keys "
+                                 f"{self._keys} and aggregates only")
+        types = table._types()
+        aggregates = [a for f in fields for a in f.aggregates()]
+        # Flink names an unnamed aggregate by its place among the aggregate calls, others by position
+        places = {id(a): j for j, a in enumerate(aggregates)}
+        names = [f._name or (f"EXPR${places[id(f)]}" if id(f) in places else f"_c{i}") for i, f in enumerate(fields)]
+        schema = Schema(names, [f._data_type(types) for f in fields])
+        input_names = table._schema.get_field_names()
+        function = GroupAggregateFunction(input_names, types, self._keys, fields, names)
+        key = GroupKey([input_names.index(k) for k in self._keys])
+
+        def aggregate(rows, row_type):
+            return rows.key_by(key).process(function, output_type=row_type)
+
+        return table._python(schema, aggregate, updating=not table._in_batch())
+
+
+def _keeping_parallelism(stream, function, output_type, flat: bool = False):
+    """``stream.map`` (or ``flat_map``) with the parallelism of the stream's operator."""
+    from kindling.table.connectors import parallelism_of
+
+    mapped = (stream.flat_map if flat else stream.map)(function, output_type=output_type)
+    parallelism = parallelism_of(stream)
+    return mapped.set_parallelism(parallelism) if parallelism else mapped
+
+
+def _final_rows(changes) -> list:
+    """The rows an applied changelog leaves (retractions remove an equal earlier row)."""
+    rows: list = []
+    for change in changes:
+        values = list(change)
+        if isinstance(change, Row) and change._is_retract_msg():
+            rows.remove(values)
+        else:
+            rows.append(values)
+    return rows
+
+
+class _Project:
+    """A row's selected expressions, evaluated in Python, keeping its RowKind."""
+
+    def __init__(self, input_names: List[str], fields: List[Expression], names: List[str]):
+        self.input_names, self.fields, self.names = input_names, fields, names
+
+    def __call__(self, row):
+        env = dict(zip(self.input_names, row._values))
+        return _create_row(self.names, [f.evaluate(env) for f in self.fields], row._row_kind)
+
+
+class _Condition:
+    """Whether a row passes a predicate evaluated in Python (null is false, as in SQL)."""
+
+    def __init__(self, input_names: List[str], predicate: Expression):
+        self.input_names, self.predicate = input_names, predicate
+
+    def __call__(self, row) -> bool:
+        return self.predicate.evaluate(dict(zip(self.input_names, row._values))) is True
+
+
+class _Lateral:
+    """The rows a table function makes for a row: its own values (``flat_map``) or the row's
+    followed by them (``join_lateral``; with nulls when it makes none and ``outer``)."""
+
+    def __init__(self, function, call: Optional[Expression], names: List[str], keep_input: bool, outer: bool,
+                 input_names: Optional[List[str]] = None):
+        self.function, self.call, self.names = function, call, names
+        self.keep_input, self.outer, self.input_names = keep_input, outer, input_names
+
+    def __call__(self, row):
+        if self.call is None:
+            produced = self.function._produce([row])
+        else:
+            env = dict(zip(self.input_names, row._values))
+            produced = self.function._produce([a.evaluate(env) for a in self.call._children])
+        kind, prefix = row._row_kind, (list(row._values) if self.keep_input else [])
+        made = False
+        for values in produced:
+            made = True
+            yield _create_row(self.names, prefix + values, kind)
+        if not made and self.outer:
+            yield _create_row(self.names, prefix + [None] * (len(self.names) - len(prefix)), kind)
+
+
+class _Retyped:
+    """A Row with the field names of the wanted Row type, keeping its RowKind."""
+
+    def __init__(self, type_info: RowTypeInfo):
+        self.names = type_info.get_field_names()
+
+    def __call__(self, row):
+        return _create_row(self.names, list(row), row._row_kind if isinstance(row, Row) else None)
+
+
+def _needs_predicate():
+    raise ValueError("join(right) needs a join predicate: join(right, col('a') == col('b')) or "
+                     "join(right).where(col('a') == col('b'))")
+
+
+def _one_group(row) -> int:
+    return 0
+
+
+class _Descending:
+    """A value that sorts in reverse."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __lt__(self, other: "_Descending") -> bool:
+        return other.value < self.value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Descending) and self.value == other.value
+
+
+class _SortAll(KeyedProcessFunction):
+    """All rows in one group, sorted at the end of the (bounded) input, ``fetch`` of them after ``offset``."""
+
+    def __init__(self, input_names: List[str], keys: List[Expression], offset: int, fetch: Optional[int]):
+        self.input_names, self.keys, self.offset, self.fetch = input_names, keys, offset, fetch
+
+    def open(self, runtime_context):
+        from kindling.common.typeinfo import Types
+        from kindling.datastream.state import ListStateDescriptor
+
+        self.rows = runtime_context.get_list_state(ListStateDescriptor("_kindling_sorted", Types.PICKLED_BYTE_ARRAY()))
+
+    def process_element(self, row, ctx):
+        from kindling.runtime.task_info import MAX_WATERMARK
+
+        self.rows.add(row)
+        ctx.timer_service().register_event_time_timer(MAX_WATERMARK)
+
+    def _key(self, row):
+        env = dict(zip(self.input_names, row._values))
+        key = []
+        for expression in self.keys:
+            value = expression.evaluate(env)
+            # the Table API sorts null as the largest value, Flink SQL as the smallest
+            descending = getattr(expression, "_descending", False)
+            nulls_first = descending != getattr(expression, "_null_smallest", False)
+            rank = (value is None) != nulls_first
+            key.append((rank, 0 if value is None else _Descending(value) if descending else value))
+        return key
+
+    def on_timer(self, timestamp, ctx):
+        rows = sorted(self.rows.get(), key=self._key) if self.keys else list(self.rows.get())
+        end = None if self.fetch is None else self.offset + self.fetch
+        yield from rows[self.offset:end]

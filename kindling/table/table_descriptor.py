@@ -6,11 +6,46 @@ Example::
 """
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Dict, Optional, Union
 
 from kindling.table.schema import Schema
 
-__all__ = ["TableDescriptor"]
+__all__ = ["FormatDescriptor", "TableDescriptor"]
+
+
+class FormatDescriptor:
+    """A format and its options, for ``TableDescriptor.Builder.format``.
+
+    Example::
+
+        FormatDescriptor.for_format('csv').option('field-delimiter', ';').build()
+    """
+
+    def __init__(self, format: str, options: Dict[str, str]):
+        self._format = format
+        self._options = dict(options)
+
+    @staticmethod
+    def for_format(format: str) -> "FormatDescriptor.Builder":
+        return FormatDescriptor.Builder(format)
+
+    def get_format(self) -> str:
+        return self._format
+
+    def get_options(self) -> Dict[str, str]:
+        return dict(self._options)
+
+    class Builder:
+        def __init__(self, format: str) -> None:
+            self._format = format
+            self._options: Dict[str, str] = {}
+
+        def option(self, key: str, value) -> "FormatDescriptor.Builder":
+            self._options[key] = str(value)
+            return self
+
+        def build(self) -> "FormatDescriptor":
+            return FormatDescriptor(self._format, self._options)
 
 
 class TableDescriptor:
@@ -49,7 +84,12 @@ class TableDescriptor:
             self._options[key] = str(value).lower() if isinstance(value, bool) else str(value)
             return self
 
-        def format(self, format: str) -> "TableDescriptor.Builder":
+        def format(self, format: Union[str, FormatDescriptor], format_option=None) -> "TableDescriptor.Builder":
+            """The format (``'csv'`` or a FormatDescriptor, whose options become ``<format>.<key>``)."""
+            if isinstance(format, FormatDescriptor):
+                for key, value in format.get_options().items():
+                    self.option(f"{format.get_format()}.{key}", value)
+                format = format.get_format()
             return self.option("format", format)
 
         def build(self) -> "TableDescriptor":

@@ -15,7 +15,7 @@ from kindling.common.typeinfo import RowTypeInfo, TypeInformation, Types
 from kindling.common.types import Row, _create_row
 from kindling.table.environment_settings import EnvironmentSettings
 from kindling.table.schema import Schema
-from kindling.table.table import Table
+from kindling.table.table import Table, _Retyped
 from kindling.table.table_descriptor import TableDescriptor
 from kindling.table.table_result import TableResult
 from kindling.table.types import DataType, DataTypes, RowType
@@ -74,6 +74,35 @@ class TableEnvironment:
         if not streaming:
             env.set_runtime_mode(RuntimeExecutionMode.BATCH)
         return TableEnvironment(env)
+
+    def get_config(self) -> "TableConfig":
+        """The configuration: ``set('parallelism.default', '1')`` sets the job's parallelism."""
+        from kindling.table.table_config import TableConfig
+
+        if getattr(self, "_config", None) is None:
+            self._config = TableConfig(self._env)
+        return self._config
+
+    # -- functions ----------------------------------------------------------------------------
+
+    def create_temporary_function(self, path: str, function) -> None:
+        """Registers a function made with udf, udtf or udaf as ``path``, for ``call(path, ...)`` and SQL."""
+        from kindling.table.udf import register
+
+        register(path, function)
+
+    create_temporary_system_function = create_temporary_function
+
+    def register_function(self, name: str, function) -> None:
+        """As create_temporary_system_function (PyFlink's older name)."""
+        self.create_temporary_function(name, function)
+
+    def drop_temporary_function(self, path: str) -> bool:
+        from kindling.table.udf import unregister
+
+        return unregister(path)
+
+    drop_temporary_system_function = drop_temporary_function
 
     # -- catalog ------------------------------------------------------------------------------
 
@@ -177,11 +206,50 @@ class TableEnvironment:
     # -- SQL ----------------------------------------------------------------------------------
 
     def execute_sql(self, stmt: str) -> TableResult:
-        """Runs a statement: ``CREATE [TEMPORARY] TABLE name (columns) WITH ('connector' = ...)`` so far."""
-        from kindling.table.sql import parse_create_table
+        """Runs a statement: ``CREATE [TEMPORARY] TABLE name (columns) WITH (...)``, ``CREATE
+        [TEMPORARY] VIEW name AS query``, ``CREATE [TEMPORARY [SYSTEM]] FUNCTION name AS
+        'module.function' LANGUAGE PYTHON``, ``SHOW TABLES|VIEWS|FUNCTIONS``, ``DESCRIBE name``,
+        ``INSERT INTO sink query`` (starts the job), ``DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name``,
+        or a query (its rows: ``execute_sql('SELECT ...').print()``)."""
+        from kindling.table.sql import parse_statement
+        from kindling.table.table_result import listing
 
-        name, schema, options = parse_create_table(stmt)
-        self._register(name, TableDescriptor(schema, options))
+        kind, *parts = parse_statement(stmt)
+        if kind == "create_table":
+            name, schema, options = parts
+            self._register(name, TableDescriptor(schema, options))
+        elif kind == "create_view":
+            self.create_temporary_view(parts[0], self.sql_query(parts[1]))
+        elif kind == "create_function":
+            import importlib
+
+            module, _, attribute = parts[1].rpartition(".")
+            try:
+                function = getattr(importlib.import_module(module), attribute)
+            except (ImportError, AttributeError, ValueError) as error:
+                raise ValueError(f"CREATE FUNCTION {parts[0]}: cannot import '{parts[1]}' ({error}); name a "
+                                 "function made with udf/udtf/udaf as 'module.attribute'") from None
+            self.create_temporary_function(parts[0], function)
+        elif kind == "show":
+            from kindling.table.udf import registered_names
+
+            if parts[0] == "FUNCTIONS":
+                return listing(["function name"], [[n] for n in registered_names()])
+            views = parts[0] == "VIEWS"
+            names = [n for n in self.list_tables() if not views or isinstance(self._tables[n], Table)]
+            return listing(["view name" if views else "table name"], [[n] for n in names])
+        elif kind == "describe":
+            table = self.from_path(parts[0]).get_schema()
+            return listing(["name", "type", "null", "key", "extras", "watermark"],
+                           [[n, t._name, "TRUE" if t._nullable else "FALSE", "", "", ""]
+                            for n, t in zip(table.get_field_names(), table.get_field_data_types())])
+        elif kind == "insert":
+            return self.sql_query(parts[1]).execute_insert(parts[0])
+        elif kind == "drop":
+            if not self.drop_temporary_table(parts[0]) and not parts[1]:
+                raise ValueError(f"Table or view '{parts[0]}' does not exist (DROP ... IF EXISTS ignores that)")
+        else:
+            return self.sql_query(parts[0]).execute()
         return TableResult()
 
     def sql_query(self, query: str) -> Table:
@@ -202,27 +270,32 @@ class TableEnvironment:
         if isinstance(type_info, RowTypeInfo):
             names = type_info.get_field_names()
             schema = Schema(names, [_data_type_of(t) for t in type_info.get_field_types()])
-            rows = data_stream
         elif type_info is None or type(type_info).__name__ == "PickledBytesTypeInfo":
             raise ValueError("from_data_stream needs a typed DataStream: give the producing operator an "
                              "output_type such as Types.ROW_NAMED(['a', 'b'], [Types.INT(), Types.STRING()])")
         else:
             schema = Schema(["f0"], [_data_type_of(type_info)])
-            rows = None
 
-        def make_stream(wanted: TypeInformation):
-            if rows is not None and wanted == type_info:
-                return rows
-            from kindling.table.connectors import parallelism_of
+        def rows():  # Rows named as the columns (a chained function may have made tuples)
+            from kindling.table.table import _keeping_parallelism
 
-            mapped = data_stream.map(_AsRow(schema.get_field_names()) if rows is None else _Retyped(wanted),
-                                     output_type=wanted)
-            parallelism = parallelism_of(data_stream)
-            return mapped.set_parallelism(parallelism) if parallelism else mapped
+            convert = _Retyped(schema.row_type_info()) if isinstance(type_info, RowTypeInfo) else \
+                _AsRow(schema.get_field_names())
+            return _keeping_parallelism(data_stream, convert, schema.row_type_info())
 
-        return Table(self, schema, "from_data_stream", make_stream=make_stream)
+        return Table(self, schema, "from_data_stream", rows=rows)
+
+    def create_statement_set(self) -> "StatementSet":
+        """Inserts run together in one job by ``StatementSet.execute()``."""
+        from kindling.table.statement_set import StatementSet
+
+        return StatementSet(self)
 
     def _insert(self, table: Table, sink_path: str) -> TableResult:
+        self._add_sink(table, sink_path)
+        return TableResult(self._env.execute_async(f"insert-into_{sink_path}"))
+
+    def _add_sink(self, table: Table, sink_path: str) -> None:
         from kindling.table.connectors import insert_into
 
         what = self._lookup(sink_path)
@@ -233,24 +306,6 @@ class TableEnvironment:
             raise ValueError(f"Column count of the query ({table.get_schema().get_field_names()}) and of the "
                              f"sink table '{sink_path}' ({sink_schema.get_field_names()}) do not match")
         insert_into(table._stream(sink_schema.row_type_info()), sink_schema, what.get_options(), sink_path)
-        return TableResult(self._env.execute_async(f"insert-into_{sink_path}"))
-
-
-class _Added:
-    """An appended row as a retract stream's ``(True, row)``."""
-
-    def __call__(self, row):
-        return True, row
-
-
-class _Retyped:
-    """A Row with the field names of the wanted Row type."""
-
-    def __init__(self, type_info: RowTypeInfo):
-        self.names = type_info.get_field_names()
-
-    def __call__(self, row):
-        return _create_row(self.names, list(row))
 
 
 class StreamTableEnvironment(TableEnvironment):
@@ -273,16 +328,25 @@ class StreamTableEnvironment(TableEnvironment):
         return table._stream()
 
     def to_append_stream(self, table: Table, type_info: TypeInformation):
-        """The table's rows as a DataStream of ``type_info`` (a Row type with one field per column)."""
+        """The table's rows as a DataStream of ``type_info`` (a Row type with one field per column);
+        an updating table (an aggregation's) has changes instead: to_retract_stream, to_changelog_stream."""
+        if table._updating:
+            raise ValueError("to_append_stream: the table is updating (its aggregation changes earlier rows: "
+                             "-U/+U/-D); read it with to_retract_stream or to_changelog_stream")
         return table._stream(type_info)
 
     def to_changelog_stream(self, table: Table):
-        """The table's changes as Rows with a RowKind; Kindling's tables are append-only so far (every
-        row an INSERT, ``+I``)."""
+        """The table's changes as Rows with a RowKind (``+I``, ``-U``, ``+U``, ``-D``)."""
         return table._stream()
 
     def to_retract_stream(self, table: Table, type_info: TypeInformation):
-        """The table's changes as ``(is_add, row)`` pairs; Kindling's tables are append-only so far
-        (every pair ``(True, row)``)."""
+        """The table's changes as ``(is_add, row)`` pairs: ``False`` for a retraction (``-U``, ``-D``)."""
         rows = table._stream(type_info)
-        return rows.map(_Added(), output_type=Types.TUPLE([Types.BOOLEAN(), type_info]))
+        return rows.map(_AddOrRetract(), output_type=Types.TUPLE([Types.BOOLEAN(), type_info]))
+
+
+class _AddOrRetract:
+    """A change as a retract stream's ``(is_add, row)``."""
+
+    def __call__(self, row):
+        return not row._is_retract_msg(), row

@@ -6,9 +6,12 @@ Example::
 """
 from __future__ import annotations
 
-from typing import Optional
+import datetime
+import unicodedata
+from typing import Any, List, Optional
 
 from kindling.table.result_kind import ResultKind
+from kindling.table.types import DataType
 
 __all__ = ["TableResult"]
 
@@ -17,9 +20,13 @@ class TableResult:
     """A DDL statement's ``OK``, an insert job (:meth:`wait` for it, :meth:`get_job_client` to watch
     it), or a query's rows (:meth:`collect`)."""
 
-    def __init__(self, job_client=None, rows=None):
+    def __init__(self, job_client=None, rows=None, schema=None, with_kind: bool = False,
+                 widths_of_data: bool = False):
         self._job_client = job_client
         self._rows = rows  # a query's rows (Table.execute): a CloseableIterator of the running job
+        self._schema = schema
+        self._with_kind = with_kind  # streaming: the rows are changes, printed with their op
+        self._widths_of_data = widths_of_data  # SHOW, DESCRIBE: columns as wide as their values
 
     def collect(self):
         """The rows of ``Table.execute()``: a CloseableIterator (``with result.collect() as rows: ...``)."""
@@ -41,11 +48,97 @@ class TableResult:
             future.result() if timeout_ms is None else future.result(timeout_ms / 1000)
 
     def print(self) -> None:
-        """Prints ``OK`` for a DDL statement; waits for an insert job (its rows go to the sink)."""
+        """Prints ``OK`` for a DDL statement; a query's rows as Flink's boxed table (with each change's
+        ``op`` in streaming mode), row by row as they come; waits for an insert job."""
         if self._rows is not None:
-            raise ValueError("TableResult.print() of a query (Flink's table layout) is not supported by Kindling "
-                             "yet; iterate over collect() instead")
-        if self._job_client is None:
+            names = self._schema.get_field_names()
+            if self._widths_of_data:
+                widths = [max([_display_width(n)] + [_display_width(str(r[i])) for r in self._rows])
+                          for i, n in enumerate(names)]
+            else:
+                widths = [max(_display_width(n), _type_width(t))
+                          for n, t in zip(names, self._schema.get_field_data_types())]
+            if self._with_kind:
+                names, widths = ["op"] + names, [2] + widths
+            line = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+            count = 0
+            with self._rows as rows:
+                for row in rows:
+                    if count == 0:
+                        print(line + "\n" + _cells(names, widths) + "\n" + line, flush=True)
+                    cells = [_tableau_value(v, t) for v, t in zip(row, self._schema.get_field_data_types())]
+                    if self._with_kind:
+                        cells = [row.get_row_kind().short_string()] + cells
+                    print(_cells(cells, widths), flush=True)
+                    count += 1
+            print(line + f"\n{count} {'row' if count == 1 else 'rows'} in set" if count else "Empty set")
+        elif self._job_client is None:
             print("OK")
         else:
             self.wait()
+            print(-1)  # as PyFlink prints an insert's result: the rows written are not counted
+
+
+#: the width of a column of each type in Flink's boxed table (at most 30, as Flink's tableau)
+_TYPE_WIDTHS = {"BOOLEAN": 5, "TINYINT": 4, "SMALLINT": 6, "INT": 11, "BIGINT": 20, "DATE": 10}
+MAX_WIDTH = 30
+NULL = "<NULL>"
+
+
+def _type_width(data_type: DataType) -> int:
+    name = data_type.type_name
+    if name == "DECIMAL":
+        width = data_type.precision + 2
+    elif name == "TIMESTAMP":
+        width = 19 + (data_type.precision + 1 if data_type.precision else 0)
+    else:
+        width = _TYPE_WIDTHS.get(name, MAX_WIDTH)
+    return max(width, len(NULL)) if data_type._nullable else width
+
+
+def _display_width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _tableau_value(value: Any, data_type: DataType) -> str:
+    from kindling.common.formatting import flink_string
+
+    if value is None:
+        return NULL
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, datetime.datetime):
+        text = value.strftime("%Y-%m-%d %H:%M:%S")
+        return text + ("." + f"{value.microsecond:06d}"[:data_type.precision] if data_type.precision else "")
+    return flink_string(value, data_type.type_info())
+
+
+def _cells(values: List[str], widths: List[int]) -> str:
+    cells = []
+    for value, width in zip(values, widths):
+        if _display_width(value) > width:
+            while _display_width(value) > width - 3:
+                value = value[:-1]
+            value += "..."
+        cells.append(" " * (width - _display_width(value)) + value)
+    return "| " + " | ".join(cells) + " |"
+
+
+class _Listing(list):
+    """The rows of a statement's result (SHOW, DESCRIBE), read like a job's CloseableIterator."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+def listing(names: List[str], rows: List[List[str]]) -> TableResult:
+    """The result of a SHOW or DESCRIBE statement: string columns ``names``."""
+    from kindling.common.types import _create_row
+    from kindling.table.schema import Schema
+    from kindling.table.types import DataTypes
+
+    schema = Schema(names, [DataTypes.STRING().not_null()] * len(names))
+    return TableResult(rows=_Listing(_create_row(names, r) for r in rows), schema=schema, widths_of_data=True)

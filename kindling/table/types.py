@@ -40,6 +40,13 @@ class DataType:
         """The name without length or precision (``VARCHAR`` for ``VARCHAR(10)``)."""
         return self._name.split("(", 1)[0]
 
+    @property
+    def precision(self) -> Optional[int]:
+        """The precision of a DECIMAL or TIMESTAMP (None for other types)."""
+        if self.type_name not in ("DECIMAL", "TIMESTAMP"):
+            return None
+        return int(self._name.split("(", 1)[1].split(",")[0].rstrip(")"))
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, DataType) and (self._name, self._nullable) == (other._name, other._nullable)
 

@@ -1,4 +1,323 @@
-"""``pyflink.table.udf``: Python table functions are still to come in Kindling."""
-from kindling.common.unsupported import TABLE_API, missing_module
+"""``pyflink.table.udf``: Python user-defined functions of the Table API: scalar (``udf``), table
+(``udtf``) and aggregate (``udaf``) functions, general (a row at a time) or pandas (Series).
 
-missing_module(__name__, TABLE_API)
+They run in Kindling's Python pass of the job (the same Arrow-batched ``mapInArrow`` that runs
+DataStream functions), aggregate functions in the grouping operator's keyed state.
+
+Example::
+
+    @udf(result_type=DataTypes.STRING())
+    def upper(s):
+        return s.upper()
+
+    @udtf(result_types=[DataTypes.STRING()])
+    def split(line):
+        for word in line.split():
+            yield word
+
+    table.join_lateral(split(col('line')).alias('word')).select(upper(col('word')))
+"""
+from __future__ import annotations
+
+import abc
+from typing import Any, Callable, Dict, Iterable, List, Optional, Union
+
+from kindling.table.expressions import Aggregate, Expression
+from kindling.table.types import DataType
+
+__all__ = ["AggregateFunction", "FunctionContext", "ScalarFunction", "TableFunction", "UserDefinedFunction",
+           "udaf", "udf", "udtf"]
+
+
+class FunctionContext:
+    """What a function's ``open`` gets: the job parameters."""
+
+    def __init__(self, job_parameters: Optional[Dict[str, str]] = None):
+        self._job_parameters = job_parameters or {}
+
+    def get_job_parameter(self, key: str, default_value: str) -> str:
+        return self._job_parameters.get(key, default_value)
+
+
+class UserDefinedFunction(abc.ABC):
+    """The base of user-defined functions: ``open`` before the first call, ``close`` at the end."""
+
+    def open(self, function_context: FunctionContext) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def is_deterministic(self) -> bool:
+        return True
+
+
+class ScalarFunction(UserDefinedFunction):
+    """A function of a row's values to one value: implement ``eval(*args)``."""
+
+    @abc.abstractmethod
+    def eval(self, *args):
+        pass
+
+
+class TableFunction(UserDefinedFunction):
+    """A function of a row's values to any number of rows: implement ``eval(*args)`` yielding them."""
+
+    @abc.abstractmethod
+    def eval(self, *args):
+        pass
+
+
+class AggregateFunction(UserDefinedFunction):
+    """An aggregate of a group's rows: ``create_accumulator()``, ``accumulate(acc, *args)``,
+    ``get_value(acc)``; ``retract(acc, *args)`` for an updating input."""
+
+    @abc.abstractmethod
+    def get_value(self, accumulator):
+        pass
+
+    @abc.abstractmethod
+    def create_accumulator(self):
+        pass
+
+    @abc.abstractmethod
+    def accumulate(self, accumulator, *args):
+        pass
+
+    def retract(self, accumulator, *args):
+        raise ValueError(f"The aggregate function {type(self).__name__} has no retract method, which an updating "
+                         "input (the result of another aggregation) needs")
+
+    def merge(self, accumulator, accumulators):
+        raise NotImplementedError
+
+
+def _data_type(value: Union[DataType, str, None], what: str) -> DataType:
+    if isinstance(value, DataType):
+        return value
+    if isinstance(value, str):
+        import sqlglot.expressions as exp
+
+        from kindling.table.sql import _data_type as sql_type
+
+        return sql_type(exp.DataType.build(value))
+    raise ValueError(f"{what} must be a DataType (DataTypes.STRING()) or a type string ('STRING'), got {value!r}")
+
+
+class _Function:
+    """A user function as the wrappers call it: a plain callable or a function object, opened once
+    per Python worker before the first call."""
+
+    def __init__(self, f: Any, method: str, func_type: str, name: Optional[str]):
+        if func_type not in ("general", "pandas"):
+            raise ValueError(f"func_type must be 'general' or 'pandas', got {func_type!r}")
+        self._f = f
+        self._method = method
+        self._func_type = func_type
+        self._name = name or getattr(f, "__name__", type(f).__name__)
+        self._call: Optional[Callable] = None
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_call"} | {"_call": None}
+
+    def _callable(self) -> Callable:
+        if self._call is None:
+            f = self._f
+            if isinstance(f, UserDefinedFunction):
+                f.open(FunctionContext())
+                f = getattr(f, self._method)
+            self._call = f
+        return self._call
+
+    def _scalar(self, args: List[Any]) -> Any:
+        if self._func_type == "pandas":
+            import pandas
+
+            result = self._callable()(*[pandas.Series([a]) for a in args])
+            return result.iloc[0] if hasattr(result, "iloc") else result
+        return self._callable()(*args)
+
+
+class UserDefinedScalarFunctionWrapper(_Function):
+    """What ``udf`` makes: called with expressions it is an expression of the function's value."""
+
+    def __init__(self, f, result_type, func_type: str = "general", name: Optional[str] = None):
+        super().__init__(f, "eval", func_type, name)
+        self._result_type = _data_type(result_type, "result_type")
+
+    def __call__(self, *args) -> Expression:
+        from kindling.table.expressions import _expr
+
+        arguments = tuple(_expr(a) for a in args)
+        result_type = self._result_type
+        expression = Expression(_no_spark_column, lambda _: result_type,
+                                f"{self._name}({', '.join(a._text for a in arguments)})",
+                                evaluate=lambda env: self._scalar([a.evaluate(env) for a in arguments]),
+                                children=arguments)
+        expression._python_function = True
+        return expression
+
+
+class TableFunctionCall(Expression):
+    """A call of a table function (``split(col('line'))``), for join_lateral; ``alias`` names its
+    result columns."""
+
+    def __init__(self, function: "UserDefinedTableFunctionWrapper", arguments: tuple,
+                 names: Optional[List[str]] = None):
+        super().__init__(_no_spark_column, lambda _: None,
+                         f"{function._name}({', '.join(a._text for a in arguments)})", children=arguments)
+        self._function = function
+        self._names = names
+        self._python_function = True
+
+    def alias(self, name: str, *extra_names: str) -> "TableFunctionCall":
+        names = [name, *extra_names]
+        if len(names) != len(self._function._result_types):
+            raise ValueError(f"alias: {len(names)} names {names} for the {len(self._function._result_types)} "
+                             f"result columns of {self._function._name}")
+        return TableFunctionCall(self._function, self._children, names)
+
+
+class UserDefinedTableFunctionWrapper(_Function):
+    """What ``udtf`` makes: for ``flat_map`` or, called with expressions, ``join_lateral``."""
+
+    def __init__(self, f, result_types, name: Optional[str] = None):
+        super().__init__(f, "eval", "general", name)
+        types = result_types if isinstance(result_types, (list, tuple)) else [result_types]
+        self._result_types = [_data_type(t, "result_types") for t in types]
+
+    def __call__(self, *args) -> TableFunctionCall:
+        from kindling.table.expressions import _expr
+
+        return TableFunctionCall(self, tuple(_expr(a) for a in args))
+
+    def _produce(self, args: List[Any]) -> Iterable[List[Any]]:
+        from kindling.common.types import Row
+
+        produced = self._callable()(*args)
+        for value in produced if produced is not None else ():
+            if isinstance(value, Row):
+                yield list(value._values)
+            elif isinstance(value, (tuple, list)):
+                yield list(value)
+            else:
+                yield [value]
+
+
+class _UserAggregate(Aggregate):
+    """An aggregate function's accumulator calls, for the grouping operator."""
+
+    def __init__(self, function: "UserDefinedAggregateFunctionWrapper"):
+        super().__init__("udaf")
+        self.function = function
+
+    def data_type(self, argument: DataType) -> DataType:
+        return self.function._result_type
+
+    def create(self):
+        if self.function._func_type == "pandas":
+            return []
+        return self.function._object().create_accumulator()
+
+    def accumulate(self, acc, values: List[Any], sign: int) -> None:
+        if self.function._func_type == "pandas":
+            acc.append(values) if sign > 0 else acc.remove(values)
+        elif sign > 0:
+            self.function._object().accumulate(acc, *values)
+        else:
+            self.function._object().retract(acc, *values)
+
+    def result(self, acc, integral: bool) -> Any:
+        if self.function._func_type == "pandas":
+            import pandas
+
+            columns = [pandas.Series(list(c)) for c in zip(*acc)] if acc else []
+            return self.function._callable()(*columns)
+        return self.function._object().get_value(acc)
+
+
+class UserDefinedAggregateFunctionWrapper(_Function):
+    """What ``udaf`` makes: called with expressions it is an aggregate for ``group_by().select()``."""
+
+    def __init__(self, f, result_type, func_type: str = "general", name: Optional[str] = None):
+        if func_type == "general" and not isinstance(f, AggregateFunction):
+            raise TypeError(f"udaf of func_type 'general' takes an AggregateFunction object, got {f!r}; a plain "
+                            "function over pandas Series is func_type='pandas'")
+        super().__init__(f, "get_value", func_type, name)
+        self._result_type = _data_type(result_type, "result_type")
+
+    def _object(self) -> AggregateFunction:
+        self._callable()  # opens it
+        return self._f
+
+    def __call__(self, *args) -> Expression:
+        from kindling.table.expressions import _expr
+
+        arguments = tuple(_expr(a) for a in args)
+        aggregate = _UserAggregate(self)
+        return Expression(_no_spark_column, lambda _: self._result_type,
+                          f"{self._name}({', '.join(a._text for a in arguments)})", children=arguments,
+                          aggregate=aggregate)
+
+
+def _no_spark_column():
+    raise AssertionError("a Python function's expression is evaluated in Python, not as a Spark column")
+
+
+def udf(f: Any = None, input_types=None, result_type: Union[DataType, str, None] = None, deterministic=None,
+        name: Optional[str] = None, func_type: str = "general", udf_type=None):
+    """A scalar function: ``udf(f, result_type=...)`` or ``@udf(result_type=...)``; ``func_type='pandas'``
+    for a function of pandas Series."""
+    if result_type is None:
+        raise ValueError("udf needs a result_type, such as DataTypes.STRING()")
+    if f is None:
+        return lambda g: UserDefinedScalarFunctionWrapper(g, result_type, udf_type or func_type, name)
+    return UserDefinedScalarFunctionWrapper(f, result_type, udf_type or func_type, name)
+
+
+def udtf(f: Any = None, input_types=None, result_types=None, deterministic=None, name: Optional[str] = None):
+    """A table function: ``udtf(f, result_types=[...])`` or ``@udtf(result_types=[...])``."""
+    if result_types is None:
+        raise ValueError("udtf needs result_types, such as [DataTypes.STRING()]")
+    if f is None:
+        return lambda g: UserDefinedTableFunctionWrapper(g, result_types, name)
+    return UserDefinedTableFunctionWrapper(f, result_types, name)
+
+
+def udaf(f: Any = None, input_types=None, result_type: Union[DataType, str, None] = None, accumulator_type=None,
+         deterministic=None, name: Optional[str] = None, func_type: str = "general"):
+    """An aggregate function: ``udaf(MyAggregateFunction(), result_type=...)``, or
+    ``udaf(f, result_type=..., func_type='pandas')`` for a function of pandas Series."""
+    if result_type is None and isinstance(f, AggregateFunction) and hasattr(f, "get_result_type"):
+        result_type = f.get_result_type()
+    if result_type is None:
+        raise ValueError("udaf needs a result_type, such as DataTypes.BIGINT()")
+    if f is None:
+        return lambda g: UserDefinedAggregateFunctionWrapper(g, result_type, func_type, name)
+    return UserDefinedAggregateFunctionWrapper(f, result_type, func_type, name)
+
+
+_REGISTERED: Dict[str, _Function] = {}
+
+
+def register(name: str, function: Any) -> None:
+    """Makes ``function`` (a wrapper made by udf/udtf/udaf) callable by name (``call``, SQL)."""
+    if not isinstance(function, _Function):
+        raise TypeError(f"Register a function made with udf, udtf or udaf, got {function!r}")
+    _REGISTERED[name.lower()] = function
+
+
+def unregister(name: str) -> bool:
+    return _REGISTERED.pop(name.lower(), None) is not None
+
+
+def registered_names() -> List[str]:
+    return sorted(_REGISTERED)
+
+
+def registered_function(name: str) -> _Function:
+    try:
+        return _REGISTERED[name.lower()]
+    except KeyError:
+        raise ValueError(f"No function named '{name}': register it with create_temporary_function or "
+                         f"create_temporary_system_function; registered: {sorted(_REGISTERED)}") from None

@@ -28,12 +28,12 @@ PYFLINK_PYTHON = os.environ.get("PYFLINK_PYTHON", "/opt/pyflink-venv/bin/python"
 RELATIVE = os.path.join("examples", "datastream", "asyncio", "remote_model_inference.py")
 
 
-def example_path() -> str | None:
-    """Where the installed apache-flink keeps the example, or None without it."""
+def example_path(relative: str = RELATIVE) -> str | None:
+    """Where the installed apache-flink keeps the example (``relative`` to its package), or None without it."""
     try:
         import pyflink  # only where apache-flink is installed (the reference)
 
-        return os.path.join(os.path.dirname(pyflink.__file__), RELATIVE)
+        return os.path.join(os.path.dirname(pyflink.__file__), relative)
     except ImportError:
         pass
     try:
@@ -41,7 +41,7 @@ def example_path() -> str | None:
         package = subprocess.run([PYFLINK_PYTHON, "-c", code], capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-    path = os.path.join(package.strip(), RELATIVE)
+    path = os.path.join(package.strip(), relative)
     return path if os.path.exists(path) else None
 
 

@@ -54,7 +54,7 @@ MISSING_MODULES = {
     "kindling.datastream.connectors.cassandra": "Cassandra connector",
     "kindling.datastream.connectors.hybrid_source": "Hybrid Source connector",
     "kindling.datastream.connectors.dynamic_kafka": "Dynamic Kafka connector",
-    "kindling.table.udf": "Table API",
+    "kindling.table.window": "Table API",
 }
 
 

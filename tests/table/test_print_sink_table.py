@@ -47,7 +47,11 @@ def test_a_wrong_sink_fails_naming_the_problem(env, statement, message):
 
 
 @pytest.mark.parametrize("statement, message", [
-    ("SELECT 1", "Not a CREATE TABLE statement"),
+    ("SELECT 1", "FROM must name one registered table"),
+    ("ALTER TABLE t RENAME TO u", "is not supported by Kindling yet"),
+    ("SHOW CATALOGS", "SHOW TABLES, VIEWS or FUNCTIONS"),
+    ("CREATE FUNCTION f AS 'nowhere.f' LANGUAGE PYTHON", "cannot import 'nowhere.f'"),
+    ("DROP TABLE nope", "'nope' does not exist"),
     ("CREATE TABLE t (a INT)", "needs a 'connector' option"),
     ("CREATE TABLE t (a INT, b AS a + 1) WITH ('connector' = 'datagen')", "no computed columns"),
     ("CREATE TABLE t (a MAP<INT, INT>) WITH ('connector' = 'datagen')", "column type .* is not supported"),

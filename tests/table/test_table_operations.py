@@ -44,9 +44,6 @@ def test_wrong_expressions_fail_naming_the_problem(env):
         src.where(col('id') + 1)
     with pytest.raises(TypeError, match="no truth value"):
         bool(col('id') > 1)
-    with pytest.raises(ValueError, match="select on a table made by from_data_stream is not supported"):
-        StreamTableEnvironment.create(env).from_data_stream(env.from_collection([1], type_info=Types.INT())) \
-            .select(col('f0'))
 
 
 def test_result_columns_are_named_and_typed_as_pyflink_names_them(env, capsys):

@@ -1,0 +1,124 @@
+"""A streaming GROUP BY key count/sum over the same 1,000,000 events, side by side in one run:
+
+* Spark SQL by hand: ``groupBy(key).agg(count, sum)``, update output mode, ``availableNow``
+  (the JVM's streaming aggregation: one changed row per key per micro-batch, no previous value);
+* Kindling's Table API: ``group_by(col('key')).select(key, count, sum)`` with Flink's changelog
+  (``+I``, then ``-U``/``+U`` per row), into a discarding sink;
+* Kindling's DataStream API: ``key_by(key).reduce(...)`` emitting every rolling (count, sum).
+
+Events ``(key, ts, value)`` come from Kindling's sequence source through the same Python function
+on every side (benchmarks/workloads/keyed.py), 1,000 keys.
+
+    .venv/bin/python benchmarks/table_group_by.py [--records 1000000] [--rounds 3]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks.harness import spark_session  # noqa: E402
+from benchmarks.workloads.keyed import (_event_maker, event_schema, events_mapper, kindling_env,  # noqa: E402
+                                        run_kindling, sequence_source_frame)
+
+KEYS = 1_000
+make_event = _event_maker(KEYS)
+
+
+def spark_sql(spark, n: int) -> int:
+    from pyspark.sql import functions as F
+
+    events = sequence_source_frame(spark, n).where("f0 IS NOT NULL").select("f0") \
+        .mapInArrow(events_mapper(make_event), event_schema())
+    totals = events.groupBy("key").agg(F.count(F.lit(1)).alias("n"), F.sum("value").alias("total"))
+    return _run_update(totals)
+
+
+def _run_update(df) -> int:
+    """Runs a streaming aggregation in update mode with ``availableNow``, counting the rows out."""
+    import shutil
+    import tempfile
+
+    counts = []
+    checkpoint = tempfile.mkdtemp(prefix="bench-ckpt-")
+    try:
+        query = (df.writeStream.outputMode("update")
+                 .foreachBatch(lambda batch, batch_id: counts.append(batch.count()))
+                 .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
+        query.awaitTermination()
+    finally:
+        shutil.rmtree(checkpoint, ignore_errors=True)
+    return sum(counts)
+
+
+def _event_row(i: int):
+    return make_event(i)
+
+
+def kindling_table(spark, n: int) -> int:
+    from kindling.common import Types
+    from kindling.datastream.connectors import DiscardingSink
+    from kindling.table import StreamTableEnvironment
+    from kindling.table.expressions import col, lit
+
+    env = kindling_env()
+    t_env = StreamTableEnvironment.create(env)
+    events = env.generate_sequence(0, n - 1).map(
+        _event_row, output_type=Types.ROW_NAMED(["key", "ts", "value"], [Types.LONG()] * 3))
+    totals = t_env.from_data_stream(events).group_by(col("key")) \
+        .select(col("key"), lit(1).count.alias("n"), col("value").sum.alias("total"))
+    t_env.to_changelog_stream(totals).sink_to(DiscardingSink())
+    return run_kindling(env, "bench-table-group-by")
+
+
+def _count_and_sum(a, b):
+    return (a[0], a[1] + b[1], a[2] + b[2])
+
+
+def _one(event):
+    return (event[0], 1, event[2])
+
+
+def kindling_datastream(spark, n: int) -> int:
+    from kindling.common import Types
+    from kindling.datastream.connectors import DiscardingSink
+
+    env = kindling_env()
+    env.generate_sequence(0, n - 1) \
+        .map(lambda i: _one(make_event(i)), output_type=Types.TUPLE([Types.LONG()] * 3)) \
+        .key_by(lambda e: e[0]).reduce(_count_and_sum).sink_to(DiscardingSink())
+    return run_kindling(env, "bench-datastream-reduce")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    spark = spark_session()
+    sides = [("Spark SQL (hand-written)", spark_sql), ("Kindling Table API", kindling_table),
+             ("Kindling DataStream reduce", kindling_datastream)]
+    times = {name: [] for name, _ in sides}
+    outputs = {}
+    for round_ in range(args.rounds + 1):  # the first round warms up
+        for name, side in sides:
+            start = time.perf_counter()
+            outputs[name] = side(spark, args.records)
+            if round_:
+                times[name].append(time.perf_counter() - start)
+    load = os.getloadavg()[0]
+    print(f"streaming GROUP BY key count/sum, {args.records:,} events, {KEYS:,} keys, {args.rounds} rounds "
+          f"(median), load {load:.1f}")
+    sql_rate = args.records / statistics.median(times[sides[0][0]])
+    for name, _ in sides:
+        rate = args.records / statistics.median(times[name])
+        print(f"  {name:<28} {rate:>12,.0f} rec/s   {rate / sql_rate:5.2f}x Spark SQL   "
+              f"{outputs[name]:>10,} rows out")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""The grouping operator of ``group_by(...).select(...)``: per group, accumulators in keyed state
+and the changes of the group's result row, as Flink's group aggregation emits them.
+
+STREAMING: the first row of a group emits ``+I``; a change emits ``-U old`` and ``+U new`` (nothing
+when the result did not change); a group whose last row was retracted emits ``-D``. With a Python
+aggregate function the changes are emitted once per micro-batch (PyFlink: once per bundle). BATCH:
+one ``+I`` per group at the end of the input."""
+from __future__ import annotations
+
+from typing import Any, List, Sequence
+
+from kindling.common.types import RowKind, _create_row
+from kindling.datastream.functions import KeyedProcessFunction
+from kindling.runtime.task_info import MAX_WATERMARK
+from kindling.table.expressions import NUMERIC, Expression
+
+__all__ = ["GroupAggregateFunction", "GroupKey"]
+
+STATE_NAME = "_kindling_group"
+
+
+class GroupKey:
+    """The grouping key of a row: the value of its one key column, or a tuple of several (a
+    constant for a global aggregate)."""
+
+    def __init__(self, positions: Sequence[int]):
+        self.positions = list(positions)
+
+    def __call__(self, row) -> Any:
+        values = row._values
+        if len(self.positions) == 1:
+            return values[self.positions[0]]
+        return tuple(values[p] for p in self.positions)
+
+
+class GroupAggregateFunction(KeyedProcessFunction):
+    """Accumulates the aggregates of ``fields`` per group and emits the group's result row
+    (``names``) as changes. Input rows may be changes too: ``-U``/``-D`` retract."""
+
+    def __init__(self, input_names: List[str], input_types: dict, key_names: List[str], fields: List[Expression],
+                 names: List[str]):
+        self.input_names = input_names
+        self.key_names = key_names
+        self.fields = fields
+        self.names = names
+        seen: dict = {}
+        for field in fields:
+            for aggregate in field.aggregates():
+                seen.setdefault(id(aggregate), aggregate)
+        self.aggregates = list(seen.values())
+        self.integral = [any(c._data_type(input_types).type_name in NUMERIC[:4] for c in a._children)
+                         for a in self.aggregates]
+        # PyFlink runs Python aggregate functions in bundles and emits a group's changes once per
+        # bundle; Kindling once per micro-batch (a processing-time timer at the current time)
+        self.deferred = any(a._aggregate.kind == "udaf" for a in self.aggregates)
+
+    def open(self, runtime_context):
+        from kindling.common.typeinfo import Types
+        from kindling.datastream.state import ValueStateDescriptor
+
+        self.state = runtime_context.get_state(ValueStateDescriptor(STATE_NAME, Types.PICKLED_BYTE_ARRAY()))
+        self.in_batch = str(runtime_context.get_job_parameter("inBatchExecutionMode", "false")).lower() == "true"
+        self.key_positions = [self.input_names.index(k) for k in self.key_names]
+
+    def _result(self, key_values: list, accumulators: list):
+        env: dict = dict(zip(self.key_names, key_values))
+        for aggregate, accumulator, integral in zip(self.aggregates, accumulators, self.integral):
+            env[id(aggregate)] = aggregate._aggregate.result(accumulator, integral)
+        return [field.evaluate(env) for field in self.fields]
+
+    def process_element(self, row, ctx):
+        sign = -1 if row._row_kind in (RowKind.UPDATE_BEFORE, RowKind.DELETE) else 1
+        group = self.state.value()
+        if group is None:
+            if sign < 0:
+                return  # a retraction of a row this group never counted, as Flink ignores it
+            # rows counted, accumulators, the result row last emitted, the key, a timer pending
+            group = [0, [a._aggregate.create() for a in self.aggregates], None,
+                     [row._values[p] for p in self.key_positions], False]
+        env = dict(zip(self.input_names, row._values))
+        group[0] += sign
+        for aggregate, accumulator in zip(self.aggregates, group[1]):
+            aggregate._aggregate.accumulate(accumulator, [c.evaluate(env) for c in aggregate._children], sign)
+        if self.in_batch or self.deferred:
+            if not group[4]:
+                group[4] = True
+                timers = ctx.timer_service()
+                if self.in_batch:
+                    timers.register_event_time_timer(MAX_WATERMARK)
+                else:
+                    timers.register_processing_time_timer(timers.current_processing_time())
+            self.state.update(group)
+            return
+        yield from self._changes(group)
+
+    def on_timer(self, timestamp, ctx):
+        group = self.state.value()
+        if group is None:
+            return
+        group[4] = False
+        if self.in_batch:
+            yield _create_row(self.names, self._result(group[3], group[1]), RowKind.INSERT)
+        else:
+            yield from self._changes(group)
+
+    def _changes(self, group: list):
+        """The changes of the group's result since it was last emitted; keeps the group's state."""
+        previous = group[2]
+        if group[0] <= 0:
+            self.state.clear()
+            if previous is not None:
+                yield _create_row(self.names, previous, RowKind.DELETE)
+            return
+        result = self._result(group[3], group[1])
+        group[2] = result
+        self.state.update(group)
+        if previous is None:
+            yield _create_row(self.names, result, RowKind.INSERT)
+        elif result != previous:
+            yield _create_row(self.names, previous, RowKind.UPDATE_BEFORE)
+            yield _create_row(self.names, result, RowKind.UPDATE_AFTER)

@@ -1,0 +1,93 @@
+"""Regular joins on Spark over two partitions: each join kind's changelog, applied, leaves the rows
+the join of the final inputs has (the order of changes depends on which input comes first, as in
+Flink); batch joins emit those rows only. tests/conformance/programs/table_*join*.py compare the
+printed rows with PyFlink's."""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from kindling.common import Types
+from kindling.common.types import RowKind
+from kindling.table import StreamTableEnvironment
+from kindling.table.expressions import col
+
+ORDERS = [(n, f"u{n % 13}", n * 10) for n in range(1, 300)]
+USERS = [(f"u{n}", f"name{n}") for n in range(5, 20)]
+
+
+def _tables(env):
+    t_env = StreamTableEnvironment.create(env)
+    orders = env.from_collection(ORDERS, Types.ROW_NAMED(['oid', 'user', 'amount'],
+                                                         [Types.INT(), Types.STRING(), Types.INT()])).rebalance()
+    users = env.from_collection(USERS, Types.ROW_NAMED(['uid', 'name'], [Types.STRING(), Types.STRING()])).rebalance()
+    return t_env, t_env.from_data_stream(orders), t_env.from_data_stream(users)
+
+
+def _applied(changes) -> Counter:
+    rows: Counter = Counter()
+    for change in changes:
+        if change.get_row_kind() in (RowKind.UPDATE_BEFORE, RowKind.DELETE):
+            assert rows[tuple(change)] > 0, f"{change} retracts a row never emitted"
+            rows[tuple(change)] -= 1
+        else:
+            rows[tuple(change)] += 1
+    return +rows
+
+
+def _expected(left_outer: bool, right_outer: bool) -> Counter:
+    names = dict(USERS)
+    rows = Counter((oid, user, amount, user, names[user]) for oid, user, amount in ORDERS if user in names)
+    if left_outer:
+        rows.update((oid, user, amount, None, None) for oid, user, amount in ORDERS if user not in names)
+    if right_outer:
+        used = {user for _, user, _ in ORDERS}
+        rows.update((None, None, None, uid, name) for uid, name in USERS if uid not in used)
+    return rows
+
+
+@pytest.mark.parametrize("method, left_outer, right_outer", [
+    ("join", False, False), ("left_outer_join", True, False), ("right_outer_join", False, True),
+    ("full_outer_join", True, True)])
+def test_each_join_kind_applies_to_the_join_of_the_inputs(env, method, left_outer, right_outer):
+    env.set_parallelism(2)
+    t_env, orders, users = _tables(env)
+    joined = getattr(orders, method)(users, col('user') == col('uid'))
+    assert _applied(t_env.to_changelog_stream(joined).execute_and_collect()) == _expected(left_outer, right_outer)
+
+
+def test_a_join_of_an_updating_table_follows_its_changes(env):
+    env.set_parallelism(2)
+    t_env, orders, users = _tables(env)
+    totals = orders.group_by(col('user')).select(col('user'), col('amount').sum.alias('total'))
+    joined = totals.join(users, (col('user') == col('uid')) & (col('total') > 10000)).select(col('name'), col('total'))
+    sums = Counter()
+    for _, user, amount in ORDERS:
+        sums[user] += amount
+    names = dict(USERS)
+    assert _applied(t_env.to_changelog_stream(joined).execute_and_collect()) == \
+        Counter((names[u], s) for u, s in sums.items() if u in names and s > 10000)
+
+
+def test_a_batch_join_emits_the_joined_rows_only(env):
+    from kindling.datastream import RuntimeExecutionMode
+
+    env.set_parallelism(2)
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    t_env, orders, users = _tables(env)
+    rows = list(orders.full_outer_join(users, col('user') == col('uid')).execute().collect())
+    assert {r.get_row_kind() for r in rows} == {RowKind.INSERT}
+    assert Counter(map(tuple, rows)) == _expected(True, True)
+
+
+def test_joins_fail_clearly_without_equal_keys(env):
+    t_env, orders, users = _tables(env)
+    with pytest.raises(ValueError, match="no equality of a column of each table"):
+        orders.join(users, col('amount') > 3)
+    with pytest.raises(ValueError, match="both tables have the columns"):
+        orders.join(orders, col('oid') == col('oid'))
+    with pytest.raises(ValueError, match="an outer join needs a join predicate"):
+        orders.left_outer_join(users)
+    with pytest.raises(ValueError, match="needs a join predicate"):
+        orders.join(users).execute()

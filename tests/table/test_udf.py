@@ -1,0 +1,62 @@
+"""Python functions of the Table API on Spark: scalar functions in select and where, table and
+aggregate functions; wrong use fails naming the fix. tests/conformance/programs/table_udf.py compares
+their printed results with PyFlink's."""
+from __future__ import annotations
+
+import pytest
+
+from kindling.table import DataTypes, StreamTableEnvironment
+from kindling.table.expressions import call, col
+from kindling.table.udf import udaf, udf, udtf
+
+
+@udf(result_type=DataTypes.BOOLEAN())
+def is_prime(n):
+    return n > 1 and all(n % d for d in range(2, int(n ** 0.5) + 1))
+
+
+def test_a_scalar_function_filters_and_computes_over_two_partitions(env):
+    env.set_parallelism(2)
+    t_env = StreamTableEnvironment.create(env)
+    numbers = t_env.from_elements([(n,) for n in range(1, 60)], ['n'])
+    square = udf(lambda n: n * n, result_type=DataTypes.BIGINT())
+    primes = numbers.where(is_prime(col('n'))).select(col('n'), square(col('n')).alias('sq'))
+    rows = sorted(tuple(r) for r in primes.execute().collect())
+    assert rows == [(p, p * p) for p in range(2, 60) if is_prime._f(p)]
+
+
+def test_a_table_function_joins_each_row_with_its_rows(env):
+    t_env = StreamTableEnvironment.create(env)
+    split = udtf(lambda s: ((w, len(w)) for w in s.split(',') if w), result_types=['STRING', 'INT'])
+    lines = t_env.from_elements([(1, 'a,bb'), (2, ''), (3, 'ccc')], ['id', 'csv'])
+    inner = lines.join_lateral(split(col('csv')).alias('w', 'len'), col('len') > 1).select(col('id'), col('w'))
+    outer = lines.left_outer_join_lateral(split(col('csv')).alias('w', 'len')).select(col('id'), col('len'))
+    assert sorted(tuple(r) for r in inner.execute().collect()) == [(1, 'bb'), (3, 'ccc')]
+    assert sorted(tuple(r) for r in outer.execute().collect()) == [(1, 1), (1, 2), (2, None), (3, 3)]
+
+
+def test_functions_are_called_by_registered_name(env):
+    t_env = StreamTableEnvironment.create(env)
+    t_env.create_temporary_system_function('is_prime', is_prime)
+    try:
+        t_env.create_temporary_view('numbers', t_env.from_elements([(n,) for n in range(1, 12)], ['n']))
+        via_sql = t_env.sql_query("SELECT n FROM numbers WHERE is_prime(n)")
+        via_call = t_env.from_path('numbers').where(call('is_prime', col('n')))
+        assert sorted(r[0] for r in via_sql.execute().collect()) == [2, 3, 5, 7, 11]
+        assert sorted(r[0] for r in via_call.execute().collect()) == [2, 3, 5, 7, 11]
+    finally:
+        t_env.drop_temporary_system_function('is_prime')
+
+
+def test_wrong_functions_fail_naming_the_fix(env):
+    t_env = StreamTableEnvironment.create(env)
+    with pytest.raises(ValueError, match="udf needs a result_type"):
+        udf(lambda x: x)
+    with pytest.raises(TypeError, match="takes an AggregateFunction object"):
+        udaf(lambda x: x, result_type=DataTypes.INT())
+    with pytest.raises(ValueError, match="No function named 'nope'"):
+        call('nope', col('n'))
+    with pytest.raises(TypeError, match="flat_map takes a table function made with udtf"):
+        t_env.from_elements([(1,)], ['n']).flat_map(is_prime)
+    with pytest.raises(ValueError, match="alias: 1 names"):
+        udtf(lambda s: [], result_types=['STRING', 'INT'])(col('n')).alias('only_one')
