@@ -123,14 +123,14 @@ def datagen_source(schema: Schema, options: Dict[str, str], type_info: TypeInfor
 class _PrintedRow:
     """A row as Flink's print connector writes it: ``+I[1, aaa, null]``."""
 
-    def __init__(self, type_info: TypeInformation):
-        self.types = type_info.get_field_types()
+    def __init__(self, types):
+        self.types = types
 
     def __call__(self, row: Row) -> str:
-        from kindling.common.formatting import flink_string
+        from kindling.table.table_result import value_text
 
         kind = row.get_row_kind().short_string() if isinstance(row, Row) else "+I"
-        return kind + "[" + ", ".join(flink_string(v, t) for v, t in zip(row, self.types)) + "]"
+        return kind + "[" + ", ".join(value_text(v, t) for v, t in zip(row, self.types)) + "]"
 
 
 def parallelism_of(stream) -> Optional[int]:
@@ -160,7 +160,7 @@ def insert_into(stream, schema: Schema, options: Dict[str, str], name: str):
 
         # as Flink's planner: the sink runs with its input's parallelism unless 'sink.parallelism' says
         parallelism = int(options.get("sink.parallelism", 0)) or parallelism_of(stream)
-        text = stream.map(_PrintedRow(schema.row_type_info()), output_type=Types.STRING())
+        text = stream.map(_PrintedRow(schema.get_field_data_types()), output_type=Types.STRING())
         sink = text.print(options.get("print-identifier"))
         if parallelism:
             text.set_parallelism(parallelism)

@@ -9,6 +9,7 @@ Example::
 """
 from __future__ import annotations
 
+import datetime
 import operator
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -67,8 +68,10 @@ class Expression:
         if extra_names:
             raise ValueError("alias with several names is for table functions: use Table.alias(...) after "
                              "flat_map / join_lateral")
-        return Expression(self._column, self._data_type, f"{self._text} AS {name}", name, self._evaluate,
-                          (self,))
+        aliased = Expression(self._column, self._data_type, f"{self._text} AS {name}", name, self._evaluate,
+                             (self,))
+        aliased._window_bound = getattr(self, "_window_bound", False)
+        return aliased
 
     def spark_column(self, columns: Dict[str, DataType]):
         """The Spark Column, cast to the Spark type of the expression's SQL type."""
@@ -185,9 +188,13 @@ class Expression:
         elif target == "BOOLEAN":
             def convert(v):
                 return v.strip().lower() == "true" if isinstance(v, str) else bool(v)
+        elif target == "TIMESTAMP":
+            convert = to_timestamp
+        elif target == "TIMESTAMP_LTZ":
+            convert = to_instant
         else:
-            raise ValueError(f"cast to {data_type!r} is not supported by Kindling yet; cast to numbers, strings "
-                             "or BOOLEAN")
+            raise ValueError(f"cast to {data_type!r} is not supported by Kindling yet; cast to numbers, strings, "
+                             "BOOLEAN, TIMESTAMP or TIMESTAMP_LTZ")
 
         def evaluate(env):
             value = self._evaluate(env)
@@ -196,6 +203,34 @@ class Expression:
         return Expression(lambda: self._column().cast(data_type.type_info().to_spark_type()),
                           lambda columns: data_type, f"cast({self._text} as {data_type!r})", evaluate=evaluate,
                           children=(self,))
+
+    # -- time intervals (``lit(5).seconds``) and window properties (``col('w').start``) ----------
+
+    def _interval(self, unit_ms: int) -> "Expression":
+        amount = self._evaluate({})
+        interval = Expression(lambda: None, lambda _: DataTypes.BIGINT().not_null(), f"{self._text} * {unit_ms} ms",
+                              evaluate=lambda env: amount * unit_ms)
+        interval._interval_ms = int(amount * unit_ms)
+        return interval
+
+    milli = millis = property(lambda self: self._interval(1))
+    second = seconds = property(lambda self: self._interval(1000))
+    minute = minutes = property(lambda self: self._interval(60_000))
+    hour = hours = property(lambda self: self._interval(3_600_000))
+    day = days = property(lambda self: self._interval(86_400_000))
+
+    def _window_property(self, which: str) -> "Expression":
+        from kindling.table.window_aggregate import WINDOW_BOUNDS
+
+        expression = Expression(lambda: None, lambda _: DataTypes.TIMESTAMP(3).not_null(), f"{which}({self._text})",
+                                evaluate=lambda env: env[WINDOW_BOUNDS][which], children=(self,))
+        expression._python_function = True
+        expression._window_bound = True
+        return expression
+
+    start = property(lambda self: self._window_property("start"))
+    end = property(lambda self: self._window_property("end"))
+    rowtime = property(lambda self: self._window_property("rowtime"))
 
     # -- aggregates (``col('v').sum``), as PyFlink's properties ---------------------------------
 
@@ -272,8 +307,15 @@ class Aggregate:
     # The accumulator is plain data (it lives in keyed state): [non-null count, value] where value
     # is the sum (sum, avg), or a dict value -> count (min, max, distinct: retractable).
 
-    def create(self) -> list:
-        return [0, {} if self.distinct or self.kind in ("min", "max") else 0]
+    def create(self, float32: bool = False) -> list:
+        """A new accumulator; ``float32`` sums a FLOAT argument in FLOAT arithmetic, as Flink does."""
+        if self.distinct or self.kind in ("min", "max"):
+            return [0, {}]
+        if float32:
+            import numpy
+
+            return [0, numpy.float32(0)]
+        return [0, 0]
 
     def accumulate(self, acc: list, values: List[Any], sign: int) -> None:
         """Adds (``sign`` 1) or retracts (-1) one row's argument values."""
@@ -293,7 +335,8 @@ class Aggregate:
             return
         acc[0] += sign
         if self.kind != "count":
-            acc[1] += sign * value
+            total = acc[1]
+            acc[1] = total + (type(total)(sign * value) if type(total).__name__ == "float32" else sign * value)
 
     def result(self, acc: list, integral: bool) -> Any:
         count, value = acc
@@ -307,6 +350,8 @@ class Aggregate:
                 return (min if self.kind == "min" else max)(value) if value else None
         if self.kind == "count":
             return count
+        if type(value).__name__ == "float32":
+            value = float(value)
         if self.kind == "sum0":
             return value if count else 0
         if not count:
@@ -380,6 +425,32 @@ def call(f: Any, *args: Any) -> Expression:
 
         f = registered_function(name)
     return f(*arguments)
+
+
+EPOCH = datetime.datetime(1970, 1, 1)
+
+
+def to_timestamp(value: Any) -> datetime.datetime:
+    """A TIMESTAMP value (a naive datetime, UTC as Kindling's session time zone) of an Instant or epoch ms."""
+    if isinstance(value, datetime.datetime):
+        return value
+    millis = value.to_epoch_milli() if hasattr(value, "to_epoch_milli") else int(value)
+    return EPOCH + datetime.timedelta(milliseconds=millis)
+
+
+def to_instant(value: Any):
+    """A TIMESTAMP_LTZ value (an Instant) of a TIMESTAMP's datetime (UTC) or epoch ms."""
+    from kindling.common.time import Instant
+
+    if isinstance(value, Instant):
+        return value
+    if isinstance(value, datetime.datetime):
+        return Instant.of_epoch_milli(epoch_millis(value))
+    return Instant.of_epoch_milli(int(value))
+
+
+def epoch_millis(value: datetime.datetime) -> int:
+    return (value - EPOCH) // datetime.timedelta(milliseconds=1)
 
 
 def _expr(value: Any) -> Expression:

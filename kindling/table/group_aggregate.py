@@ -33,26 +33,47 @@ class GroupKey:
         return tuple(values[p] for p in self.positions)
 
 
+class AggregateCalls:
+    """The distinct aggregates of result expressions, their accumulators and the result row."""
+
+    def __init__(self, input_names: List[str], input_types: dict, key_names: List[str], fields: List[Expression],
+                 names: List[str]):
+        self.input_names, self.key_names, self.fields, self.names = input_names, key_names, fields, names
+        seen: dict = {}
+        for field in fields:
+            for aggregate in field.aggregates():
+                seen.setdefault(id(aggregate), aggregate)
+        self.aggregates = list(seen.values())
+        argument_types = [[c._data_type(input_types).type_name for c in a._children] for a in self.aggregates]
+        self.integral = [any(t in NUMERIC[:4] for t in types) for types in argument_types]
+        self.float32 = [types == ["FLOAT"] for types in argument_types]
+
+    def create(self) -> list:
+        return [a._aggregate.create(f32) for a, f32 in zip(self.aggregates, self.float32)]
+
+    def accumulate(self, accumulators: list, values: list, sign: int) -> None:
+        env = dict(zip(self.input_names, values))
+        for aggregate, accumulator in zip(self.aggregates, accumulators):
+            aggregate._aggregate.accumulate(accumulator, [c.evaluate(env) for c in aggregate._children], sign)
+
+    def result(self, key_values: list, accumulators: list, extra: dict = None) -> list:
+        env: dict = dict(zip(self.key_names, key_values), **(extra or {}))
+        for aggregate, accumulator, integral in zip(self.aggregates, accumulators, self.integral):
+            env[id(aggregate)] = aggregate._aggregate.result(accumulator, integral)
+        return [field.evaluate(env) for field in self.fields]
+
+
 class GroupAggregateFunction(KeyedProcessFunction):
     """Accumulates the aggregates of ``fields`` per group and emits the group's result row
     (``names``) as changes. Input rows may be changes too: ``-U``/``-D`` retract."""
 
     def __init__(self, input_names: List[str], input_types: dict, key_names: List[str], fields: List[Expression],
                  names: List[str]):
-        self.input_names = input_names
-        self.key_names = key_names
-        self.fields = fields
+        self.calls = AggregateCalls(input_names, input_types, key_names, fields, names)
         self.names = names
-        seen: dict = {}
-        for field in fields:
-            for aggregate in field.aggregates():
-                seen.setdefault(id(aggregate), aggregate)
-        self.aggregates = list(seen.values())
-        self.integral = [any(c._data_type(input_types).type_name in NUMERIC[:4] for c in a._children)
-                         for a in self.aggregates]
         # PyFlink runs Python aggregate functions in bundles and emits a group's changes once per
         # bundle; Kindling once per micro-batch (a processing-time timer at the current time)
-        self.deferred = any(a._aggregate.kind == "udaf" for a in self.aggregates)
+        self.deferred = any(a._aggregate.kind == "udaf" for a in self.calls.aggregates)
 
     def open(self, runtime_context):
         from kindling.common.typeinfo import Types
@@ -60,13 +81,7 @@ class GroupAggregateFunction(KeyedProcessFunction):
 
         self.state = runtime_context.get_state(ValueStateDescriptor(STATE_NAME, Types.PICKLED_BYTE_ARRAY()))
         self.in_batch = str(runtime_context.get_job_parameter("inBatchExecutionMode", "false")).lower() == "true"
-        self.key_positions = [self.input_names.index(k) for k in self.key_names]
-
-    def _result(self, key_values: list, accumulators: list):
-        env: dict = dict(zip(self.key_names, key_values))
-        for aggregate, accumulator, integral in zip(self.aggregates, accumulators, self.integral):
-            env[id(aggregate)] = aggregate._aggregate.result(accumulator, integral)
-        return [field.evaluate(env) for field in self.fields]
+        self.key_positions = [self.calls.input_names.index(k) for k in self.calls.key_names]
 
     def process_element(self, row, ctx):
         sign = -1 if row._row_kind in (RowKind.UPDATE_BEFORE, RowKind.DELETE) else 1
@@ -75,12 +90,9 @@ class GroupAggregateFunction(KeyedProcessFunction):
             if sign < 0:
                 return  # a retraction of a row this group never counted, as Flink ignores it
             # rows counted, accumulators, the result row last emitted, the key, a timer pending
-            group = [0, [a._aggregate.create() for a in self.aggregates], None,
-                     [row._values[p] for p in self.key_positions], False]
-        env = dict(zip(self.input_names, row._values))
+            group = [0, self.calls.create(), None, [row._values[p] for p in self.key_positions], False]
         group[0] += sign
-        for aggregate, accumulator in zip(self.aggregates, group[1]):
-            aggregate._aggregate.accumulate(accumulator, [c.evaluate(env) for c in aggregate._children], sign)
+        self.calls.accumulate(group[1], row._values, sign)
         if self.in_batch or self.deferred:
             if not group[4]:
                 group[4] = True
@@ -99,7 +111,7 @@ class GroupAggregateFunction(KeyedProcessFunction):
             return
         group[4] = False
         if self.in_batch:
-            yield _create_row(self.names, self._result(group[3], group[1]), RowKind.INSERT)
+            yield _create_row(self.names, self.calls.result(group[3], group[1]), RowKind.INSERT)
         else:
             yield from self._changes(group)
 
@@ -111,7 +123,7 @@ class GroupAggregateFunction(KeyedProcessFunction):
             if previous is not None:
                 yield _create_row(self.names, previous, RowKind.DELETE)
             return
-        result = self._result(group[3], group[1])
+        result = self.calls.result(group[3], group[1])
         group[2] = result
         self.state.update(group)
         if previous is None:

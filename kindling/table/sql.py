@@ -29,8 +29,10 @@ def _data_type(kind) -> DataType:
         return DataTypes.VARCHAR(params[0]) if name == "VARCHAR" else DataTypes.CHAR(params[0])
     if name == "DECIMAL":
         return DataTypes.DECIMAL(*(params + [10, 0][len(params):]))
-    if name == "TIMESTAMP":
+    if name in ("TIMESTAMP", "TIMESTAMPTZ", "TIMESTAMPNTZ"):  # Spark's dialect reads Flink's TIMESTAMP as TZ
         return DataTypes.TIMESTAMP(*params)
+    if name == "TIMESTAMPLTZ":
+        return DataTypes.TIMESTAMP_LTZ(*params)
     raise ValueError(f"CREATE TABLE: the column type {kind.sql()} is not supported by Kindling yet")
 
 
@@ -111,6 +113,16 @@ def parse_create_table(tree) -> Tuple[str, Schema, Dict[str, str]]:
     if "connector" not in options:
         raise ValueError(f"CREATE TABLE {name} needs a 'connector' option in its WITH clause")
     return name, builder.build(), options
+
+
+def parse_expression(text: str):
+    """The sqlglot tree of one SQL expression."""
+    return _parse(f"SELECT {text}").expressions[0]
+
+
+def sql_expression(text: str) -> Any:
+    """The Table API expression of one SQL expression (``CAST(f0 AS TIMESTAMP(3))``)."""
+    return _expression(parse_expression(text))
 
 
 def parse_query(query: str, table_of: Callable[[str], Any]) -> Any:
@@ -273,6 +285,14 @@ def _expression(node, scope: Optional[Dict[Tuple[Optional[str], str], str]] = No
         aggregate = getattr(lit(1) if isinstance(argument, exp.Star) else _expression(argument, scope),
                             _AGGREGATES[type(node).__name__])
         return aggregate.distinct if distinct else aggregate
+    if isinstance(node, exp.Cast):
+        return _expression(node.this, scope).cast(_data_type(node.to))
+    if isinstance(node, exp.Interval):
+        units = {"MILLISECOND": "millis", "SECOND": "seconds", "MINUTE": "minutes", "HOUR": "hours", "DAY": "days"}
+        unit = node.unit.name.upper().rstrip("S") if node.unit is not None else ""
+        if unit not in units:
+            raise ValueError(f"sql: the interval {node.sql()} is not supported by Kindling yet (units: {list(units)})")
+        return getattr(lit(float(node.this.this) if "." in node.this.this else int(node.this.this)), units[unit])
     if isinstance(node, exp.Anonymous):
         from kindling.table.expressions import call
 

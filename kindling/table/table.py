@@ -19,7 +19,7 @@ from kindling.table.schema import Schema
 from kindling.table.table_result import TableResult
 from kindling.table.types import DataType
 
-__all__ = ["GroupedTable", "Table"]
+__all__ = ["GroupWindowedTable", "GroupedTable", "Table", "WindowGroupedTable"]
 
 
 def changelog_type(row_type: RowTypeInfo) -> ChangelogRowTypeInfo:
@@ -41,7 +41,9 @@ class Table:
     """
 
     def __init__(self, t_env, schema: Schema, name: str, scan: Optional[Callable[[], object]] = None,
-                 operations: tuple = (), rows: Optional[Callable[[], object]] = None, updating: bool = False):
+                 operations: tuple = (), rows: Optional[Callable[[], object]] = None, updating: bool = False,
+                 rowtime: Optional[str] = None):
+        self._rowtime = rowtime  # the event-time column (its values are the rows' timestamps)
         self._t_env = t_env
         self._schema = schema
         self._name = name
@@ -54,7 +56,11 @@ class Table:
         return self._schema
 
     def print_schema(self) -> None:
-        print(repr(self._schema))
+        text = repr(self._schema)
+        if self._rowtime:
+            text = text.replace(f"`{self._rowtime}` {self._types()[self._rowtime]!r}",
+                                f"`{self._rowtime}` {self._types()[self._rowtime]!r} *ROWTIME*")
+        print(text)
 
     def _row_type(self) -> RowTypeInfo:
         row_type = self._schema.row_type_info()
@@ -101,7 +107,7 @@ class Table:
         return Table(self._t_env, schema, self._name, self._scan, self._operations + (operation,))
 
     def _python(self, schema: Schema, make: Callable[[object, TypeInformation], object],
-                updating: Optional[bool] = None) -> "Table":
+                updating: Optional[bool] = None, rowtime: Optional[str] = None) -> "Table":
         """The table whose rows ``make(rows_of_this_table, row_type)`` makes, a Python pass."""
         updating = self._updating if updating is None else updating
         row_type = schema.row_type_info()
@@ -110,7 +116,7 @@ class Table:
         def rows():
             return make(self._stream(), row_type)
 
-        return Table(self._t_env, schema, self._name, rows=rows, updating=updating)
+        return Table(self._t_env, schema, self._name, rows=rows, updating=updating, rowtime=rowtime)
 
     def select(self, *fields: Union[Expression, str]) -> "Table":
         """The given expressions as the columns (an unnamed one is ``_c<position>``); with
@@ -127,7 +133,9 @@ class Table:
 
             return self._then(schema, select)
         project = _Project(self._schema.get_field_names(), list(fields), names)
-        return self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, project, row_type))
+        rowtime = next((n for f, n in zip(fields, names) if self._rowtime and _is_column(f, self._rowtime)), None)
+        return self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, project, row_type),
+                            rowtime=rowtime)
 
     def where(self, predicate: Expression) -> "Table":
         """The rows for which ``predicate`` is true."""
@@ -152,7 +160,7 @@ class Table:
 
             return self._then(self._schema, where)
         condition = _Condition(self._schema.get_field_names(), predicate)
-        return self._python(self._schema, lambda rows, row_type: rows.filter(condition))
+        return self._python(self._schema, lambda rows, row_type: rows.filter(condition), rowtime=self._rowtime)
 
     filter = where
 
@@ -188,6 +196,19 @@ class Table:
     def group_by(self, *fields: Union[Expression, str]) -> "GroupedTable":
         """The rows grouped by the given columns, for ``select`` with aggregates."""
         return GroupedTable(self, [col(f) if isinstance(f, str) else f for f in fields])
+
+    def window(self, window) -> "GroupWindowedTable":
+        """The rows in group windows (``Tumble``, ``Slide``, ``Session`` of ``kindling.table.window``)
+        over the table's event-time column, for ``group_by(..., col(alias)).select(...)``."""
+        from kindling.table.window import GroupWindow
+
+        if not isinstance(window, GroupWindow) or window.alias_name is None or window.time_field is None:
+            raise ValueError("window takes Tumble/Slide/Session ... .on(col('ts')).alias('w')")
+        if window.time_field != self._rowtime:
+            raise ValueError(f"window: '{window.time_field}' is not the table's event-time column "
+                             f"({self._rowtime or 'the table has none'}); declare it with "
+                             "Schema.new_builder()...watermark('ts', \"ts - INTERVAL '1' SECOND\")")
+        return GroupWindowedTable(self, window)
 
     def distinct(self) -> "Table":
         """The distinct rows (an updating table in streaming mode, as in Flink)."""
@@ -365,6 +386,50 @@ class Table:
         return f"Table {self._name} {self._schema!r}"
 
 
+class GroupWindowedTable:
+    """A table in group windows; ``group_by`` names the keys and the window's alias."""
+
+    def __init__(self, table: Table, window):
+        self._table, self._window = table, window
+
+    def group_by(self, *fields: Union[Expression, str]) -> "WindowGroupedTable":
+        fields = [col(f) if isinstance(f, str) else f for f in fields]
+        names = [getattr(f, "_name", None) for f in fields]
+        if self._window.alias_name not in names:
+            raise ValueError(f"group_by of a windowed table names the window: group_by(..., col("
+                             f"'{self._window.alias_name}'))")
+        keys = [f for f, n in zip(fields, names) if n != self._window.alias_name]
+        return WindowGroupedTable(self._table, self._window, GroupedTable(self._table, keys)._keys)
+
+
+class WindowGroupedTable:
+    """Rows grouped by keys and a window; :meth:`select` computes one row per key and fired window,
+    with the window's ``col('w').start``, ``.end`` and ``.rowtime``."""
+
+    def __init__(self, table: Table, window, keys: List[str]):
+        self._table, self._window, self._keys = table, window, keys
+
+    def select(self, *fields: Union[Expression, str]) -> Table:
+        from kindling.table.group_aggregate import GroupKey
+        from kindling.table.window_aggregate import WindowAggregateFunction, slice_of
+
+        table, window = self._table, self._window
+        fields = [col(f) if isinstance(f, str) else f for f in fields]
+        grouped = GroupedTable(table, [col(k) for k in self._keys])
+        types = dict(table._types(), **{window.alias_name: table._types()[window.time_field]})
+        names, schema = grouped._result_schema(fields, types, allowed=[window.alias_name])
+        input_names = table._schema.get_field_names()
+        slice_ms = slice_of(window.size_ms, window.slide_ms) if window.kind == "slide" else None
+        function = WindowAggregateFunction(input_names, table._types(), self._keys, fields, names,
+                                           window.time_field, slice_ms)
+        key = GroupKey([input_names.index(k) for k in self._keys])
+
+        def aggregate(rows, row_type):
+            return rows.key_by(key).window(window.assigner()).process(function, output_type=row_type)
+
+        return table._python(schema, aggregate, updating=False)
+
+
 class GroupedTable:
     """A table grouped by key columns; :meth:`select` computes one row per group.
 
@@ -391,17 +456,8 @@ class GroupedTable:
 
         table = self._table
         fields = [col(f) if isinstance(f, str) else f for f in fields]
-        for f in fields:
-            stray = [c for c in f.columns() if c not in self._keys]
-            if stray:
-                raise ValueError(f"Expression '{f}' reads {stray}, which are not grouped: select group keys "
-                                 f"{self._keys} and aggregates only")
         types = table._types()
-        aggregates = [a for f in fields for a in f.aggregates()]
-        # Flink names an unnamed aggregate by its place among the aggregate calls, others by position
-        places = {id(a): j for j, a in enumerate(aggregates)}
-        names = [f._name or (f"EXPR${places[id(f)]}" if id(f) in places else f"_c{i}") for i, f in enumerate(fields)]
-        schema = Schema(names, [f._data_type(types) for f in fields])
+        names, schema = self._result_schema(fields, types)
         input_names = table._schema.get_field_names()
         function = GroupAggregateFunction(input_names, types, self._keys, fields, names)
         key = GroupKey([input_names.index(k) for k in self._keys])
@@ -410,6 +466,19 @@ class GroupedTable:
             return rows.key_by(key).process(function, output_type=row_type)
 
         return table._python(schema, aggregate, updating=not table._in_batch())
+
+    def _result_schema(self, fields: List[Expression], types: Dict[str, DataType], allowed: List[str] = ()):
+        """The result's column names and schema; fails on a column that is neither grouped nor aggregated."""
+        for f in fields:
+            stray = [c for c in f.columns() if c not in self._keys and c not in allowed]
+            if stray:
+                raise ValueError(f"Expression '{f}' reads {stray}, which are not grouped: select group keys "
+                                 f"{self._keys} and aggregates only")
+        calls = [c for f in fields for c in ([f] if getattr(f, "_window_bound", False) else f.aggregates())]
+        # Flink names an unnamed aggregate (or window property) by its place among those, others by position
+        places = {id(a): j for j, a in enumerate(calls)}
+        names = [f._name or (f"EXPR${places[id(f)]}" if id(f) in places else f"_c{i}") for i, f in enumerate(fields)]
+        return names, Schema(names, [f._data_type(types) for f in fields])
 
 
 def _keeping_parallelism(stream, function, output_type, flat: bool = False):
@@ -486,6 +555,14 @@ class _Retyped:
 
     def __call__(self, row):
         return _create_row(self.names, list(row), row._row_kind if isinstance(row, Row) else None)
+
+
+def _is_column(expression: Expression, name: str) -> bool:
+    """Whether the expression is the column ``name`` (maybe aliased)."""
+    while not getattr(expression, "_is_column", False) and len(expression._children) == 1 and \
+            " AS " in expression._text:
+        expression = expression._children[0]
+    return getattr(expression, "_is_column", False) and expression._name == name
 
 
 def _needs_predicate():

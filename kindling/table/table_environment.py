@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Union
 
 from kindling.common.typeinfo import RowTypeInfo, TypeInformation, Types
+from kindling.common.watermark_strategy import TimestampAssigner
 from kindling.common.types import Row, _create_row
 from kindling.table.environment_settings import EnvironmentSettings
 from kindling.table.schema import Schema
@@ -26,7 +27,8 @@ __all__ = ["StreamTableEnvironment", "TableEnvironment"]
 _DATA_TYPES = [(Types.INT(), DataTypes.INT), (Types.LONG(), DataTypes.BIGINT), (Types.STRING(), DataTypes.STRING),
                (Types.BOOLEAN(), DataTypes.BOOLEAN), (Types.DOUBLE(), DataTypes.DOUBLE),
                (Types.FLOAT(), DataTypes.FLOAT), (Types.SHORT(), DataTypes.SMALLINT), (Types.BYTE(), DataTypes.TINYINT),
-               (Types.SQL_DATE(), DataTypes.DATE), (Types.SQL_TIMESTAMP(), DataTypes.TIMESTAMP)]
+               (Types.SQL_DATE(), DataTypes.DATE), (Types.SQL_TIMESTAMP(), DataTypes.TIMESTAMP),
+               (Types.INSTANT(), lambda: DataTypes.TIMESTAMP_LTZ(9))]
 
 
 def _data_type_of(type_info: TypeInformation) -> DataType:
@@ -44,6 +46,126 @@ def _inferred_type(value) -> DataType:
         if isinstance(value, kind):
             return make()
     raise ValueError(f"from_elements: cannot infer a column type for {value!r}; give a DataTypes.ROW([...]) schema")
+
+
+def _declared_table(t_env, table: Table, schema, data_stream) -> Table:
+    """``table`` (a DataStream's columns) as ``schema`` declares it: its computed and metadata
+    columns, and its event-time column with the watermark the schema declares."""
+    from kindling.table.expressions import col
+    from kindling.table.sql import sql_expression
+
+    fields, types = [], table._types()
+    for name, data_type in zip(schema.get_field_names(), schema.get_field_data_types()):
+        if name in schema.computed:
+            fields.append(sql_expression(schema.computed[name]).alias(name))
+        elif name in schema.metadata:
+            fields.append(col(TIMESTAMP_COLUMN).cast(data_type).alias(name))
+        elif name not in types:
+            raise ValueError(f"from_data_stream: the schema's column '{name}' is not a field of the stream "
+                             f"({list(types)})")
+        else:
+            fields.append(col(name))
+    if schema.metadata:
+        table = _with_timestamps(t_env, table)
+    result = table.select(*fields)
+    if schema.watermark_spec is None:
+        return result
+    column, expression = schema.watermark_spec
+    if column not in result.get_schema().get_field_names() or \
+            result._types()[column].type_name not in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        raise ValueError(f"watermark: '{column}' must be a TIMESTAMP or TIMESTAMP_LTZ column of the schema")
+    delay = _watermark_delay(column, expression)
+    rows_of = result._rows
+    position = result.get_schema().get_field_names().index(column)
+
+    def rows():
+        if delay is None:  # SOURCE_WATERMARK(): the stream's own timestamps and watermarks
+            return rows_of()
+        from kindling.common.time import Duration
+        from kindling.common.watermark_strategy import WatermarkStrategy
+
+        # Flink SQL's watermark is max(ts) - delay; a DataStream strategy's is one ms less
+        strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(max(delay - 1, 0)))
+        return rows_of().assign_timestamps_and_watermarks(strategy.with_timestamp_assigner(_RowtimeOf(position)))
+
+    return Table(t_env, result.get_schema(), result._name, rows=rows, rowtime=column)
+
+
+def _as_sink_types(table: Table, sink: Schema) -> Table:
+    """The table with TIMESTAMP and TIMESTAMP_LTZ columns cast to the sink's (Flink casts them implicitly)."""
+    from kindling.table.expressions import col
+
+    times = ("TIMESTAMP", "TIMESTAMP_LTZ")
+    pairs = list(zip(table.get_schema().get_field_names(), table.get_schema().get_field_data_types(),
+                     sink.get_field_data_types()))
+    if all(ours.type_name == theirs.type_name or ours.type_name not in times or theirs.type_name not in times
+           for _, ours, theirs in pairs):
+        return table
+    return table.select(*[col(n).cast(theirs).alias(n) if ours.type_name in times and theirs.type_name in times
+                          and ours.type_name != theirs.type_name else col(n) for n, ours, theirs in pairs])
+
+
+TIMESTAMP_COLUMN = "__timestamp"
+
+
+def _with_timestamps(t_env, table: Table) -> Table:
+    """The table with its rows' DataStream timestamps (epoch ms) as one more column."""
+    schema = Schema(table.get_schema().get_field_names() + [TIMESTAMP_COLUMN],
+                    table.get_schema().get_field_data_types() + [DataTypes.BIGINT()])
+
+    def rows():
+        return table._stream().process(_AddTimestamp(schema.get_field_names()), output_type=schema.row_type_info())
+
+    return Table(t_env, schema, table._name, rows=rows)
+
+
+class _AddTimestamp:
+    """A ProcessFunction appending the element's timestamp to its Row."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def open(self, runtime_context):
+        pass
+
+    def close(self):
+        pass
+
+    def process_element(self, row, ctx):
+        yield _create_row(self.names, list(row) + [ctx.timestamp()])
+
+
+def _watermark_delay(column: str, expression: str):
+    """How far the watermark trails ``column`` in ms (None: ``SOURCE_WATERMARK()``)."""
+    import sqlglot.expressions as exp
+
+    from kindling.table.sql import parse_expression
+
+    tree = parse_expression(expression)
+    if isinstance(tree, exp.Anonymous) and tree.name.upper() == "SOURCE_WATERMARK":
+        return None
+    if isinstance(tree, exp.Column) and tree.name == column:
+        return 0
+    if isinstance(tree, exp.Sub) and isinstance(tree.this, exp.Column) and tree.this.name == column:
+        from kindling.table.sql import _expression
+
+        interval = getattr(_expression(tree.expression), "_interval_ms", None)
+        if interval is not None:
+            return interval
+    raise ValueError(f"watermark: Kindling supports \"{column} - INTERVAL 'n' SECOND\" (any unit), \"{column}\" "
+                     f"and SOURCE_WATERMARK(), got {expression!r}")
+
+
+class _RowtimeOf(TimestampAssigner):
+    """A row's event time in epoch ms: its event-time column."""
+
+    def __init__(self, position: int):
+        self.position = position
+
+    def extract_timestamp(self, row, record_timestamp: int) -> int:
+        from kindling.table.expressions import epoch_millis, to_timestamp
+
+        return epoch_millis(to_timestamp(row[self.position]))
 
 
 class _AsRow:
@@ -262,10 +384,17 @@ class TableEnvironment:
     # -- DataStream <-> Table -----------------------------------------------------------------
 
     def from_data_stream(self, data_stream, *fields) -> Table:
-        """The DataStream as a Table: the fields of a Row stream become columns (``f0`` for an atomic one)."""
-        if fields:
-            raise ValueError("from_data_stream with field expressions or a Schema is not supported by Kindling "
-                             "yet; give the stream a Types.ROW_NAMED type to name its columns")
+        """The DataStream as a Table: the fields of a Row stream become columns (``f0`` for an atomic
+        one); with a ``Schema``, its columns: physical ones by name, computed ones
+        (``column_by_expression``), the elements' timestamps (``column_by_metadata('rowtime', ...)``)
+        and the event-time column with its watermarks (``watermark('ts', "ts - INTERVAL '3' SECOND")``)."""
+        from kindling.table.schema import _DeclaredSchema
+
+        if len(fields) == 1 and isinstance(fields[0], _DeclaredSchema):
+            return _declared_table(self, self.from_data_stream(data_stream), fields[0], data_stream)
+        if fields and not (len(fields) == 1 and isinstance(fields[0], Schema)):
+            raise ValueError("from_data_stream with field expressions is not supported by Kindling yet; give a "
+                             "Schema, or the stream a Types.ROW_NAMED type to name its columns")
         type_info = data_stream.get_type()
         if isinstance(type_info, RowTypeInfo):
             names = type_info.get_field_names()
@@ -305,7 +434,8 @@ class TableEnvironment:
         if len(sink_schema.get_field_names()) != len(table.get_schema().get_field_names()):
             raise ValueError(f"Column count of the query ({table.get_schema().get_field_names()}) and of the "
                              f"sink table '{sink_path}' ({sink_schema.get_field_names()}) do not match")
-        insert_into(table._stream(sink_schema.row_type_info()), sink_schema, what.get_options(), sink_path)
+        insert_into(_as_sink_types(table, sink_schema)._stream(sink_schema.row_type_info()), sink_schema,
+                    what.get_options(), sink_path)
 
 
 class StreamTableEnvironment(TableEnvironment):

@@ -66,7 +66,7 @@ class TableResult:
                 for row in rows:
                     if count == 0:
                         print(line + "\n" + _cells(names, widths) + "\n" + line, flush=True)
-                    cells = [_tableau_value(v, t) for v, t in zip(row, self._schema.get_field_data_types())]
+                    cells = [value_text(v, t, tableau=True) for v, t in zip(row, self._schema.get_field_data_types())]
                     if self._with_kind:
                         cells = [row.get_row_kind().short_string()] + cells
                     print(_cells(cells, widths), flush=True)
@@ -89,7 +89,7 @@ def _type_width(data_type: DataType) -> int:
     name = data_type.type_name
     if name == "DECIMAL":
         width = data_type.precision + 2
-    elif name == "TIMESTAMP":
+    elif name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         width = 19 + (data_type.precision + 1 if data_type.precision else 0)
     else:
         width = _TYPE_WIDTHS.get(name, MAX_WIDTH)
@@ -100,17 +100,40 @@ def _display_width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def _tableau_value(value: Any, data_type: DataType) -> str:
+def value_text(value: Any, data_type: DataType, tableau: bool = False) -> str:
+    """A value as Flink's SQL side writes it: in the print connector's rows, or in the boxed table
+    (``tableau``: ``<NULL>``, ``TRUE``, timestamps with a space)."""
     from kindling.common.formatting import flink_string
 
     if value is None:
-        return NULL
+        return NULL if tableau else "null"
     if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, datetime.datetime):
-        text = value.strftime("%Y-%m-%d %H:%M:%S")
-        return text + ("." + f"{value.microsecond:06d}"[:data_type.precision] if data_type.precision else "")
+        return ("TRUE" if value else "FALSE") if tableau else ("true" if value else "false")
+    name = data_type.type_name
+    if name == "FLOAT":
+        import numpy
+
+        return str(numpy.float32(value))  # Java's Float.toString: the shortest text of the float
+    if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        from kindling.table.expressions import to_timestamp
+
+        moment = to_timestamp(value)
+        if tableau:
+            text = moment.strftime("%Y-%m-%d %H:%M:%S")
+            return text + ("." + f"{moment.microsecond:06d}"[:data_type.precision] if data_type.precision else "")
+        return _java_date_time(moment, name == "TIMESTAMP_LTZ")
     return flink_string(value, data_type.type_info())
+
+
+def _java_date_time(moment: datetime.datetime, instant: bool) -> str:
+    """Java's LocalDateTime.toString (seconds only when not zero) or Instant.toString (``...Z``)."""
+    text = moment.strftime("%Y-%m-%dT%H:%M")
+    if moment.second or moment.microsecond or instant:
+        text += moment.strftime(":%S")
+    if moment.microsecond:
+        fraction = f"{moment.microsecond:06d}"
+        text += "." + (fraction[:3] if fraction.endswith("000") else fraction)
+    return text + ("Z" if instant else "")
 
 
 def _cells(values: List[str], widths: List[int]) -> str:

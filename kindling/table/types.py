@@ -43,7 +43,7 @@ class DataType:
     @property
     def precision(self) -> Optional[int]:
         """The precision of a DECIMAL or TIMESTAMP (None for other types)."""
-        if self.type_name not in ("DECIMAL", "TIMESTAMP"):
+        if self.type_name not in ("DECIMAL", "TIMESTAMP", "TIMESTAMP_LTZ"):
             return None
         return int(self._name.split("(", 1)[1].split(",")[0].rstrip(")"))
 
@@ -147,6 +147,13 @@ class DataTypes:
     @staticmethod
     def TIMESTAMP(precision: int = 6, nullable: bool = True) -> DataType:
         return DataType(f"TIMESTAMP({precision})", Types.SQL_TIMESTAMP(), nullable)
+
+    @staticmethod
+    def TIMESTAMP_LTZ(precision: int = 6, nullable: bool = True) -> DataType:
+        """A point in time (TIMESTAMP WITH LOCAL TIME ZONE): an Instant in a DataStream."""
+        return DataType(f"TIMESTAMP_LTZ({precision})", Types.INSTANT(), nullable)
+
+    TIMESTAMP_WITH_LOCAL_TIME_ZONE = TIMESTAMP_LTZ
 
     @staticmethod
     def FIELD(name: str, data_type: DataType, description: Optional[str] = None) -> RowField:

@@ -214,7 +214,7 @@ class _UserAggregate(Aggregate):
     def data_type(self, argument: DataType) -> DataType:
         return self.function._result_type
 
-    def create(self):
+    def create(self, float32: bool = False):
         if self.function._func_type == "pandas":
             return []
         return self.function._object().create_accumulator()

@@ -54,7 +54,6 @@ MISSING_MODULES = {
     "kindling.datastream.connectors.cassandra": "Cassandra connector",
     "kindling.datastream.connectors.hybrid_source": "Hybrid Source connector",
     "kindling.datastream.connectors.dynamic_kafka": "Dynamic Kafka connector",
-    "kindling.table.window": "Table API",
 }
 
 

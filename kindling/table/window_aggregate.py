@@ -1,0 +1,51 @@
+"""The operator of a group window aggregation (``window(Tumble ...).group_by(...).select(...)``):
+Kindling's DataStream event-time windows with a ProcessWindowFunction computing the aggregates of
+each fired window, one ``+I`` row per key and window, as Flink's group windows emit."""
+from __future__ import annotations
+
+import math
+from typing import List, Optional
+
+from kindling.common.types import RowKind, _create_row
+from kindling.datastream.functions import ProcessWindowFunction
+from kindling.table.expressions import Expression, epoch_millis, to_timestamp
+from kindling.table.group_aggregate import AggregateCalls
+
+__all__ = ["WINDOW_BOUNDS", "WindowAggregateFunction"]
+
+#: where window properties (``col('w').start``) find the fired window's bounds
+WINDOW_BOUNDS = "__window"
+
+
+class WindowAggregateFunction(ProcessWindowFunction):
+    """A fired window's aggregates per key. Sliding windows add their rows slice by slice (slices of
+    the greatest common divisor of size and slide, in time order), as Flink's sliced windows do, so
+    FLOAT sums round the same way."""
+
+    def __init__(self, input_names: List[str], input_types: dict, key_names: List[str], fields: List[Expression],
+                 names: List[str], time_field: str, slice_ms: Optional[int]):
+        self.calls = AggregateCalls(input_names, input_types, key_names, fields, names)
+        self.names = names
+        self.key_positions = [input_names.index(k) for k in key_names]
+        self.time_position = input_names.index(time_field)
+        self.slice_ms = slice_ms
+
+    def process(self, key, context, elements):
+        rows = list(elements)
+        if not rows:
+            return
+        if self.slice_ms:
+            rows.sort(key=lambda r: epoch_millis(to_timestamp(r._values[self.time_position])) // self.slice_ms)
+        accumulators = self.calls.create()
+        for row in rows:
+            self.calls.accumulate(accumulators, row._values, 1)
+        window = context.window()
+        bounds = {"start": to_timestamp(window.start), "end": to_timestamp(window.end),
+                  "rowtime": to_timestamp(window.end - 1)}
+        key_values = [rows[0]._values[p] for p in self.key_positions]
+        yield _create_row(self.names, self.calls.result(key_values, accumulators, {WINDOW_BOUNDS: bounds}),
+                          RowKind.INSERT)
+
+
+def slice_of(size_ms: int, slide_ms: int) -> int:
+    return math.gcd(size_ms, slide_ms)
