@@ -1,7 +1,12 @@
 """Durations, time spans and instants, as in ``pyflink.common.time``."""
 from typing import Union
 
-__all__ = ['Duration', 'Time', 'Instant', 'to_millis', 'duration_millis']
+__all__ = ['Duration', 'Time', 'Instant', 'to_millis', 'duration_millis', 'MIN_WATERMARK',
+           'MAX_WATERMARK']
+
+#: Flink's watermarks before any element and at the end of a bounded input (Long.MIN/MAX_VALUE)
+MIN_WATERMARK = -(2**63)
+MAX_WATERMARK = 2**63 - 1
 
 _NANOS_PER_MILLI = 1_000_000
 _NANOS_PER_SECOND = 1_000_000_000

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-MIN_WATERMARK = -(2**63)
-MAX_WATERMARK = 2**63 - 1
+from kindling.common.time import MAX_WATERMARK, MIN_WATERMARK  # noqa: F401 (re-exported)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any, List, Sequence
 
 from kindling.common.types import RowKind, _create_row
 from kindling.datastream.functions import KeyedProcessFunction
-from kindling.runtime.task_info import MAX_WATERMARK
+from kindling.common.time import MAX_WATERMARK
 from kindling.table.expressions import NUMERIC, Expression
 
 __all__ = ["GroupAggregateFunction", "GroupKey"]

@@ -12,7 +12,7 @@ from typing import List, Optional, Tuple
 
 from kindling.common.types import RowKind, _create_row
 from kindling.datastream.functions import KeyedCoProcessFunction
-from kindling.runtime.task_info import MAX_WATERMARK
+from kindling.common.time import MAX_WATERMARK
 from kindling.table.expressions import Expression
 
 __all__ = ["RegularJoinFunction", "equi_keys"]

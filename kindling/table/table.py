@@ -602,7 +602,7 @@ class _SortAll(KeyedProcessFunction):
         self.rows = runtime_context.get_list_state(ListStateDescriptor("_kindling_sorted", Types.PICKLED_BYTE_ARRAY()))
 
     def process_element(self, row, ctx):
-        from kindling.runtime.task_info import MAX_WATERMARK
+        from kindling.common.time import MAX_WATERMARK
 
         self.rows.add(row)
         ctx.timer_service().register_event_time_timer(MAX_WATERMARK)
