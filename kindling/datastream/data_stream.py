@@ -9,11 +9,12 @@ import enum
 import itertools
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, Union
 
 import cloudpickle
 
 from kindling.common.typeinfo import TypeInformation, Types
+from kindling.common.unsupported import UnsupportedError
 from kindling.common.types import Row
 from kindling.datastream.functions import (
     BroadcastProcessFunction,
@@ -371,6 +372,14 @@ class DataStream:
         stream is computed as usual). ``invalidate()`` releases them."""
         node = CacheTransformation(name="Cache", inputs=[self._transformation], type_info=self._transformation.type_info)
         return CachedDataStream(self._env, node)
+
+    def iterate(self, *args, **kwargs) -> NoReturn:
+        """Refused: a feedback loop (Flink 1.x's ``iterate``, gone from PyFlink 2.x) cannot be a
+        Spark plan, which has no cycles."""
+        raise UnsupportedError(
+            "DataStream.iterate is not supported by Kindling: Spark plans cannot have cycles (and PyFlink 2.x "
+            "has no iterations either). Loop inside a process function (keyed state and timers carry the "
+            "iteration), or feed results back through a Kafka topic read by the same job's source.")
 
 
 class CachedDataStream(DataStream):

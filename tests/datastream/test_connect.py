@@ -165,6 +165,11 @@ def test_partition_custom_runs_the_partitioner(env):
         list(numbers.partition_custom(lambda key, n: n, lambda v: v).execute_and_collect())
 
 
+def test_iterate_is_refused_naming_what_to_do_instead(env):
+    with pytest.raises(NotImplementedError, match="Spark plans cannot have cycles.*process function"):
+        env.from_collection([1, 2]).iterate()
+
+
 class PairWithinASecond(KeyedCoProcessFunction):
     """An order (first input) waits one second of processing time for its payment (second input)."""
 
