@@ -333,7 +333,7 @@ class TableEnvironment:
         'module.function' LANGUAGE PYTHON``, ``SHOW TABLES|VIEWS|FUNCTIONS``, ``DESCRIBE name``,
         ``INSERT INTO sink query`` (starts the job), ``DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name``,
         or a query (its rows: ``execute_sql('SELECT ...').print()``)."""
-        from kindling.table.sql import parse_statement
+        from kindling.table.ddl import parse_statement
         from kindling.table.table_result import listing
 
         kind, *parts = parse_statement(stmt)
