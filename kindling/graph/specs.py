@@ -221,24 +221,18 @@ class JdbcSinkSpec(SinkSpec):
     batch_interval_ms: int = 0
     max_retries: int = 3
     exactly_once: bool = False
+    delete_sql: str | None = None  # set: an upsert sink; -D rows run it with ``delete_fields``, -U rows are skipped
+    delete_fields: list | None = None
 
     @property
     def dialect(self) -> str:
         """The database kind the URL names (a key of :data:`JDBC_DRIVERS`)."""
-        return self.url[len("jdbc:"):].split(":", 1)[0].lower() if self.url.startswith("jdbc:") else ""
+        return jdbc_dialect(self.url)
 
     def check(self) -> None:
         """Fails on what is wrong before any database is reached: the URL's database kind, the
         Python driver it needs, and the number of ``?`` placeholders against the row's fields."""
-        if self.dialect not in JDBC_DRIVERS:
-            supported = ", ".join(f"jdbc:{d}:" for d in JDBC_DRIVERS)
-            raise ValueError(f"JdbcSink: unsupported JDBC URL {self.url!r}; Kindling supports {supported}")
-        module, package = JDBC_DRIVERS[self.dialect]
-        try:
-            __import__(module)
-        except ImportError:
-            raise ImportError(f"JdbcSink: the URL {self.url!r} needs the Python driver {module}: "
-                              f"pip install '{package}' (or pip install 'kindling-streams[jdbc]')") from None
+        check_jdbc_url(self.url, "JdbcSink")
         arity = len(self.type_info.get_field_types())
         placeholders = len(split_jdbc_sql(self.sql)) - 1
         if placeholders != arity:
@@ -246,8 +240,69 @@ class JdbcSinkSpec(SinkSpec):
                              f"{arity} fields ({self.sql!r}); each field fills one placeholder, in order")
 
 
+@dataclass(eq=False)
+class JdbcSourceSpec(SourceSpec):
+    """The ``columns`` of the database table ``table``, read once (bounded) through the Python
+    driver of ``url``: in ``partitions`` splits, each a range of ``partition_column`` between
+    ``lower_bound`` and ``upper_bound`` (Flink's JDBC scan partitioning), or in one split."""
+
+    url: str = ""
+    table: str = ""
+    columns: list = field(default_factory=list)
+    user_name: str | None = None
+    password: str | None = None
+    partition_column: str | None = None
+    partitions: int = 1
+    lower_bound: int = 0
+    upper_bound: int = 0
+    fetch_size: int = 1000
+
+    @property
+    def dialect(self) -> str:
+        return jdbc_dialect(self.url)
+
+    @property
+    def sql(self) -> str:
+        """The query of a split, with JDBC ``?`` placeholders for its range."""
+        quoted = ", ".join('"' + c.replace('"', '""') + '"' for c in self.columns)
+        where = f' WHERE "{self.partition_column}" BETWEEN ? AND ?' if self.partition_column else ""
+        return f"SELECT {quoted} FROM {self.table}{where}"
+
+    def parameters(self, split: int) -> tuple:
+        """The range of split ``split`` (Flink's: ``partitions`` ranges of equal size, the last shorter)."""
+        if not self.partition_column:
+            return ()
+        size = -(-(self.upper_bound - self.lower_bound + 1) // self.partitions)
+        start = self.lower_bound + split * size
+        return start, min(start + size - 1, self.upper_bound)
+
+    def check(self) -> None:
+        check_jdbc_url(self.url, "The JDBC source")
+        if self.partition_column and (self.partitions < 1 or self.upper_bound < self.lower_bound):
+            raise ValueError("JDBC scan partitioning needs scan.partition.num >= 1 and lower-bound <= upper-bound")
+
+
 #: database kind in ``jdbc:<kind>:...`` -> (Python driver module, pip package providing it)
 JDBC_DRIVERS = {"postgresql": ("psycopg", "psycopg[binary]"), "sqlite": ("sqlite3", "the Python standard library")}
+
+
+def jdbc_dialect(url: str) -> str:
+    """The database kind a JDBC URL names (a key of :data:`JDBC_DRIVERS` when supported)."""
+    return url[len("jdbc:"):].split(":", 1)[0].lower() if url.startswith("jdbc:") else ""
+
+
+def check_jdbc_url(url: str, what: str) -> None:
+    """Fails when the URL's database kind is unknown or its Python driver is missing."""
+    dialect = jdbc_dialect(url)
+    if dialect not in JDBC_DRIVERS:
+        supported = ", ".join(f"jdbc:{d}:" for d in JDBC_DRIVERS)
+        raise ValueError(f"{what}: unsupported JDBC URL {url!r}; Kindling supports {supported}")
+    module, package = JDBC_DRIVERS[dialect]
+    try:
+        __import__(module)
+    except ImportError:
+        raise ImportError(f"{what}: the URL {url!r} needs the Python driver {module}: "
+                          f"pip install '{package}' (or pip install 'kindling-streams[jdbc]')") from None
 
 
 def split_jdbc_sql(sql: str) -> list[str]:

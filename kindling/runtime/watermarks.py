@@ -13,7 +13,10 @@ emitted just BEFORE it; keyed operators replay elements by stamp (DESIGN.md, "Ti
     gen.emit()                                     # the split ended: emit what it reached
 
 ``per_element=True`` (configuration ``kindling.watermark.per-element``) emits after every
-element instead: deterministic, for tests of lateness and small inputs.
+element instead: deterministic, for tests of lateness and small inputs. A strategy marked
+``eager`` (a Flink SQL watermark: ``WATERMARK FOR ts AS ...``) also emits after an element that moves
+its watermark more than the interval past the last one emitted (or past 0), as Flink's SQL
+watermark assigner does.
 """
 from __future__ import annotations
 
@@ -56,7 +59,7 @@ class WatermarkGenerator:
     """
 
     __slots__ = ('_extract', '_delay', '_emits', '_interval', '_per_element', '_clock', '_next_emit',
-                 'max_timestamp', 'current_watermark', 'seen', 'idleness_ms')
+                 'max_timestamp', 'current_watermark', 'seen', 'idleness_ms', '_eager')
 
     def __init__(self, strategy=None, interval_ms: int = DEFAULT_INTERVAL_MS, per_element: bool = False,
                  clock: Callable[[], int] = wall_clock_ms):
@@ -87,6 +90,7 @@ class WatermarkGenerator:
         self.idleness_ms: Optional[int] = getattr(strategy, 'idleness_ms', None) if strategy is not None else None
         self._interval = max(int(interval_ms or 0), 0)
         self._per_element = bool(per_element)
+        self._eager = bool(getattr(strategy, 'eager', False))
         self._clock = clock
         now = clock()
         self._next_emit = now + self._interval  # Flink's first periodic emission: one interval after start
@@ -124,7 +128,8 @@ class WatermarkGenerator:
         ts = extract(value, record_ts) if extract is not None else record_ts
         if ts is not None and (self.max_timestamp is None or ts > self.max_timestamp):
             self.max_timestamp = ts
-            if self._per_element:
+            if self._per_element or (self._eager and self._emits and
+                                     ts - self._delay - max(self.current_watermark, 0) > self._interval):
                 self.emit()
         return ts, stamp
 

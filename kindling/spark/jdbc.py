@@ -24,7 +24,8 @@ from urllib.parse import parse_qsl, unquote
 import pyarrow as pa
 from pyspark.sql import DataFrame
 
-from kindling.graph.specs import JdbcSinkSpec, split_jdbc_sql
+from kindling.common.types import RowKind, _create_row
+from kindling.graph.specs import JdbcSinkSpec, JdbcSourceSpec, split_jdbc_sql
 from kindling.runtime.errors import user_function_failure
 from kindling.runtime.type_check import checker_for
 from kindling.spark.sinks import SinkWriter
@@ -54,21 +55,26 @@ class _Database:
     def __init__(self, spec: JdbcSinkSpec):
         self.spec = spec
         self.dialect = spec.dialect
-        pieces = split_jdbc_sql(spec.sql)
         if self.dialect == "postgresql":
             import psycopg
 
             self.module = psycopg
-            self.sql = "%s".join(p.replace("%", "%%") for p in pieces)
             self.marker = "%s"
             self.connect_args = _postgres_arguments(spec)
         else:
             import sqlite3
 
             self.module = sqlite3
-            self.sql = spec.sql
             self.marker = "?"
             self.path = spec.url[len("jdbc:sqlite:"):] or ":memory:"
+        self.sql = self.statement(spec.sql)
+        self.delete_sql = self.statement(spec.delete_sql) if getattr(spec, "delete_sql", None) else None
+
+    def statement(self, sql: str) -> str:
+        """``sql`` with the driver's placeholders for JDBC's ``?``."""
+        if self.dialect != "postgresql":
+            return sql
+        return "%s".join(p.replace("%", "%%") for p in split_jdbc_sql(sql))
 
     def connect(self) -> Any:
         if self.dialect == "postgresql":
@@ -163,10 +169,19 @@ def _row_converter(spec: JdbcSinkSpec) -> Callable[[Any], tuple]:
     return convert
 
 
-def _rows(batches: Iterator[pa.RecordBatch], convert: Callable[[Any], tuple]) -> Iterator[tuple]:
+def _rows(batches: Iterator[pa.RecordBatch], convert: Callable[[Any], tuple], spec: JdbcSinkSpec) -> Iterator[tuple]:
+    """``(statement, parameters)`` per element: statement 0 the sink's SQL; for an upsert sink
+    (``delete_sql``) a ``-D`` row runs statement 1 with its key fields and a ``-U`` row nothing (the
+    ``+U`` that follows it upserts), as Flink's JDBC upsert sink does."""
+    deletes = spec.delete_fields if spec.delete_sql else None
     for batch in batches:
         for data in batch.column(0).to_pylist():
-            yield convert(pickle.loads(data))
+            value = pickle.loads(data)
+            kind = getattr(value, "_row_kind", None) if deletes is not None else None
+            if kind == RowKind.UPDATE_BEFORE:
+                continue
+            row = convert(value)
+            yield (1, tuple(row[i] for i in deletes)) if kind == RowKind.DELETE else (0, row)
 
 
 class _Connection:
@@ -214,7 +229,7 @@ def write_task(spec: JdbcSinkSpec, job: str, batch_id: int, task: int, batches: 
     """Writes one task's part of a micro-batch; returns how many rows it wrote."""
     database = _Database(spec)
     try:
-        rows = _rows(batches, _row_converter(spec))
+        rows = _rows(batches, _row_converter(spec), spec)
         connection = _Connection(database)
         try:
             if spec.exactly_once:
@@ -230,7 +245,7 @@ def _execute_many(database: _Database, rows: list) -> Callable[[Any], int]:
     def work(connection) -> int:
         cursor = connection.cursor()
         try:
-            cursor.executemany(database.sql, rows)
+            _run_statements(database, cursor, rows)
         finally:
             cursor.close()
         return len(rows)
@@ -238,7 +253,18 @@ def _execute_many(database: _Database, rows: list) -> Callable[[Any], int]:
     return work
 
 
+def _run_statements(database: _Database, cursor: Any, rows: list) -> None:
+    """Runs ``(statement, parameters)`` rows in order, each run of one statement in one executemany."""
+    start = 0
+    for end in range(1, len(rows) + 1):
+        if end == len(rows) or rows[end][0] != rows[start][0]:
+            sql = database.sql if rows[start][0] == 0 else database.delete_sql
+            cursor.executemany(sql, [parameters for _, parameters in rows[start:end]])
+            start = end
+
+
 def _write_batches(database: _Database, connection: _Connection, rows: Iterator[tuple]) -> int:
+    """Writes ``(statement, parameters)`` rows in batches (see the module's docstring)."""
     spec = database.spec
     interval = spec.batch_interval_ms / 1000
     pending: list[tuple] = []
@@ -269,7 +295,7 @@ def _write_exactly_once(database: _Database, connection: _Connection, rows: list
             if cursor.fetchone() is not None:  # committed before: Spark replays the batch
                 return 0
             for lo in range(0, len(rows), size):
-                cursor.executemany(database.sql, rows[lo:lo + size])
+                _run_statements(database, cursor, rows[lo:lo + size])
             cursor.execute(f"INSERT INTO {MARKER_TABLE} (job, batch, task) VALUES ({m}, {m}, {m})",
                            (job, batch_id, task))
             # Spark replays the last batch only: earlier markers are never read again.
@@ -315,3 +341,62 @@ class JdbcWriter(SinkWriter):
             yield pa.RecordBatch.from_arrays([pa.array([n], pa.int64())], names=["n"])
 
         return sum(r[0] for r in df.mapInArrow(write_partition, "n long").collect())
+
+
+# -- the bounded scan of a JDBC table (the table connector's source) ---------------------------
+
+def read_split(spec: JdbcSourceSpec, split: int, type_info: Any) -> Iterator[pa.RecordBatch]:
+    """The rows of one split of a JDBC scan as Arrow batches of ``type_info`` (a named Row type),
+    fetched ``fetch_size`` at a time; an unreachable database or a wrong table fails naming the URL."""
+    from kindling.spark.codec import codec_for
+
+    database = _Database(spec)
+    codec = codec_for(type_info)
+    names = type_info.get_field_names()
+    converts = [_from_database(t) for t in type_info.get_field_types()]
+    connection = None
+    try:
+        connection = database.connect()
+        cursor = connection.cursor()
+        cursor.execute(database.sql, spec.parameters(split))
+        while True:
+            fetched = cursor.fetchmany(spec.fetch_size)
+            if not fetched:
+                break
+            rows = [_create_row(names, [None if v is None else c(v) for c, v in zip(converts, values)])
+                    for values in fetched]
+            yield pa.RecordBatch.from_arrays(codec.encode(rows), names=[f.name for f in codec.fields])
+    except database.module.Error as error:
+        raise user_function_failure("Source: JDBC", ConnectionError(
+            f"The JDBC source could not read {spec.table} from {redacted(spec.url)}: {type(error).__name__}: "
+            f"{str(error).strip()}")) from None
+    finally:
+        if connection is not None:
+            connection.close()
+
+
+def _from_database(type_info: Any) -> Callable[[Any], Any]:
+    """How a driver's value becomes a value of ``type_info`` (SQLite keeps times as text, numbers
+    of any column as it got them)."""
+    import decimal
+
+    from kindling.common.typeinfo import Types
+
+    def timestamp(value: Any) -> datetime.datetime:
+        moment = datetime.datetime.fromisoformat(value) if isinstance(value, str) else value
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        return moment
+
+    def instant(value: Any) -> Any:
+        from kindling.common.time import Instant
+
+        delta = timestamp(value) - datetime.datetime(1970, 1, 1)
+        return Instant.of_epoch_second(delta.days * 86400 + delta.seconds, delta.microseconds * 1000)
+
+    by_type = [(Types.SQL_TIMESTAMP(), timestamp), (Types.INSTANT(), instant),
+               (Types.SQL_DATE(), lambda v: datetime.date.fromisoformat(v) if isinstance(v, str) else v),
+               (Types.BIG_DEC(), lambda v: decimal.Decimal(str(v))), (Types.BOOLEAN(), bool),
+               (Types.DOUBLE(), float), (Types.FLOAT(), float), (Types.STRING(), str),
+               (Types.PRIMITIVE_ARRAY(Types.BYTE()), bytes)]
+    return next((convert for candidate, convert in by_type if candidate == type_info), lambda v: v)

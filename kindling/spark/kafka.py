@@ -198,6 +198,7 @@ def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
     spec = plan.spec
     label = f"{split.topic}-{split.partition}".encode()
     deserialize = spec.deserializer.deserialize
+    with_key = getattr(spec.deserializer, "deserialize_record", None)  # a Kafka table's rows: key and value columns
     fast = _utf8_strings(spec.deserializer, codec)  # values decoded by Arrow, a batch at a time
     prefix = spec.client_id_prefix or "kindling-source"
     consumer = kafka.Consumer(_consumer_config(spec, **{"client.id": f"{prefix}-{split.topic}-{split.partition}"}))
@@ -240,7 +241,9 @@ def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
                     break
                 try:
                     value = m.value()
-                    if not fast or value is None:
+                    if with_key is not None:
+                        value = with_key(m.key(), value)
+                    elif not fast or value is None:
                         value = deserialize(value)
                 except Exception as exc:
                     raise ValueError(f"could not deserialize the Kafka record at {split.topic}-{split.partition} "

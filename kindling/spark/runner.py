@@ -430,7 +430,10 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
         job_parameters["inBatchExecutionMode"] = "true"  # keyed reduce/aggregations emit final values only
     time_settings = TimeSettings.of(env)
     # broadcast state needs the micro-batch path's control keys (kindling/spark/broadcast.py)
-    one_step = streaming and all_bounded and runs_in_one_step(env, time_settings, _sources(sinks))
+    one_step = streaming and all_bounded and runs_in_one_step(env, time_settings, _sources(sinks)) and \
+        not _eager_watermarks(sinks)
+    sinks = split_aggregations(sinks, "one_step" if one_step else "micro_batch" if streaming else "batch",
+                               env.get_parallelism(), job_parameters, job_id.to_hex_string())
     compiler = Compiler(spark, sinks, streaming and not one_step, env.get_parallelism(), job_parameters,
                         job_id.to_hex_string(), time_settings, one_step=one_step)
     configured = configuration.get_string(MAX_RECORDS_PER_BATCH, "")
@@ -493,6 +496,15 @@ def _estimated_elements(sources: list) -> int | None:
         else:
             return None
     return total
+
+
+def _eager_watermarks(sinks: list) -> bool:
+    """Whether a Flink SQL watermark (``eager``: emitted as elements move it, kindling/runtime/watermarks.py)
+    is in the job: then its input does not all precede the first watermark, as one step assumes."""
+    from kindling.graph.transformation import upstream_graph
+
+    return any(getattr(n, "operation", None) == "timestamps" and getattr(n.function, "eager", False)
+               for n in upstream_graph(sinks))
 
 
 def _sources(sinks: list) -> list[Any]:

@@ -25,8 +25,8 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStrea
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
-from kindling.graph.specs import (CollectionSourceSpec, DataGenSourceSpec, FileSourceSpec, KafkaSourceSpec,
-                                  SequenceSourceSpec, SocketTextSourceSpec)
+from kindling.graph.specs import (CollectionSourceSpec, DataGenSourceSpec, FileSourceSpec, JdbcSourceSpec,
+                                  KafkaSourceSpec, SequenceSourceSpec, SocketTextSourceSpec)
 from kindling.spark import datagen
 from kindling.spark.codec import codec_for
 from kindling.spark.files import FileListing, FileSplit, read_split, record_position
@@ -364,6 +364,8 @@ class _Reading:
             return spec.end - spec.start + 1
         if isinstance(spec, DataGenSourceSpec):
             return spec.count
+        if isinstance(spec, JdbcSourceSpec):  # offsets count the scan's splits
+            return spec.partitions
         raise TypeError(spec)
 
     def read(self, part: _Slice) -> Iterator[pa.RecordBatch]:
@@ -405,6 +407,11 @@ class _Reading:
                 report_skipped(self.plan.metrics, self.plan.name, skipped[0])
         elif isinstance(spec, (DataGenSourceSpec, SocketTextSourceSpec)):  # kindling/spark/datagen.py
             yield from datagen.values(self.plan, part)
+        elif isinstance(spec, JdbcSourceSpec):  # kindling/spark/jdbc.py
+            from kindling.spark.jdbc import read_split as read_jdbc_split
+
+            for split in range(part.start, part.end):
+                yield from read_jdbc_split(spec, split, self.plan.type_info)
         else:
             raise TypeError(f"unsupported source spec {spec!r}")
 

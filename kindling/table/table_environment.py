@@ -48,47 +48,79 @@ def _inferred_type(value) -> DataType:
     raise ValueError(f"from_elements: cannot infer a column type for {value!r}; give a DataTypes.ROW([...]) schema")
 
 
-def _declared_table(t_env, table: Table, schema, data_stream) -> Table:
-    """``table`` (a DataStream's columns) as ``schema`` declares it: its computed and metadata
-    columns, and its event-time column with the watermark the schema declares."""
+def _declared_table(t_env, table: Table, schema, metadata: set, owner: str, eager: bool = True) -> Table:
+    """``table`` (the physical columns of a DataStream or a connector's rows, ``owner``) as ``schema``
+    declares it: its computed columns (``PROCTIME()`` too), its metadata columns (of the keys in
+    ``metadata``, each the rows' DataStream timestamps), and its event-time column with the
+    watermark the schema declares: emitted as Flink SQL's watermark assigner emits it (``eager``:
+    also after an element that moves it past the interval), or periodically only, as a Kafka source
+    does with the watermark pushed into it."""
     from kindling.table.expressions import col
     from kindling.table.sql import sql_expression
 
-    fields, types = [], table._types()
-    for name, data_type in zip(schema.get_field_names(), schema.get_field_data_types()):
+    fields, types, proctime = [], table._types(), None
+    for name in schema.get_field_names():
         if name in schema.computed:
-            fields.append(sql_expression(schema.computed[name]).alias(name))
+            text = schema.computed[name]
+            if "".join(text.split()).upper() == "PROCTIME()":
+                proctime = name
+                fields.append(_proctime().alias(name))
+            else:
+                fields.append(sql_expression(text).alias(name))
         elif name in schema.metadata:
+            key = schema.metadata_key(name)
+            if key not in metadata:
+                raise ValueError(f"The metadata column '{name}' reads '{key}', which {owner} does not have; its "
+                                 f"metadata: {', '.join(sorted(metadata)) or 'none'}")
+            data_type = schema.get_field_data_types()[schema.get_field_names().index(name)]
             fields.append(col(TIMESTAMP_COLUMN).cast(data_type).alias(name))
         elif name not in types:
-            raise ValueError(f"from_data_stream: the schema's column '{name}' is not a field of the stream "
-                             f"({list(types)})")
+            raise ValueError(f"The schema's column '{name}' is not a field of the stream ({list(types)})")
         else:
             fields.append(col(name))
     if schema.metadata:
         table = _with_timestamps(t_env, table)
     result = table.select(*fields)
+    declared = schema.resolved(result.get_schema().get_field_data_types(), proctime)
     if schema.watermark_spec is None:
-        return result
+        return Table(t_env, declared, result._name, result._scan, result._operations, result._rows, result._updating)
     column, expression = schema.watermark_spec
     if column not in result.get_schema().get_field_names() or \
             result._types()[column].type_name not in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         raise ValueError(f"watermark: '{column}' must be a TIMESTAMP or TIMESTAMP_LTZ column of the schema")
     delay = _watermark_delay(column, expression)
-    rows_of = result._rows
     position = result.get_schema().get_field_names().index(column)
 
     def rows():
         if delay is None:  # SOURCE_WATERMARK(): the stream's own timestamps and watermarks
-            return rows_of()
+            return result._stream()
         from kindling.common.time import Duration
         from kindling.common.watermark_strategy import WatermarkStrategy
 
         # Flink SQL's watermark is max(ts) - delay; a DataStream strategy's is one ms less
         strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(max(delay - 1, 0)))
-        return rows_of().assign_timestamps_and_watermarks(strategy.with_timestamp_assigner(_RowtimeOf(position)))
+        strategy.eager = eager
+        return result._stream().assign_timestamps_and_watermarks(strategy.with_timestamp_assigner(_RowtimeOf(position)))
 
-    return Table(t_env, result.get_schema(), result._name, rows=rows, rowtime=column)
+    return Table(t_env, declared, result._name, rows=rows, rowtime=column)
+
+
+def _proctime():
+    """``PROCTIME()``: the time a row is processed, a TIMESTAMP_LTZ(3) (Spark's current time of the
+    micro-batch in Spark's operators)."""
+    from pyspark.sql import functions
+
+    from kindling.table.expressions import Expression
+
+    def now(env):
+        import time
+
+        from kindling.common.time import Instant
+
+        return Instant.of_epoch_milli(int(time.time() * 1000))
+
+    return Expression(functions.current_timestamp, lambda _: DataTypes.TIMESTAMP_LTZ(3).not_null(), "PROCTIME()",
+                      evaluate=now)
 
 
 def _as_sink_types(table: Table, sink: Schema) -> Table:
@@ -166,6 +198,23 @@ class _RowtimeOf(TimestampAssigner):
         from kindling.table.expressions import epoch_millis, to_timestamp
 
         return epoch_millis(to_timestamp(row[self.position]))
+
+
+def _described(table: Table) -> List[List[str]]:
+    """The rows of ``DESCRIBE``: per column its type (with its time attribute), nullability, key,
+    computed expression or metadata, and watermark, as Flink lists them."""
+    schema = table.get_schema()
+    key = getattr(schema, "primary_key", None)
+    watermark = getattr(schema, "watermark_spec", None)
+    rows = []
+    for name, data_type in zip(schema.get_field_names(), schema.get_field_data_types()):
+        attribute = " *ROWTIME*" if name == table._rowtime else \
+            " *PROCTIME*" if name == getattr(schema, "proctime", None) else ""
+        rows.append([name, data_type._name + attribute, "TRUE" if data_type._nullable else "FALSE",
+                     f"PRI({', '.join(key[1])})" if key and name in key[1] else "",
+                     schema.extras(name) if hasattr(schema, "extras") else "",
+                     watermark[1] if watermark and watermark[0] == name else ""])
+    return rows
 
 
 class _AsRow:
@@ -261,25 +310,21 @@ class TableEnvironment:
         return self._tables.pop(table_path, None) is not None
 
     def from_path(self, path: str) -> Table:
-        """The table registered as ``path``."""
+        """The table registered as ``path``: a view, or a connector table's rows with its computed and
+        metadata columns and its watermark."""
+        from kindling.table.connectors import metadata_keys, scan_table
+        from kindling.table.schema import _DeclaredSchema
+
         what = self._lookup(path)
         if isinstance(what, Table):
             return what
-        options = what.get_options()
+        table = scan_table(self, path, what)
         schema = what.get_schema()
-        if options.get("connector") != "datagen":
-            raise ValueError(f"Table '{path}': the '{options.get('connector')}' connector cannot be read by "
-                             "Kindling yet; sources: 'datagen'")
-        from kindling.table.connectors import DataGenRows
-
-        DataGenRows(schema, options)  # checks the options now, not when the job starts
-
-        def scan():
-            from kindling.table.connectors import datagen_source
-
-            return datagen_source(schema, options, schema.row_type_info())
-
-        return Table(self, schema, path, scan)
+        if not isinstance(schema, _DeclaredSchema):
+            return table
+        connector = what.get_options().get("connector")
+        return _declared_table(self, table, schema, metadata_keys(what.get_options()),
+                               f"the '{connector}' connector", eager=connector != "kafka")
 
     def from_elements(self, elements, schema: Union[DataType, List[str], None] = None,
                       verify_schema: bool = True) -> Table:
@@ -338,8 +383,9 @@ class TableEnvironment:
 
         kind, *parts = parse_statement(stmt)
         if kind == "create_table":
-            name, schema, options = parts
-            self._register(name, TableDescriptor(schema, options))
+            name, schema, options, if_not_exists = parts
+            if not (if_not_exists and name in self._tables):
+                self._register(name, TableDescriptor(schema, options))
         elif kind == "create_view":
             self.create_temporary_view(parts[0], self.sql_query(parts[1]))
         elif kind == "create_function":
@@ -361,10 +407,7 @@ class TableEnvironment:
             names = [n for n in self.list_tables() if not views or isinstance(self._tables[n], Table)]
             return listing(["view name" if views else "table name"], [[n] for n in names])
         elif kind == "describe":
-            table = self.from_path(parts[0]).get_schema()
-            return listing(["name", "type", "null", "key", "extras", "watermark"],
-                           [[n, t._name, "TRUE" if t._nullable else "FALSE", "", "", ""]
-                            for n, t in zip(table.get_field_names(), table.get_field_data_types())])
+            return listing(["name", "type", "null", "key", "extras", "watermark"], _described(self.from_path(parts[0])))
         elif kind == "insert":
             return self.sql_query(parts[1]).execute_insert(parts[0])
         elif kind == "drop":
@@ -391,7 +434,7 @@ class TableEnvironment:
         from kindling.table.schema import _DeclaredSchema
 
         if len(fields) == 1 and isinstance(fields[0], _DeclaredSchema):
-            return _declared_table(self, self.from_data_stream(data_stream), fields[0], data_stream)
+            return _declared_table(self, self.from_data_stream(data_stream), fields[0], {"rowtime"}, "a DataStream")
         if fields and not (len(fields) == 1 and isinstance(fields[0], Schema)):
             raise ValueError("from_data_stream with field expressions is not supported by Kindling yet; give a "
                              "Schema, or the stream a Types.ROW_NAMED type to name its columns")
@@ -426,16 +469,22 @@ class TableEnvironment:
 
     def _add_sink(self, table: Table, sink_path: str) -> None:
         from kindling.table.connectors import insert_into
+        from kindling.table.schema import _DeclaredSchema
 
         what = self._lookup(sink_path)
         if not isinstance(what, TableDescriptor):
             raise ValueError(f"'{sink_path}' is a view; insert into a table created with a connector")
-        sink_schema = what.get_schema()
+        declared = what.get_schema()
+        sink_schema = declared.persisted() if isinstance(declared, _DeclaredSchema) else declared
         if len(sink_schema.get_field_names()) != len(table.get_schema().get_field_names()):
             raise ValueError(f"Column count of the query ({table.get_schema().get_field_names()}) and of the "
                              f"sink table '{sink_path}' ({sink_schema.get_field_names()}) do not match")
-        insert_into(_as_sink_types(table, sink_schema)._stream(sink_schema.row_type_info()), sink_schema,
-                    what.get_options(), sink_path)
+        written = [n for n in sink_schema.get_field_names() if n in getattr(declared, "metadata", {})]
+        if written:
+            raise ValueError(f"Table '{sink_path}': writing the metadata columns {written} is not supported by Kindling "
+                             "yet; declare them VIRTUAL (read only)")
+        insert_into(_as_sink_types(table, sink_schema)._stream(sink_schema.row_type_info()), declared,
+                    what.get_options(), sink_path, table._updating)
 
 
 class StreamTableEnvironment(TableEnvironment):

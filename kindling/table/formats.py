@@ -1,0 +1,423 @@
+"""The formats of Flink SQL's connectors: ``csv``, ``json`` and ``raw`` rows to and from bytes
+(Kafka record values and keys, lines of files), and how the ``filesystem`` connector reads and
+writes them (``parquet`` too), values typed by the table's DataTypes as Flink's formats type them.
+
+Text follows Flink's: JSON objects by column name, TIMESTAMP as ``2024-01-01 00:00:01.5`` (SQL
+standard), TIMESTAMP_LTZ with a ``Z``, doubles as Java writes them (``1.0E20``), BYTES in base64; CSV
+quoted as Flink's (Jackson's) writer quotes. A record a format cannot read fails the job naming it,
+unless ``<format>.ignore-parse-errors`` is ``true`` (then it is skipped and counted).
+"""
+from __future__ import annotations
+
+import base64
+import csv
+import datetime
+import decimal
+import io
+import json
+import re
+from typing import Any, Callable, Dict, List, Optional
+
+from kindling.common.serialization import DeserializationSchema, Encoder, SerializationSchema
+from kindling.common.types import Row, RowKind, _create_row
+from kindling.datastream.formats.csv import CsvReaderFormat, CsvSchema
+from kindling.datastream.formats.csv import _Column as _CsvColumn
+from kindling.datastream.formats.json import JsonLinesFormat, JsonRowDeserializationSchema
+from kindling.table.schema import Schema
+from kindling.table.types import DataType
+
+__all__ = ["FORMAT_OPTIONS", "RowFormat", "file_sink", "file_source", "row_format"]
+
+#: the options of each format Kindling supports (``<format>.<option>`` in a table's WITH clause)
+FORMAT_OPTIONS = {
+    "csv": {"field-delimiter", "quote-character", "disable-quote-character", "allow-comments", "ignore-parse-errors",
+            "escape-character", "null-literal"},
+    "json": {"fail-on-missing-field", "ignore-parse-errors", "timestamp-format.standard",
+             "encode.decimal-as-plain-number", "encode.ignore-null-fields"},
+    "raw": {"charset"},
+    "parquet": set(),
+}
+_SQL_TIMESTAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z?)$")
+
+
+def java_number(value: float, single: bool = False) -> str:
+    """A FLOAT (``single``) or DOUBLE as Java's ``toString`` writes it: ``1.5``, ``1.0E20``."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    if single:
+        import numpy
+
+        text = str(numpy.float32(value))
+    else:
+        text = repr(float(value))
+    magnitude = abs(float(text))
+    if magnitude == 0 or 1e-3 <= magnitude < 1e7:
+        plain = format(decimal.Decimal(text), "f")
+        return plain if "." in plain else plain + ".0"
+    sign, digits, exponent = decimal.Decimal(text).as_tuple()
+    mantissa = str(digits[0]) + "." + ("".join(map(str, digits[1:])).rstrip("0") or "0")
+    return ("-" if sign else "") + f"{mantissa}E{len(digits) - 1 + exponent}"
+
+
+def _timestamp_text(moment: datetime.datetime) -> str:
+    text = moment.strftime("%Y-%m-%d %H:%M:%S")
+    return text + ("." + f"{moment.microsecond:06d}".rstrip("0") if moment.microsecond else "")
+
+
+def _parse_timestamp(text: str, ltz: bool) -> datetime.datetime:
+    match = _SQL_TIMESTAMP.match(text.strip())
+    if match is None or bool(match.group(4)) != ltz:
+        form = "yyyy-MM-dd HH:mm:ss[.fraction]" + ("Z" if ltz else "")
+        raise ValueError(f"{text!r} is not a {'TIMESTAMP_LTZ' if ltz else 'TIMESTAMP'} in SQL form ({form})")
+    fraction = (match.group(3) or "").ljust(6, "0")[:6]
+    return datetime.datetime.fromisoformat(f"{match.group(1)} {match.group(2)}.{fraction}")
+
+
+class _Column:
+    """How one column's values read from and write to text (and JSON), by its DataType."""
+
+    def __init__(self, name: str, data_type: DataType):
+        self.name, self.type_name = name, data_type.type_name
+        self.data_type = data_type
+
+    def from_text(self, text: str) -> Any:
+        """A value of the column's type from text (CSV fields, JSON strings); ValueError otherwise."""
+        kind = self.type_name
+        if kind in ("STRING", "VARCHAR", "CHAR"):
+            return text
+        if kind in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
+            return int(text.strip())
+        if kind in ("FLOAT", "DOUBLE"):
+            return float(text.strip())
+        if kind == "DECIMAL":
+            try:
+                return decimal.Decimal(text.strip())
+            except decimal.InvalidOperation:
+                raise ValueError(f"{text!r} is not a decimal number") from None
+        if kind == "BOOLEAN":
+            return text.strip().lower() == "true"
+        if kind == "DATE":
+            return datetime.date.fromisoformat(text.strip())
+        if kind == "TIMESTAMP":
+            return _parse_timestamp(text, False)
+        if kind == "TIMESTAMP_LTZ":
+            from kindling.table.expressions import to_instant
+
+            return to_instant(_parse_timestamp(text, True))
+        if kind == "BYTES":
+            return base64.b64decode(text)
+        raise ValueError(f"columns of type {self.data_type!r} are not supported by Kindling's formats yet")
+
+    def to_text(self, value: Any) -> str:
+        """The column's value as Flink's formats write it (not quoted)."""
+        kind = self.type_name
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if kind in ("FLOAT", "DOUBLE"):
+            return java_number(value, kind == "FLOAT")
+        if kind == "TIMESTAMP":
+            return _timestamp_text(value)
+        if kind == "TIMESTAMP_LTZ":
+            from kindling.table.expressions import to_timestamp
+
+            return _timestamp_text(to_timestamp(value)) + "Z"
+        if kind == "BYTES":
+            return base64.b64encode(bytes(value)).decode("ascii")
+        if isinstance(value, decimal.Decimal):
+            return format(value, "f")
+        return str(value)
+
+    def from_json(self, value: Any) -> Any:
+        if value is None:
+            return None
+        kind = self.type_name
+        if kind in ("STRING", "VARCHAR", "CHAR"):
+            return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+        if isinstance(value, bool) and kind != "BOOLEAN" or isinstance(value, (dict, list)):
+            raise ValueError(f"{json.dumps(value)} is not a {self.data_type!r}")
+        if kind == "BOOLEAN" and isinstance(value, bool):
+            return value
+        if kind in ("TINYINT", "SMALLINT", "INT", "BIGINT") and isinstance(value, (int, float)):
+            if value != int(value):
+                raise ValueError(f"{value} is not an integer")
+            return int(value)
+        if kind in ("FLOAT", "DOUBLE") and isinstance(value, (int, float)):
+            return float(value)
+        if kind == "DECIMAL" and isinstance(value, (int, float)):
+            return decimal.Decimal(str(value))
+        return self.from_text(str(value))
+
+    def to_json(self, value: Any) -> str:
+        """The JSON text of a value (numbers and booleans bare, the rest as strings)."""
+        if value is None:
+            return "null"
+        if isinstance(value, bool) or self.type_name in ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE",
+                                                         "DECIMAL"):
+            return self.to_text(value)
+        return json.dumps(self.to_text(value), ensure_ascii=False)
+
+
+def _flag(options: Dict[str, str], key: str) -> bool:
+    value = options.get(key, "false").lower()
+    if value not in ("true", "false"):
+        raise ValueError(f"The option '{key}' is 'true' or 'false', got {options[key]!r}")
+    return value == "true"
+
+
+def _char(options: Dict[str, str], key: str, default: Optional[str]) -> Optional[str]:
+    value = options.get(key, default)
+    if value is not None and len(value) != 1:
+        raise ValueError(f"The option '{key}' must be a single character, got {value!r}")
+    return value
+
+
+class RowFormat:
+    """A format of rows of ``schema`` (its columns in order): ``decode(bytes) -> Row`` and
+    ``encode(row) -> bytes`` (one record, without a line end)."""
+
+    def __init__(self, name: str, schema: Schema, options: Dict[str, str]):
+        self.name = name
+        self.names = schema.get_field_names()
+        self.columns = [_Column(n, t) for n, t in zip(self.names, schema.get_field_data_types())]
+        self.options = options
+        self.ignore_errors = _flag(options, "ignore-parse-errors")
+        if name == "csv":
+            self.delimiter = _char(options, "field-delimiter", ",")
+            self.quote = None if _flag(options, "disable-quote-character") else _char(options, "quote-character", '"')
+            self.escape = _char(options, "escape-character", None)
+            self.null_literal = options.get("null-literal")
+            self.allow_comments = _flag(options, "allow-comments")
+            # Jackson (Flink's CSV writer) quotes a string that is long or has a character below this one
+            self.safe_from = max(ord(c) for c in (self.delimiter, self.quote or '"', "\n", self.escape or "\0")) + 1
+        elif name == "json":
+            self.fail_on_missing = _flag(options, "fail-on-missing-field")
+            self.ignore_nulls = _flag(options, "encode.ignore-null-fields")
+            standard = options.get("timestamp-format.standard", "SQL")
+            if standard != "SQL":
+                raise ValueError(f"json.timestamp-format.standard = {standard!r} is not supported by Kindling yet "
+                                 "(SQL only)")
+        elif name == "raw":
+            if len(self.columns) != 1:
+                raise ValueError(f"The 'raw' format reads and writes one column, the table has {self.names}")
+            self.charset = options.get("charset", "UTF-8")
+
+    def _row(self, values: List[Any], kind: Optional[RowKind] = None) -> Row:
+        return _create_row(self.names, values, kind)
+
+    def decode(self, message: bytes) -> Row:
+        """The row of one record; ValueError when it does not fit the format or the columns."""
+        if self.name == "raw":
+            binary = self.columns[0].type_name == "BYTES"
+            return self._row([None if message is None else bytes(message) if binary else
+                              bytes(message).decode(self.charset)])
+        text = bytes(message).decode("utf-8")
+        if self.name == "json":
+            return self.decode_json(text)
+        records = list(csv.reader(io.StringIO(text), delimiter=self.delimiter, quotechar=self.quote or '"',
+                                  quoting=csv.QUOTE_MINIMAL if self.quote else csv.QUOTE_NONE, escapechar=self.escape,
+                                  doublequote=self.escape is None, strict=True))
+        if len(records) != 1:
+            raise ValueError(f"expected one CSV record, got {len(records)}")
+        return self.decode_fields(records[0])
+
+    def decode_json(self, text: str) -> Row:
+        parsed = json.loads(text)
+        if not isinstance(parsed, dict):
+            raise ValueError(f"expected a JSON object, got {type(parsed).__name__}")
+        values = []
+        for column in self.columns:
+            if column.name not in parsed and self.fail_on_missing:
+                raise ValueError(f"the field '{column.name}' is missing")
+            try:
+                values.append(column.from_json(parsed.get(column.name)))
+            except ValueError as error:
+                raise ValueError(f"field '{column.name}': {error}") from None
+        return self._row(values)
+
+    def decode_fields(self, fields: List[str]) -> Row:
+        """The row of one CSV record's fields."""
+        if len(fields) != len(self.columns):
+            raise ValueError(f"expected {len(self.columns)} fields {self.names}, got {len(fields)}")
+        values = []
+        for text, column in zip(fields, self.columns):
+            if self.null_literal is not None and text == self.null_literal:
+                values.append(None)
+                continue
+            try:
+                values.append(column.from_text(text))
+            except ValueError as error:
+                raise ValueError(f"field '{column.name}': cannot read {text!r} as {column.data_type!r}: "
+                                 f"{error}") from None
+        return self._row(values)
+
+    def encode(self, row: Any) -> bytes:
+        """One record of the row's values."""
+        if self.name == "raw":
+            value = row[0]
+            return b"" if value is None else bytes(value) if isinstance(value, (bytes, bytearray)) else \
+                str(value).encode(self.charset)
+        if self.name == "json":
+            fields = [f"{json.dumps(c.name, ensure_ascii=False)}:{c.to_json(v)}" for c, v in zip(self.columns, row)
+                      if v is not None or not self.ignore_nulls]
+            return ("{" + ",".join(fields) + "}").encode("utf-8")
+        return self.delimiter.join(self._csv_field(c, v) for c, v in zip(self.columns, row)).encode("utf-8")
+
+    def _csv_field(self, column: _Column, value: Any) -> str:
+        if value is None:
+            return self.null_literal or ""
+        text = column.to_text(value)
+        if isinstance(value, (bool, int, float, decimal.Decimal)) or not self.quote:
+            return text
+        if len(text) > 24 or any(ord(c) < self.safe_from for c in text):  # Jackson's (loose) rule
+            doubled = text.replace(self.quote, (self.escape or self.quote) + self.quote)
+            return f"{self.quote}{doubled}{self.quote}"
+        return text
+
+
+def row_format(name: str, schema: Schema, options: Dict[str, str], prefix: str = "") -> RowFormat:
+    """The format ``name`` of rows of ``schema``, configured by the ``<prefix><name>.<option>``
+    entries of ``options``; an unknown format or option fails naming the supported ones."""
+    if name not in FORMAT_OPTIONS or name == "parquet":
+        raise ValueError(f"The format '{name}' is not supported by Kindling yet; formats: csv, json, raw "
+                         "(and parquet for the filesystem connector)")
+    return RowFormat(name, schema, own_options(name, options, prefix))
+
+
+def own_options(name: str, options: Dict[str, str], prefix: str = "") -> Dict[str, str]:
+    """The ``<prefix><name>.<option>`` entries of ``options``, keyed by ``<option>``."""
+    start = f"{prefix}{name}."
+    mine = {k[len(start):]: v for k, v in options.items() if k.startswith(start)}
+    unknown = sorted(start + k for k in mine if k not in FORMAT_OPTIONS[name])
+    if unknown:
+        raise ValueError(f"Unsupported options for the '{name}' format: {', '.join(unknown)}. Kindling supports: "
+                         f"{', '.join(sorted(start + k for k in FORMAT_OPTIONS[name])) or 'none'}")
+    return mine
+
+
+class RowDeserializer(DeserializationSchema):
+    """A format's rows from Kafka record values (None, a record to skip, when the format ignores
+    parse errors)."""
+
+    def __init__(self, row_format: RowFormat):
+        super().__init__()
+        self.format = row_format
+
+    def deserialize(self, message: bytes) -> Optional[Row]:
+        try:
+            return self.format.decode(message)
+        except (ValueError, UnicodeDecodeError, csv.Error) as error:
+            if self.format.ignore_errors:
+                return None
+            raise ValueError(f"malformed {self.format.name.upper()} record {bytes(message)[:200]!r}: {error} "
+                             f"('{self.format.name}.ignore-parse-errors' = 'true' skips such records)") from None
+
+    def get_produced_type(self):
+        return Schema(self.format.names, [c.data_type for c in self.format.columns]).row_type_info()
+
+
+class RowSerializer(SerializationSchema):
+    """A format's records of rows, as Kafka record values (or keys: the row's ``fields``)."""
+
+    def __init__(self, row_format: RowFormat, fields: Optional[List[int]] = None):
+        super().__init__()
+        self.format, self.fields = row_format, fields
+
+    def serialize(self, value: Any) -> bytes:
+        return self.format.encode(value if self.fields is None else [value[i] for i in self.fields])
+
+
+class RowEncoder(Encoder):
+    """A format's records of rows, one a line of a file sink's part files."""
+
+    def __init__(self, row_format: RowFormat):
+        super().__init__()
+        self.format = row_format
+
+    def encode(self, value: Any, type_info: Any = None) -> bytes:
+        return self.format.encode(value)
+
+    def __eq__(self, other: Any) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+def file_source(name: str, schema: Schema, options: Dict[str, str], paths: List[str],
+                monitor_interval_ms: Optional[int]):
+    """A DataStream FileSource of the table's rows in format ``name``, and a Spark step that makes
+    its elements the table's Rows (None: they are)."""
+    from kindling.datastream.connectors.file_system import FileSource, StreamFormat
+
+    row_type = schema.row_type_info()
+    if name == "parquet":
+        own_options(name, options)
+        from kindling.datastream.formats.parquet import ParquetColumnarRowInputFormat
+
+        builder = FileSource.for_bulk_file_format(ParquetColumnarRowInputFormat(row_type), *paths)
+    elif name == "raw":
+        rows = row_format(name, schema, options)
+        if rows.columns[0].type_name not in ("STRING", "VARCHAR", "CHAR"):
+            raise ValueError("The 'filesystem' connector reads 'raw' files as lines into one STRING column")
+        builder = FileSource.for_record_stream_format(StreamFormat.text_line_format(rows.charset), *paths)
+    elif name == "csv":
+        builder = FileSource.for_record_stream_format(_csv_reader(row_format(name, schema, options)), *paths)
+    else:
+        builder = FileSource.for_record_stream_format(_JsonLines(row_format(name, schema, options)), *paths)
+    if monitor_interval_ms is not None:
+        from kindling.common.time import Duration
+
+        builder = builder.monitor_continuously(Duration.of_millis(monitor_interval_ms))
+    return builder.build()
+
+
+def _csv_reader(rows: RowFormat) -> CsvReaderFormat:
+    """The DataStream CSV reader (quoted fields may span lines) with the format's layout, reading
+    each record's fields as the table's columns."""
+    schema = _TableCsvSchema(columns=[_CsvColumn(c.name, c.data_type.type_info()) for c in rows.columns],
+                             column_separator=rows.delimiter, quote_char=rows.quote, escape_char=rows.escape,
+                             null_value=rows.null_literal, allow_comments=rows.allow_comments)
+    schema.table_columns = rows.columns
+    return CsvReaderFormat(schema, rows.ignore_errors)
+
+
+class _TableCsvSchema(CsvSchema):
+    """A CsvSchema whose fields are read as Flink SQL's csv format reads them."""
+
+    table_columns: Optional[List[_Column]] = None
+
+    def _parser(self, column) -> Callable[[str], Any]:
+        own = next(c for c in self.table_columns if c.name == column.name)
+        null = self.null_value
+        return lambda text: None if null is not None and text == null else own.from_text(text)
+
+
+class _JsonLines(JsonLinesFormat):
+    """JSON-lines files read as Flink SQL's json format reads a record."""
+
+    def __init__(self, rows: RowFormat):
+        row_type = Schema(rows.names, [c.data_type for c in rows.columns]).row_type_info()
+        super().__init__(JsonRowDeserializationSchema(row_type, rows.fail_on_missing, rows.ignore_errors))
+        self.rows = rows
+
+    def parse(self, line: bytes) -> Row:
+        return self.rows.decode_json(bytes(line).decode("utf-8"))
+
+
+def file_sink(name: str, schema: Schema, options: Dict[str, str], path: str, part_size: Optional[int]):
+    """A DataStream FileSink writing the table's rows in format ``name`` into ``path`` (no buckets),
+    exactly once: part files become visible when their micro-batch commits."""
+    from kindling.datastream.connectors.file_system import BucketAssigner, FileSink, RollingPolicy
+
+    if name == "parquet":
+        own_options(name, options)
+        from kindling.datastream.formats.parquet import ParquetBulkWriters
+
+        builder = FileSink.for_bulk_format(path, ParquetBulkWriters.for_row_type(schema.row_type_info()))
+    else:
+        builder = FileSink.for_row_format(path, RowEncoder(row_format(name, schema, options)))
+        if part_size:
+            builder = builder.with_rolling_policy(RollingPolicy.default_rolling_policy(part_size=part_size))
+    return builder.with_bucket_assigner(BucketAssigner.base_path_bucket_assigner()).build()
