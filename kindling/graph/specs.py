@@ -107,10 +107,20 @@ class FileSinkSpec(SinkSpec):
     bucket_format: str | None = "%Y-%m-%d--%H"
     bucket_timezone: str | None = None
     part_size: int | None = None  # row formats: a part file rolls past this many bytes
+    compaction: Any = None  # (FileCompactStrategy, FileCompactor) of enable_compact
 
     @property
     def layout(self) -> str:  # type: ignore[override]
-        return "encoded" if self.writer is None else "pickled"
+        if self.writer is None:
+            return "encoded"
+        return "columns" if self.columns_type is not None else "pickled"
+
+    @property
+    def columns_type(self) -> Any:
+        """The row type of a columnar bulk writer (Parquet, ORC): elements reach it as its columns."""
+        if self.writer is None or self.writer.kind not in ("parquet", "orc"):
+            return None
+        return self.writer.options["type_info"]
 
 
 #: how a window keeps its contents until it fires: the reduced value (``reduce``), an

@@ -17,7 +17,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from kindling.common.time import duration_millis
-from kindling.graph.specs import CollectionSourceSpec, KafkaSinkSpec, KafkaSourceSpec, SequenceSourceSpec, TableSourceSpec
+from kindling.graph.specs import (CollectionSourceSpec, FileSinkSpec, FileSourceSpec, KafkaSinkSpec, KafkaSourceSpec,
+                                  SequenceSourceSpec, TableSourceSpec)
 from kindling.graph.transformation import (
     ChainedTransformation,
     KeyByTransformation,
@@ -275,13 +276,16 @@ class Compiler:
         if isinstance(consumer, SinkTransformation):
             spec = consumer.sink
             layout = spec.layout
-            if _produces_in_stage(spec) and not isinstance(self.root_of[producer.id], KeyedTransformation):
+            in_stage = not isinstance(self.root_of[producer.id], KeyedTransformation)
+            if _produces_in_stage(spec) and in_stage:
                 layout = "produced"  # a mapInArrow stage sends the records itself: one Python pass less
+            elif isinstance(spec, FileSinkSpec) and in_stage and len(self.sinks) == 1:
+                layout = "written"  # the stage writes the part files itself (kindling/spark/files.py)
             exit_plan = ExitPlan(index=len(plan.exits), layout=layout, name=consumer.name,
                                  type_info=stream_type, encoder=getattr(spec, "encoder", None),
                                  print_identifier=getattr(spec, "identifier", None),
                                  print_parallelism=consumer.parallelism or self.parallelism,
-                                 sink_spec=spec if layout == "produced" else None)
+                                 sink_spec=spec if layout in ("produced", "columns", "written") else None)
         elif isinstance(consumer, KeyByTransformation):
             exit_plan = ExitPlan(index=len(plan.exits), layout="keyed", name=consumer.name, type_info=stream_type,
                                  key_selector=consumer.key_selector, key_type=consumer.key_type,
@@ -425,7 +429,12 @@ class Compiler:
         if df is not None:
             return df
         plan = self.plans[root.id]
-        if isinstance(root, SourceTransformation):
+        if isinstance(root, SourceTransformation) and isinstance(root.source, FileSourceSpec) and not self.streaming:
+            from kindling.spark.files import file_stage_frame  # the stage's own pass reads the files
+
+            df = file_stage_frame(self.spark, root.source, root.type_info, root.name, self.metrics,
+                                  arrow_stage_function(plan), plan.schema())
+        elif isinstance(root, SourceTransformation):
             df = self.source_frame(root).mapInArrow(arrow_stage_function(plan), plan.schema())
         elif isinstance(root, UnionTransformation):
             carried = [carry_column(f) for f in self.carried.get(root.id, ())]

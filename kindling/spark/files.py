@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import pickle
 import posixpath
@@ -24,7 +25,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -33,7 +34,9 @@ from pyspark.sql import DataFrame
 from kindling.common.types import Row
 from kindling.graph.specs import FileSinkSpec, FileSourceSpec
 from kindling.spark.codec import codec_for
+from kindling.spark.metrics import report_skipped
 from kindling.spark.sinks import SinkWriter
+from kindling.spark.stage import WRITTEN_COUNT, WRITTEN_FILE
 
 ROWS_PER_ARROW_BATCH = 10_000
 READ_CHUNK_BYTES = 1 << 20
@@ -124,12 +127,19 @@ class FileSplit:
 
 
 def _byte_splittable(fmt: Any) -> bool:
-    if fmt.kind not in ("text_line", "json"):
+    """Whether a file of ``fmt`` may be cut into byte ranges of whole lines: text lines, JSON
+    lines, and CSV whose fields cannot hold a line break (see ``CsvReaderFormat.line_splittable``)."""
+    if fmt.kind not in ("text_line", "json") and not (fmt.kind == "csv" and fmt.line_splittable()):
         return False
+    return _byte_lines(fmt.charset)
+
+
+def _byte_lines(charset: str) -> bool:
+    """Whether text of ``charset`` ends its lines at the byte ``\\n`` (not UTF-16, ...)."""
     try:
-        return "\n\r".encode(fmt.charset) == b"\n\r"  # lines end at the byte \n (not UTF-16, ...)
+        return "\n\r".encode(charset) == b"\n\r"
     except LookupError:
-        raise ValueError(f"unknown charset {fmt.charset!r} of the FileSource format") from None
+        raise ValueError(f"unknown charset {charset!r} of the FileSource format") from None
 
 
 def make_splits(files: list[FileStatus], fmt: Any, split_bytes: int) -> list[FileSplit]:
@@ -286,6 +296,130 @@ def _line_runs(split: FileSplit, size_hint: int | None = None) -> Iterator[tuple
             pos = p
 
 
+def _csv_lines(split: FileSplit, charset: str, offset: int) -> Iterator[str]:
+    """The text lines of a CSV split from byte ``offset`` (a line's start) on: to the end of the
+    file as a stream (a whole file), or those starting before the split's end (CSV whose fields
+    hold no line breaks)."""
+    if split.end is None:
+        with _fs(split.root).open_input_file(split.path) as raw:
+            raw.seek(offset)
+            yield from io.TextIOWrapper(raw, encoding=charset, newline="")
+        return
+    for _, lines in _line_runs(FileSplit(split.root, split.path, offset, split.end)):
+        for line in lines:
+            yield line.decode(charset) + "\n"
+
+
+def _line_blocks(split: FileSplit) -> Iterator[tuple[int, bytes]]:
+    """``(byte offset, bytes)`` blocks of about a chunk each of the whole lines that start within
+    the split (the same lines as :func:`_line_runs`), cut after a ``\\n``."""
+    with _fs(split.root).open_input_file(split.path) as f:
+        end = split.end if split.end is not None else f.size()
+        pos = split.start
+        carry = b""
+        if pos > 0:  # the line running over from the previous split is that split's
+            f.seek(pos - 1)
+            pos -= 1
+            while True:
+                data = f.read(READ_CHUNK_BYTES)
+                if not data:
+                    return
+                i = data.find(b"\n")
+                if i >= 0:
+                    pos += i + 1
+                    carry = data[i + 1:]
+                    break
+                pos += len(data)
+        while pos < end:
+            data = f.read(READ_CHUNK_BYTES)
+            if not data:
+                if carry:
+                    yield pos, carry
+                return
+            buffer = carry + data
+            cut = buffer.rfind(b"\n") + 1
+            block, carry = buffer[:cut], buffer[cut:]
+            if pos + len(block) > end:  # the last line starting before the split's end ends the block
+                block = block[:block.find(b"\n", end - pos - 1) + 1]
+            if block:
+                yield pos, block
+            pos += len(block)
+
+
+def _line_count(data: bytes) -> int:
+    """How many lines ``data`` ends (``\\n``, ``\\r\\n`` or ``\\r``, as Python's csv reader counts them)."""
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+
+
+def _csv_runs(fmt: Any, split: FileSplit, types: list[pa.DataType]) -> Iterator[Any]:
+    """The records of a CSV split as runs of columns, and ``(line in the split, ValueError)`` for
+    each bad one. Blocks of lines without quote or escape characters (where every line is a
+    record) are cut into fields by pyarrow; from the first block with such a character on, and
+    for blocks with lines that do not fit, Python's csv reader (``CsvReaderFormat.column_runs``)
+    reads, naming the lines."""
+    schema, charset = fmt.schema, fmt.charset
+
+    def python(open_text: Callable[[], Iterable[str]], at_file_start: bool, lines_before: int) -> Iterator[Any]:
+        for run in fmt.column_runs(open_text, ROWS_PER_ARROW_BATCH, at_file_start):
+            yield (run[0] + lines_before, run[1]) if isinstance(run, tuple) else run
+
+    def text_of(data: bytes) -> Iterator[str]:
+        yield from io.StringIO(data.decode(charset), newline="")
+
+    def from_offset(offset: int, lines_before: int) -> Iterator[Any]:
+        return python(lambda: _csv_lines(split, charset, offset), offset == 0, lines_before)
+
+    try:
+        special = [c.encode(charset) for c in (schema.quote_char, schema.escape_char) if c is not None]
+        fast = (not schema.allow_comments and _byte_lines(charset) and len(schema.column_separator.encode(charset)) == 1
+                and all(len(c) == 1 for c in special))
+    except (UnicodeError, ValueError):
+        fast = False
+    if not fast:
+        yield from from_offset(split.start, 0)
+        return
+    import pyarrow.csv as pacsv
+
+    names = [f"c{i}" for i in range(schema.size())]
+    read_options = pacsv.ReadOptions(column_names=names, use_threads=False, encoding=charset)
+    parse_options = pacsv.ParseOptions(delimiter=schema.column_separator, quote_char=False, escape_char=False,
+                                       double_quote=False, newlines_in_values=False, ignore_empty_lines=True)
+    convert_options = pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, strings_can_be_null=False,
+                                           quoted_strings_can_be_null=False)
+    heading = (schema.use_header + schema.skip_first_data_row) if split.start == 0 else 0
+    lines_before = 0  # lines of the split before the block
+    for offset, block in _line_blocks(split):
+        heading_here = heading > 0
+        while heading and block:  # the header and a skipped first row: a line each, or Python's reader
+            cut = block.find(b"\n") + 1 or len(block)
+            line, block = block[:cut], block[cut:]
+            lines_before += 1
+            if not line.strip():
+                continue
+            try:
+                fields = next(csv.reader([line.decode(charset)], **schema.dialect()))
+            except (csv.Error, UnicodeDecodeError, StopIteration):
+                fields = None
+            if fields is None or (heading > schema.skip_first_data_row and not schema.header_ok(fields)):
+                yield from from_offset(0, 0)
+                return
+            heading -= 1
+        if any(c in block for c in special):
+            yield from from_offset(0, 0) if heading_here else from_offset(offset, lines_before)
+            return
+        try:
+            table = pacsv.read_csv(pa.py_buffer(block), read_options=read_options, parse_options=parse_options,
+                                   convert_options=convert_options) if block.strip() else None
+            runs = [] if table is None else [
+                [schema.arrow_column(i, c, t) or schema.parse_field_column(i, c.to_pylist())
+                 for i, (c, t) in enumerate(zip(batch.columns, types))]
+                for batch in table.to_batches(ROWS_PER_ARROW_BATCH)]
+        except (pa.ArrowInvalid, ValueError):  # lines that do not fit: Python's reader names them
+            runs = list(python(lambda: text_of(block), False, lines_before))
+        yield from runs
+        lines_before += _line_count(block)
+
+
 def _text_lines(split: FileSplit, charset: str) -> Iterator[tuple[int, list[str]]]:
     """``(offset, lines)`` runs of a text split; a split of a charset whose lines do not end at
     a ``\\n`` byte is a whole file, decoded as a stream (offset -1: unknown)."""
@@ -326,7 +460,7 @@ def read_split(fmt: Any, type_info: Any, split: FileSplit, skipped: list | None 
         yield from _read_parquet(fmt, codec, split)
         return
     if kind == "csv":
-        for columns in _record_runs(fmt, split, skipped):
+        for columns in _csv_records(fmt, codec, split, skipped):
             yield _columns_batch(codec, columns)
         return
     for values in _record_runs(fmt, split, skipped):
@@ -334,19 +468,37 @@ def read_split(fmt: Any, type_info: Any, split: FileSplit, skipped: list | None 
 
 
 def _columns_batch(codec: Any, columns: list) -> pa.RecordBatch:
-    """Columns of a row type's values as an Arrow batch: each straight into its Arrow type, or
-    (a value Arrow does not take as it is) through the codec's rows."""
+    """Columns of a row type's values (lists, or Arrow arrays of the column's type) as an Arrow
+    batch: each straight into its Arrow type, or (a value Arrow does not take as it is) through
+    the codec's rows."""
     schema = codec.arrow_schema
     try:
-        return pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(columns, schema)], schema=schema)
+        return pa.RecordBatch.from_arrays([c if isinstance(c, pa.Array) else pa.array(c, f.type)
+                                           for c, f in zip(columns, schema)], schema=schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
         names = [f.name for f in schema]
+        columns = [c.to_pylist() if isinstance(c, pa.Array) else c for c in columns]
         rows = []
         for values in zip(*columns):
             row = Row(*values)
             row.set_field_names(names)
             rows.append(row)
         return pa.RecordBatch.from_arrays(codec.encode(rows), schema=schema)
+
+
+def _csv_records(fmt: Any, codec: Any, split: FileSplit, skipped: list | None) -> Iterator[list]:
+    """Runs of a CSV split's records as columns; a bad record fails naming its line, or (the
+    format ignoring parse errors) is counted in ``skipped[0]``."""
+    types = [f.type for f in codec.arrow_schema]
+    for run in _csv_runs(fmt, split, types):
+        if isinstance(run, tuple):
+            if not fmt.ignore_errors:
+                line = run[0] + (_line_number(split, split.start) - 1 if split.start else 0)
+                raise _fail(fmt, split, f"line {line}", run[1]) from None
+            if skipped is not None:
+                skipped[0] += 1
+            continue
+        yield run
 
 
 def _record_runs(fmt: Any, split: FileSplit, skipped: list | None) -> Iterator[list]:
@@ -367,16 +519,6 @@ def _record_runs(fmt: Any, split: FileSplit, skipped: list | None) -> Iterator[l
                     at = offset + sum(len(previous) + 1 for previous in lines[:i])
                     raise _fail(fmt, split, f"line {_line_number(split, at)}", exc) from None
             yield values
-    elif kind == "csv":
-        with _fs(split.root).open_input_stream(split.path, buffer_size=READ_CHUNK_BYTES) as raw:
-            text = io.TextIOWrapper(raw, encoding=fmt.charset, newline="")
-            for run in fmt.column_runs(text, ROWS_PER_ARROW_BATCH):
-                if isinstance(run, tuple):
-                    if not fmt.ignore_errors:
-                        raise _fail(fmt, split, f"line {run[0]}", run[1]) from None
-                    skipped[0] += 1
-                    continue
-                yield run
     elif kind == "avro":
         import fastavro
 
@@ -394,6 +536,25 @@ def _record_runs(fmt: Any, split: FileSplit, skipped: list | None) -> Iterator[l
             yield values
     else:
         raise TypeError(f"unknown FileSource format {fmt!r}")
+
+
+def file_stage_frame(spark: Any, spec: FileSourceSpec, type_info: Any, name: str, metrics: Any,
+                     stage: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]], schema: Any) -> DataFrame:
+    """A bounded read of a FileSource (a batch job) and its stage in one Python pass: a Spark
+    partition per split, whose task reads the split and hands its records straight to ``stage``
+    (no trip through the JVM between the reader and the stage's functions)."""
+    splits = FileListing(spec).splits()
+    fmt = spec.format
+
+    def read(ids: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in ids:
+            for index in batch.column(0).to_pylist():
+                skipped = [0]
+                yield from read_split(fmt, type_info, splits[index], skipped)
+                report_skipped(metrics, name, skipped[0])
+
+    ids = spark.range(0, len(splits), 1, max(len(splits), 1))
+    return ids.mapInArrow(lambda batches: stage(read(batches)), schema)
 
 
 def _read_parquet(fmt: Any, codec: Any, split: FileSplit) -> Iterator[pa.RecordBatch]:
@@ -433,13 +594,23 @@ def _query_token(df: DataFrame) -> str:
     return (query or uuid.uuid4().hex)[:8]
 
 
+def _part_files_key(spec: FileSinkSpec) -> str:
+    """The Spark local property telling a stage's tasks where a micro-batch's part files go."""
+    return f"kindling.part-files:{spec.base_path}"
+
+
 class FileWriter(SinkWriter):
-    """Writes a micro-batch into the part files of a FileSink (see the module's docstring)."""
+    """Writes a micro-batch into the part files of a FileSink (see the module's docstring): the
+    stage computing the elements writes them (a ``written`` exit, kindling/spark/stage.py), or,
+    when the job has other sinks, a pass of its own over the sink's rows."""
 
     def __init__(self, spec: FileSinkSpec):
         self.spec = spec
         self.fs, self.base = filesystem(spec.base_path)
         self.token: str | None = None
+        self.compaction = Compaction(spec, self.fs, self.base) if spec.compaction is not None else None
+        self.last_batch: int | None = None  # the last micro-batch written
+        self.spark: Any = None
 
     def _bucket(self, batch_id: int) -> str:
         """The bucket directory of a micro-batch, from the time it was first written (kept in a
@@ -457,10 +628,7 @@ class FileWriter(SinkWriter):
             with self.fs.open_output_stream(marker) as f:
                 f.write(str(started).encode("ascii"))
             if batch_id >= 3:
-                try:
-                    self.fs.delete_file(self._marker(batch_id - 3))
-                except (FileNotFoundError, OSError):
-                    pass
+                _delete_if_there(self.fs, self._marker(batch_id - 3))
         if spec.bucket_timezone:
             from zoneinfo import ZoneInfo
 
@@ -474,159 +642,382 @@ class FileWriter(SinkWriter):
         return posixpath.join(self.base, f".{self.spec.part_prefix}-{self.token}-{batch_id}.bucket-time")
 
     def write(self, df: DataFrame, batch_id: int) -> int:
+        streaming = df.sparkSession.sparkContext.getLocalProperty("sql.streaming.queryId") is not None
         if self.token is None:
             self.token = _query_token(df)
         directory = self._bucket(batch_id)
         self.fs.create_dir(directory, recursive=True)
         spec = self.spec
         name = f"{spec.part_prefix}-{self.token}-{batch_id}"
-        root = spec.base_path
-        part_size = spec.part_size
+        context = df.sparkSession.sparkContext
+        if WRITTEN_FILE in df.columns:  # the stage writes the part files: tell its tasks where
+            context.setLocalProperty(_part_files_key(spec), f"{directory}\n{name}")
+            try:
+                rows = df.collect()
+            finally:
+                context.setLocalProperty(_part_files_key(spec), None)
+        else:
+            def write_partition(batches):
+                files = TaskPartFiles(spec, None, (directory, name))
+                for batch in batches:
+                    files.add_batch(batch)
+                written = files.close()
+                yield pa.RecordBatch.from_arrays([pa.array([w[0] for w in written], pa.string()),
+                                                  pa.array([w[1] for w in written], pa.int64())],
+                                                 names=[WRITTEN_FILE, WRITTEN_COUNT])
 
-        def write_partition(batches):
-            from pyspark import TaskContext
-
-            context = TaskContext.get()
-            partition, attempt = context.partitionId(), context.attemptNumber()
-            fs = _fs(root)
-            written = list(_write_parts(spec, fs, directory, batches, part_size, f"{name}-{partition}", attempt))
-            yield pa.RecordBatch.from_arrays([pa.array([w[0] for w in written], pa.string()),
-                                              pa.array([w[1] for w in written], pa.int64())], names=["file", "n"])
-
+            rows = df.mapInArrow(write_partition, f"{WRITTEN_FILE} string, {WRITTEN_COUNT} long").collect()
         total = 0
-        for row in df.mapInArrow(write_partition, "file string, n long").collect():
-            pending, count = row[0], row[1]
-            if count == 0:
-                self.fs.delete_file(pending)
-                continue
+        hidden = self.compaction is not None  # compacted files become visible, not part files
+        for pending, count in rows:
             total += count
-            self.fs.move(pending, _final_name(pending))
+            self.fs.move(pending, _committed_name(pending, hidden))
+        self.last_batch, self.spark = batch_id, df.sparkSession
+        if self.compaction is not None:
+            self.compaction.after_batch(df.sparkSession, self.token, batch_id, directory, ending=not streaming)
         return total
 
+    def finish(self) -> None:
+        """The end of the job: what waits for compaction is compacted (as Flink does at the end
+        of input), as part of the last micro-batch written."""
+        if self.compaction is not None and self.last_batch is not None:
+            self.compaction.after_batch(self.spark, self.token, self.last_batch, None, ending=True)
 
-def _final_name(pending: str) -> str:
-    """``dir/.name.<attempt>.inprogress`` -> ``dir/name``."""
+
+def _committed_name(pending: str, hidden: bool) -> str:
+    """``dir/.name.<attempt>.inprogress`` -> ``dir/name`` (``dir/.name`` when ``hidden``: waiting
+    for compaction)."""
     directory, base = posixpath.split(pending)
-    return posixpath.join(directory, base[1:].rsplit(".", 2)[0])
+    return posixpath.join(directory, base[0 if hidden else 1:].rsplit(".", 2)[0])
 
 
-def _write_parts(spec: FileSinkSpec, fs: pafs.FileSystem, directory: str, batches: Iterator[pa.RecordBatch],
-                 part_size: int | None, stem: str, attempt: int) -> Iterator[tuple[str, int]]:
-    """Writes a task's elements into in-progress part files; yields each file's path and count.
-    Row formats roll to a new part file (``stem-1``, ...) past ``part_size`` bytes."""
-    def pending(index: int) -> str:
-        part = stem if index == 0 else f"{stem}-{index}"
-        return posixpath.join(directory, f".{part}{spec.part_suffix}.{attempt}.inprogress")
-
-    if spec.writer is None:
-        index, count, size = 0, 0, 0
-        out = fs.open_output_stream(pending(0))
-        try:
-            for batch in batches:
-                for value in batch.column(0).to_pylist():
-                    if part_size and size >= part_size:
-                        out.close()
-                        yield pending(index), count
-                        index, count, size = index + 1, 0, 0
-                        out = fs.open_output_stream(pending(index))
-                    out.write(value)
-                    out.write(b"\n")
-                    count += 1
-                    size += len(value) + 1
-        finally:
-            out.close()
-        yield pending(index), count
-        return
-    path = pending(0)
-    with fs.open_output_stream(path) as out:
-        count = _BULK_WRITERS[spec.writer.kind](spec.writer.options, out, _values(batches))
-    yield path, count
+def _delete_if_there(fs: pafs.FileSystem, path: str) -> None:
+    try:
+        fs.delete_file(path)
+    except (FileNotFoundError, OSError):
+        pass
 
 
-def _values(batches: Iterator[pa.RecordBatch]) -> Iterator[list]:
-    for batch in batches:
-        yield [pickle.loads(v) for v in batch.column(0).to_pylist()]
+class Compaction:
+    """Compaction of a FileSink's part files, as Flink's (``FileSink...enable_compact``): with it,
+    a micro-batch's part files are committed hidden (``.<name>``), and per bucket they wait until
+    their total size reaches the strategy's threshold, or the number of micro-batches (Flink's
+    checkpoints) since the oldest waiting one reaches its count, or the input ends; then the
+    compactor joins them into ``compacted-<name of the first>``, which becomes visible, and
+    they are deleted.
+
+    Exactly once: the driver decides at the end of each micro-batch (before Spark commits it)
+    and first writes a hidden log per compacted file (``.<prefix>-<query>-<batch>-<phase><n>.compaction``:
+    the target and its inputs); Spark's tasks then write each target (hidden, then renamed) and
+    delete its inputs. A replay of the micro-batch finds its logs and completes them instead of
+    deciding again: a visible target is kept and the inputs the replay wrote again are deleted,
+    so no record becomes visible twice and none is lost."""
+
+    def __init__(self, spec: FileSinkSpec, fs: pafs.FileSystem, base: str):
+        self.spec = spec
+        self.fs = fs
+        self.base = base
+        self.strategy, self.compactor = spec.compaction
+        self.buckets: set[str] | None = None  # directories that may hold waiting files (None: not listed yet)
+
+    def after_batch(self, spark: Any, token: str, batch_id: int, directory: str | None, ending: bool) -> None:
+        """Compacts what is due after micro-batch ``batch_id`` (everything waiting when ``ending``)."""
+        phase = "e" if ending and directory is None else "b"  # the end of a streaming job, or a micro-batch
+        logs = self._logs(token, batch_id)
+        if not any(posixpath.basename(path).split("-")[-1].startswith(phase) for path in logs):
+            requests = self._decide(token, batch_id, directory, ending)
+            for k, request in enumerate(requests):
+                path = posixpath.join(self.base, f".{self.spec.part_prefix}-{token}-{batch_id}-{phase}{k}.compaction")
+                with self.fs.open_output_stream(path + ".tmp") as out:
+                    out.write(json.dumps(request).encode())
+                self.fs.move(path + ".tmp", path)
+                logs.append(path)
+        requests = []
+        for path in logs:
+            with self.fs.open_input_stream(path) as f:
+                requests.append(json.loads(f.read()))
+        if requests:
+            _run_compactions(spark, self.spec, requests)
+        for old in self._logs(token, None):
+            if int(posixpath.basename(old).rsplit("-", 2)[-2]) < batch_id - 2:
+                _delete_if_there(self.fs, old)
+
+    def _logs(self, token: str, batch_id: int | None) -> list[str]:
+        stem = f".{self.spec.part_prefix}-{token}-" + ("" if batch_id is None else f"{batch_id}-")
+        infos = self.fs.get_file_info(pafs.FileSelector(self.base, allow_not_found=True))
+        return sorted(i.path for i in infos if posixpath.basename(i.path).startswith(stem)
+                      and i.path.endswith(".compaction") and posixpath.basename(i.path)[len(stem):].count("-") ==
+                      (0 if batch_id is not None else 1))
+
+    def _waiting(self, token: str, directory: str | None) -> dict[str, list[tuple[int, str, int]]]:
+        """Per bucket, the committed hidden part files of this query: ``(batch, path, size)``."""
+        if self.buckets is None:
+            infos = self.fs.get_file_info(pafs.FileSelector(self.base, recursive=True, allow_not_found=True))
+            self.buckets = {posixpath.dirname(i.path) for i in infos if i.type == pafs.FileType.File}
+        if directory is not None:
+            self.buckets.add(directory)
+        stem = f".{self.spec.part_prefix}-{token}-"
+        waiting: dict[str, list[tuple[int, str, int]]] = {}
+        for bucket in sorted(self.buckets):
+            for info in self.fs.get_file_info(pafs.FileSelector(bucket, allow_not_found=True)):
+                name = posixpath.basename(info.path)
+                if info.type != pafs.FileType.File or not name.startswith(stem) or not name.endswith(self.spec.part_suffix) \
+                        or name.endswith((".inprogress", ".compaction", ".tmp", ".bucket-time")):
+                    continue
+                batch = name[len(stem):].split("-", 1)[0]
+                if batch.isdigit():
+                    waiting.setdefault(bucket, []).append((int(batch), info.path, info.size))
+        self.buckets = set(waiting)
+        return waiting
+
+    def _decide(self, token: str, batch_id: int, directory: str | None, ending: bool) -> list[dict]:
+        """Flink's compact coordinator: per bucket, a request each time the waiting files reach the
+        size threshold; the rest when the oldest waited the number of micro-batches, or at the end."""
+        threshold = self.strategy.size_threshold
+        checkpoints = self.strategy.num_checkpoints_before_compaction
+        requests = []
+        for bucket, files in self._waiting(token, directory).items():
+            files = sorted(f for f in files if f[0] <= batch_id)  # never a later batch's (a failed one's)
+            group: list[tuple[int, str, int]] = []
+            size = 0
+            for f in files:
+                group.append(f)
+                size += f[2]
+                if 0 <= threshold <= size:
+                    requests.append(group)
+                    group, size = [], 0
+            if group and (ending or (checkpoints > 0 and batch_id - group[0][0] + 1 >= checkpoints)):
+                requests.append(group)
+        out = []
+        for group in requests:
+            inputs = [path for _, path, _ in group]
+            if self.compactor.kind == "identical" and len(inputs) != 1:
+                raise ValueError(f"FileCompactor.identical_file_compactor() copies one file, but {len(inputs)} part "
+                                 f"files are due for compaction in {posixpath.dirname(inputs[0])}: use "
+                                 "concat_file_compactor(), or a strategy that compacts each file alone")
+            target = posixpath.join(posixpath.dirname(inputs[0]), "compacted-" + posixpath.basename(inputs[0])[1:])
+            out.append({"target": target, "inputs": inputs})
+        return out
 
 
-def _write_columnar(options: dict, out: Any, runs: Iterator[list], kind: str) -> int:
-    codec = codec_for(options["type_info"])
-    schema = codec.arrow_schema
-    count = 0
-    if kind == "parquet":
+def _run_compactions(spark: Any, spec: FileSinkSpec, requests: list[dict]) -> None:
+    """Spark's tasks write each request's target (unless it is visible already) and delete its inputs."""
+    root = spec.base_path
+    delimiter = spec.compaction[1].delimiter
+
+    def compact(ids: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        fs = _fs(root)
+        for batch in ids:
+            for index in batch.column(0).to_pylist():
+                request = requests[index]
+                target = request["target"]
+                if fs.get_file_info(target).type == pafs.FileType.NotFound:
+                    directory, name = posixpath.split(target)
+                    staged = posixpath.join(directory, f".{name}.inprogress")
+                    with fs.open_output_stream(staged) as out:
+                        for path in request["inputs"]:
+                            try:
+                                source = fs.open_input_stream(path)
+                            except FileNotFoundError:
+                                raise RuntimeError(f"part file {path} to compact into {target} is gone: the "
+                                                   "FileSink's hidden files were changed from outside") from None
+                            with source:
+                                while True:
+                                    chunk = source.read(READ_CHUNK_BYTES)
+                                    if not chunk:
+                                        break
+                                    out.write(chunk)
+                            if delimiter:
+                                out.write(delimiter)
+                    fs.move(staged, target)
+                for path in request["inputs"]:
+                    _delete_if_there(fs, path)
+        yield pa.RecordBatch.from_arrays([pa.array([0], pa.int64())], names=["done"])
+
+    spark.range(0, len(requests), 1, len(requests)).mapInArrow(compact, "done long").collect()
+
+
+class TaskPartFiles:
+    """A task's in-progress part files of a FileSink (``.<name>-<partition><suffix>.<attempt>.inprogress``),
+    written as elements come: by the stage computing them (values, or a columnar writer's
+    columns), or by a pass of the sink's own (the sink's rows). ``where`` is the bucket directory
+    and the micro-batch's file name (from the driver; by default the Spark local property
+    :func:`_part_files_key`). Row formats roll to a new part file (``-1``, ``-2``, ...) past
+    ``part_size`` bytes."""
+
+    def __init__(self, spec: FileSinkSpec, type_info: Any, where: tuple[str, str] | None = None):
+        self.spec = spec
+        self.type_info = type_info  # the stream's type, for the row format's encoder
+        self.where = where
+        self.written: list[tuple[str, int]] = []
+        self.path: str | None = None
+        self.out: Any = None
+        self.writer: Any = None  # a bulk format's writer
+        self.count = 0
+        self.size = 0
+
+    @property
+    def opened(self) -> bool:
+        return self.path is not None or bool(self.written)
+
+    def _open(self) -> None:
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        if self.where is None:
+            where = context.getLocalProperty(_part_files_key(self.spec))
+            if not where:
+                raise RuntimeError(f"the FileSink writing to {self.spec.base_path} was not told where this "
+                                   "micro-batch's part files go")
+            self.where = tuple(where.split("\n", 1))
+        directory, name = self.where
+        roll = f"-{len(self.written)}" if self.written else ""
+        self.path = posixpath.join(directory, f".{name}-{context.partitionId()}{roll}{self.spec.part_suffix}"
+                                              f".{context.attemptNumber()}.inprogress")
+        self.out = _fs(self.spec.base_path).open_output_stream(self.path)
+        self.count = self.size = 0
+        if self.spec.writer is not None:
+            self.writer = _BULK_WRITERS[self.spec.writer.kind](self.spec.writer.options, self.out)
+
+    def add_values(self, values: list) -> None:
+        """Elements as the stream holds them."""
+        if self.spec.writer is None:
+            encode, t = self.spec.encoder.encode, self.type_info
+            self.add_lines([encode(v, t) for v in values])
+            return
+        if self.out is None:
+            self._open()
+        self.writer.write(values)
+        self.count += len(values)
+
+    def add_columns(self, arrays: list[pa.Array]) -> None:
+        """Elements as the columns of a columnar writer's row type (``FileSinkSpec.columns_type``)."""
+        if self.out is None:
+            self._open()
+        self.writer.write_columns(arrays)
+        self.count += len(arrays[0]) if arrays else 0
+
+    def add_lines(self, lines: list[bytes]) -> None:
+        """Encoded elements of a row format, a line each."""
+        part_size = self.spec.part_size
+        for line in lines:
+            if self.out is None:
+                self._open()
+            self.out.write(line)
+            self.out.write(b"\n")
+            self.count += 1
+            self.size += len(line) + 1
+            if part_size and self.size >= part_size:
+                self._close_part()
+
+    def add_batch(self, batch: pa.RecordBatch) -> None:
+        """A batch of the sink's rows (``FileSinkSpec.layout``)."""
+        if not batch.num_rows:
+            return
+        layout = self.spec.layout
+        if layout == "columns":
+            self.add_columns(batch.columns)
+        elif layout == "encoded":
+            self.add_lines(batch.column(0).to_pylist())
+        else:
+            self.add_values([pickle.loads(v) for v in batch.column(0).to_pylist()])
+
+    def _close_part(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+        self.out.close()
+        self.written.append((self.path, self.count))
+        self.out = self.path = None
+
+    def close(self) -> list[tuple[str, int]]:
+        """Closes the part files; their paths and counts (none when nothing was written)."""
+        if self.out is not None:
+            self._close_part()
+        written, self.written = self.written, []
+        return written
+
+
+class _ColumnarWriter:
+    """Parquet or ORC from the columns of the writer's row type."""
+
+    def __init__(self, kind: str, options: dict, out: Any):
+        self.schema = codec_for(options["type_info"]).arrow_schema
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            self.writer = pq.ParquetWriter(out, self.schema)
+        else:
+            import pyarrow.orc as orc
+
+            self.writer = orc.ORCWriter(out)
+
+    def write_columns(self, arrays: list[pa.Array]) -> None:
+        table = pa.Table.from_arrays(arrays, names=self.schema.names)
+        self.writer.write(table if table.schema == self.schema else table.cast(self.schema))
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class _CsvWriter:
+    def __init__(self, options: dict, out: Any):
+        self.schema = options["schema"]
+        self.text = io.TextIOWrapper(out, encoding="utf-8", newline="")
+        self.writer = csv.writer(self.text, **self.schema.dialect())
+        if self.schema.use_header:
+            self.writer.writerow(self.schema.field_names())
+
+    def write(self, values: list) -> None:
+        self.writer.writerows(self.schema.format_fields(v) for v in values)
+
+    def close(self) -> None:
+        self.text.flush()
+        self.text.detach()
+
+
+class _AvroWriter:
+    def __init__(self, options: dict, out: Any):
+        from fastavro.write import Writer
+
+        self.schema = options["schema"]
+        self.writer = Writer(out, self.schema.parsed)
+
+    def write(self, values: list) -> None:
+        for v in values:
+            self.writer.write(self.schema.to_record(v))
+
+    def close(self) -> None:
+        self.writer.flush()
+
+
+class _AvroParquetWriter:
+    def __init__(self, options: dict, out: Any):
+        self.schema = options["schema"]
+        self.out = out
+        self.writer: Any = None
+
+    def write(self, values: list) -> None:
         import pyarrow.parquet as pq
 
-        writer = pq.ParquetWriter(out, schema)
-    else:
-        import pyarrow.orc as orc
+        table = pa.Table.from_pylist([self.schema.to_record(v) for v in values])
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.out, table.schema)
+        self.writer.write(table.cast(self.writer.schema))
 
-        writer = orc.ORCWriter(out)
-    try:
-        for values in runs:
-            if values:
-                writer.write(pa.Table.from_batches([codec.to_record_batch(values)], schema=schema))
-                count += len(values)
-        if count == 0 and kind == "parquet":
-            writer.write(schema.empty_table())
-    finally:
-        writer.close()
-    return count
-
-
-def _write_csv(options: dict, out: Any, runs: Iterator[list]) -> int:
-    schema = options["schema"]
-    text = io.TextIOWrapper(out, encoding="utf-8", newline="")
-    writer = csv.writer(text, **schema.dialect())
-    count = 0
-    if schema.use_header:
-        writer.writerow(schema.field_names())
-    for values in runs:
-        writer.writerows(schema.format_fields(v) for v in values)
-        count += len(values)
-    text.flush()
-    text.detach()
-    return count
-
-
-def _records(schema: Any, runs: Iterator[list], counter: list) -> Iterator[dict]:
-    for values in runs:
-        for v in values:
-            counter[0] += 1
-            yield schema.to_record(v)
-
-
-def _write_avro(options: dict, out: Any, runs: Iterator[list]) -> int:
-    import fastavro
-
-    counter = [0]
-    fastavro.writer(out, options["schema"].parsed, _records(options["schema"], runs, counter))
-    return counter[0]
-
-
-def _write_avro_parquet(options: dict, out: Any, runs: Iterator[list]) -> int:
-    import pyarrow.parquet as pq
-
-    schema = options["schema"]
-    counter = [0]
-    writer = None
-    try:
-        for values in runs:
-            table = pa.Table.from_pylist(list(_records(schema, iter([values]), counter)))
-            if writer is None:
-                writer = pq.ParquetWriter(out, table.schema)
-            writer.write(table.cast(writer.schema))
-    finally:
-        if writer is not None:
-            writer.close()
-    return counter[0]
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
 
 
 _BULK_WRITERS = {
-    "parquet": lambda options, out, runs: _write_columnar(options, out, runs, "parquet"),
-    "orc": lambda options, out, runs: _write_columnar(options, out, runs, "orc"),
-    "csv": _write_csv,
-    "avro": _write_avro,
-    "avro_parquet": _write_avro_parquet,
+    "parquet": lambda options, out: _ColumnarWriter("parquet", options, out),
+    "orc": lambda options, out: _ColumnarWriter("orc", options, out),
+    "csv": _CsvWriter,
+    "avro": _AvroWriter,
+    "avro_parquet": _AvroParquetWriter,
 }
 
-__all__ = ["FileListing", "FileSplit", "FileStatus", "FileWriter", "ParseError", "estimated_elements", "filesystem",
-           "list_files", "make_splits", "read_split"]
+
+__all__ = ["FileListing", "FileSplit", "FileStatus", "FileWriter", "ParseError", "estimated_elements",
+           "file_stage_frame", "filesystem", "list_files", "make_splits", "read_split"]

@@ -11,16 +11,12 @@ from typing import Any
 from kindling.common.serialization import BulkWriterFactory, Encoder
 from kindling.common.time import Duration
 from kindling.common.typeinfo import TypeInformation, Types
-from kindling.common.unsupported import unsupported
 from kindling.datastream.connectors.base import Sink, Source
 from kindling.graph.specs import FileSinkSpec, FileSourceSpec
 
 __all__ = ['BucketAssigner', 'BulkFormat', 'DefaultRollingPolicy', 'FileCompactStrategy', 'FileCompactor',
            'FileEnumeratorProvider', 'FileSink', 'FileSource', 'FileSourceBuilder', 'FileSplitAssignerProvider',
            'OnCheckpointRollingPolicy', 'OutputFileConfig', 'RollingPolicy', 'StreamFormat', 'StreamingFileSink']
-
-_COMPACTION = "compaction of small part files is not supported yet (Kindling writes a part file per task and " \
-              "micro-batch; a longer trigger interval makes fewer, larger files)"
 
 
 class StreamFormat(object):
@@ -237,38 +233,74 @@ class OnCheckpointRollingPolicy(RollingPolicy):
 
 
 class FileCompactStrategy(object):
-    """When to compact part files (not supported by Kindling yet)."""
+    """When a FileSink compacts its part files: per bucket, once the files waiting reach
+    ``size_threshold`` bytes, or once ``num_checkpoints_before_compaction`` micro-batches (Kindling's
+    checkpoints) have passed since the oldest of them was written, and at the end of the input.
+    Build one with ``FileCompactStrategy.builder()``."""
+
+    def __init__(self, size_threshold: int = -1, num_checkpoints_before_compaction: int = -1,
+                 num_compact_threads: int = -1):
+        self.size_threshold = size_threshold
+        self.num_checkpoints_before_compaction = num_checkpoints_before_compaction
+        self.num_compact_threads = num_compact_threads
 
     @staticmethod
-    @unsupported(_COMPACTION)
-    def builder() -> 'FileCompactStrategy.Builder': ...
+    def builder() -> 'FileCompactStrategy.Builder':
+        return FileCompactStrategy.Builder()
 
     class Builder(object):
-        """Builds a FileCompactStrategy."""
+        """Builds a FileCompactStrategy; at least one trigger (size or micro-batches) is needed."""
 
-        def enable_compaction_on_checkpoint(self, num_checkpoints_before_compaction: int):
+        def __init__(self):
+            self._strategy = FileCompactStrategy()
+
+        def enable_compaction_on_checkpoint(self, num_checkpoints_before_compaction: int) \
+                -> 'FileCompactStrategy.Builder':
+            """Compacts once this many micro-batches (checkpoints) have passed since the oldest
+            waiting file was written."""
+            if num_checkpoints_before_compaction <= 0:
+                raise ValueError('Number of checkpoints before compaction should be more than 0.')
+            self._strategy.num_checkpoints_before_compaction = num_checkpoints_before_compaction
             return self
 
-        def set_size_threshold(self, size_threshold: int):
+        def set_size_threshold(self, size_threshold: int) -> 'FileCompactStrategy.Builder':
+            """Compacts once the waiting files of a bucket reach this many bytes."""
+            self._strategy.size_threshold = size_threshold
             return self
 
-        def set_num_compact_threads(self, num_compact_threads: int):
+        def set_num_compact_threads(self, num_compact_threads: int) -> 'FileCompactStrategy.Builder':
+            """Accepted for PyFlink's sake: Kindling compacts in a Spark task per compacted file."""
+            if num_compact_threads <= 0:
+                raise ValueError('Compact threads should be more than 0.')
+            self._strategy.num_compact_threads = num_compact_threads
             return self
 
         def build(self) -> 'FileCompactStrategy':
-            return FileCompactStrategy()
+            s = self._strategy
+            if s.size_threshold < 0 and s.num_checkpoints_before_compaction <= 0:
+                raise ValueError('At least one trigger condition must be configured: set_size_threshold(bytes) '
+                                 'or enable_compaction_on_checkpoint(n).')
+            return FileCompactStrategy(s.size_threshold, s.num_checkpoints_before_compaction, s.num_compact_threads)
 
 
 class FileCompactor(object):
-    """How part files are compacted (not supported by Kindling yet)."""
+    """How part files become one compacted file: their bytes joined (``concat_file_compactor``,
+    with ``file_delimiter`` after each), or the one file copied (``identical_file_compactor``)."""
+
+    def __init__(self, kind: str, delimiter: bytes | None = None):
+        self.kind = kind
+        self.delimiter = delimiter
 
     @staticmethod
-    @unsupported(_COMPACTION)
-    def concat_file_compactor(file_delimiter: bytes = None) -> 'FileCompactor': ...
+    def concat_file_compactor(file_delimiter: bytes = None) -> 'FileCompactor':
+        if file_delimiter is not None and not isinstance(file_delimiter, (bytes, bytearray)):
+            raise TypeError(f'file_delimiter must be bytes, got {file_delimiter!r}')
+        return FileCompactor('concat', bytes(file_delimiter) if file_delimiter is not None else None)
 
     @staticmethod
-    @unsupported(_COMPACTION)
-    def identical_file_compactor() -> 'FileCompactor': ...
+    def identical_file_compactor() -> 'FileCompactor':
+        """Copies the only file due for compaction (more than one fails the job, as in Flink)."""
+        return FileCompactor('identical')
 
 
 class FileSink(Sink):
@@ -322,10 +354,22 @@ class FileSink(Sink):
             self._spec.part_suffix = output_file_config.get_part_suffix()
             return self
 
-        @unsupported(_COMPACTION)
-        def enable_compact(self, strategy: FileCompactStrategy, compactor: FileCompactor): ...
+        def enable_compact(self, strategy: FileCompactStrategy, compactor: FileCompactor):
+            """Part files are committed hidden and become visible compacted (see FileCompactStrategy):
+            ``compacted-<first part file's name>``, exactly once across restarts."""
+            if not isinstance(strategy, FileCompactStrategy) or not isinstance(compactor, FileCompactor):
+                raise TypeError('enable_compact expects FileCompactStrategy.builder()...build() and a FileCompactor, '
+                                f'got {strategy!r}, {compactor!r}')
+            writer = self._spec.writer
+            if compactor.kind == 'concat' and writer is not None and writer.kind != 'csv':
+                raise ValueError(f'concat_file_compactor() joins the bytes of part files, which makes no valid '
+                                 f'{writer.kind.upper().replace("_", "-")} file: compact row formats or CSV, or use '
+                                 'identical_file_compactor()')
+            self._spec.compaction = (strategy, compactor)
+            return self
 
         def disable_compact(self):
+            self._spec.compaction = None
             return self
 
         def with_rolling_policy(self, rolling_policy: RollingPolicy):

@@ -13,7 +13,8 @@ import datetime
 import decimal
 import io
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Iterator, Optional
+from itertools import islice
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from kindling.common.serialization import BulkWriterFactory, DeserializationSchema, SerializationSchema
 from kindling.common.typeinfo import (BasicArrayTypeInfo, BasicType, BasicTypeInfo, DateTypeInfo, ListTypeInfo,
@@ -106,6 +107,37 @@ class CsvSchema:
         except (ValueError, ArithmeticError) as exc:
             raise ValueError(str(exc)) from None
 
+    def parse_field_column(self, index: int, fields: list) -> list:
+        """The values of column ``index`` of many records; a field that does not parse raises
+        ValueError (:meth:`parse_values` then finds its record)."""
+        parser = self.parsers()[index]
+        try:
+            return fields if parser is None else list(map(parser, fields))
+        except (ValueError, ArithmeticError) as exc:
+            raise ValueError(str(exc)) from None
+
+    def arrow_column(self, index: int, fields: Any, arrow_type: Any) -> Any:
+        """The values of column ``index`` as an Arrow array of ``arrow_type``, parsed by Arrow from
+        ``fields`` (an Arrow array of strings), where Arrow reads them exactly as
+        :meth:`parse_field_column` would (strings, plain integers and decimal numbers); None otherwise."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        column = self.columns[index]
+        if self.null_value is not None or column.array_separator is not None:
+            return None
+        type_info = column.type_info
+        kind = type_info.basic_type if isinstance(type_info, BasicTypeInfo) else None
+        if kind in (BasicType.STRING, BasicType.CHAR):
+            return fields.cast(arrow_type) if fields.type != arrow_type else fields
+        pattern = _ARROW_NUMBERS.get(kind)
+        if pattern is None or not pc.all(pc.match_substring_regex(fields, pattern)).as_py():
+            return None
+        try:
+            return fields.cast(pa.float64()).cast(arrow_type) if kind is BasicType.FLOAT else fields.cast(arrow_type)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # out of range: the Python parser says so
+            return None
+
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state.pop('_parsers', None)  # functions made again where the schema is used
@@ -152,6 +184,13 @@ class CsvSchema:
 
     def header_ok(self, header: list) -> bool:
         return not self.strict_headers or list(header) == self.field_names()
+
+
+_INTEGER = r'^-?[0-9]+$'
+_DECIMAL = r'^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$'
+#: number fields Arrow parses exactly as int() and float() do (others go to them)
+_ARROW_NUMBERS = {BasicType.BYTE: _INTEGER, BasicType.SHORT: _INTEGER, BasicType.INT: _INTEGER,
+                  BasicType.LONG: _INTEGER, BasicType.FLOAT: _DECIMAL, BasicType.DOUBLE: _DECIMAL}
 
 
 def _decimal(text: str) -> decimal.Decimal:
@@ -328,19 +367,20 @@ def _single(char: str, what: str) -> str:
     return char
 
 
-def read_csv_fields(schema: CsvSchema, text: io.TextIOBase) -> Iterator[tuple[int, Any]]:
-    """The ``(line number, fields or ValueError)`` of each record of a CSV text: the header (with
-    ``use_header``), a skipped first data row and comment lines are left out."""
-    reader = csv.reader(_without_comments(text) if schema.allow_comments else text, **schema.dialect())
-    header = schema.use_header
-    skip = schema.skip_first_data_row
+def read_csv_fields(schema: CsvSchema, lines: Iterable[str], at_file_start: bool = True) -> Iterator[tuple[int, Any]]:
+    """The ``(line number, fields or ValueError)`` of each record of CSV text lines: the header
+    (with ``use_header``), a skipped first data row (both only ``at_file_start``) and comment
+    lines are left out. Line numbers count from the first line given."""
+    reader = csv.reader(_without_comments(lines) if schema.allow_comments else lines, **schema.dialect())
+    header = schema.use_header and at_file_start
+    skip = schema.skip_first_data_row and at_file_start
     line = 1
     while True:
         try:
             fields = next(reader)
         except StopIteration:
             return
-        except csv.Error as exc:
+        except (csv.Error, UnicodeDecodeError) as exc:
             yield line, ValueError(str(exc))
             return
         number, line = line, reader.line_num + 1
@@ -359,22 +399,66 @@ def read_csv_fields(schema: CsvSchema, text: io.TextIOBase) -> Iterator[tuple[in
         yield number, fields
 
 
-def read_csv_columns(schema: CsvSchema, text: io.TextIOBase, batch: int) -> Iterator[Any]:
-    """Runs of at most ``batch`` records of a CSV text as columns of values, and for each record
-    that does not fit the schema a ``(line number, ValueError)`` (the run goes on without it)."""
-    pending: list = []
-    lines: list = []
-    for line, fields in read_csv_fields(schema, text):
-        if isinstance(fields, ValueError):
-            yield from _columns_of(schema, pending, lines)
-            yield line, fields
-            return
-        pending.append(fields)
-        lines.append(line)
-        if len(pending) >= batch:
-            yield from _columns_of(schema, pending, lines)
-            pending, lines = [], []
-    yield from _columns_of(schema, pending, lines)
+def read_csv_columns(schema: CsvSchema, open_lines: Callable[[], Iterable[str]], batch: int,
+                     at_file_start: bool = True) -> Iterator[Any]:
+    """Runs of at most ``batch`` records of CSV text as columns of values, and for each record
+    that does not fit the schema a ``(line number, ValueError)`` (the run goes on without it).
+
+    ``open_lines()`` gives the text's lines from the start. Records are read in runs, without
+    following line numbers; at the first record that does not fit, the text is read again
+    from the start, line by line, to name the lines of bad records."""
+    done = 0
+    lines = open_lines()
+    try:
+        reader = csv.reader(_without_comments(lines) if schema.allow_comments else lines, **schema.dialect())
+        heading = (schema.use_header + schema.skip_first_data_row) if at_file_start else 0
+        while heading:
+            fields = next(reader, None)
+            if fields is None:
+                return
+            if fields:
+                if heading > schema.skip_first_data_row and not schema.header_ok(fields):
+                    raise ValueError('strict headers')
+                heading -= 1
+        while True:
+            run = list(islice(reader, batch))
+            if not run:
+                return
+            records = [fields for fields in run if fields]
+            if records:
+                columns = schema.parse_columns(records)
+                yield columns
+                done += len(records)
+    except (csv.Error, ValueError, UnicodeDecodeError):
+        pass
+    finally:
+        _close(lines)
+    lines = open_lines()
+    try:
+        pending: list = []
+        numbers: list = []
+        for line, fields in read_csv_fields(schema, lines, at_file_start):
+            if isinstance(fields, ValueError):
+                yield from _columns_of(schema, pending, numbers)
+                yield line, fields
+                return
+            if done:
+                done -= 1  # read before, in runs
+                continue
+            pending.append(fields)
+            numbers.append(line)
+            if len(pending) >= batch:
+                yield from _columns_of(schema, pending, numbers)
+                pending, numbers = [], []
+        yield from _columns_of(schema, pending, numbers)
+    finally:
+        _close(lines)
+
+
+def _close(lines: Iterable[str]) -> None:
+    close = getattr(lines, 'close', None)
+    if close is not None:
+        close()
 
 
 def _columns_of(schema: CsvSchema, records: list, lines: list) -> Iterator[Any]:
@@ -435,9 +519,16 @@ class CsvReaderFormat(StreamFormat):
     def produced_type(self) -> RowTypeInfo:
         return self.schema.get_type_info()
 
-    def column_runs(self, text: io.TextIOBase, batch: int) -> Iterator[Any]:
-        """Runs of a file's records as columns, and ``(line number, ValueError)`` for each bad one."""
-        return read_csv_columns(self.schema, text, batch)
+    def column_runs(self, open_lines: Callable[[], Iterable[str]], batch: int,
+                    at_file_start: bool = True) -> Iterator[Any]:
+        """Runs of a file's records as columns, and ``(line number, ValueError)`` for each bad one
+        (see :func:`read_csv_columns`)."""
+        return read_csv_columns(self.schema, open_lines, batch, at_file_start)
+
+    def line_splittable(self) -> bool:
+        """Whether every line break ends a record (no quote or escape character: no field holds
+        one), so that a file can be read in byte ranges of whole lines."""
+        return self.schema.quote_char is None and self.schema.escape_char is None
 
 
 class CsvBulkWriters(object):
