@@ -81,6 +81,9 @@ class _Column:
     def __init__(self, name: str, data_type: DataType):
         self.name, self.type_name = name, data_type.type_name
         self.data_type = data_type
+        if self.type_name == "DECIMAL":  # values read take the column's scale, rounded half up as in Flink
+            scale = int(data_type._name.split(",")[1].strip(" )"))
+            self.quantum = decimal.Decimal(1).scaleb(-scale)
 
     def from_text(self, text: str) -> Any:
         """A value of the column's type from text (CSV fields, JSON strings); ValueError otherwise."""
@@ -93,7 +96,7 @@ class _Column:
             return float(text.strip())
         if kind == "DECIMAL":
             try:
-                return decimal.Decimal(text.strip())
+                return decimal.Decimal(text.strip()).quantize(self.quantum, decimal.ROUND_HALF_UP)
             except decimal.InvalidOperation:
                 raise ValueError(f"{text!r} is not a decimal number") from None
         if kind == "BOOLEAN":
@@ -126,7 +129,7 @@ class _Column:
         if kind == "BYTES":
             return base64.b64encode(bytes(value)).decode("ascii")
         if isinstance(value, decimal.Decimal):
-            return format(value, "f")
+            return format(value.normalize(), "f")  # Flink writes a DECIMAL without trailing zeros
         return str(value)
 
     def from_json(self, value: Any) -> Any:
@@ -146,7 +149,7 @@ class _Column:
         if kind in ("FLOAT", "DOUBLE") and isinstance(value, (int, float)):
             return float(value)
         if kind == "DECIMAL" and isinstance(value, (int, float)):
-            return decimal.Decimal(str(value))
+            return self.from_text(str(value))
         return self.from_text(str(value))
 
     def to_json(self, value: Any) -> str:

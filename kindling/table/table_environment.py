@@ -208,7 +208,7 @@ def _described(table: Table) -> List[List[str]]:
     watermark = getattr(schema, "watermark_spec", None)
     rows = []
     for name, data_type in zip(schema.get_field_names(), schema.get_field_data_types()):
-        attribute = " *ROWTIME*" if name == table._rowtime else \
+        attribute = " *ROWTIME*" if name == table._rowtime and not table._in_batch() else \
             " *PROCTIME*" if name == getattr(schema, "proctime", None) else ""
         rows.append([name, data_type._name + attribute, "TRUE" if data_type._nullable else "FALSE",
                      f"PRI({', '.join(key[1])})" if key and name in key[1] else "",

@@ -110,10 +110,15 @@ def value_text(value: Any, data_type: DataType, tableau: bool = False) -> str:
     if isinstance(value, bool):
         return ("TRUE" if value else "FALSE") if tableau else ("true" if value else "false")
     name = data_type.type_name
-    if name == "FLOAT":
-        import numpy
+    if name in ("FLOAT", "DOUBLE"):
+        from kindling.table.formats import java_number
 
-        return str(numpy.float32(value))  # Java's Float.toString: the shortest text of the float
+        return java_number(value, name == "FLOAT")  # Java's toString: 1.5, 1.0E20
+    if name == "DECIMAL":  # with the type's scale: 1.50 for DECIMAL(10, 2)
+        import decimal
+
+        scale = int(data_type._name.split(",")[1].strip(" )"))
+        return format(decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-scale), decimal.ROUND_HALF_UP), "f")
     if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         from kindling.table.expressions import to_timestamp
 
