@@ -33,7 +33,7 @@ from pyspark.sql import DataFrame
 
 from kindling.common.types import Row
 from kindling.graph.specs import FileSinkSpec, FileSourceSpec
-from kindling.spark.codec import codec_for
+from kindling.spark.codec import ValueTypeError, codec_for
 from kindling.spark.metrics import report_skipped
 from kindling.spark.sinks import SinkWriter
 from kindling.spark.stage import WRITTEN_COUNT, WRITTEN_FILE
@@ -148,6 +148,9 @@ def make_splits(files: list[FileStatus], fmt: Any, split_bytes: int) -> list[Fil
         if f.size > split_bytes and _byte_splittable(fmt):
             splits.extend(FileSplit(f.root, f.path, lo, min(lo + split_bytes, f.size))
                           for lo in range(0, f.size, split_bytes))
+        elif f.size > split_bytes and fmt.kind == "avro":
+            splits.extend(FileSplit(f.root, f.path, lo, min(lo + split_bytes, f.size))
+                          for lo in range(0, f.size, split_bytes))  # blocks found by their sync marker
         elif f.size > split_bytes and fmt.kind in ("parquet", "avro_parquet"):
             splits.extend(_row_group_splits(f, split_bytes))
         else:
@@ -332,18 +335,17 @@ def _line_blocks(split: FileSplit) -> Iterator[tuple[int, bytes]]:
                 pos += len(data)
         while pos < end:
             data = f.read(READ_CHUNK_BYTES)
-            if not data:
-                if carry:
-                    yield pos, carry
-                return
             buffer = carry + data
-            cut = buffer.rfind(b"\n") + 1
+            cut = buffer.rfind(b"\n") + 1 if data else len(buffer)  # the file's last line may have no \n
             block, carry = buffer[:cut], buffer[cut:]
             if pos + len(block) > end:  # the last line starting before the split's end ends the block
-                block = block[:block.find(b"\n", end - pos - 1) + 1]
+                last = block.find(b"\n", end - pos - 1)
+                block = block[:last + 1] if last >= 0 else block
             if block:
                 yield pos, block
             pos += len(block)
+            if not data:
+                return
 
 
 def _line_count(data: bytes) -> int:
@@ -463,8 +465,14 @@ def read_split(fmt: Any, type_info: Any, split: FileSplit, skipped: list | None 
         for columns in _csv_records(fmt, codec, split, skipped):
             yield _columns_batch(codec, columns)
         return
-    for values in _record_runs(fmt, split, skipped):
-        yield pa.RecordBatch.from_arrays(codec.encode(values), names=names)
+    if kind == "json":
+        yield from _json_batches(fmt, codec, split, skipped if skipped is not None else [0])
+        return
+    if kind == "avro":
+        for values in _avro_runs(fmt, split, skipped if skipped is not None else [0]):
+            yield pa.RecordBatch.from_arrays(codec.encode(values), names=names)
+        return
+    raise TypeError(f"unknown FileSource format {fmt!r}")
 
 
 def _columns_batch(codec: Any, columns: list) -> pa.RecordBatch:
@@ -501,41 +509,128 @@ def _csv_records(fmt: Any, codec: Any, split: FileSplit, skipped: list | None) -
         yield run
 
 
-def _record_runs(fmt: Any, split: FileSplit, skipped: list | None) -> Iterator[list]:
-    kind = fmt.kind
-    skipped = skipped if skipped is not None else [0]
-    if kind == "json":
-        for offset, lines in _line_runs(split):
-            values = []
-            for i, line in enumerate(lines):
-                if not line.strip():
-                    continue
-                try:
-                    values.append(fmt.parse(line))
-                except (ValueError, UnicodeDecodeError) as exc:
-                    if fmt.ignore_errors:
-                        skipped[0] += 1
-                        continue
-                    at = offset + sum(len(previous) + 1 for previous in lines[:i])
-                    raise _fail(fmt, split, f"line {_line_number(split, at)}", exc) from None
-            yield values
-    elif kind == "avro":
-        import fastavro
-
-        with _fs(split.root).open_input_stream(split.path, buffer_size=READ_CHUNK_BYTES) as raw:
-            values, read = [], 0
+def _json_batches(fmt: Any, codec: Any, split: FileSplit, skipped: list) -> Iterator[pa.RecordBatch]:
+    """The rows of a JSON-lines split; a line that is no JSON object of the row type (a field
+    that does not fit its type included) fails naming its line, or is skipped and counted."""
+    names = [f.name for f in codec.fields]
+    for offset, lines in _line_runs(split):
+        values, numbers = [], []
+        for i, line in enumerate(lines):
+            if not line.strip():
+                continue
             try:
-                for record in fastavro.reader(raw, reader_schema=fmt.schema.parsed):
-                    values.append(record)
-                    read += 1
-                    if len(values) >= ROWS_PER_ARROW_BATCH:
-                        yield values
-                        values = []
-            except (ValueError, EOFError, fastavro.read.SchemaResolutionError) as exc:
-                raise _fail(fmt, split, f"record {read + 1}", exc) from None
-            yield values
-    else:
-        raise TypeError(f"unknown FileSource format {fmt!r}")
+                values.append(fmt.parse(line))
+                numbers.append(i)
+            except (ValueError, UnicodeDecodeError) as exc:
+                if not fmt.ignore_errors:
+                    raise _fail(fmt, split, f"line {_json_line(split, offset, lines, i)}", exc) from None
+                skipped[0] += 1
+        try:
+            arrays = codec.encode(values)
+        except ValueTypeError:
+            fitting = []
+            for value, i in zip(values, numbers):
+                try:
+                    codec.encode([value])
+                    fitting.append(value)
+                except ValueTypeError as exc:
+                    if not fmt.ignore_errors:
+                        raise _fail(fmt, split, f"line {_json_line(split, offset, lines, i)}", exc) from None
+                    skipped[0] += 1
+            arrays = codec.encode(fitting)
+        yield pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+def _json_line(split: FileSplit, offset: int, lines: list[bytes], index: int) -> int:
+    """The line number of ``lines[index]``, of the run starting at byte ``offset``."""
+    return _line_number(split, offset + sum(len(previous) + 1 for previous in lines[:index]))
+
+
+class _AfterHeader:
+    """An Avro file read from a block on, behind the file's header (what fastavro reads first)."""
+
+    def __init__(self, header: bytes, f: Any):
+        self.header, self.f, self.at = header, f, 0
+
+    def read(self, n: int = -1) -> bytes:
+        head = b""
+        if self.at < len(self.header):
+            head = self.header[self.at:] if n < 0 else self.header[self.at:self.at + n]
+            self.at += len(head)
+            n = n if n < 0 else n - len(head)
+            if n == 0:
+                return head
+        data = self.f.read() if n < 0 else self.f.read(n)
+        self.at += len(data)
+        return head + data
+
+    def tell(self) -> int:
+        return self.at
+
+
+def _after_sync(f: Any, start: int, sync: bytes) -> int | None:
+    """The position just after the first sync marker at or after byte ``start`` (None: none)."""
+    f.seek(start)
+    pos, tail = start, b""
+    while True:
+        data = f.read(READ_CHUNK_BYTES)
+        if not data:
+            return None
+        buffer = tail + data
+        i = buffer.find(sync)
+        if i >= 0:
+            return pos - len(tail) + i + len(sync)
+        tail = buffer[-(len(sync) - 1):]
+        pos += len(data)
+
+
+def _avro_runs(fmt: Any, split: FileSplit, skipped: list) -> Iterator[list]:
+    """Runs of the records of the Avro blocks starting within the split (blocks are found by the
+    file's sync marker). A block that cannot be read fails the job naming the file, record and
+    byte, or (``ignore_parse_errors``) is skipped from the bad record on, its records counted, and
+    reading goes on after the next sync marker."""
+    import fastavro
+
+    with _fs(split.root).open_input_file(split.path) as f:
+        end = split.end if split.end is not None else f.size()
+        try:
+            fastavro.block_reader(f)
+        except Exception as exc:  # noqa: BLE001 - whatever fastavro raises on a damaged header
+            raise _fail(fmt, split, "its header", exc) from None
+        header_size = f.tell()
+        f.seek(0)
+        header = f.read(header_size)
+        sync = header[-16:]  # the header ends with the file's sync marker
+        pos = header_size if split.start == 0 else _after_sync(f, max(split.start - len(sync), 0), sync)
+        values: list = []
+        while pos is not None and pos < end:
+            f.seek(pos)
+            stream = _AfterHeader(header, f)
+            blocks = fastavro.block_reader(stream, fmt.schema.parsed)
+            start, block, taken = pos, None, 0
+            try:
+                for block in blocks:
+                    if start >= end:
+                        pos = None
+                        break
+                    taken = 0
+                    for record in block:
+                        values.append(record)
+                        taken += 1
+                        if len(values) >= ROWS_PER_ARROW_BATCH:
+                            yield values
+                            values = []
+                    start = pos + stream.tell() - header_size  # the next block's
+                    block, taken = None, 0
+                else:
+                    pos = None
+            except Exception as exc:  # noqa: BLE001 - a damaged block: whatever fastavro raises
+                if not fmt.ignore_errors:
+                    where = f"the block at byte {start}"
+                    raise _fail(fmt, split, where if block is None else f"record {taken + 1} of {where}", exc) from None
+                skipped[0] += block.num_records - taken if block is not None else 1
+                pos = _after_sync(f, start + 1, sync)
+        yield values
 
 
 def file_stage_frame(spark: Any, spec: FileSourceSpec, type_info: Any, name: str, metrics: Any,

@@ -14,8 +14,9 @@ import pytest
 from kindling.common import Duration, Types, WatermarkStrategy
 from kindling.common.serialization import Encoder
 from kindling.common.types import Row
-from kindling.datastream.connectors.file_system import (BucketAssigner, FileSink, FileSource, OutputFileConfig,
-                                                        RollingPolicy, StreamFormat, StreamingFileSink)
+from kindling.datastream.connectors.file_system import (BucketAssigner, FileCompactor, FileCompactStrategy, FileSink,
+                                                        FileSource, OutputFileConfig, RollingPolicy, StreamFormat,
+                                                        StreamingFileSink)
 from kindling.datastream.formats.avro import AvroBulkWriters, AvroSchema
 from kindling.datastream.formats.csv import CsvBulkWriters, CsvReaderFormat, CsvSchema
 from kindling.datastream.formats.orc import OrcBulkWriters
@@ -24,6 +25,12 @@ from kindling.graph.specs import FileSinkSpec
 from kindling.spark.files import FileWriter
 
 ROW = Types.ROW_NAMED(["id", "name", "score"], [Types.INT(), Types.STRING(), Types.DOUBLE()])
+
+
+def _hidden(base) -> list[str]:
+    """Hidden files under ``base`` other than Kindling's bookkeeping (bucket times, compaction logs)."""
+    return sorted(f for _, _, files in os.walk(base) for f in files
+                  if f.startswith(".") and not f.endswith((".bucket-time", ".compaction")))
 
 
 def _visible(base) -> list[str]:
@@ -169,7 +176,8 @@ class _FailOnce:
 
 
 @pytest.mark.timeout(600)
-def test_restart_from_the_checkpoint_writes_every_record_exactly_once(make_env, tmp_path):
+@pytest.mark.parametrize("compaction", [False, True])
+def test_restart_from_the_checkpoint_writes_every_record_exactly_once(make_env, tmp_path, compaction):
     source_dir, out = tmp_path / "in", tmp_path / "out"
     source_dir.mkdir()
     marker = str(tmp_path / "fail-once")
@@ -184,9 +192,13 @@ def test_restart_from_the_checkpoint_writes_every_record_exactly_once(make_env, 
         source = (FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(source_dir))
                   .monitor_continuously(Duration.of_millis(100)).build())
         source._spec.split_bytes = 64  # several splits per file: both tasks write in every batch
+        sink = FileSink.for_row_format(str(out), Encoder.simple_string_encoder())
+        if compaction:  # each micro-batch's part files compacted before it commits
+            sink = sink.enable_compact(FileCompactStrategy.builder().enable_compaction_on_checkpoint(1).build(),
+                                       FileCompactor.concat_file_compactor())
         env.from_source(source, WatermarkStrategy.no_watermarks(), "files") \
             .map(_FailOnce(marker, "poison"), Types.STRING()) \
-            .sink_to(FileSink.for_row_format(str(out), Encoder.simple_string_encoder()).build())
+            .sink_to(sink.build())
         return env.execute_async("files restart")
 
     def wait_for(n: int) -> None:
@@ -221,3 +233,98 @@ def test_restart_from_the_checkpoint_writes_every_record_exactly_once(make_env, 
             pass  # cancelled
     expected = [f"{p}{i}" for p in "abcd" for i in range(40)] + ["poison"]
     assert sorted(_lines(out)) == sorted(expected)  # every record once: none lost, none twice
+    if compaction:
+        assert all(n.split("/")[-1].startswith("compacted-") for n in _visible(out))
+
+
+# -- typed streams into columnar writers ---------------------------------------------------------
+
+def test_parquet_takes_untyped_rows_and_names_a_value_that_does_not_fit(any_env, tmp_path):
+    any_env.set_parallelism(2)
+    sink = FileSink.for_bulk_format(str(tmp_path / "out"), ParquetBulkWriters.for_row_type(ROW)) \
+        .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner()).build()
+    any_env.from_collection(list(range(40))).map(lambda i: Row(id=i, name=f"n{i}", score=i / 2)).sink_to(sink)
+    any_env.execute("untyped rows")
+    rows = [r for n in _visible(tmp_path / "out") for r in pq.read_table(tmp_path / "out" / n).to_pylist()]
+    assert sorted(rows, key=lambda r: r["id"]) == [r.as_dict() for r in _rows(40)]
+    any_env.from_collection([1, 2]).map(lambda i: Row(id="one", name="x", score=1.0)).sink_to(
+        FileSink.for_bulk_format(str(tmp_path / "bad"), ParquetBulkWriters.for_row_type(ROW)).build())
+    with pytest.raises(Exception, match="field id 'one'.*the row type of sink"):
+        any_env.execute("a value that does not fit")
+
+
+# -- compaction ------------------------------------------------------------------------------------
+
+def _compacting_sink(base, strategy, compactor=None, part_size=None):
+    builder = FileSink.for_row_format(str(base), Encoder.simple_string_encoder()) \
+        .with_bucket_assigner(BucketAssigner.base_path_bucket_assigner())
+    if part_size:
+        builder = builder.with_rolling_policy(RollingPolicy.default_rolling_policy(part_size=part_size))
+    return builder.enable_compact(strategy, compactor or FileCompactor.concat_file_compactor()).build()
+
+
+def test_compaction_every_two_micro_batches_and_at_the_end(make_env, tmp_path):
+    env = make_env(**{"execution.checkpointing.dir": str(tmp_path / "checkpoints"),
+                      "kindling.source.max-records-per-batch": "10"})
+    strategy = FileCompactStrategy.builder().enable_compaction_on_checkpoint(2).build()
+    env.from_collection([f"r{i}" for i in range(50)], Types.STRING()).rebalance() \
+        .sink_to(_compacting_sink(tmp_path / "out", strategy))
+    env.execute("compaction on checkpoints")
+    names = _visible(tmp_path / "out")
+    assert names and all(n.startswith("compacted-part-") for n in names)
+    assert 2 <= len(names) <= 3  # batches 0-1, 2-3, and batch 4 at the end of the input
+    assert sorted(_lines(tmp_path / "out")) == sorted(f"r{i}" for i in range(50))
+    assert _hidden(tmp_path / "out") == []  # no part file left waiting, none half written
+
+
+def test_compaction_by_size_in_a_batch_job(env, tmp_path):
+    from kindling.datastream import RuntimeExecutionMode
+
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    strategy = FileCompactStrategy.builder().set_size_threshold(300).set_num_compact_threads(2).build()
+    values = [f"{i:09}" for i in range(100)]  # 1,000 bytes in 10 part files of 100
+    env.from_collection(values, Types.STRING()) \
+        .sink_to(_compacting_sink(tmp_path / "out", strategy, FileCompactor.concat_file_compactor(b"#\n"), 100))
+    env.execute("compaction by size")
+    names = _visible(tmp_path / "out")
+    sizes = [os.path.getsize(tmp_path / "out" / n) for n in names]
+    assert all(n.startswith("compacted-") for n in names) and len(names) >= 2 and min(sizes[:-1]) >= 300
+    lines = _lines(tmp_path / "out")
+    assert sorted(line for line in lines if line != "#") == values and lines.count("#") == 10  # one after each file
+
+
+def test_a_replayed_micro_batch_that_compacted_adds_no_record(spark, tmp_path):
+    spec = FileSinkSpec(base_path=str(tmp_path), encoder=Encoder.simple_string_encoder(), bucket_format=None,
+                        compaction=(FileCompactStrategy.builder().enable_compaction_on_checkpoint(1).build(),
+                                    FileCompactor.concat_file_compactor()))
+    writer = FileWriter(spec)
+
+    def batch(first: int):
+        return spark.createDataFrame([(f"{i}".encode(),) for i in range(first, first + 10)], "f0 binary").repartition(2)
+
+    writer.write(batch(0), 0)
+    writer.write(batch(10), 1)
+    expected = [str(i) for i in range(20)]
+    assert sorted(_lines(tmp_path), key=int) == expected and _hidden(tmp_path) == []
+    target = [n for n in _visible(tmp_path) if "-1-" in n][0]
+    writer.write(batch(10), 1)  # Spark replays batch 1: its part files are written again
+    assert sorted(_lines(tmp_path), key=int) == expected and _hidden(tmp_path) == []
+    os.remove(tmp_path / target)  # as if the driver had died before the compacted file became visible
+    writer.write(batch(10), 1)
+    assert sorted(_lines(tmp_path), key=int) == expected and _hidden(tmp_path) == []
+
+
+def test_compaction_settings_are_checked(env, tmp_path):
+    with pytest.raises(ValueError, match="At least one trigger"):
+        FileCompactStrategy.builder().build()
+    with pytest.raises(ValueError, match="more than 0"):
+        FileCompactStrategy.builder().enable_compaction_on_checkpoint(0)
+    strategy = FileCompactStrategy.builder().set_size_threshold(1).build()
+    with pytest.raises(ValueError, match="no valid PARQUET file"):
+        FileSink.for_bulk_format(str(tmp_path), ParquetBulkWriters.for_row_type(ROW)) \
+            .enable_compact(strategy, FileCompactor.concat_file_compactor())
+    env.from_collection([str(i) for i in range(10)], Types.STRING()) \
+        .sink_to(_compacting_sink(tmp_path / "out", FileCompactStrategy.builder().set_size_threshold(1 << 20).build(),
+                                  FileCompactor.identical_file_compactor(), part_size=10))
+    with pytest.raises(Exception, match="identical_file_compactor\\(\\) copies one file, but 2 part files"):
+        env.execute("identical with two files")

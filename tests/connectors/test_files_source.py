@@ -168,20 +168,6 @@ def test_a_malformed_csv_line_fails_the_job_naming_file_and_line(env, tmp_path):
     assert sorted(r.id for r in skipping.execute_and_collect()) == [1, 2]
 
 
-def test_skipped_records_are_counted_in_the_job_metrics(env, tmp_path):
-    (tmp_path / "a.csv").write_text("1,a\nx,b\n3,c\n")
-    (tmp_path / "b.json").write_text('{"id": 4, "name": "d"}\n{broken\n')
-    schema = CsvSchema.builder().add_number_column("id", Types.INT()).add_string_column("name").build()
-    csv_rows = env.from_source(_source(CsvReaderFormat.for_schema(schema).ignore_parse_errors(), str(tmp_path / "a.csv")),
-                               WatermarkStrategy.no_watermarks(), "csv in")
-    json_rows = env.from_source(_source(JsonLinesFormat.for_type_info(schema.get_type_info()).ignore_parse_errors(),
-                                        str(tmp_path / "b.json")), WatermarkStrategy.no_watermarks(), "json in")
-    csv_rows.union(json_rows).map(lambda r: r.id, Types.INT()).sink_to(DiscardingSink())
-    result = env.execute("skipping")
-    assert result.get_accumulator_result("metrics:csv in.numRecordsInErrors") == 1
-    assert result.get_accumulator_result("metrics:json in.numRecordsInErrors") == 1
-
-
 def test_json_lines_in_splits_and_a_malformed_line(any_env, tmp_path):
     any_env.set_parallelism(2)
     good = [f'{{"id": {i}, "name": "n{i}", "score": {i / 2}}}' for i in range(40)]
@@ -276,3 +262,118 @@ def test_create_input_reads_avro_files_as_dicts(any_env, tmp_path):
         (p * 10 + i, f"u{i}") for p in range(2) for i in range(3)]
     with pytest.raises(TypeError, match="AvroInputFormat"):
         any_env.create_input(object())
+
+
+# -- large files: bounded memory, splits, line numbers ----------------------------------------------
+
+LARGE = 25_000  # lines: more than a batch (ROWS_PER_ARROW_BATCH) and than a read chunk
+
+
+def _batches(spec: FileSourceSpec, type_info) -> list:
+    return [batch for split in FileListing(spec).splits() for batch in read_split(spec.format, type_info, split)]
+
+
+@pytest.mark.parametrize("quoted", [False, True])
+def test_a_large_csv_file_is_read_in_batches_and_names_the_line_of_a_bad_record(tmp_path, quoted):
+    builder = CsvSchema.builder().add_number_column("id").add_string_column("name").set_use_header()
+    schema = (builder if quoted else builder.disable_quote_char()).build()
+    lines = [f"{i},n{i}" for i in range(LARGE)]
+    lines[20_000] = '20000,"two\nlines"' if quoted else lines[20_000]  # Python's reader from here on
+    path = tmp_path / "big.csv"
+    path.write_text("id,name\n" + "\n".join(lines) + "\n")
+    fmt = CsvReaderFormat.for_schema(schema)
+    spec = FileSourceSpec(paths=[str(path)], format=fmt, split_bytes=100_000)
+    splits = FileListing(spec).splits()
+    assert len(splits) == (1 if quoted else 4)  # a field may hold a line break: the file is one split
+    batches = _batches(spec, schema.get_type_info())
+    assert len(batches) >= 3  # never the whole file at once
+    rows = [r for b in batches for r in b.to_pylist()]
+    assert [r["id"] for r in rows] == list(range(LARGE))
+    assert rows[20_000]["name"] == ("two\nlines" if quoted else "n20000")
+
+    bad = 24_000 if quoted else 17_000  # the record's line (the header is line 1, a quoted field holds a break)
+    lines[bad - (3 if quoted else 2)] = "oops,x"
+    path.write_text("id,name\n" + "\n".join(lines) + "\n")
+    with pytest.raises(ParseError, match=rf"big\.csv, line {bad}: column 'id': cannot read 'oops'"):
+        _batches(spec, schema.get_type_info())
+    spec.format = fmt.ignore_parse_errors()
+    skipped = [0]
+    read = [r for s in FileListing(spec).splits()
+            for b in read_split(spec.format, schema.get_type_info(), s, skipped) for r in b.to_pylist()]
+    assert len(read) == LARGE - 1 and skipped == [1]
+
+
+def test_a_large_json_lines_file_in_splits_names_the_line_of_a_bad_record(tmp_path):
+    lines = [f'{{"id": {i}}}' for i in range(LARGE)]
+    lines[22_222] = '{"id": '
+    (tmp_path / "big.json").write_text("\n".join(lines) + "\n")
+    row_type = Types.ROW_NAMED(["id"], [Types.LONG()])
+    spec = FileSourceSpec(paths=[str(tmp_path)], format=JsonLinesFormat.for_type_info(row_type), split_bytes=100_000)
+    assert len(FileListing(spec).splits()) > 2
+    with pytest.raises(ParseError, match=r"big\.json, line 22223: "):
+        _batches(spec, row_type)
+    lines[22_222], lines[10_000] = '{"id": 22222}', '{"id": "ten"}'  # a field not of its type
+    (tmp_path / "big.json").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ParseError, match=r"big\.json, line 10001: .*'ten'"):
+        _batches(spec, row_type)
+
+
+AVRO_SCHEMA_TEXT = """{"type": "record", "name": "R", "fields": [{"name": "id", "type": "long"},
+    {"name": "s", "type": "string"}]}"""
+
+
+def _avro_file(path, n: int) -> None:
+    import fastavro
+
+    with open(path, "wb") as f:
+        fastavro.writer(f, AvroSchema.parse_string(AVRO_SCHEMA_TEXT).parsed,
+                        ({"id": i, "s": "x" * (i % 7)} for i in range(n)), sync_interval=500, codec="deflate")
+
+
+def test_avro_files_are_read_in_splits_of_blocks_and_a_damaged_block_is_named_or_skipped(tmp_path):
+    _avro_file(tmp_path / "a.avro", 5000)
+    avro = AvroInputFormat(str(tmp_path / "a.avro"), AvroSchema.parse_string(AVRO_SCHEMA_TEXT))
+    from kindling.spark.codec import codec_for
+
+    decode = codec_for(avro.get_produced_type()).decode
+    for split_bytes in (300, 5000, 1 << 30):
+        spec = FileSourceSpec(paths=[avro.path], format=avro, split_bytes=split_bytes)
+        assert len(FileListing(spec).splits()) == -(-os.path.getsize(avro.path) // split_bytes)
+        assert [v["id"] for b in _batches(spec, avro.get_produced_type()) for v in decode(b.columns)] == list(range(5000))
+    data = bytearray((tmp_path / "a.avro").read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (tmp_path / "a.avro").write_bytes(data)
+    spec = FileSourceSpec(paths=[avro.path], format=avro, split_bytes=1000)
+    with pytest.raises(ParseError, match=r"a\.avro, (record \d+ of )?the block at byte \d+: .*ignore_parse_errors"):
+        _batches(spec, avro.get_produced_type())
+    spec.format = avro.ignore_parse_errors()
+    skipped = [0]
+    ids = [v["id"] for s in FileListing(spec).splits()
+           for b in read_split(spec.format, avro.get_produced_type(), s, skipped) for v in decode(b.columns)]
+    assert skipped[0] > 0 and len(ids) + skipped[0] == 5000 and ids == sorted(ids)
+
+
+def test_skipped_csv_json_and_avro_records_are_counted_in_the_job_metrics(any_env, tmp_path):
+    """Both read paths: a STREAMING job's data source and a BATCH job's stage reading its splits."""
+    (tmp_path / "a.csv").write_text("1,a\nx,b\n3,c\n")
+    (tmp_path / "b.json").write_text('{"id": 4, "name": "d"}\n{broken\n{"id": "five"}\n')
+    _avro_file(tmp_path / "c.avro", 2000)
+    data = bytearray((tmp_path / "c.avro").read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (tmp_path / "c.avro").write_bytes(data)
+    schema = CsvSchema.builder().add_number_column("id", Types.INT()).add_string_column("name").build()
+    csv_rows = any_env.from_source(_source(CsvReaderFormat.for_schema(schema).ignore_parse_errors(),
+                                           str(tmp_path / "a.csv")), WatermarkStrategy.no_watermarks(), "csv in")
+    json_rows = any_env.from_source(_source(JsonLinesFormat.for_type_info(schema.get_type_info()).ignore_parse_errors(),
+                                            str(tmp_path / "b.json")), WatermarkStrategy.no_watermarks(), "json in")
+    avro_rows = any_env.create_input(AvroInputFormat(str(tmp_path / "c.avro"), AvroSchema.parse_string(AVRO_SCHEMA_TEXT))
+                                     .ignore_parse_errors()).map(lambda r: Row(id=r["id"], name=r["s"]),
+                                                                 schema.get_type_info())
+    ids = csv_rows.union(json_rows, avro_rows).map(lambda r: r.id, Types.INT())
+    ids.sink_to(DiscardingSink())
+    result = any_env.execute("skipping")
+    assert result.get_accumulator_result("metrics:csv in.numRecordsInErrors") == 1
+    assert result.get_accumulator_result("metrics:json in.numRecordsInErrors") == 2
+    avro_skipped = result.get_accumulator_result("metrics:Avro Input Format.numRecordsInErrors")
+    assert avro_skipped > 0
+    assert result.get_accumulator_result("records-written:DiscardingSink") == 2 + 1 + 2000 - avro_skipped

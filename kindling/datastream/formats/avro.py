@@ -78,7 +78,9 @@ class GenericRecordAvroTypeInfo(PickledBytesTypeInfo):
 
 
 class AvroInputFormat(object):
-    """Reads the records of Avro container files (a file or a directory) as dicts.
+    """Reads the records of Avro container files (a file or a directory) as dicts; large files in
+    several splits (runs of blocks). A block that cannot be read fails the job naming the file,
+    record and byte, unless ``ignore_parse_errors()``.
 
     Example: ``env.create_input(AvroInputFormat(path, AvroSchema.parse_string(schema)))``.
     """
@@ -91,6 +93,14 @@ class AvroInputFormat(object):
             raise TypeError(f'AvroInputFormat needs an AvroSchema (AvroSchema.parse_string(...)), got {schema!r}')
         self.path = path
         self.schema = schema
+
+    def ignore_parse_errors(self) -> 'AvroInputFormat':
+        """Skips what cannot be read (Kindling's): a damaged block from its bad record on, reading
+        on after the next sync marker; skipped records are counted in the job's metrics
+        (``numRecordsInErrors`` of the source)."""
+        skipping = AvroInputFormat(self.path, self.schema)
+        skipping.ignore_errors = True
+        return skipping
 
     def get_produced_type(self) -> GenericRecordAvroTypeInfo:
         return GenericRecordAvroTypeInfo(self.schema)
