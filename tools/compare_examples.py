@@ -1,4 +1,4 @@
-"""Runs PyFlink's own DataStream examples on PyFlink and on Kindling and compares what they print.
+"""Runs PyFlink's own DataStream and Table API examples on PyFlink and on Kindling and compares what they print.
 
     python tools/compare_examples.py [--reuse] [--jobs N] [EXAMPLE ...]
 
@@ -23,16 +23,30 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "conformance"))
 from conformance_support import run_on_kindling, without_subtask_number  # noqa: E402
 from record import pyflink_python  # noqa: E402
 
-# The deterministic examples that need no external server (issue 15).
+# The deterministic examples that need no external server (issue 15), then the Table API ones
+# (issue 12) as ``table/NAME``. Left out: table/streaming_word_count (endless random datagen rows) and
+# table/pandas/conversion_from_dataframe (random numbers); tests/table/test_word_count_examples.py runs
+# the first bounded.
 EXAMPLES = ["basic_operations", "event_time_timer", "process_json_data", "state_access", "word_count",
             "windowing/session_with_dynamic_gap_window", "windowing/session_with_gap_window",
             "windowing/sliding_time_window", "windowing/tumbling_count_window", "windowing/tumbling_time_window"]
+TABLE_EXAMPLES = ["table/" + name for name in (
+    "basic_operations", "mixing_use_of_datastream_and_table", "multi_sink", "process_json_data",
+    "process_json_data_with_udf", "word_count", "windowing/over_window", "windowing/session_window",
+    "windowing/sliding_window", "windowing/tumble_window", "pandas/pandas_udaf")]
 
 
 def examples_dir(python: str) -> str:
+    """PyFlink's ``examples`` directory (``datastream/`` and ``table/`` below it)."""
     code = "import os, pyflink; print(os.path.dirname(pyflink.__file__))"
     package = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
-    return os.path.join(package, "examples", "datastream")
+    return os.path.join(package, "examples")
+
+
+def example_path(folder: str, name: str) -> str:
+    """The file of an example: ``table/NAME`` under ``table/``, any other under ``datastream/``."""
+    return os.path.join(folder, name + ".py") if name.startswith("table/") else \
+        os.path.join(folder, "datastream", name + ".py")
 
 
 def run_on_pyflink(python: str, path: str, timeout: float) -> str:
@@ -76,16 +90,16 @@ def _error_line(status: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("examples", nargs="*", help=f"default: {' '.join(EXAMPLES)}")
+    parser.add_argument("examples", nargs="*", help=f"default: {' '.join(EXAMPLES + TABLE_EXAMPLES)}")
     parser.add_argument("--cache", default=os.path.join("/tmp", "kindling-compare-examples"))
     parser.add_argument("--reuse", action="store_true", help="reuse PyFlink outputs already in --cache")
     parser.add_argument("--jobs", type=int, default=1, help="PyFlink examples run at once")
     parser.add_argument("--timeout", type=float, default=600)
     args = parser.parse_args()
-    names = args.examples or EXAMPLES
+    names = args.examples or EXAMPLES + TABLE_EXAMPLES
     python = pyflink_python()
     folder = examples_dir(python)
-    paths = {name: os.path.join(folder, name + ".py") for name in names}
+    paths = {name: example_path(folder, name) for name in names}
 
     def pyflink_output(name: str) -> str:
         cached = os.path.join(args.cache, name.replace("/", "__") + ".out")

@@ -136,12 +136,14 @@ class _PrintedRow:
 
 
 def parallelism_of(stream) -> Optional[int]:
-    """The parallelism set on the stream's operator, 1 for a collection source (non-parallel in
-    Flink), else None (the environment's)."""
+    """The parallelism set on the stream's operator, 1 for a DataStream collection source
+    (non-parallel in Flink; a Table's ``from_elements`` is parallel), else None (the environment's)."""
     from kindling.graph.specs import CollectionSourceSpec
 
     node = stream._transformation
-    return node.parallelism or (1 if isinstance(getattr(node, "source", None), CollectionSourceSpec) else None)
+    source = getattr(node, "source", None)
+    return node.parallelism or (1 if isinstance(source, CollectionSourceSpec) and not getattr(source, "parallel", False)
+                                else None)
 
 
 def _check_options(connector: str, options: Dict[str, str], supported: set, prefixes: tuple = ()) -> None:

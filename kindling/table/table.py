@@ -57,7 +57,7 @@ class Table:
 
     def print_schema(self) -> None:
         text = repr(self._schema)
-        if self._rowtime:
+        if self._rowtime and not self._in_batch():  # batch mode has no time attributes
             text = text.replace(f"`{self._rowtime}` {self._types()[self._rowtime]!r}",
                                 f"`{self._rowtime}` {self._types()[self._rowtime]!r} *ROWTIME*")
         print(text)
@@ -384,6 +384,19 @@ class Table:
 
     def __repr__(self) -> str:
         return f"Table {self._name} {self._schema!r}"
+
+    def __getattr__(self, name: str) -> Expression:
+        """``table.amount``: the column ``amount`` (as ``col('amount')``)."""
+        schema = self.__dict__.get("_schema")
+        if name.startswith("_") or schema is None or name not in schema.get_field_names():
+            raise AttributeError(f"The table has no column named '{name}'; columns: "
+                                 f"{schema.get_field_names() if schema is not None else []}")
+        return col(name)
+
+    def __str__(self) -> str:
+        """The table's name for SQL text (``"SELECT * FROM %s" % table``): it is registered as a view
+        named ``UnnamedTable$<n>`` as Flink does (quoted, so that the name parses)."""
+        return f"`{self._t_env._unnamed(self)}`"
 
 
 class GroupWindowedTable:

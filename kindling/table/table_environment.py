@@ -295,6 +295,14 @@ class TableEnvironment:
                                                                                                   *fields)
         self._register(view_path, table)
 
+    def _unnamed(self, table: Table) -> str:
+        """The name ``table`` is registered under, registering it as ``UnnamedTable$<n>`` if need be."""
+        name = next((n for n, what in self._tables.items() if what is table), None)
+        if name is None:
+            name = f"UnnamedTable${sum(n.startswith('UnnamedTable$') for n in self._tables)}"
+            self._register(name, table)
+        return name
+
     def _register(self, path: str, what) -> None:
         if path in self._tables:
             raise ValueError(f"Temporary table '{path}' already exists")
@@ -353,7 +361,9 @@ class TableEnvironment:
         values = [_create_row(table_schema.get_field_names(), list(r)) for r in rows]
 
         def scan():
-            return Source(CollectionSourceSpec(values=values), row_type)
+            spec = CollectionSourceSpec(values=values)
+            spec.parallel = True  # a Table source runs with the job's parallelism (one instance reads the rows)
+            return Source(spec, row_type)
 
         return Table(self, table_schema, "from_elements", scan)
 
