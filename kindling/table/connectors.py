@@ -434,8 +434,8 @@ _SOURCES = {"datagen": _datagen_scan, "filesystem": _filesystem_scan, "kafka": _
 
 PRINT_KEYS = {"connector", "print-identifier", "standard-error", "sink.parallelism"}
 BLACKHOLE_KEYS = {"connector"}
-#: sinks that write an updating table's changes (the others take inserts only, as in Flink)
-_UPDATING_SINKS = ("print", "blackhole", "jdbc")
+#: sinks that write an updating table's changes whatever their format (as in Flink)
+_UPDATING_SINKS = ("print", "blackhole")
 
 
 def insert_into(stream, schema: Schema, options: Dict[str, str], name: str, updating: bool = False):
@@ -445,10 +445,9 @@ def insert_into(stream, schema: Schema, options: Dict[str, str], name: str, upda
     if connector not in _SINKS:
         raise ValueError(f"Table '{name}': the '{connector}' connector cannot be written to by Kindling yet; "
                          f"sinks: {', '.join(sorted(_SINKS))}")
-    if updating and (connector not in _UPDATING_SINKS or connector == "jdbc" and not getattr(schema, "primary_key",
-                                                                                              None)):
+    if updating and not _takes_changes(connector, options, schema):
         need = "a PRIMARY KEY (... ) NOT ENFORCED, so that it upserts" if connector == "jdbc" else \
-            "a sink that takes changes (print, jdbc with a primary key)"
+            "a changelog format ('canal-json'), or use a sink that takes changes (print, jdbc with a primary key)"
         raise ValueError(f"Table sink '{name}' doesn't support consuming update and delete changes: the query's "
                          f"result is updating (an aggregation, a distinct or an outer join) and the '{connector}' "
                          f"connector writes inserts only; give it {need}")
@@ -457,6 +456,16 @@ def insert_into(stream, schema: Schema, options: Dict[str, str], name: str, upda
     if parallelism and connector != "print":
         sink.set_parallelism(int(parallelism))
     return sink
+
+
+def _takes_changes(connector: str, options: Dict[str, str], schema: Schema) -> bool:
+    """Whether the sink writes an updating table's changes (Flink's sinks: print, blackhole, an
+    upserting jdbc table, a changelog format)."""
+    from kindling.table.formats import CHANGELOG_FORMATS
+
+    if connector == "jdbc":
+        return bool(getattr(schema, "primary_key", None))
+    return connector in _UPDATING_SINKS or options.get("format", options.get("value.format")) in CHANGELOG_FORMATS
 
 
 def _print_sink(stream, schema: Schema, options: Dict[str, str], name: str, declared: Schema):

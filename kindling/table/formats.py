@@ -36,7 +36,10 @@ FORMAT_OPTIONS = {
              "encode.decimal-as-plain-number", "encode.ignore-null-fields"},
     "raw": {"charset"},
     "parquet": set(),
+    "canal-json": {"encode.ignore-null-fields"},  # written only: a changelog, each change a record
 }
+#: formats whose records are changes, so a sink using them takes an updating table
+CHANGELOG_FORMATS = ("canal-json",)
 _SQL_TIMESTAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z?)$")
 
 
@@ -194,7 +197,7 @@ class RowFormat:
             self.allow_comments = _flag(options, "allow-comments")
             # Jackson (Flink's CSV writer) quotes a string that is long or has a character below this one
             self.safe_from = max(ord(c) for c in (self.delimiter, self.quote or '"', "\n", self.escape or "\0")) + 1
-        elif name == "json":
+        elif name in ("json", "canal-json"):
             self.fail_on_missing = _flag(options, "fail-on-missing-field")
             self.ignore_nulls = _flag(options, "encode.ignore-null-fields")
             standard = options.get("timestamp-format.standard", "SQL")
@@ -261,10 +264,15 @@ class RowFormat:
             value = row[0]
             return b"" if value is None else bytes(value) if isinstance(value, (bytes, bytearray)) else \
                 str(value).encode(self.charset)
-        if self.name == "json":
+        if self.name in ("json", "canal-json"):
             fields = [f"{json.dumps(c.name, ensure_ascii=False)}:{c.to_json(v)}" for c, v in zip(self.columns, row)
                       if v is not None or not self.ignore_nulls]
-            return ("{" + ",".join(fields) + "}").encode("utf-8")
+            data = "{" + ",".join(fields) + "}"
+            if self.name == "json":
+                return data.encode("utf-8")
+            kind = getattr(row, "_row_kind", None)  # Canal's: an insert or update-after inserts, the rest deletes
+            change = "DELETE" if kind in (RowKind.UPDATE_BEFORE, RowKind.DELETE) else "INSERT"
+            return f'{{"data":[{data}],"type":"{change}"}}'.encode("utf-8")
         return self.delimiter.join(self._csv_field(c, v) for c, v in zip(self.columns, row)).encode("utf-8")
 
     def _csv_field(self, column: _Column, value: Any) -> str:
@@ -283,8 +291,8 @@ def row_format(name: str, schema: Schema, options: Dict[str, str], prefix: str =
     """The format ``name`` of rows of ``schema``, configured by the ``<prefix><name>.<option>``
     entries of ``options``; an unknown format or option fails naming the supported ones."""
     if name not in FORMAT_OPTIONS or name == "parquet":
-        raise ValueError(f"The format '{name}' is not supported by Kindling yet; formats: csv, json, raw "
-                         "(and parquet for the filesystem connector)")
+        raise ValueError(f"The format '{name}' is not supported by Kindling yet; formats: csv, json, raw, "
+                         "canal-json (written only) and parquet (files)")
     return RowFormat(name, schema, own_options(name, options, prefix))
 
 
@@ -355,6 +363,8 @@ def file_source(name: str, schema: Schema, options: Dict[str, str], paths: List[
     from kindling.datastream.connectors.file_system import FileSource, StreamFormat
 
     row_type = schema.row_type_info()
+    if name in CHANGELOG_FORMATS:
+        raise ValueError(f"Reading the '{name}' format (a changelog) is not supported by Kindling yet; it writes it")
     if name == "parquet":
         own_options(name, options)
         from kindling.datastream.formats.parquet import ParquetColumnarRowInputFormat

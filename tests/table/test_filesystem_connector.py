@@ -97,6 +97,10 @@ def test_updating_results_and_unknown_options_fail_clearly(spark, tmp_path):
                       "'format' = 'csv', 'csv.delimiter' = ';')")
     with pytest.raises(ValueError, match="Unsupported options for the 'csv' format: csv.delimiter.*csv.field-delimiter"):
         t_env.from_path("odd2")
+    t_env.execute_sql(f"CREATE TABLE changes (k STRING, n BIGINT) WITH ('connector' = 'filesystem', "
+                      f"'path' = '{tmp_path}', 'format' = 'canal-json')")
+    with pytest.raises(ValueError, match="Reading the 'canal-json' format .a changelog. is not supported"):
+        t_env.from_path("changes")  # writing it: tests/conformance/programs/table_canal_json.py
     t_env.execute_sql(f"CREATE TABLE p (k STRING) PARTITIONED BY (k) WITH ('connector' = 'filesystem', "
                       f"'path' = '{tmp_path}', 'format' = 'csv')")
     with pytest.raises(ValueError, match="PARTITIONED BY is not supported"):

@@ -90,7 +90,7 @@ def test_wrong_options_fail_naming_the_supported_ones(spark, kafka_broker):
     t_env = _t_env()
     cases = {
         "'format' = 'json', 'scan.startup.mode' = 'newest'": "scan.startup.mode 'newest' is not one of",
-        "'format' = 'avro'": "the format 'avro' is not supported by Kindling yet; formats: csv, json, raw",
+        "'format' = 'avro'": "the format .avro. is not supported by Kindling yet; formats: canal-json, csv, json, raw",
         "'format' = 'json', 'json.strict' = 'true'": "Unsupported options for the 'json' format: json.strict",
         "'format' = 'json', 'scan.mode' = 'x'": "Unsupported options for the 'kafka' connector: scan.mode",
         "'format' = 'json', 'key.format' = 'raw'": "'key.format' needs 'key.fields'",
