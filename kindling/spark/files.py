@@ -2,16 +2,20 @@
 ``s3://``, ``hdfs://``, ...; other schemes through fsspec when it is installed).
 
 Reading (``FileSource``): the driver lists the files and cuts them into splits (byte ranges of
-line formats, runs of row groups of Parquet; other formats a file per split); Spark's tasks
-read the splits, streaming, never a whole file into memory. A monitored source remembers what
-it has read as a high-water mark, the newest modification time read plus the files of that
-time, so its offsets stay small however many files it reads (files must appear complete, by
-an atomic move, and with a modification time not older than the mark).
+line formats, runs of Avro blocks, runs of row groups of Parquet; other formats a file per
+split); Spark's tasks read the splits, streaming, never a whole file into memory: in a bounded
+job the tasks of the source's stage itself (:func:`file_stage_frame`), else Kindling's Python
+data source. A monitored source remembers what it has read as a high-water mark, the newest
+modification time read plus the files of that time, so its offsets stay small however many
+files it reads (files must appear complete, by an atomic move, and with a modification time not
+older than the mark).
 
-Writing (``FileSink``): Spark's tasks write hidden in-progress part files, named from the
+Writing (``FileSink``): Spark's tasks write hidden in-progress part files (:class:`TaskPartFiles`:
+the tasks of the stage computing the elements, or of a pass of the sink's own), named from the
 streaming query (stable across restarts from a checkpoint), the micro-batch and the task's
-partition; the driver makes them visible (renames them) once every task of the micro-batch
-has written, so a replayed micro-batch rewrites the same part files instead of adding others.
+partition; the driver makes them visible (renames them) once every task of the micro-batch has
+written, so a replayed micro-batch rewrites the same part files instead of adding others. With
+compaction (:class:`Compaction`) they are committed hidden and become visible compacted.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import json
 import os
 import pickle
 import posixpath
+import sys
 import time
 import uuid
 from dataclasses import dataclass
@@ -145,12 +150,9 @@ def _byte_lines(charset: str) -> bool:
 def make_splits(files: list[FileStatus], fmt: Any, split_bytes: int) -> list[FileSplit]:
     splits: list[FileSplit] = []
     for f in files:
-        if f.size > split_bytes and _byte_splittable(fmt):
+        if f.size > split_bytes and (_byte_splittable(fmt) or fmt.kind == "avro"):  # Avro: blocks by sync marker
             splits.extend(FileSplit(f.root, f.path, lo, min(lo + split_bytes, f.size))
                           for lo in range(0, f.size, split_bytes))
-        elif f.size > split_bytes and fmt.kind == "avro":
-            splits.extend(FileSplit(f.root, f.path, lo, min(lo + split_bytes, f.size))
-                          for lo in range(0, f.size, split_bytes))  # blocks found by their sync marker
         elif f.size > split_bytes and fmt.kind in ("parquet", "avro_parquet"):
             splits.extend(_row_group_splits(f, split_bytes))
         else:
@@ -254,49 +256,17 @@ def record_position(spec: FileSourceSpec, label: str, index: int) -> str:
     return f"file {path}, record {index + 1}" + (f" after byte {start}" if int(start) else "")
 
 
-def _line_runs(split: FileSplit, size_hint: int | None = None) -> Iterator[tuple[int, list[bytes]]]:
+def _line_runs(split: FileSplit) -> Iterator[tuple[int, list[bytes]]]:
     """``(byte offset of the first line, lines)`` of the lines that start within the split, without
     their terminators (``\\n``, ``\\r\\n`` or ``\\r``); a line starting in the split is read to its
     end, past the split's end if need be."""
-    with _fs(split.root).open_input_file(split.path) as f:
-        start = split.start
-        end = split.end if split.end is not None else f.size()
-        pos = start
-        buffer = b""
-        if start > 0:  # the line running over from the previous split is that split's
-            f.seek(start - 1)
-            pos = start - 1
-            while True:
-                data = f.read(READ_CHUNK_BYTES)
-                if not data:
-                    return
-                i = data.find(b"\n")
-                if i >= 0:
-                    pos += i + 1
-                    buffer = data[i + 1:]
-                    break
-                pos += len(data)
-        while pos < end:
-            data = f.read(READ_CHUNK_BYTES)
-            buffer += data
-            lines = buffer.split(b"\n")
-            buffer = lines.pop() if data else b""
-            if not data and lines and lines[-1] == b"":
-                lines.pop()  # the file's last newline ends the last line
-            taken: list[bytes] = []
-            p = pos
-            for line in lines:
-                if p >= end:
-                    break
-                taken.append(line)
-                p += len(line) + 1
-            if taken:
-                if any(b"\r" in line for line in taken):
-                    taken = [part for line in taken for part in (line[:-1] if line.endswith(b"\r") else line).split(b"\r")]
-                yield pos, taken
-            if not data or p >= end:
-                return
-            pos = p
+    for offset, block in _line_blocks(split):
+        lines = block.split(b"\n")
+        if lines[-1] == b"":
+            lines.pop()  # the block's last newline ends its last line
+        if b"\r" in block:
+            lines = [part for line in lines for part in (line[:-1] if line.endswith(b"\r") else line).split(b"\r")]
+        yield offset, lines
 
 
 def _csv_lines(split: FileSplit, charset: str, offset: int) -> Iterator[str]:
@@ -315,7 +285,8 @@ def _csv_lines(split: FileSplit, charset: str, offset: int) -> Iterator[str]:
 
 def _line_blocks(split: FileSplit) -> Iterator[tuple[int, bytes]]:
     """``(byte offset, bytes)`` blocks of about a chunk each of the whole lines that start within
-    the split (the same lines as :func:`_line_runs`), cut after a ``\\n``."""
+    the split (a line starting in the split is read to its end, past the split's end if need be),
+    each ending with a ``\\n`` (but the file's last line, when it has none)."""
     with _fs(split.root).open_input_file(split.path) as f:
         end = split.end if split.end is not None else f.size()
         pos = split.start
@@ -413,8 +384,8 @@ def _csv_runs(fmt: Any, split: FileSplit, types: list[pa.DataType]) -> Iterator[
             table = pacsv.read_csv(pa.py_buffer(block), read_options=read_options, parse_options=parse_options,
                                    convert_options=convert_options) if block.strip() else None
             runs = [] if table is None else [
-                [schema.arrow_column(i, c, t) or schema.parse_field_column(i, c.to_pylist())
-                 for i, (c, t) in enumerate(zip(batch.columns, types))]
+                [parsed if (parsed := schema.arrow_column(i, c, t)) is not None else
+                 schema.parse_field_column(i, c.to_pylist()) for i, (c, t) in enumerate(zip(batch.columns, types))]
                 for batch in table.to_batches(ROWS_PER_ARROW_BATCH)]
         except (pa.ArrowInvalid, ValueError):  # lines that do not fit: Python's reader names them
             runs = list(python(lambda: text_of(block), False, lines_before))
@@ -453,6 +424,7 @@ def read_split(fmt: Any, type_info: Any, split: FileSplit, skipped: list | None 
     codec = codec_for(type_info)
     names = [f.name for f in codec.fields]
     kind = fmt.kind
+    skipped = skipped if skipped is not None else [0]
     if kind == "text_line":
         for _, lines in _text_lines(split, fmt.charset):
             for lo in range(0, len(lines), ROWS_PER_ARROW_BATCH):
@@ -466,10 +438,10 @@ def read_split(fmt: Any, type_info: Any, split: FileSplit, skipped: list | None 
             yield _columns_batch(codec, columns)
         return
     if kind == "json":
-        yield from _json_batches(fmt, codec, split, skipped if skipped is not None else [0])
+        yield from _json_batches(fmt, codec, split, skipped)
         return
     if kind == "avro":
-        for values in _avro_runs(fmt, split, skipped if skipped is not None else [0]):
+        for values in _avro_runs(fmt, split, skipped):
             yield pa.RecordBatch.from_arrays(codec.encode(values), names=names)
         return
     raise TypeError(f"unknown FileSource format {fmt!r}")
@@ -494,7 +466,7 @@ def _columns_batch(codec: Any, columns: list) -> pa.RecordBatch:
         return pa.RecordBatch.from_arrays(codec.encode(rows), schema=schema)
 
 
-def _csv_records(fmt: Any, codec: Any, split: FileSplit, skipped: list | None) -> Iterator[list]:
+def _csv_records(fmt: Any, codec: Any, split: FileSplit, skipped: list) -> Iterator[list]:
     """Runs of a CSV split's records as columns; a bad record fails naming its line, or (the
     format ignoring parse errors) is counted in ``skipped[0]``."""
     types = [f.type for f in codec.arrow_schema]
@@ -503,8 +475,7 @@ def _csv_records(fmt: Any, codec: Any, split: FileSplit, skipped: list | None) -
             if not fmt.ignore_errors:
                 line = run[0] + (_line_number(split, split.start) - 1 if split.start else 0)
                 raise _fail(fmt, split, f"line {line}", run[1]) from None
-            if skipped is not None:
-                skipped[0] += 1
+            skipped[0] += 1
             continue
         yield run
 
@@ -682,13 +653,6 @@ def _read_parquet(fmt: Any, codec: Any, split: FileSplit) -> Iterator[pa.RecordB
 
 # -- writing ------------------------------------------------------------------------------------
 
-def _query_token(df: DataFrame) -> str:
-    """Names this job's part files: the streaming query's id (the same after a restart from
-    the checkpoint), or a fresh one for a BATCH job."""
-    query = df.sparkSession.sparkContext.getLocalProperty("sql.streaming.queryId")
-    return (query or uuid.uuid4().hex)[:8]
-
-
 def _part_files_key(spec: FileSinkSpec) -> str:
     """The Spark local property telling a stage's tasks where a micro-batch's part files go."""
     return f"kindling.part-files:{spec.base_path}"
@@ -737,14 +701,14 @@ class FileWriter(SinkWriter):
         return posixpath.join(self.base, f".{self.spec.part_prefix}-{self.token}-{batch_id}.bucket-time")
 
     def write(self, df: DataFrame, batch_id: int) -> int:
-        streaming = df.sparkSession.sparkContext.getLocalProperty("sql.streaming.queryId") is not None
-        if self.token is None:
-            self.token = _query_token(df)
+        context = df.sparkSession.sparkContext
+        query = context.getLocalProperty("sql.streaming.queryId")  # None: a batch job, written at once
+        if self.token is None:  # names this job's part files: the same after a restart from the checkpoint
+            self.token = (query or uuid.uuid4().hex)[:8]
         directory = self._bucket(batch_id)
         self.fs.create_dir(directory, recursive=True)
         spec = self.spec
         name = f"{spec.part_prefix}-{self.token}-{batch_id}"
-        context = df.sparkSession.sparkContext
         if WRITTEN_FILE in df.columns:  # the stage writes the part files: tell its tasks where
             context.setLocalProperty(_part_files_key(spec), f"{directory}\n{name}")
             try:
@@ -769,14 +733,18 @@ class FileWriter(SinkWriter):
             self.fs.move(pending, _committed_name(pending, hidden))
         self.last_batch, self.spark = batch_id, df.sparkSession
         if self.compaction is not None:
-            self.compaction.after_batch(df.sparkSession, self.token, batch_id, directory, ending=not streaming)
+            self.compaction.after_batch(df.sparkSession, self.token, batch_id, directory, ending=query is None)
         return total
 
     def finish(self) -> None:
         """The end of the job: what waits for compaction is compacted (as Flink does at the end
         of input), as part of the last micro-batch written."""
         if self.compaction is not None and self.last_batch is not None:
-            self.compaction.after_batch(self.spark, self.token, self.last_batch, None, ending=True)
+            try:
+                self.compaction.after_batch(self.spark, self.token, self.last_batch, None, ending=True)
+            except Exception as exc:  # noqa: BLE001 - the job has ended: say what stays hidden
+                print(f"[kindling] FileSink {self.spec.base_path}: part files waiting for compaction stay hidden "
+                      f"(a restart from the checkpoint compacts them): {exc}", file=sys.stderr, flush=True)
 
 
 def _committed_name(pending: str, hidden: bool) -> str:
@@ -856,7 +824,8 @@ class Compaction:
         for bucket in sorted(self.buckets):
             for info in self.fs.get_file_info(pafs.FileSelector(bucket, allow_not_found=True)):
                 name = posixpath.basename(info.path)
-                if info.type != pafs.FileType.File or not name.startswith(stem) or not name.endswith(self.spec.part_suffix) \
+                if info.type != pafs.FileType.File or not name.startswith(stem) \
+                        or not name.endswith(self.spec.part_suffix) \
                         or name.endswith((".inprogress", ".compaction", ".tmp", ".bucket-time")):
                     continue
                 batch = name[len(stem):].split("-", 1)[0]

@@ -339,7 +339,8 @@ def test_avro_files_are_read_in_splits_of_blocks_and_a_damaged_block_is_named_or
     for split_bytes in (300, 5000, 1 << 30):
         spec = FileSourceSpec(paths=[avro.path], format=avro, split_bytes=split_bytes)
         assert len(FileListing(spec).splits()) == -(-os.path.getsize(avro.path) // split_bytes)
-        assert [v["id"] for b in _batches(spec, avro.get_produced_type()) for v in decode(b.columns)] == list(range(5000))
+        ids = [v["id"] for b in _batches(spec, avro.get_produced_type()) for v in decode(b.columns)]
+        assert ids == list(range(5000))
     data = bytearray((tmp_path / "a.avro").read_bytes())
     data[len(data) // 2] ^= 0xFF
     (tmp_path / "a.avro").write_bytes(data)
@@ -366,9 +367,8 @@ def test_skipped_csv_json_and_avro_records_are_counted_in_the_job_metrics(any_en
                                            str(tmp_path / "a.csv")), WatermarkStrategy.no_watermarks(), "csv in")
     json_rows = any_env.from_source(_source(JsonLinesFormat.for_type_info(schema.get_type_info()).ignore_parse_errors(),
                                             str(tmp_path / "b.json")), WatermarkStrategy.no_watermarks(), "json in")
-    avro_rows = any_env.create_input(AvroInputFormat(str(tmp_path / "c.avro"), AvroSchema.parse_string(AVRO_SCHEMA_TEXT))
-                                     .ignore_parse_errors()).map(lambda r: Row(id=r["id"], name=r["s"]),
-                                                                 schema.get_type_info())
+    avro = AvroInputFormat(str(tmp_path / "c.avro"), AvroSchema.parse_string(AVRO_SCHEMA_TEXT)).ignore_parse_errors()
+    avro_rows = any_env.create_input(avro).map(lambda r: Row(id=r["id"], name=r["s"]), schema.get_type_info())
     ids = csv_rows.union(json_rows, avro_rows).map(lambda r: r.id, Types.INT())
     ids.sink_to(DiscardingSink())
     result = any_env.execute("skipping")
