@@ -3,7 +3,10 @@
 * Spark SQL by hand: ``groupBy(key).agg(count, sum)``, update output mode, ``availableNow``
   (the JVM's streaming aggregation: one changed row per key per micro-batch, no previous value);
 * Kindling's Table API: ``group_by(col('key')).select(key, count, sum)`` with Flink's changelog
-  (``+I``, then ``-U``/``+U`` per row), into a discarding sink;
+  (``+I``, then ``-U``/``+U`` per row), into a discarding sink, computed by Spark's own operators
+  (kindling/spark/relational.py); the same with ``table.exec.mini-batch.enabled`` (a group's changes
+  once per micro-batch); and the same on the Python operator (``kindling.table.spark-aggregation``
+  false), for reference;
 * Kindling's DataStream API: ``key_by(key).reduce(...)`` emitting every rolling (count, sum).
 
 Events ``(key, ts, value)`` come from Kindling's sequence source through the same Python function
@@ -14,6 +17,7 @@ on every side (benchmarks/workloads/keyed.py), 1,000 keys.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import sys
@@ -59,7 +63,7 @@ def _event_row(i: int):
     return make_event(i)
 
 
-def kindling_table(spark, n: int) -> int:
+def kindling_table(spark, n: int, **config: str) -> int:
     from kindling.common import Types
     from kindling.datastream.connectors import DiscardingSink
     from kindling.table import StreamTableEnvironment
@@ -67,6 +71,8 @@ def kindling_table(spark, n: int) -> int:
 
     env = kindling_env()
     t_env = StreamTableEnvironment.create(env)
+    for key, value in config.items():
+        t_env.get_config().set(key, value)
     events = env.generate_sequence(0, n - 1).map(
         _event_row, output_type=Types.ROW_NAMED(["key", "ts", "value"], [Types.LONG()] * 3))
     totals = t_env.from_data_stream(events).group_by(col("key")) \
@@ -100,7 +106,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     spark = spark_session()
-    sides = [("Spark SQL (hand-written)", spark_sql), ("Kindling Table API", kindling_table),
+    sides = [("Spark SQL (hand-written)", spark_sql),
+             ("Kindling Table API", kindling_table),
+             ("Kindling Table, mini-batch", functools.partial(
+                 kindling_table, **{"table.exec.mini-batch.enabled": "true"})),
+             ("Kindling Table, Python operator", functools.partial(
+                 kindling_table, **{"kindling.table.spark-aggregation": "false"})),
              ("Kindling DataStream reduce", kindling_datastream)]
     times = {name: [] for name, _ in sides}
     outputs = {}

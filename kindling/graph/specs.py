@@ -408,3 +408,30 @@ class TableSourceSpec(SourceSpec):
 
     def check(self) -> None:
         self.base.check()
+
+
+@dataclass(eq=False)
+class GroupAggregateSpec:
+    """A group aggregation as relational data, for Spark's own aggregation operators: the rows of
+    an append-only table grouped by the columns ``keys``; ``calls`` are ``(function, column,
+    integral)`` with ``function`` one of ``count``, ``sum``, ``sum0``, ``avg``, ``min``, ``max``
+    over the input ``column`` (None: every row, ``COUNT(*)``), ``integral`` when the column is of
+    an integer type; ``fields`` make the result row, in order: ``("key", i)`` or ``("call", j)``.
+    ``per_batch``: a group's changes once per micro-batch (Flink's mini-batch aggregation), not
+    after every row."""
+
+    keys: list = field(default_factory=list)
+    calls: list = field(default_factory=list)
+    fields: list = field(default_factory=list)
+    per_batch: bool = False
+
+
+@dataclass(eq=False)
+class DataFrameSourceSpec(SourceSpec):
+    """The rows of a Spark DataFrame the driver made (``frame``, the columns of the stream's
+    codec): the changes of an aggregation Spark computed, fed to the operators after it."""
+
+    frame: Any = None
+
+    def __getstate__(self) -> dict:
+        return {}  # the frame is the driver's: a stage reading it needs nothing of it

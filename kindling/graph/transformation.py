@@ -77,7 +77,9 @@ class KeyedTransformation(Transformation):
     or ``window`` (``window`` is a :class:`~kindling.graph.specs.WindowSpec`).
     ``has_side_output``: the job reads a side output of it (``get_side_output``), which decides
     where a yielded ``(OutputTag, value)`` pair goes, as in PyFlink. The Spark compiler
-    chooses the runtime operator (``kindling.spark.operators``).
+    chooses the runtime operator (``kindling.spark.operators``). ``relational``: a
+    :class:`~kindling.graph.specs.GroupAggregateSpec` when the operation is a group aggregation
+    that Spark's own operators can compute instead of ``function`` (``kindling/spark/relational.py``).
     """
 
     operation: str = "process"
@@ -85,6 +87,7 @@ class KeyedTransformation(Transformation):
     position: Any = None
     window: Any = None
     has_side_output: bool = False
+    relational: Any = None
     kind = "keyed"
 
 

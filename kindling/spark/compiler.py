@@ -17,8 +17,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from kindling.common.time import duration_millis
-from kindling.graph.specs import (CollectionSourceSpec, FileSinkSpec, FileSourceSpec, KafkaSinkSpec, KafkaSourceSpec,
-                                  SequenceSourceSpec, TableSourceSpec)
+from kindling.graph.specs import (CollectionSourceSpec, DataFrameSourceSpec, FileSinkSpec, FileSourceSpec,
+                                  KafkaSinkSpec, KafkaSourceSpec, SequenceSourceSpec, TableSourceSpec)
 from kindling.graph.transformation import (
     ChainedTransformation,
     KeyByTransformation,
@@ -465,6 +465,8 @@ class Compiler:
             from kindling.spark.kafka import kafka_source_frame
 
             return kafka_source_frame(self, node)
+        if isinstance(spec, DataFrameSourceSpec):  # changes Spark computed (kindling/spark/relational.py)
+            return spec.frame
         if isinstance(spec, TableSourceSpec):  # a Table's relational plan (kindling/table)
             frame = self.source_frame(SourceTransformation(name=node.name, type_info=spec.base_type, source=spec.base))
             control = [c for c in (WM, CHANNEL) if c in frame.columns]

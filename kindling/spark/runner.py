@@ -28,6 +28,7 @@ from kindling.runtime import lifecycle
 from kindling.runtime.errors import UserFunctionError
 from kindling.spark.compiler import CompiledJob, Compiler, TimeSettings
 from kindling.spark.metrics import metric_results
+from kindling.spark.relational import split_aggregations
 from kindling.spark.savepoints import SAVEPOINT_PATH, JobSavepoints, SavepointError
 from kindling.spark.session import get_spark, job_failed, on_exit, scratch_dir, timing, timing_enabled
 from kindling.spark.sinks import writer_for
@@ -322,6 +323,9 @@ class _JobRun:
             writer = writer.trigger(processingTime=f"{max(self.trigger_interval_ms, 0)} milliseconds")
         slow_worker_restarts = 0
         self.savepoints.restore_into(self.checkpoint_dir)  # execution.savepoint.path, once, before the first query
+        for _, sink_writer in self.writers:
+            if hasattr(sink_writer, "bind"):
+                sink_writer.bind(self.checkpoint_dir)  # state kept beside the query's (kindling/spark/relational.py)
         while True:
             if self.client._cancel_requested.is_set():
                 return

@@ -75,6 +75,9 @@ def writer_for(spec) -> SinkWriter:
         from kindling.spark.jdbc import JdbcWriter
 
         return JdbcWriter(spec)
+    from kindling.spark.relational import AggregationSinkSpec, AggregationWriter
+    if isinstance(spec, AggregationSinkSpec):
+        return AggregationWriter(spec)
     if isinstance(spec, PrintSinkSpec):
         return PrintWriter(spec)
     if isinstance(spec, CollectSinkSpec):

@@ -12,9 +12,10 @@ from typing import Any, List, Sequence
 from kindling.common.types import RowKind, _create_row
 from kindling.datastream.functions import KeyedProcessFunction
 from kindling.common.time import MAX_WATERMARK
-from kindling.table.expressions import NUMERIC, Expression
+from kindling.graph.specs import GroupAggregateSpec
+from kindling.table.expressions import INTEGRAL, NUMERIC, Expression
 
-__all__ = ["GroupAggregateFunction", "GroupKey"]
+__all__ = ["GroupAggregateFunction", "GroupKey", "relational_aggregate"]
 
 STATE_NAME = "_kindling_group"
 
@@ -131,3 +132,54 @@ class GroupAggregateFunction(KeyedProcessFunction):
         elif result != previous:
             yield _create_row(self.names, previous, RowKind.UPDATE_BEFORE)
             yield _create_row(self.names, result, RowKind.UPDATE_AFTER)
+
+
+#: whether group aggregations Spark can compute run in Spark's own operators (default true; false:
+#: always the Python operator, for comparison)
+SPARK_AGGREGATION = "kindling.table.spark-aggregation"
+#: Flink's mini-batch aggregation: a group's changes once per micro-batch
+MINI_BATCH = "table.exec.mini-batch.enabled"
+
+#: the argument types of the aggregates Spark computes as Flink does (FLOAT sums in FLOAT and
+#: DECIMAL arithmetic differ: those stay in Python)
+_SPARK_SUMMABLE = INTEGRAL + ["DOUBLE"]
+_SPARK_COMPARABLE = _SPARK_SUMMABLE + ["STRING", "VARCHAR", "CHAR"]
+
+
+def _unaliased(expression: Expression) -> Expression:
+    while expression._aggregate is None and len(expression._children) == 1 and \
+            expression._column is expression._children[0]._column:
+        expression = expression._children[0]
+    return expression
+
+
+def relational_aggregate(keys: List[str], fields: List[Expression], types: dict,
+                         mini_batch: str) -> GroupAggregateSpec | None:
+    """The aggregation as a :class:`GroupAggregateSpec` when Spark's own operators compute it as
+    Flink does: every field a key column or a built-in aggregate (not DISTINCT) of one column
+    (``COUNT`` also of a literal); else None (the Python operator above computes it)."""
+    spec = GroupAggregateSpec(keys=list(keys), per_batch=str(mini_batch).lower() == "true")
+    for field in fields:
+        if field.needs_python():
+            return None
+        inner = _unaliased(field)
+        if getattr(inner, "_is_column", False) and inner._name in keys:
+            spec.fields.append(("key", keys.index(inner._name)))
+            continue
+        aggregate = inner._aggregate
+        if aggregate is None or aggregate.distinct or aggregate.kind not in (
+                "count", "sum", "sum0", "avg", "min", "max"):
+            return None
+        argument = inner._children[0]
+        if getattr(argument, "_is_column", False):
+            type_name = types[argument._name].type_name
+            if type_name not in (_SPARK_SUMMABLE if aggregate.kind in ("sum", "sum0", "avg") else _SPARK_COMPARABLE):
+                return None
+            call = (aggregate.kind, argument._name, type_name in INTEGRAL)
+        elif aggregate.kind == "count" and not argument._children and not argument.columns():
+            call = ("count", None, False)  # COUNT(*), or of a literal
+        else:
+            return None
+        spec.fields.append(("call", len(spec.calls)))
+        spec.calls.append(call)
+    return spec

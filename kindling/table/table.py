@@ -465,7 +465,8 @@ class GroupedTable:
     def select(self, *fields: Union[Expression, str]) -> Table:
         """The group keys and aggregates (``col('v').sum``, ``lit(1).count``, ``call('max', ...)``)
         per group; unnamed ones are ``EXPR$<position>`` as in Flink."""
-        from kindling.table.group_aggregate import GroupAggregateFunction, GroupKey
+        from kindling.table.group_aggregate import (MINI_BATCH, SPARK_AGGREGATION, GroupAggregateFunction, GroupKey,
+                                                    relational_aggregate)
 
         table = self._table
         fields = [col(f) if isinstance(f, str) else f for f in fields]
@@ -474,9 +475,14 @@ class GroupedTable:
         input_names = table._schema.get_field_names()
         function = GroupAggregateFunction(input_names, types, self._keys, fields, names)
         key = GroupKey([input_names.index(k) for k in self._keys])
+        configuration = table._t_env._env.get_configuration()
+        relational = None if table._updating or not configuration.get_boolean(SPARK_AGGREGATION, True) else \
+            relational_aggregate(self._keys, fields, types, configuration.get_string(MINI_BATCH, "false"))
 
         def aggregate(rows, row_type):
-            return rows.key_by(key).process(function, output_type=row_type)
+            aggregated = rows.key_by(key).process(function, output_type=row_type)
+            aggregated._transformation.relational = relational  # Spark's own operators can compute it
+            return aggregated
 
         return table._python(schema, aggregate, updating=not table._in_batch())
 

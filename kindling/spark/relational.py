@@ -1,0 +1,404 @@
+"""Group aggregations computed by Spark's own (JVM) operators, with Flink's changelog.
+
+A Table API or SQL group aggregation of key columns and built-in aggregates (``COUNT``, ``SUM``,
+``SUM0``, ``AVG``, ``MIN``, ``MAX``) over an append-only table carries a
+:class:`~kindling.graph.specs.GroupAggregateSpec`. When everything after it is stateless (maps,
+filters, sinks), :func:`split_aggregations` takes it and what follows out of the streaming query:
+the query's sink is then the aggregation's *input*, and :class:`AggregationWriter` computes the
+changes of each micro-batch with Spark DataFrame operations and runs the operators after the
+aggregation on them, as a Spark batch job of the same operators (``DataFrameSourceSpec``).
+
+Changes are Flink's: without mini-batches, after every input row of a group (``+I`` for a new
+group, ``-U old`` / ``+U new`` when its result changed, nothing when it did not), computed with
+window functions over the batch's rows in arrival order; with ``table.exec.mini-batch.enabled``
+once per group and micro-batch. BATCH mode gives one ``+I`` per group. Between micro-batches
+each group's accumulators and last result live in a Parquet snapshot per batch id under the
+job's checkpoint directory: a replayed batch reads the snapshot of the batch before it again and
+rewrites its own, so the changes are exactly once with the query's checkpoint.
+
+Other aggregations (Python aggregate functions, DISTINCT, updating inputs, a stateful operator
+after the aggregation) run in Python on transformWithState (``kindling/table/group_aggregate.py``).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections import defaultdict
+from typing import Any
+
+from pyspark import StorageLevel
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from kindling.common.typeinfo import ChangelogRowTypeInfo
+from kindling.graph.specs import DataFrameSourceSpec, DiscardSinkSpec, GroupAggregateSpec, SinkSpec
+from kindling.graph.transformation import (ChainedTransformation, KeyedTransformation, SinkTransformation,
+                                           SourceTransformation, Transformation, upstream_graph)
+from kindling.spark.codec import ROW_KIND, codec_for
+from kindling.spark.sinks import SinkWriter
+
+STATE_DIR = "kindling-aggregations"  # under the checkpoint directory: a snapshot per group aggregation and batch
+_STATELESS = ("map", "flat_map", "filter", "process")
+_SEQ, _POS, _KIND, _RESULT, _BEFORE, _GLOBAL = "__seq", "__pos", "__kind", "__res", "__prev", "__global"
+_INSERT, _UPDATE_BEFORE, _UPDATE_AFTER = 0, 1, 2
+
+
+@dataclasses.dataclass(eq=False)
+class AggregationSinkSpec(SinkSpec):
+    """What the streaming query hands the aggregation: the input rows' columns (``columns_type``),
+    and what to do with them (``aggregate`` into ``output_type`` rows, fed to ``downstream``, the
+    sinks of the operators after the aggregation, which read ``source``)."""
+
+    aggregate: GroupAggregateSpec = None
+    columns_type: Any = None
+    output_type: Any = None
+    name: str = ""
+    state_key: str = ""
+    mode: str = "micro_batch"  # micro_batch | one_step | batch
+    parallelism: int = 1
+    downstream: list = dataclasses.field(default_factory=list)
+    source: DataFrameSourceSpec = None
+    job_parameters: dict = dataclasses.field(default_factory=dict)
+    job_id: str = "job"
+    layout = "columns"
+
+    def __getstate__(self) -> dict:
+        return {"columns_type": self.columns_type}  # all a stage's exit needs (the rest lives on the driver)
+
+
+def split_aggregations(sinks: list[Transformation], mode: str, parallelism: int, job_parameters: dict,
+                       job_id: str) -> list[Transformation]:
+    """The job's sinks with every group aggregation Spark can compute (and the stateless operators
+    and sinks after it) replaced by a sink of its input rows that does that work."""
+    nodes = upstream_graph(sinks)
+    consumers: dict[int, list[Transformation]] = defaultdict(list)
+    for node in nodes:
+        for parent in node.inputs:
+            consumers[parent.id].append(node)
+    replaced: dict[int, SinkTransformation] = {}  # a taken sink's id -> the sink that stands for it
+    for node in nodes:
+        taken = _aggregation_and_after(node, consumers)
+        if taken is None:
+            continue
+        source = DataFrameSourceSpec()
+        copies: dict[int, Transformation] = {node.id: SourceTransformation(
+            name=node.name, type_info=node.type_info, parallelism=node.parallelism, uid=node.uid, id=node.id,
+            source=source)}
+        for after in taken:
+            copies[after.id] = dataclasses.replace(after, inputs=[copies[i.id] for i in after.inputs])
+        downstream = [copies[t.id] for t in taken if isinstance(t, SinkTransformation)]
+        rows = node.inputs[0].inputs[0]
+        spec = AggregationSinkSpec(aggregate=node.relational, columns_type=rows.type_info, output_type=node.type_info,
+                                   name=node.name, state_key=node.uid or str(node.id), mode=mode,
+                                   parallelism=node.parallelism or parallelism, downstream=downstream, source=source,
+                                   job_parameters=job_parameters, job_id=job_id)
+        # named as the sink it stands for, when one (its count is that sink's records written)
+        stand_in = SinkTransformation(name=downstream[0].name if len(downstream) == 1 else node.name,
+                                      inputs=[rows], parallelism=node.parallelism, sink=spec)
+        for sink in downstream:
+            replaced[sink.id] = stand_in
+    out, seen = [], set()
+    for sink in sinks:
+        sink = replaced.get(sink.id, sink)
+        if sink.id not in seen:
+            seen.add(sink.id)
+            out.append(sink)
+    return out
+
+
+def _aggregation_and_after(node: Transformation, consumers: dict) -> list[Transformation] | None:
+    """The nodes after ``node`` (inputs first) when it is a group aggregation Spark can compute over
+    one append-only input and only stateless operators and sinks follow it; else None."""
+    if not isinstance(node, KeyedTransformation) or node.relational is None or len(node.inputs) != 1:
+        return None
+    if node.has_side_output or isinstance(node.inputs[0].inputs[0].type_info, ChangelogRowTypeInfo):
+        return None
+    order, frontier = [], [node]
+    while frontier:
+        current = frontier.pop()
+        for after in consumers.get(current.id, ()):
+            stateless = isinstance(after, ChainedTransformation) and after.operation in _STATELESS
+            if not stateless and not isinstance(after, SinkTransformation):
+                return None
+            if after not in order:
+                order.append(after)
+                frontier.append(after)
+    ids = {n.id for n in order}
+    return [n for n in upstream_graph([n for n in order if isinstance(n, SinkTransformation)]) if n.id in ids]
+
+
+class AggregationWriter(SinkWriter):
+    """Computes a micro-batch's changes of one group aggregation and writes them through the
+    operators and sinks after it."""
+
+    def __init__(self, spec: AggregationSinkSpec):
+        from kindling.spark.sinks import writer_for
+
+        self.spec = spec
+        self.writers = {sink.id: writer_for(sink.sink) for sink in spec.downstream}
+        self.state_dir: str | None = None
+
+    def bind(self, checkpoint_dir: str) -> None:
+        """Keeps the aggregation's state under the job's checkpoint directory."""
+        self.state_dir = os.path.join(checkpoint_dir, STATE_DIR, _safe(self.spec.state_key))
+
+    def write(self, df: DataFrame, batch_id: int) -> int:
+        spec, aggregate, output_type = self.spec, self.spec.aggregate, self.spec.output_type
+        kept: list[DataFrame] = []  # read twice (state and changes): computed once
+        try:
+            if spec.mode == "batch":
+                return self._emit(final_rows(df, aggregate, output_type), batch_id)
+            rows = _prepared(df, aggregate, ordered=True)
+            previous = None
+            if spec.mode == "micro_batch":
+                store = _SnapshotStore(df.sparkSession, self.state_dir)
+                previous = store.read(batch_id)
+                rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
+                kept.append(rows)
+                groups = grouped(rows, aggregate, output_type, previous).persist(StorageLevel.MEMORY_AND_DISK)
+                kept.append(groups)
+                store.write(snapshot(groups, previous, aggregate), batch_id)
+            elif aggregate.per_batch:
+                groups = grouped(rows, aggregate, output_type, None)
+            if aggregate.per_batch:
+                return self._emit(per_batch_changes(groups, aggregate, output_type), batch_id)
+            return self._emit(per_row_changes(rows, aggregate, output_type, previous), batch_id)
+        finally:
+            for frame in kept:
+                frame.unpersist()
+
+    def _emit(self, changes: DataFrame, batch_id: int) -> int:
+        """Writes the changes through the operators and sinks after the aggregation."""
+        from kindling.spark.compiler import Compiler
+
+        spec = self.spec
+        # a sink that drops the changes as they are (a blackhole table) only counts them
+        dropped = [s for s in spec.downstream if isinstance(s.sink, DiscardSinkSpec)
+                   and isinstance(s.inputs[0], SourceTransformation)]
+        written = sum(changes.count() for _ in dropped)
+        others = [s for s in spec.downstream if s not in dropped]
+        if not others:
+            return written
+        spec.source.frame = _partitioned(changes, spec)
+        try:
+            compiled = Compiler(changes.sparkSession, others, False, spec.parallelism, spec.job_parameters,
+                                spec.job_id).compile()
+            return written + sum(self.writers[sink.node.id].write(sink.select(compiled.df), batch_id)
+                                 for sink in compiled.sinks)
+        finally:
+            spec.source.frame = None
+
+    def finish(self) -> None:
+        for writer in self.writers.values():
+            writer.finish()
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+
+
+def _partitioned(changes: DataFrame, spec: AggregationSinkSpec) -> DataFrame:
+    """The changes spread over the aggregation's parallel instances by key, each instance's in the
+    order they were made (in arrival order of the rows that made them)."""
+    keys = [F.col(k) for k in _key_columns(spec.aggregate)]
+    order = [c for c in (_SEQ, _POS) if c in changes.columns]
+    spread = changes.repartition(spec.parallelism, *keys)
+    ordered = spread.sortWithinPartitions(*order) if order else spread
+    return ordered.select([f.name for f in codec_for(spec.output_type).fields])
+
+
+# -- the aggregation, as DataFrame operations -----------------------------------------------------
+
+def _prepared(df: DataFrame, spec: GroupAggregateSpec, ordered: bool) -> DataFrame:
+    """The rows as key columns ``__k<i>``, argument columns ``__a<j>`` and (``ordered``) their
+    arrival order ``__seq``."""
+    columns = [F.col(f"`{k}`").alias(f"__k{i}") for i, k in enumerate(spec.keys)] or [F.lit(0).alias(_GLOBAL)]
+    columns += [F.col(f"`{column}`").alias(f"__a{j}") for j, (_, column, _) in enumerate(spec.calls) if column]
+    if ordered:
+        columns.append(F.monotonically_increasing_id().alias(_SEQ))
+    return df.select(columns)
+
+
+def _accumulators(spec: GroupAggregateSpec) -> list[tuple[str, str, Any]]:
+    """``(name, merge, aggregate)`` of every accumulator: ``merge`` says how two partial values
+    combine (``add``, ``add_nullable``, ``least``, ``greatest``)."""
+    out = [("__rows", "add", F.count(F.lit(1)))]  # so that a group without aggregates (DISTINCT) has one
+    for j, (function, column, _) in enumerate(spec.calls):
+        argument = F.col(f"__a{j}") if column else F.lit(1)
+        if function in ("sum", "sum0", "avg"):
+            out.append((f"__s{j}", "add_nullable", F.sum(argument)))
+        if function in ("count", "sum", "sum0", "avg"):
+            out.append((f"__c{j}", "add", F.count(argument)))
+        if function in ("min", "max"):
+            out.append((f"__m{j}", "least" if function == "min" else "greatest",
+                        (F.min if function == "min" else F.max)(argument)))
+    return out
+
+
+def _merged(merge: str, new: Column, old: Column) -> Column:
+    if merge == "add":
+        return F.coalesce(old, F.lit(0)) + new
+    if merge == "add_nullable":
+        return F.when(old.isNull(), new).when(new.isNull(), old).otherwise(old + new)
+    return (F.least if merge == "least" else F.greatest)(old, new)  # both skip nulls
+
+
+def _result(spec: GroupAggregateSpec, output_type: Any) -> Column:
+    """The result row as a struct of the output type's columns, from the accumulator columns."""
+    fields = []
+    spark_fields = codec_for(output_type).fields
+    for (kind, index), field in zip(spec.fields, spark_fields):
+        if kind == "key":
+            value = F.col(f"__k{index}")
+        else:
+            function, _, integral = spec.calls[index]
+            total, count = F.col(f"__s{index}"), F.col(f"__c{index}")
+            if function == "count":
+                value = count
+            elif function == "sum":
+                value = total
+            elif function == "sum0":
+                value = F.coalesce(total, F.lit(0))
+            elif function == "avg":
+                value = F.when(count == 0, F.lit(None)).otherwise(
+                    F.expr(f"__s{index} div __c{index}") if integral else total / count)
+            else:
+                value = F.col(f"__m{index}")
+        fields.append(value.cast(field.dataType).alias(field.name))
+    return F.struct(*fields)
+
+
+def _key_columns(spec: GroupAggregateSpec) -> list[str]:
+    """The group's columns: the keys, or one constant for a global aggregate."""
+    return [f"__k{i}" for i in range(len(spec.keys))] or [_GLOBAL]
+
+
+def _with_previous(frame: DataFrame, previous: DataFrame | None, spec: GroupAggregateSpec) -> DataFrame:
+    """``frame`` with each group's stored accumulators (``__p_<name>``) and last result
+    (``__prev``), null for a new group."""
+    names = [name for name, _, _ in _accumulators(spec)]
+    if previous is None:
+        return frame.select("*", *[F.lit(None).alias(f"__p_{n}") for n in names], F.lit(None).alias(_BEFORE))
+    keys = _key_columns(spec)
+    stored = previous.select(*[F.col(k).alias(f"__t{i}") for i, k in enumerate(keys)],
+                             *[F.col(n).alias(f"__p_{n}") for n in names], F.col(_RESULT).alias(_BEFORE))
+    joined = frame.join(stored, _same_group(frame, stored, keys), "left")
+    return joined.drop(*[f"__t{i}" for i in range(len(keys))])
+
+
+def _changes(result: Column, before: Column) -> Column:
+    """The changes from ``before`` (null: the group is new) to ``result``, as an array of
+    ``(kind, row)``."""
+    change = lambda kind, row: F.struct(F.lit(kind).alias(_KIND), row.alias(_RESULT))  # noqa: E731
+    insert = F.array(change(_INSERT, result))
+    return (F.when(before.isNull(), insert)
+            .when(result.eqNullSafe(before), F.filter(insert, lambda _: F.lit(False)))
+            .otherwise(F.array(change(_UPDATE_BEFORE, before), change(_UPDATE_AFTER, result))))
+
+
+def _exploded(frame: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:
+    """One row per change: the result's columns, the RowKind, the keys and the arrival order."""
+    keys = _key_columns(spec)
+    out = frame.select(*keys, _SEQ, F.posexplode("__changes").alias(_POS, "__change"))
+    columns = [F.col(f"__change.{_RESULT}.`{f.name}`").alias(f.name) for f in codec_for(output_type).fields
+               if f.name != ROW_KIND]
+    return out.select(*columns, F.col(f"__change.{_KIND}").cast("byte").alias(ROW_KIND), *keys, _SEQ, _POS)
+
+
+def grouped(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any, previous: DataFrame | None) -> DataFrame:
+    """Per group of the batch: its accumulators merged with the stored ones, its result
+    (``__res``), its last result before the batch (``__prev``, null for a new group) and the
+    arrival of its first row in the batch."""
+    keys = _key_columns(spec)
+    accumulators = _accumulators(spec)
+    aggregates = [aggregate.alias(f"__r_{name}") for name, _, aggregate in accumulators] + [F.min(_SEQ).alias(_SEQ)]
+    frame = _with_previous(rows.groupBy(*keys).agg(*aggregates), previous, spec)
+    frame = frame.select(*keys, _SEQ, _BEFORE, *[_merged(merge, F.col(f"__r_{n}"), F.col(f"__p_{n}")).alias(n)
+                                                 for n, merge, _ in accumulators])
+    return frame.withColumn(_RESULT, _result(spec, output_type))
+
+
+def snapshot(groups: DataFrame, previous: DataFrame | None, spec: GroupAggregateSpec) -> DataFrame:
+    """Every group's accumulators and last result after the batch: the batch's groups as they are
+    now, the others as they were."""
+    keys = _key_columns(spec)
+    state = groups.select(*keys, *[n for n, _, _ in _accumulators(spec)], _RESULT)
+    if previous is None:
+        return state
+    touched = state.select(*[F.col(k).alias(f"__t{i}") for i, k in enumerate(keys)])
+    return state.unionByName(previous.join(touched, _same_group(previous, touched, keys), "left_anti"))
+
+
+def _same_group(left: DataFrame, right: DataFrame, keys: list[str]) -> Column:
+    """Whether a row of ``left`` and one of ``right`` (keys named ``__t<i>``) are of the same group (a
+    null key is a group too)."""
+    condition = None
+    for i, k in enumerate(keys):
+        equal = left[k].eqNullSafe(right[f"__t{i}"])
+        condition = equal if condition is None else condition & equal
+    return condition
+
+
+def per_row_changes(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any,
+                    previous: DataFrame | None) -> DataFrame:
+    """Flink's changes after every row: running accumulators per group in arrival order (window
+    functions), merged with the stored ones."""
+    keys = _key_columns(spec)
+    group = Window.partitionBy(*keys)
+    running = group.orderBy(_SEQ).rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    accumulators = _accumulators(spec)
+    frame = rows.select(*keys, _SEQ, *[aggregate.over(running).alias(f"__r_{name}")
+                                        for name, _, aggregate in accumulators])
+    frame = _with_previous(frame, previous, spec)
+    frame = frame.select(*keys, _SEQ, _BEFORE, *[_merged(merge, F.col(f"__r_{n}"), F.col(f"__p_{n}")).alias(n)
+                                                 for n, merge, _ in accumulators])
+    frame = frame.withColumn(_RESULT, _result(spec, output_type))
+    before = F.coalesce(F.lag(_RESULT).over(group.orderBy(_SEQ)), F.col(_BEFORE))
+    return _exploded(frame.withColumn("__changes", _changes(F.col(_RESULT), before)), spec, output_type)
+
+
+def per_batch_changes(groups: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:
+    """Flink's mini-batch changes: one per group and batch."""
+    return _exploded(groups.withColumn("__changes", _changes(F.col(_RESULT), F.col(_BEFORE))), spec, output_type)
+
+
+def final_rows(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:
+    """BATCH mode: each group's final result, once."""
+    keys = _key_columns(spec)
+    rows = _prepared(df, spec, ordered=False)
+    accumulators = _accumulators(spec)
+    frame = rows.groupBy(*keys).agg(*[aggregate.alias(name) for name, _, aggregate in accumulators])
+    result = frame.select(*keys, _result(spec, output_type).alias(_RESULT))
+    names = [f.name for f in codec_for(output_type).fields]
+    return result.select(*[F.col(f"{_RESULT}.`{n}`").alias(n) for n in names if n != ROW_KIND], *keys)
+
+
+class _SnapshotStore:
+    """The groups' accumulators and last results as of each batch: Parquet under
+    ``<directory>/<batch id>``; the two newest are kept (a replayed batch reads the one before it)."""
+
+    def __init__(self, spark, directory: str | None):
+        if directory is None:
+            raise RuntimeError("a group aggregation in a streaming query needs the job's checkpoint directory")
+        self.spark = spark
+        self.directory = directory
+        jvm = spark._jvm
+        self.path = jvm.org.apache.hadoop.fs.Path
+        self.fs = self.path(directory).getFileSystem(spark._jsc.hadoopConfiguration())
+
+    def _versions(self) -> list[int]:
+        if not self.fs.exists(self.path(self.directory)):
+            return []
+        names = [status.getPath().getName() for status in self.fs.listStatus(self.path(self.directory))]
+        return sorted(int(n) for n in names if n.isdigit())
+
+    def read(self, batch_id: int) -> DataFrame | None:
+        earlier = [v for v in self._versions() if v < batch_id]
+        if not earlier:
+            return None
+        return self.spark.read.parquet(f"{self.directory}/{earlier[-1]}")
+
+    def write(self, state: DataFrame, batch_id: int) -> None:
+        state.write.mode("overwrite").parquet(f"{self.directory}/{batch_id}")
+        for version in self._versions()[:-2]:
+            self.fs.delete(self.path(f"{self.directory}/{version}"), True)
