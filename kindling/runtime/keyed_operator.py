@@ -420,6 +420,12 @@ class KeyedProcessOperator(_FiringOperator):
     def _user_functions(self) -> tuple:
         return (self.function,)
 
+    def take_late_records_dropped(self) -> int:
+        """The late elements the function dropped since the last call, when it counts them (the Table
+        API's event-time operators do, as Flink's count ``numLateRecordsDropped``)."""
+        take = getattr(self.function, "take_late_records_dropped", None)
+        return take() if take is not None else 0
+
     # -- the steps of the driver (_FiringOperator) ----------------------------------------
 
     def _bind(self, key, state: KeyState, processing_time, out: list) -> None:

@@ -11,7 +11,7 @@ Example::
 from kindling.common.types import Row, RowKind
 from kindling.table.environment_settings import EnvironmentSettings
 from kindling.table.schema import Schema
-from kindling.table.table import GroupedTable, Table
+from kindling.table.table import GroupedTable, OverWindowedTable, Table
 from kindling.table.statement_set import StatementSet
 from kindling.table.table_config import TableConfig
 from kindling.table.table_descriptor import FormatDescriptor, TableDescriptor
@@ -23,7 +23,7 @@ from kindling.table.udf import (AggregateFunction, FunctionContext, ScalarFuncti
                                 UserDefinedFunction)
 
 __all__ = ["AggregateFunction", "DataType", "DataTypes", "EnvironmentSettings", "FormatDescriptor", "FunctionContext",
-           "GroupedTable", "ResultKind", "Row", "RowKind", "ScalarFunction", "Schema", "StatementSet", "StreamTableEnvironment",
+           "GroupedTable", "OverWindowedTable", "ResultKind", "Row", "RowKind", "ScalarFunction", "Schema", "StatementSet", "StreamTableEnvironment",
            "Table", "TableConfig", "TableDescriptor", "TableEnvironment", "TableFunction", "TableResult",
            "UserDefinedFunction"]
 
@@ -31,7 +31,7 @@ from kindling.common.unsupported import TABLE_API, missing_names  # noqa: E402
 
 #: PyFlink's pyflink.table names Kindling does not have yet (docs/table.md)
 __getattr__ = missing_names(__name__, {name: TABLE_API for name in (
-    "GroupWindowedTable", "OverWindowedTable", "WindowGroupedTable",
+    "GroupWindowedTable", "WindowGroupedTable",
     "TableAggregateFunction", "AsyncScalarFunction", "DataView", "ListView", "MapView", "Module", "ModuleEntry",
     "SqlDialect", "UserDefinedType", "Expression", "TableSchema", "ChangelogMode", "ExplainDetail", "CompiledPlan",
     "PlanReference", "TablePipeline")})

@@ -11,8 +11,8 @@ from kindling.table.types import DataType, DataTypes
 
 __all__ = ["DIALECT", "data_type", "parse_create_table", "parse_sql", "parse_statement"]
 
-#: sqlglot's dialect closest to Flink SQL's lexical rules (`backquoted` identifiers)
-DIALECT = "spark"
+#: Spark's sqlglot dialect (Flink SQL's lexical rules) with Flink's window table-valued functions
+from kindling.table.sql_dialect import DIALECT, explained_statement  # noqa: E402
 
 
 def data_type(kind) -> DataType:
@@ -71,15 +71,17 @@ def parse_statement(statement: str) -> Tuple[str, ...]:
         return ("create_function", tokens[at + 1], tokens[at + 3])
     if words[:1] == ["CREATE"] and "TABLE" in words[:3]:
         return ("create_table",) + parse_create_table(statement)
+    if words[:1] == ["EXPLAIN"]:
+        return ("explain", explained_statement(statement))
     tree = parse_sql(statement)
     if isinstance(tree, exp.Create) and tree.kind == "VIEW":
-        return ("create_view", tree.this.name, tree.expression.sql())
+        return ("create_view", tree.this.name, tree.expression.sql(dialect=DIALECT))
     if isinstance(tree, exp.Describe):
         return ("describe", tree.this.name)
     if isinstance(tree, exp.Insert):
         if tree.args.get("overwrite"):
             raise ValueError("INSERT OVERWRITE is not supported by Kindling yet")
-        return ("insert", tree.this.name, tree.expression.sql())
+        return ("insert", tree.this.name, tree.expression.sql(dialect=DIALECT))
     if isinstance(tree, exp.Drop) and tree.kind in ("TABLE", "VIEW"):
         return ("drop", tree.this.name if tree.this is not None else tree.args["tables"][0].name,
                 bool(tree.args.get("exists")))

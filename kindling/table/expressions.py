@@ -15,7 +15,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from kindling.table.types import DataType, DataTypes
 
-__all__ = ["Expression", "call", "col", "lit"]
+__all__ = ["CURRENT_RANGE", "CURRENT_ROW", "Expression", "UNBOUNDED_RANGE", "UNBOUNDED_ROW", "call", "col", "lit",
+           "row_interval"]
 
 #: numeric types, narrowest first: arithmetic results take the wider operand's type, as in Flink
 NUMERIC = ["TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE"]
@@ -247,6 +248,17 @@ class Expression:
     @property
     def max(self) -> "Expression": return _aggregate("max", self)
 
+    def over(self, alias: Any) -> "Expression":
+        """The aggregate over the OVER window ``alias`` (``col('v').sum.over(col('w'))``), for
+        ``over_window(...).select``."""
+        if self._aggregate is None:
+            raise ValueError(f"over applies to an aggregate (col('v').sum.over(col('w'))), not to {self._text}")
+        window = getattr(alias, "_name", alias)
+        call = Expression(lambda: None, self._data_type, f"{self._text} OVER {window}",
+                          evaluate=lambda env: env[call._over_column])
+        call._over_aggregate, call._over_window, call._python_function = self, window, True
+        return call
+
     @property
     def asc(self) -> "Expression":
         """Ascending order, for ``order_by``."""
@@ -411,6 +423,24 @@ def lit(value: Any, data_type: Optional[DataType] = None) -> Expression:
     return Expression(lambda: functions.lit(value), lambda _: fixed,
                       repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool)
                       else str(value), evaluate=lambda env: value)
+
+
+def _over_bound(text: str, rows: bool, count: Optional[int]) -> Expression:
+    bound = Expression(lambda: None, lambda _: DataTypes.BIGINT().not_null(), text, evaluate=lambda env: count)
+    bound._over_bound = (rows, count)
+    return bound
+
+
+def row_interval(rows: int) -> Expression:
+    """``rows`` rows before the current one, the start of an OVER window's frame."""
+    return _over_bound(f"{rows} ROWS", True, int(rows))
+
+
+#: the bounds of an OVER window's frame: all rows (or all times) before, the current row (or time)
+UNBOUNDED_ROW = _over_bound("UNBOUNDED_ROW", True, None)
+UNBOUNDED_RANGE = _over_bound("UNBOUNDED_RANGE", False, None)
+CURRENT_ROW = _over_bound("CURRENT_ROW", True, 0)
+CURRENT_RANGE = _over_bound("CURRENT_RANGE", False, 0)
 
 
 def call(f: Any, *args: Any) -> Expression:

@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 from kindling.table.ddl import DIALECT, parse_statement  # noqa: F401 (parse_statement: kept importable here)
 from kindling.table.ddl import data_type as _data_type
 from kindling.table.ddl import parse_sql as _parse
+from kindling.table.expressions import col
 
 __all__ = ["parse_query", "parse_statement"]
 
@@ -22,61 +23,385 @@ def sql_expression(text: str) -> Any:
 
 
 def parse_query(query: str, table_of: Callable[[str], Any]) -> Any:
-    """The Table of a ``SELECT [DISTINCT] ... FROM table [WHERE ...] [GROUP BY ... [HAVING ...]]``
-    query: the FROM table (from ``table_of(name)``) with the clauses as Table API operations, so
-    SQL and the Table API run the same way. Anything else fails naming the part Kindling cannot
-    translate yet."""
+    """The Table of a Flink SQL query: ``SELECT [DISTINCT] ... FROM`` a registered table, a subquery,
+    a window TVF (``TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND))``, HOP, CUMULATE,
+    SESSION) or joins (regular and interval), ``[WHERE ...] [GROUP BY ... [HAVING ...]] [ORDER BY ...]
+    [LIMIT n]``, with OVER aggregates and the ROW_NUMBER deduplication and Top-N patterns. The
+    clauses become Table API operations, so SQL and the Table API run the same way; anything else
+    fails naming the part Kindling cannot translate yet."""
     import sqlglot.expressions as exp
 
-    from kindling.table.expressions import col
-
     tree = _parse(query)
-    if not isinstance(tree, exp.Select):
+    if not isinstance(tree, (exp.Select, exp.Subquery)):
         raise ValueError(f"sql_query takes a SELECT query, got: {query.strip()[:80]!r}")
-    for part in ("windows", "with"):
-        if tree.args.get(part):
-            raise ValueError(f"sql_query: {part.upper()} is not supported by Kindling yet (supported: SELECT "
-                             "[DISTINCT] expressions FROM table [WHERE ...] [GROUP BY ... [HAVING ...]])")
+    return _query(tree, table_of)
+
+
+def _query(tree, table_of) -> Any:
+    """The Table of a SELECT (or a parenthesized one)."""
+    import sqlglot.expressions as exp
+
+    if isinstance(tree, exp.Subquery):
+        return _ordered(tree, _query(tree.this, table_of))
+    if not isinstance(tree, exp.Select):
+        raise ValueError(f"sql_query: {tree.sql(dialect=DIALECT)[:80]!r} is not supported by Kindling yet "
+                         "(SELECT queries only: no UNION or VALUES in SQL)")
+    if tree.args.get("with"):
+        raise ValueError("sql_query: WITH is not supported by Kindling yet; register the subquery as a view "
+                         "(create_temporary_view) instead")
     source = tree.args.get("from") or tree.args.get("from_")
-    if source is None or not isinstance(source.this, exp.Table) or source.this.args.get("db"):
-        raise ValueError(f"sql_query: FROM must name one registered table, got {source.sql() if source else 'none'}")
-    table = table_of(source.this.name)
-    scope = None
+    if source is None:
+        raise ValueError(f"sql_query: a query needs FROM, got {tree.sql(dialect=DIALECT)[:80]!r}")
+    table, alias = _source(source.this, table_of)
+    scope: Any = alias
     if tree.args.get("joins"):
-        table, scope = _joined(table, source.this.alias_or_name, tree.args["joins"], table_of)
+        table, scope = _joined(table, alias, tree.args["joins"], table_of)
+    windows = {w.alias_or_name: w for w in tree.args.get("windows") or []}
+    ranking = _ranking(tree, windows)
+    rank = getattr(table, "_rank", None)
     if tree.args.get("where") is not None:
-        table = table.where(_expression(tree.args["where"].this, scope))
+        table = _filtered(table, tree.args["where"].this, scope, rank, tree)
+    elif rank is not None:
+        table = rank.table(1, None, _uses(tree, rank.name))
+    if ranking is not None:
+        from kindling.table.rank import RankSpec
+
+        function, partition, order, name, position = ranking
+        before = sum(len(table.get_schema().get_field_names()) if isinstance(e, exp.Star) else 1
+                     for e in tree.expressions[:position])
+        spec = RankSpec(table, function, [_expression(k, scope) for k in partition],
+                        [(_expression(o.this, scope), bool(o.args.get("desc"))) for o in order],
+                        _select_fields(tree, scope, table, skip=position), name, before)
+        return spec.table(1, None, True, pending=True)
     if any(isinstance(e, exp.Star) for e in tree.expressions):
         if len(tree.expressions) == 1 and not tree.args.get("group"):
-            return table.distinct() if tree.args.get("distinct") else table
+            return _ordered(tree, table.distinct() if tree.args.get("distinct") else table)
         raise ValueError("sql_query: * with other columns or GROUP BY is not supported by Kindling yet")
-    fields = []
-    for i, node in enumerate(tree.expressions):
-        if isinstance(node, exp.Alias):
-            fields.append(_expression(node.this, scope).alias(node.alias))
-        elif isinstance(node, exp.Column):
-            fields.append(_expression(node, scope).alias(node.name) if scope else _expression(node))
-        else:
-            fields.append(_expression(node, scope).alias(f"EXPR${i}"))  # Calcite's name of an unnamed expression
+    table, over_columns = _over(tree, table, scope, windows)
+    fields = _select_fields(tree, scope, table, over_columns=over_columns)
     group = tree.args.get("group")
     having = tree.args.get("having")
     if group is None and having is None and not any(f.aggregates() for f in fields):
+        if not tree.args.get("distinct") and _orders_by_unselected(tree, fields, table):
+            return _ordered(tree, table).select(*fields)  # sorted before the projection
         result = table.select(*fields)
     else:
         keys = [_expression(k, scope) for k in (group.expressions if group is not None else [])]
         if having is not None:  # computed as one more column, filtered on, then dropped
             fields.append(_expression(having.this, scope).alias(HAVING_COLUMN))
-        result = table.group_by(*keys).select(*fields)
+        result = _grouped(table, keys, fields)
         if having is not None:
             result = result.where(col(HAVING_COLUMN)).drop_columns(HAVING_COLUMN)
     result = result.distinct() if tree.args.get("distinct") else result
     return _ordered(tree, result)
 
 
-def _ordered(tree, table) -> Any:
-    """The table with the query's ORDER BY, LIMIT and OFFSET (batch mode)."""
-    from kindling.table.expressions import col
+def _source(node, table_of) -> Tuple[Any, Optional[str]]:
+    """The table a FROM item names (a registered table, a subquery, a window TVF) and its alias."""
+    import sqlglot.expressions as exp
 
+    if isinstance(node, exp.Subquery):
+        return _query(node.this, table_of), node.alias or None
+    if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) and node.this.name.upper() == "TABLE":
+        calls = node.this.expressions
+        if len(calls) == 1 and isinstance(calls[0], exp.Anonymous) and calls[0].name.upper() in WINDOW_TVFS:
+            return _window_tvf(calls[0], table_of), node.alias or None
+        raise ValueError(f"sql_query: {node.sql(dialect=DIALECT)} is not supported by Kindling yet (table "
+                         "functions in FROM: the window TVFs TUMBLE, HOP, CUMULATE and SESSION)")
+    if isinstance(node, exp.Table) and not node.args.get("db"):
+        if node.args.get("version") is not None:
+            raise ValueError(f"sql_query: {node.sql(dialect=DIALECT)}: temporal and lookup joins (FOR SYSTEM_TIME AS "
+                             "OF) are not supported by Kindling yet; join on equal keys (a regular join) or within "
+                             "a time interval (an interval join) instead")
+        return table_of(node.name), node.alias_or_name
+    raise ValueError(f"sql_query: FROM must name a registered table, a subquery or a window TVF, got "
+                     f"{node.sql(dialect=DIALECT)}")
+
+
+#: the window table-valued functions and their parameters, in order
+WINDOW_TVFS = {"TUMBLE": ("DATA", "TIMECOL", "SIZE", "OFFSET"), "HOP": ("DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"),
+               "CUMULATE": ("DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"), "SESSION": ("DATA", "TIMECOL", "GAP")}
+
+
+def _window_tvf(call, table_of) -> Any:
+    """The table of ``TUMBLE/HOP/CUMULATE/SESSION(TABLE t [PARTITION BY ...], DESCRIPTOR(ts), ...)``."""
+    import sqlglot.expressions as exp
+
+    from kindling.table.sql_dialect import TableArgument
+    from kindling.table.window_tvf import WindowTVF
+
+    name = call.name.upper()
+    parameters = WINDOW_TVFS[name]
+    given: Dict[str, Any] = {}
+    for i, argument in enumerate(call.expressions):
+        key = argument.this.name.upper() if isinstance(argument, exp.Kwarg) else \
+            parameters[i] if i < len(parameters) else None
+        if key not in parameters:
+            raise ValueError(f"{name}: unexpected argument {argument.sql(dialect=DIALECT)}; {name} takes "
+                             f"{', '.join(parameters)}")
+        given[key] = argument.expression if isinstance(argument, exp.Kwarg) else argument
+    missing = [p for p in parameters if p not in given and p != "OFFSET"]
+    if missing:
+        raise ValueError(f"{name}: missing {', '.join(missing)} ({name}({', '.join(parameters)}))")
+    data, descriptor = given["DATA"], given["TIMECOL"]
+    if not isinstance(data, TableArgument):
+        raise ValueError(f"{name}: the first argument is TABLE name, got {data.sql(dialect=DIALECT)}")
+    if not (isinstance(descriptor, exp.Anonymous) and descriptor.name.upper() == "DESCRIPTOR"
+            and len(descriptor.expressions) == 1):
+        raise ValueError(f"{name}: the time column is DESCRIPTOR(column), got {descriptor.sql(dialect=DIALECT)}")
+    keys = [k.name for k in data.expressions]
+    if keys and name != "SESSION":
+        raise ValueError(f"{name}: PARTITION BY is for SESSION windows only")
+    size = _interval_ms(given["GAP" if name == "SESSION" else "SIZE"], name)
+    slide = _interval_ms(given["SLIDE"], name) if name == "HOP" else \
+        _interval_ms(given["STEP"], name) if name == "CUMULATE" else None
+    offset = _interval_ms(given["OFFSET"], name) if "OFFSET" in given else 0
+    tvf = WindowTVF(table_of(data.this.name), name, descriptor.expressions[0].name, size, slide, offset, keys)
+    return tvf.table_of_windows()
+
+
+def _interval_ms(node, what: str) -> int:
+    millis = getattr(_expression(node), "_interval_ms", None)
+    if millis is None:
+        raise ValueError(f"{what}: {node.sql(dialect=DIALECT)} is not a time interval (INTERVAL '5' SECOND)")
+    return millis
+
+
+def _filtered(table, condition, scope, rank, tree) -> Any:
+    """The table after WHERE: a rank's bounds (``rn <= N``) taken out of a pending ROW_NUMBER, a
+    window TVF's rows filtered before their windows."""
+    if rank is not None:
+        start, end, rest = _rank_bounds(condition, rank.name)
+        table = rank.table(start, end, _uses(tree, rank.name, skip_where_bounds=True))
+        if rest is None:
+            return table
+        condition = rest
+    predicate = _expression(condition, scope)
+    tvf = getattr(table, "_window_tvf", None)
+    if tvf is not None and set(predicate.columns()) <= set(tvf.table.get_schema().get_field_names()):
+        return tvf.filtered(predicate).table_of_windows()
+    return table.where(predicate)
+
+
+def _rank_bounds(condition, name: str):
+    """``(start, end, rest of the condition)`` of a WHERE on a rank column ``name``: ``rn = 1``,
+    ``rn <= N``, ``rn < N``, ``rn BETWEEN a AND b``, with other conjuncts kept as the rest."""
+    import sqlglot.expressions as exp
+
+    start, end, rest = 1, None, []
+    for conjunct in _conjuncts(condition):
+        column, bound = _compared(conjunct, name)
+        if column is None:
+            rest.append(conjunct)
+            continue
+        if isinstance(conjunct, exp.Between):
+            start, end = max(start, int(conjunct.args["low"].this)), int(conjunct.args["high"].this)
+        elif isinstance(conjunct, exp.EQ):
+            start, end = bound, bound
+        elif isinstance(conjunct, (exp.LTE, exp.LT)):
+            end = bound - (1 if isinstance(conjunct, exp.LT) else 0)
+        elif isinstance(conjunct, (exp.GTE, exp.GT)):
+            start = bound + (1 if isinstance(conjunct, exp.GT) else 0)
+        else:
+            rest.append(conjunct)
+    remaining = None
+    for conjunct in rest:
+        remaining = conjunct if remaining is None else exp.And(this=remaining, expression=conjunct)
+    return start, end, remaining
+
+
+def _compared(conjunct, name: str):
+    """``(column, bound)`` when the conjunct compares the column ``name`` with an integer literal."""
+    import sqlglot.expressions as exp
+
+    if isinstance(conjunct, exp.Between):
+        operands = (conjunct.this, conjunct.args["low"], conjunct.args["high"])
+        if isinstance(operands[0], exp.Column) and operands[0].name == name and \
+                all(isinstance(o, exp.Literal) and not o.is_string for o in operands[1:]):
+            return name, None
+        return None, None
+    if isinstance(conjunct, (exp.EQ, exp.LT, exp.LTE, exp.GT, exp.GTE)) and isinstance(conjunct.this, exp.Column) \
+            and conjunct.this.name == name and isinstance(conjunct.expression, exp.Literal) \
+            and not conjunct.expression.is_string:
+        return name, int(conjunct.expression.this)
+    return None, None
+
+
+def _conjuncts(condition) -> list:
+    import sqlglot.expressions as exp
+
+    if isinstance(condition, exp.Paren):
+        return _conjuncts(condition.this)
+    if isinstance(condition, exp.And):
+        return _conjuncts(condition.this) + _conjuncts(condition.expression)
+    return [condition]
+
+
+def _uses(tree, name: str, skip_where_bounds: bool = False) -> bool:
+    """Whether the query reads the column ``name`` (beyond the rank bounds of its WHERE)."""
+    import sqlglot.expressions as exp
+
+    parts = list(tree.expressions) + [tree.args.get(p) for p in ("group", "having", "order")]
+    where = tree.args.get("where")
+    if where is not None:
+        parts.append(_rank_bounds(where.this, name)[2] if skip_where_bounds else where.this)
+    if any(isinstance(e, exp.Star) for e in tree.expressions):
+        return True
+    return any(c.name == name for part in parts if part is not None for c in part.find_all(exp.Column))
+
+
+#: the ranking functions of the ROW_NUMBER patterns
+_RANKINGS = {"RowNumber": "ROW_NUMBER", "Rank": "RANK", "DenseRank": "DENSE_RANK"}
+
+
+def _ranking(tree, windows: dict):
+    """``(function, partition keys, order, column name, position)`` when the SELECT list holds a
+    ``ROW_NUMBER() OVER (...) AS name`` (or RANK, DENSE_RANK), else None."""
+    import sqlglot.expressions as exp
+
+    for position, node in enumerate(tree.expressions):
+        inner = node.this if isinstance(node, exp.Alias) else node
+        if isinstance(inner, exp.Window) and type(inner.this).__name__ in _RANKINGS:
+            window = _named_window(inner, windows)
+            order = window.args.get("order")
+            if order is None:
+                raise ValueError(f"sql_query: {inner.sql(dialect=DIALECT)} needs ORDER BY")
+            name = node.alias if isinstance(node, exp.Alias) else f"EXPR${position}"
+            return (_RANKINGS[type(inner.this).__name__], window.args.get("partition_by") or [],
+                    order.expressions, name, position)
+    return None
+
+
+def _named_window(window, windows: dict):
+    """The window an ``OVER w`` names (``WINDOW w AS (...)``), or the inline one."""
+    if window.args.get("alias") is not None and window.args.get("partition_by") is None and \
+            window.args.get("order") is None and window.args.get("spec") is None:
+        name = window.args["alias"].name
+        if name not in windows:
+            raise ValueError(f"sql_query: OVER {name} names no window of the WINDOW clause")
+        return windows[name]
+    return window
+
+
+def _select_fields(tree, scope, table, skip: Optional[int] = None, over_columns: Optional[dict] = None) -> list:
+    """The SELECT list as named Table API expressions (unnamed ones ``EXPR$<position>``, as Calcite
+    names them); ``*`` is the table's columns. ``over_columns`` maps OVER calls to the columns
+    computing them."""
+    import sqlglot.expressions as exp
+
+    fields = []
+    for i, node in enumerate(tree.expressions):
+        if i == skip:
+            continue
+        if isinstance(node, exp.Star):
+            fields += [col(n) for n in table.get_schema().get_field_names()]
+            continue
+        original = node
+        if over_columns:
+            node = node.copy().transform(lambda n: exp.column(over_columns[n.sql()])
+                                         if isinstance(n, exp.Window) and n.sql() in over_columns else n)
+        if isinstance(node, exp.Alias):
+            fields.append(_expression(node.this, scope).alias(node.alias))
+        elif isinstance(original, exp.Column):
+            fields.append(_expression(node, scope).alias(node.name) if isinstance(scope, dict) else
+                          _expression(node, scope))
+        else:
+            fields.append(_expression(node, scope).alias(f"EXPR${i}"))
+    return _uniquified(fields)
+
+
+def _uniquified(fields: list) -> list:
+    """The fields with a name taken by an earlier one renamed ``name0``, ``name1``, ... (as Calcite)."""
+    taken, result = set(), []
+    for field in fields:
+        name, n = field._name, 0
+        while name in taken:
+            name, n = f"{field._name}{n}", n + 1
+        taken.add(name)
+        result.append(field if name == field._name else field.alias(name))
+    return result
+
+
+def _over(tree, table, scope, windows: dict):
+    """The table with a column per OVER aggregate of the SELECT list, and those columns by call."""
+    import sqlglot.expressions as exp
+
+    from kindling.table.over_aggregate import OverFrame, over_aggregate
+
+    calls = [w for node in tree.expressions for w in node.find_all(exp.Window)]
+    if not calls:
+        return table, None
+    frame, aggregates, columns = None, [], {}
+    for call in calls:
+        window = _named_window(call, windows)
+        this_frame = _frame(window, scope)
+        if frame is not None and this_frame != frame:
+            raise ValueError("sql_query: the OVER aggregates of one SELECT must use the same window (as in Flink)")
+        frame = this_frame
+        if call.sql() not in columns:
+            columns[call.sql()] = f"__over{len(columns)}"
+            aggregates.append(_expression(call.this, scope))
+    return over_aggregate(table, frame, aggregates, list(columns.values())), columns
+
+
+def _frame(window, scope):
+    """The OverFrame of an OVER (...) specification."""
+    import sqlglot.expressions as exp
+
+    from kindling.table.over_aggregate import OverFrame
+
+    order = window.args.get("order")
+    if order is None or len(order.expressions) != 1:
+        raise ValueError(f"sql_query: OVER ({window.sql(dialect=DIALECT)}) needs ORDER BY one time attribute")
+    if order.expressions[0].args.get("desc"):
+        raise ValueError("The window can only be ordered in ASCENDING mode.")
+    keys = [_expression(k, scope) for k in window.args.get("partition_by") or []]
+    if not all(getattr(k, "_is_column", False) for k in keys):
+        raise ValueError("sql_query: OVER (PARTITION BY ...) takes columns")
+    order_by = _expression(order.expressions[0].this, scope)
+    spec = window.args.get("spec")
+    rows, preceding = False, None
+    if spec is not None:
+        rows = str(spec.args.get("kind")).upper() == "ROWS"
+        start, end = spec.args.get("start"), spec.args.get("end")
+        if end is not None and str(end).upper() != "CURRENT ROW":
+            raise ValueError("OVER RANGE FOLLOWING windows are not supported yet.")
+        if isinstance(start, str) and start.upper() == "CURRENT ROW":
+            preceding = 0
+        elif not (isinstance(start, str) and start.upper() == "UNBOUNDED"):
+            if str(spec.args.get("start_side")).upper() != "PRECEDING":
+                raise ValueError("OVER RANGE FOLLOWING windows are not supported yet.")
+            if rows:
+                if not isinstance(start, exp.Literal) or start.is_string:
+                    raise ValueError(f"OVER ROWS: {start.sql(dialect=DIALECT)} PRECEDING needs a number of rows")
+                preceding = int(start.this)
+            else:
+                preceding = _interval_ms(start, "OVER RANGE")
+    return OverFrame([k._name for k in keys], order_by._name, rows, preceding)
+
+
+def _grouped(table, keys: list, fields: list) -> Any:
+    """GROUP BY: a window aggregation when the keys hold a window TVF's window_start and window_end."""
+    from kindling.table.window_aggregate import WINDOW_COLUMNS
+
+    names = [getattr(k, "_name", None) for k in keys]
+    tvf = getattr(table, "_window_tvf", None)
+    if tvf is not None and {"window_start", "window_end"} <= set(names):
+        return tvf.aggregate([n for n in names if n not in WINDOW_COLUMNS], fields)
+    return table.group_by(*keys).select(*fields)
+
+
+def _orders_by_unselected(tree, fields: list, table) -> bool:
+    """Whether ORDER BY names a column of the table that the SELECT list does not."""
+    order = tree.args.get("order")
+    names = {f._name for f in fields}
+    return order is not None and any(getattr(o.this, "name", None) not in names and getattr(o.this, "name", None)
+                                     in table.get_schema().get_field_names() for o in order.expressions)
+
+
+def _ordered(tree, table) -> Any:
+    """The table with the query's ORDER BY, LIMIT and OFFSET: in batch mode any order; in streaming
+    mode, as Flink, an order starting with the time attribute ascending, or LIMIT alone."""
     order, limit, offset = tree.args.get("order"), tree.args.get("limit"), tree.args.get("offset")
     if order is None and limit is None and offset is None:
         return table
@@ -85,24 +410,32 @@ def _ordered(tree, table) -> Any:
     for ordered in (order.expressions if order is not None else []):
         key = ordered.this
         if not hasattr(key, "name") or key.name not in names:
-            raise ValueError(f"sql_query: ORDER BY {key.sql()}: Kindling orders by selected columns only")
-        key = col(key.name).desc if ordered.args.get("desc") else col(key.name)
-        key._null_smallest = True  # Flink SQL's null order (the Table API's is the reverse)
-        keys.append(key)
+            raise ValueError(f"sql_query: ORDER BY {key.sql(dialect=DIALECT)}: Kindling orders by selected "
+                             "columns only")
+        keys.append((key.name, bool(ordered.args.get("desc"))))
     fetch = int(limit.expression.this) if limit is not None else None
     skip = int(offset.expression.this) if offset is not None else 0
-    return table.order_by(*keys).limit(fetch, skip) if fetch is not None else table.order_by(*keys).offset(skip)
+    if not table._in_batch():
+        from kindling.table.rank import sorted_stream
+
+        return sorted_stream(table, keys, skip, fetch)
+    sort_keys = []
+    for name, descending in keys:
+        key = col(name).desc if descending else col(name)
+        key._null_smallest = True  # Flink SQL's null order (the Table API's is the reverse)
+        sort_keys.append(key)
+    return table.order_by(*sort_keys).limit(fetch, skip) if fetch is not None else \
+        table.order_by(*sort_keys).offset(skip)
 
 
-def _joined(table, alias: str, joins, table_of):
+def _joined(table, alias: Optional[str], joins, table_of):
     """The table of ``FROM a JOIN b ON ...``, and the scope resolving ``a.x``, ``b.y`` and unqualified
-    names: a right table's column named as an earlier one is renamed ``name0`` (as Calcite does)."""
-    from kindling.table.expressions import col
-
+    names: a right table's column named as an earlier one is renamed ``name0`` (as Calcite does). An
+    ON condition bounding both tables' event-time columns against each other is an interval join."""
     scope: Dict[Tuple[Optional[str], str], str] = {}
     owners: Dict[str, int] = {}
 
-    def add(table_alias: str, names, resolved):
+    def add(table_alias: Optional[str], names, resolved):
         for name, new in zip(names, resolved):
             scope[(table_alias, name)] = new
             owners[name] = owners.get(name, 0) + 1
@@ -110,7 +443,7 @@ def _joined(table, alias: str, joins, table_of):
 
     add(alias, table.get_schema().get_field_names(), table.get_schema().get_field_names())
     for join in joins:
-        right = table_of(join.this.name)
+        right, right_alias = _source(join.this, table_of)
         taken = set(table.get_schema().get_field_names())
         names = right.get_schema().get_field_names()
         resolved = []
@@ -122,10 +455,15 @@ def _joined(table, alias: str, joins, table_of):
             taken.add(new)
         if resolved != names:
             right = right.select(*[col(a).alias(b) for a, b in zip(names, resolved)])
-        add(join.this.alias_or_name, names, resolved)
+        add(right_alias, names, resolved)
         if join.args.get("on") is None:
-            raise ValueError(f"sql_query: {join.sql()} needs an ON condition with an equality of columns")
+            raise ValueError(f"sql_query: {join.sql(dialect=DIALECT)} needs an ON condition with an equality of "
+                             "columns")
         side = (join.args.get("side") or "").upper()
+        interval = _interval_join(table, right, join.args["on"], scope, side)
+        if interval is not None:
+            table = interval
+            continue
         method = {"": "join", "LEFT": "left_outer_join", "RIGHT": "right_outer_join",
                   "FULL": "full_outer_join"}[side]
         table = getattr(table, method)(right, _expression(join.args["on"], scope))
@@ -135,14 +473,94 @@ def _joined(table, alias: str, joins, table_of):
     return table, scope
 
 
+def _interval_join(left, right, condition, scope, side: str):
+    """The interval join of ``left`` and ``right`` when ``condition`` bounds the left event-time column
+    against the right one from both sides (``l.ts BETWEEN r.ts - INTERVAL ... AND r.ts``), else None."""
+    import sqlglot.expressions as exp
+
+    from kindling.table.interval_join import interval_join
+    from kindling.table.join import equi_keys
+
+    times = (left._rowtime, right._rowtime)
+    if None in times:
+        return None
+    lower, upper, rest = None, None, []
+    for conjunct in _conjuncts(condition):
+        comparisons = [(exp.GTE, conjunct.this, conjunct.args["low"]), (exp.LTE, conjunct.this, conjunct.args["high"])] \
+            if isinstance(conjunct, exp.Between) else [(type(conjunct), conjunct.this, conjunct.expression)] \
+            if isinstance(conjunct, (exp.GT, exp.GTE, exp.LT, exp.LTE)) else []
+        bounds = [_time_bound(kind, a, b, scope, times) for kind, a, b in comparisons]
+        if not bounds or None in bounds:
+            rest.append(conjunct)
+            continue
+        for is_lower, value in bounds:
+            if is_lower:
+                lower = value if lower is None else max(lower, value)
+            else:
+                upper = value if upper is None else min(upper, value)
+    if lower is None or upper is None:
+        return None
+    predicate = None
+    for conjunct in rest:
+        expression = _expression(conjunct, scope)
+        predicate = expression if predicate is None else predicate & expression
+    left_names, right_names = left.get_schema().get_field_names(), right.get_schema().get_field_names()
+    left_keys, right_keys = equi_keys(predicate, left_names, right_names) if predicate is not None else ([], [])
+    if not left_keys:
+        raise ValueError("interval join: the ON condition needs an equality of a column of each table as well "
+                         "(a.id = b.id); Kindling joins on equal keys")
+    return interval_join(left, right, left_keys, right_keys, times[0], times[1], lower, upper, predicate,
+                         side in ("LEFT", "FULL"), side in ("RIGHT", "FULL"))
+
+
+def _time_bound(kind, a, b, scope, times):
+    """``(is_lower, ms)`` for a comparison ``a kind b`` of the two event-time columns (each maybe plus
+    or minus an interval), as a bound on ``left_time - right_time``; None for another comparison."""
+    import sqlglot.expressions as exp
+
+    terms = [_time_term(a, scope), _time_term(b, scope)]
+    if None in terms:
+        return None
+    (first, first_offset), (second, second_offset) = terms
+    if (first, second) == times:
+        difference = second_offset - first_offset  # l + f OP r + s: l - r OP s - f
+    elif (first, second) == times[::-1]:
+        difference = first_offset - second_offset  # r + f OP l + s: l - r (reversed OP) f - s
+        kind = {exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT, exp.LTE: exp.GTE}[kind]
+    else:
+        return None
+    if kind in (exp.GT, exp.GTE):
+        return True, difference + (1 if kind is exp.GT else 0)
+    return False, difference - (1 if kind is exp.LT else 0)
+
+
+def _time_term(node, scope):
+    """``(column, offset ms)`` of ``column``, ``column + INTERVAL ...`` or ``column - INTERVAL ...``."""
+    import sqlglot.expressions as exp
+
+    if isinstance(node, exp.Paren):
+        return _time_term(node.this, scope)
+    if isinstance(node, exp.Column):
+        expression = _expression(node, scope)
+        return expression._name, 0
+    if isinstance(node, (exp.Add, exp.Sub)) and isinstance(node.expression, exp.Interval):
+        term = _time_term(node.this, scope)
+        if term is None:
+            return None
+        millis = _interval_ms(node.expression, "interval join")
+        return term[0], term[1] + (millis if isinstance(node, exp.Add) else -millis)
+    return None
+
+
 HAVING_COLUMN = "__having"
 #: SQL aggregate functions and the Table API aggregates they are
 _AGGREGATES = {"Count": "count", "Sum": "sum", "Avg": "avg", "Min": "min", "Max": "max"}
 
 
-def _expression(node, scope: Optional[Dict[Tuple[Optional[str], str], str]] = None) -> Any:
-    """A Table API expression for a SQL expression tree; ``scope`` resolves column names
-    (``alias.column`` and unqualified ones) of a join to the joined table's columns."""
+def _expression(node, scope: Any = None) -> Any:
+    """A Table API expression for a SQL expression tree; ``scope`` resolves column names: of a join,
+    a dict from ``(alias, column)`` and unqualified ones to the joined table's columns; of one table,
+    its alias (or None)."""
     import sqlglot.expressions as exp
 
     from kindling.table.expressions import col, lit
@@ -153,9 +571,11 @@ def _expression(node, scope: Optional[Dict[Tuple[Optional[str], str], str]] = No
               exp.GTE: lambda a, b: a >= b, exp.LT: lambda a, b: a < b, exp.LTE: lambda a, b: a <= b,
               exp.And: lambda a, b: a & b, exp.Or: lambda a, b: a | b}
     if isinstance(node, exp.Column):
-        if scope is None and not node.table:
+        if not isinstance(scope, dict):  # one table: its columns, maybe named by its alias
+            if node.table and node.table != scope:
+                raise ValueError(f"sql_query: column {node.sql()} names no table of the query")
             return col(node.name)
-        if scope is None or (node.table or None, node.name) not in scope:
+        if (node.table or None, node.name) not in scope:
             raise ValueError(f"sql_query: column {node.sql()} is unknown or ambiguous; name it as table.column")
         return col(scope[(node.table or None, node.name)])
     if isinstance(node, exp.Paren):
@@ -193,6 +613,9 @@ def _expression(node, scope: Optional[Dict[Tuple[Optional[str], str], str]] = No
         from kindling.table.expressions import call
 
         return call(node.name, *[_expression(a, scope) for a in node.expressions])
+    if isinstance(node, exp.Window):
+        raise ValueError(f"sql_query: {node.sql(dialect=DIALECT)} is not supported here by Kindling yet (OVER "
+                         "aggregates in the SELECT list, ROW_NUMBER() in a subquery filtered on its number)")
     raise ValueError(f"sql_query: the expression {node.sql()} is not supported by Kindling yet "
                      "(columns, literals, + - * / %, comparisons, AND, OR, NOT, COUNT/SUM/AVG/MIN/MAX, "
                      "registered functions)")

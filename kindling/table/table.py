@@ -19,7 +19,7 @@ from kindling.table.schema import Schema
 from kindling.table.table_result import TableResult
 from kindling.table.types import DataType
 
-__all__ = ["GroupWindowedTable", "GroupedTable", "Table", "WindowGroupedTable"]
+__all__ = ["GroupWindowedTable", "GroupedTable", "OverWindowedTable", "Table", "WindowGroupedTable"]
 
 
 def changelog_type(row_type: RowTypeInfo) -> ChangelogRowTypeInfo:
@@ -44,6 +44,8 @@ class Table:
                  operations: tuple = (), rows: Optional[Callable[[], object]] = None, updating: bool = False,
                  rowtime: Optional[str] = None):
         self._rowtime = rowtime  # the event-time column (its values are the rows' timestamps)
+        self._time_attributes = (rowtime,)  # the columns printed as *ROWTIME*
+        self._plan = (f"TableSourceScan(table=[{name}], fields=[{', '.join(schema.get_field_names())}])", [])
         self._t_env = t_env
         self._schema = schema
         self._name = name
@@ -55,12 +57,31 @@ class Table:
     def get_schema(self) -> Schema:
         return self._schema
 
+    @property
+    def _proctime(self) -> Optional[str]:
+        """The processing-time attribute column (``PROCTIME()``), if any."""
+        return self.__dict__.get("_proctime_column") or getattr(self._schema, "proctime", None)
+
+    @_proctime.setter
+    def _proctime(self, column: Optional[str]) -> None:
+        self._proctime_column = column
+
     def print_schema(self) -> None:
         text = repr(self._schema)
-        if self._rowtime and not self._in_batch():  # batch mode has no time attributes
-            text = text.replace(f"`{self._rowtime}` {self._types()[self._rowtime]!r}",
-                                f"`{self._rowtime}` {self._types()[self._rowtime]!r} *ROWTIME*")
+        for column in filter(None, () if self._in_batch() else self._time_attributes):  # batch: none
+            text = text.replace(f"`{column}` {self._types()[column]!r}",
+                                f"`{column}` {self._types()[column]!r} *ROWTIME*")
         print(text)
+
+    def explain(self, *extra_details) -> str:
+        """Kindling's plan of the table, one operator a line, inputs indented below it: what each
+        computes, whether its rows are changes (``changelogMode``), and where it runs (Spark SQL or a
+        Python pass, a keyed operator on Spark's transformWithState). Flink's explain details are not
+        supported."""
+        if extra_details:
+            raise ValueError("explain(ExplainDetail...) is not supported by Kindling: explain() prints Kindling's "
+                             "plan (docs/table.md)")
+        return "== Kindling Plan ==\n" + "\n".join(_plan_lines(self, "", "")) + "\n"
 
     def _row_type(self) -> RowTypeInfo:
         row_type = self._schema.row_type_info()
@@ -102,21 +123,31 @@ class Table:
     def _types(self) -> Dict[str, DataType]:
         return dict(zip(self._schema.get_field_names(), self._schema.get_field_data_types()))
 
-    def _then(self, schema: Schema, operation: Callable) -> "Table":
+    def _then(self, schema: Schema, operation: Callable, label: str = "Calc") -> "Table":
         """The table after ``operation``, a ``(DataFrame, control_columns) -> DataFrame`` step."""
-        return Table(self._t_env, schema, self._name, self._scan, self._operations + (operation,))
+        table = Table(self._t_env, schema, self._name, self._scan, self._operations + (operation,))
+        table._plan = (f"{label} [Spark SQL]", [self])
+        return table
 
     def _python(self, schema: Schema, make: Callable[[object, TypeInformation], object],
-                updating: Optional[bool] = None, rowtime: Optional[str] = None) -> "Table":
-        """The table whose rows ``make(rows_of_this_table, row_type)`` makes, a Python pass."""
+                updating: Optional[bool] = None, rowtime: Optional[str] = None, label: str = "Calc",
+                row_wise: bool = False) -> "Table":
+        """The table whose rows ``make(rows_of_this_table, row_type)`` makes, a Python pass (``label``
+        names it in :meth:`explain`). An updating table whose rows leave out ``-U`` (a Top-1, as Flink
+        sends them only where needed) gives its rows with ``-U`` to operators that are not ``row_wise``."""
         updating = self._updating if updating is None else updating
         row_type = schema.row_type_info()
         row_type = changelog_type(row_type) if updating else row_type
+        with_before = getattr(self, "_with_before", None)
 
         def rows():
-            return make(self._stream(), row_type)
+            return make(with_before() if with_before is not None and not row_wise else self._stream(), row_type)
 
-        return Table(self._t_env, schema, self._name, rows=rows, updating=updating, rowtime=rowtime)
+        table = Table(self._t_env, schema, self._name, rows=rows, updating=updating, rowtime=rowtime)
+        table._plan = (label, [self])
+        if with_before is not None and row_wise:
+            table._with_before = lambda: make(with_before(), row_type)
+        return table
 
     def select(self, *fields: Union[Expression, str]) -> "Table":
         """The given expressions as the columns (an unnamed one is ``_c<position>``); with
@@ -127,15 +158,21 @@ class Table:
         types = self._types()
         names = [f._name or f"_c{i}" for i, f in enumerate(fields)]
         schema = Schema(names, [f._data_type(types) for f in fields])
+        label = f"Calc(select=[{', '.join(map(str, fields))}])"
         if self._scan is not None and not any(f.needs_python() for f in fields):
             def select(df, control):
                 return df.select(*[f.spark_column(types).alias(n) for f, n in zip(fields, names)], *control)
 
-            return self._then(schema, select)
+            return self._then(schema, select, label)
         project = _Project(self._schema.get_field_names(), list(fields), names)
         rowtime = next((n for f, n in zip(fields, names) if self._rowtime and _is_column(f, self._rowtime)), None)
-        return self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, project, row_type),
-                            rowtime=rowtime)
+        table = self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, project, row_type),
+                             rowtime=rowtime, label=label, row_wise=True)
+        table._proctime = next((n for f, n in zip(fields, names) if self._proctime and _is_column(f, self._proctime)),
+                               None)
+        table._time_attributes = tuple(n for f, n in zip(fields, names)
+                                       if any(_is_column(f, t) for t in filter(None, self._time_attributes)))
+        return table
 
     def where(self, predicate: Expression) -> "Table":
         """The rows for which ``predicate`` is true."""
@@ -158,9 +195,12 @@ class Table:
                         functions.col(control[0]).isNotNull()
                 return df.where(condition)
 
-            return self._then(self._schema, where)
+            return self._then(self._schema, where, f"Calc(where=[{predicate}])")
         condition = _Condition(self._schema.get_field_names(), predicate)
-        return self._python(self._schema, lambda rows, row_type: rows.filter(condition), rowtime=self._rowtime)
+        table = self._python(self._schema, lambda rows, row_type: rows.filter(condition), rowtime=self._rowtime,
+                             label=f"Calc(where=[{predicate}])", row_wise=True)
+        table._proctime, table._time_attributes = self._proctime, self._time_attributes
+        return table
 
     filter = where
 
@@ -210,6 +250,15 @@ class Table:
                              "Schema.new_builder()...watermark('ts', \"ts - INTERVAL '1' SECOND\")")
         return GroupWindowedTable(self, window)
 
+    def over_window(self, *over_windows) -> "OverWindowedTable":
+        """The rows with OVER windows (``Over.partition_by(...).order_by(col('ts')).preceding(...)
+        .alias('w')`` of ``kindling.table.window``), for ``select(..., col('v').sum.over(col('w')))``."""
+        from kindling.table.window import OverWindow
+
+        if not over_windows or not all(isinstance(w, OverWindow) for w in over_windows):
+            raise ValueError("over_window takes Over.partition_by(...).order_by(...).preceding(...).alias('w')")
+        return OverWindowedTable(self, list(over_windows))
+
     def distinct(self) -> "Table":
         """The distinct rows (an updating table in streaming mode, as in Flink)."""
         names = self._schema.get_field_names()
@@ -226,7 +275,8 @@ class Table:
             raise TypeError(f"flat_map takes a table function made with udtf(...), got {func!r}")
         schema = Schema([f"f{i}" for i in range(len(func._result_types))], func._result_types)
         lateral = _Lateral(func, None, schema.get_field_names(), keep_input=False, outer=False)
-        return self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, lateral, row_type, flat=True))
+        return self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, lateral, row_type, flat=True),
+                            label=f"Correlate(invocation=[{func}])")
 
     def join_lateral(self, table_function_call: Expression, join_predicate: Optional[Expression] = None) -> "Table":
         """Each row joined with the rows the table function call makes for it (an inner join)."""
@@ -247,7 +297,8 @@ class Table:
                         self._schema.get_field_data_types() + list(call._function._result_types))
         lateral = _Lateral(call._function, call, schema.get_field_names(), keep_input=True, outer=outer,
                            input_names=self._schema.get_field_names())
-        table = self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, lateral, row_type, flat=True))
+        table = self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, lateral, row_type, flat=True),
+                             label=f"Correlate(invocation=[{call}], joinType=[{'LEFT' if outer else 'INNER'}])")
         return table.where(predicate) if predicate is not None else table
 
     def join(self, right: "Table", join_predicate: Optional[Expression] = None) -> "Table":
@@ -298,7 +349,10 @@ class Table:
             return rows.connect(right._stream()).key_by(left_key, right_key).process(function, output_type=row_type)
 
         updating = (self._updating or right._updating or left_outer or right_outer) and not self._in_batch()
-        return self._python(schema, joined, updating=updating)
+        table = self._python(schema, joined, updating=updating,
+                             label=f"Join(joinType=[{_JOIN_TYPES[(left_outer, right_outer)]}], where=[{predicate}])")
+        table._plan = (table._plan[0], [self, right])
+        return table
 
     def union_all(self, right: "Table") -> "Table":
         """The rows of both tables (same column types; names from this one)."""
@@ -308,9 +362,13 @@ class Table:
         updating = self._updating or right._updating
 
         def union(rows, row_type):
+            if rows.get_type() != row_type:  # an append-only table beside an updating one
+                rows = _keeping_parallelism(rows, _Retyped(row_type), row_type)
             return rows.union(right._stream(row_type))
 
-        return self._python(self._schema, union, updating=updating)
+        table = self._python(self._schema, union, updating=updating, label="Union(all=[true])")
+        table._plan = (table._plan[0], [self, right])
+        return table
 
     def union(self, right: "Table") -> "Table":
         """The distinct rows of both tables."""
@@ -345,19 +403,24 @@ class Table:
         return getattr(self, "_sort_spec", None)
 
     def _sorted(self, keys: List[Expression], offset: int, fetch: Optional[int]) -> "Table":
-        if not self._in_batch():
-            raise ValueError("order_by/offset/fetch/limit of a streaming table are not supported by Kindling yet "
-                             "(Flink sorts a stream only on its time attribute); run the query in batch mode: "
-                             "EnvironmentSettings.in_batch_mode()")
         types = self._types()
         for key in keys:
             key._data_type(types)  # a missing column fails now, naming the columns
+        if not self._in_batch():  # as Flink: sorted on the time attribute, or a Top-N with fetch
+            from kindling.table.rank import sorted_stream
+
+            if not all(getattr(k, "_name", None) in types for k in keys):
+                raise ValueError(f"order_by of a streaming table takes columns, got {list(map(str, keys))}")
+            table = sorted_stream(self, [(k._name, getattr(k, "_descending", False)) for k in keys], offset, fetch)
+            table._unsorted, table._sort_spec = self, (keys, offset, fetch)
+            return table
         sort = _SortAll(self._schema.get_field_names(), keys, offset, fetch)
 
         def sorted_rows(rows, row_type):
             return rows.key_by(_one_group).process(sort, output_type=row_type).set_parallelism(1)
 
-        table = self._python(self._schema, sorted_rows)
+        table = self._python(self._schema, sorted_rows, label=f"Sort(orderBy=[{', '.join(map(str, keys))}], "
+                                                             f"offset=[{offset}], fetch=[{fetch}])")
         table._unsorted, table._sort_spec = self, (keys, offset, fetch)
         return table
 
@@ -397,6 +460,40 @@ class Table:
         """The table's name for SQL text (``"SELECT * FROM %s" % table``): it is registered as a view
         named ``UnnamedTable$<n>`` as Flink does (quoted, so that the name parses)."""
         return f"`{self._t_env._unnamed(self)}`"
+
+
+class OverWindowedTable:
+    """A table with OVER windows; :meth:`select` computes each row's ``aggregate.over(col(alias))``."""
+
+    def __init__(self, table: Table, windows: list):
+        self._table, self._windows = table, {w.alias_name: w for w in windows}
+
+    def select(self, *fields: Union[Expression, str]) -> Table:
+        """The given expressions per row; ``col('v').sum.over(col('w'))`` aggregates over the window
+        ``w`` (every OVER aggregate of a select uses the same window, as in Flink)."""
+        from kindling.table.over_aggregate import over_aggregate
+
+        fields = [col(f) if isinstance(f, str) else f for f in fields]
+        calls = [c for f in fields for c in _over_calls(f)]
+        if not calls:
+            return self._table.select(*fields)
+        aliases = {c._over_window for c in calls}
+        if len(aliases) > 1 or not aliases <= set(self._windows):
+            raise ValueError(f"select: the OVER aggregates name the windows {sorted(aliases)}; use one window of "
+                             f"over_window ({sorted(self._windows)}), as Flink does")
+        window = self._windows[aliases.pop()]
+        for i, call in enumerate(calls):
+            call._over_column = f"__over{i}"
+        over = over_aggregate(self._table, window.frame(), [c._over_aggregate for c in calls],
+                              [c._over_column for c in calls])
+        return over.select(*fields)
+
+
+def _over_calls(expression: Expression) -> List[Expression]:
+    """The ``aggregate.over(window)`` calls in an expression."""
+    if getattr(expression, "_over_aggregate", None) is not None:
+        return [expression]
+    return [c for child in expression._children for c in _over_calls(child)]
 
 
 class GroupWindowedTable:
@@ -440,7 +537,9 @@ class WindowGroupedTable:
         def aggregate(rows, row_type):
             return rows.key_by(key).window(window.assigner()).process(function, output_type=row_type)
 
-        return table._python(schema, aggregate, updating=False)
+        return table._python(schema, aggregate, updating=False,
+                             label=f"GroupWindowAggregate(groupBy=[{', '.join(self._keys)}], window=[{window.kind}], "
+                                   f"select=[{', '.join(map(str, fields))}])")
 
 
 class GroupedTable:
@@ -484,7 +583,9 @@ class GroupedTable:
             aggregated._transformation.relational = relational  # Spark's own operators can compute it
             return aggregated
 
-        return table._python(schema, aggregate, updating=not table._in_batch())
+        return table._python(schema, aggregate, updating=not table._in_batch(),
+                             label=f"GroupAggregate(groupBy=[{', '.join(self._keys)}], "
+                                   f"select=[{', '.join(map(str, fields))}])")
 
     def _result_schema(self, fields: List[Expression], types: Dict[str, DataType], allowed: List[str] = ()):
         """The result's column names and schema; fails on a column that is neither grouped nor aggregated."""
@@ -498,6 +599,74 @@ class GroupedTable:
         places = {id(a): j for j, a in enumerate(calls)}
         names = [f._name or (f"EXPR${places[id(f)]}" if id(f) in places else f"_c{i}") for i, f in enumerate(fields)]
         return names, Schema(names, [f._data_type(types) for f in fields])
+
+
+def explanation(t_env, statement: str) -> TableResult:
+    """The result of ``EXPLAIN statement``: Kindling's plan of a query or of an INSERT's query."""
+    from kindling.table.ddl import parse_statement
+
+    kind, *parts = parse_statement(statement)
+    if kind == "query":
+        return _PlanResult(t_env.sql_query(parts[0]).explain())
+    if kind == "insert":
+        lines = _plan_lines(t_env.sql_query(parts[1]), "+- ", "   ")
+        return _PlanResult("== Kindling Plan ==\n" + "\n".join([f"Sink(table=[{parts[0]}])"] + lines) + "\n")
+    raise ValueError(f"EXPLAIN takes a query or an INSERT INTO, got {statement.strip()[:80]!r}")
+
+
+class _PlanResult(TableResult):
+    """A plan's text, printed as is (as PyFlink prints an EXPLAIN's result)."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self._text = text
+
+    def print(self) -> None:
+        print(self._text)
+
+    def collect(self):
+        return _Rows([Row(self._text)])
+
+    def get_result_kind(self) -> int:
+        from kindling.table.result_kind import ResultKind
+
+        return ResultKind.SUCCESS_WITH_CONTENT
+
+
+class _Rows:
+    """Rows already at hand, iterated as a job's CloseableIterator is (``with result.collect() as rows``)."""
+
+    def __init__(self, rows: list):
+        self._rows = iter(rows)
+
+    def __iter__(self):
+        return self._rows
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._rows = iter(())
+
+
+_JOIN_TYPES = {(False, False): "InnerJoin", (True, False): "LeftOuterJoin", (False, True): "RightOuterJoin",
+               (True, True): "FullOuterJoin"}
+
+
+def _plan_lines(table: Table, first: str, rest: str) -> List[str]:
+    """The plan of ``table`` as Flink prints plans: a node, its inputs below it after ``+-`` (the last)
+    or ``:-``; each node says whether its rows are changes and where it runs."""
+    label, inputs = table._plan
+    where = "" if label.endswith("[Spark SQL]") or not inputs else " [Python]"
+    mode = "I,UB,UA,D" if table._updating else "I"
+    lines = [f"{first}{label}{where}, changelogMode=[{mode}]"]
+    for i, child in enumerate(inputs):
+        last = i == len(inputs) - 1
+        lines += _plan_lines(child, rest + ("+- " if last else ":- "), rest + ("   " if last else ":  "))
+    return lines
 
 
 def _keeping_parallelism(stream, function, output_type, flat: bool = False):
@@ -606,6 +775,9 @@ class _Descending:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Descending) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
 
 
 class _SortAll(KeyedProcessFunction):

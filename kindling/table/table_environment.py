@@ -420,6 +420,10 @@ class TableEnvironment:
             return listing(["name", "type", "null", "key", "extras", "watermark"], _described(self.from_path(parts[0])))
         elif kind == "insert":
             return self.sql_query(parts[1]).execute_insert(parts[0])
+        elif kind == "explain":
+            from kindling.table.table import explanation
+
+            return explanation(self, parts[0])
         elif kind == "drop":
             if not self.drop_temporary_table(parts[0]) and not parts[1]:
                 raise ValueError(f"Table or view '{parts[0]}' does not exist (DROP ... IF EXISTS ignores that)")

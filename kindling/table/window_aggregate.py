@@ -8,13 +8,15 @@ from typing import List, Optional
 
 from kindling.common.types import RowKind, _create_row
 from kindling.datastream.functions import ProcessWindowFunction
-from kindling.table.expressions import Expression, epoch_millis, to_timestamp
+from kindling.table.expressions import Expression, epoch_millis, to_instant, to_timestamp
 from kindling.table.group_aggregate import AggregateCalls
 
-__all__ = ["WINDOW_BOUNDS", "WindowAggregateFunction"]
+__all__ = ["WINDOW_BOUNDS", "WINDOW_COLUMNS", "WindowAggregateFunction"]
 
 #: where window properties (``col('w').start``) find the fired window's bounds
 WINDOW_BOUNDS = "__window"
+#: the columns a window table-valued function adds, and the window bound each one is
+WINDOW_COLUMNS = {"window_start": "start", "window_end": "end", "window_time": "rowtime"}
 
 
 class WindowAggregateFunction(ProcessWindowFunction):
@@ -23,7 +25,9 @@ class WindowAggregateFunction(ProcessWindowFunction):
     FLOAT sums round the same way."""
 
     def __init__(self, input_names: List[str], input_types: dict, key_names: List[str], fields: List[Expression],
-                 names: List[str], time_field: str, slice_ms: Optional[int]):
+                 names: List[str], time_field: str, slice_ms: Optional[int], window_columns: bool = False):
+        self.window_columns = window_columns  # SQL's window_start, window_end, window_time as columns
+        self.ltz = input_types[time_field].type_name == "TIMESTAMP_LTZ"
         self.calls = AggregateCalls(input_names, input_types, key_names, fields, names)
         self.names = names
         self.key_positions = [input_names.index(k) for k in key_names]
@@ -43,8 +47,17 @@ class WindowAggregateFunction(ProcessWindowFunction):
         bounds = {"start": to_timestamp(window.start), "end": to_timestamp(window.end),
                   "rowtime": to_timestamp(window.end - 1)}
         key_values = [rows[0]._values[p] for p in self.key_positions]
-        yield _create_row(self.names, self.calls.result(key_values, accumulators, {WINDOW_BOUNDS: bounds}),
-                          RowKind.INSERT)
+        extra = {WINDOW_BOUNDS: bounds}
+        if self.window_columns:
+            extra.update(window_values(window.start, window.end, self.ltz))
+        yield _create_row(self.names, self.calls.result(key_values, accumulators, extra), RowKind.INSERT)
+
+
+def window_values(start: int, end: int, ltz: bool) -> dict:
+    """The window columns of the window ``[start, end)``: window_time is a TIMESTAMP_LTZ (an Instant)
+    when the time column is one."""
+    time = to_instant(end - 1) if ltz else to_timestamp(end - 1)
+    return {"window_start": to_timestamp(start), "window_end": to_timestamp(end), "window_time": time}
 
 
 def slice_of(size_ms: int, slide_ms: int) -> int:

@@ -28,7 +28,6 @@ def test_select_where_and_views(any_env, capsys):
 
 
 @pytest.mark.parametrize("query, message", [
-    ("SELECT name FROM src ORDER BY name", "order_by/offset/fetch/limit of a streaming table are not supported"),
     ("SELECT name, id, COUNT(*) FROM src GROUP BY name", r"reads \['id'\], which are not grouped"),
     ("SELECT UPPER(name) FROM src", r"the expression UPPER\(name\) is not supported by Kindling yet"),
     ("SELECT a.id FROM src AS a JOIN src AS b ON a.id > b.id", "no equality of a column of each table"),

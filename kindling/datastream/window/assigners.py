@@ -189,6 +189,34 @@ class SlidingProcessingTimeWindows(_SlidingTimeWindows[T]):
     _event_time = False
 
 
+class CumulativeEventTimeWindows(_TimeWindowAssigner[T]):
+    """Windows sharing a start that grow by ``step`` until ``max_size`` (``[s, s+step)``,
+    ``[s, s+2*step)``, ... ``[s, s+max_size)``), by event time: Flink SQL's CUMULATE windows, for
+    which Flink's DataStream API has no assigner (Kindling's own name)."""
+
+    def __init__(self, max_size, step, offset=0):
+        max_size = millis(max_size, "the window size")
+        step = millis(step, "the window step")
+        offset = millis(offset, "the window offset")
+        if step <= 0 or max_size <= 0 or max_size % step or abs(offset) >= max_size:
+            raise ValueError("CUMULATE windows need a step > 0 and a size that is an integral multiple of it "
+                             "(size=%d, step=%d, offset=%d)" % (max_size, step, offset))
+        self._size, self._step, self._offset = max_size, step, offset
+
+    @classmethod
+    def of(cls, max_size, step, offset=None):
+        return cls(max_size, step, 0 if offset is None else offset)
+
+    def assign_windows(self, element, timestamp, context) -> Collection[TimeWindow]:
+        t = self._time(timestamp, context)
+        start = t - (t - self._offset + self._size) % self._size
+        first_end = start + (t - start) // self._step * self._step + self._step
+        return [TimeWindow(start, end) for end in range(first_end, start + self._size + 1, self._step)]
+
+    def __repr__(self):
+        return "%s(%s, %s, %s)" % (type(self).__name__, self._size, self._step, self._offset)
+
+
 class GlobalWindows(WindowAssigner[T, GlobalWindow]):
     """Puts every element of a key into the one :class:`GlobalWindow`; the default trigger
     never fires, so set one (e.g. ``CountTrigger``)."""

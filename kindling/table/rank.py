@@ -1,0 +1,560 @@
+"""Flink SQL's ``ROW_NUMBER()`` patterns and sorts of a stream, as keyed Python operators.
+
+* **Deduplication** (``ROW_NUMBER() OVER (PARTITION BY k ORDER BY <time attribute> ASC|DESC) ... WHERE
+  rn = 1``), as Flink's deduplicate functions. Event time, keep first: a key's earliest row waits until
+  the watermark passes it and is emitted once (``+I``, append-only; rows later than the watermark are
+  dropped and counted). Event time, keep last: a row at or after the key's current one replaces it at
+  once (``+I``, then ``-U`` old / ``+U`` new). Processing time: the first row (append-only), or every
+  row replacing the previous one.
+* **Top-N** (``... WHERE rn <= N``), as Flink's Top-N functions: over an append-only input
+  (``AppendOnlyTopNFunction``) a row entering the top N emits ``+I`` and pushes the last one out with
+  ``-D``, or, when ``rn`` is selected, moves every row below it down one rank with ``-U``/``+U`` pairs;
+  over an updating input (an aggregation's changes), Flink's retracting algorithm
+  (``RetractableTopNFunction``). Rows of equal sort keys rank in arrival order.
+* **Sorting a stream** on its time attribute (``ORDER BY ts[, ...]``): rows wait until the watermark
+  passes them and leave in time order, ties by the other keys; ``LIMIT`` in streaming mode is a Top-N
+  without rank numbers (``ORDER BY ts LIMIT n``) or the first ``n`` rows.
+* BATCH mode: each partition's rows sorted at the end of the input, numbered (``ROW_NUMBER``,
+  ``RANK``, ``DENSE_RANK``) and those in the rank range emitted once.
+
+Rows are sorted as Flink SQL sorts them: null as the smallest value (first ascending, last descending).
+"""
+from __future__ import annotations
+
+import bisect
+from typing import List, Optional, Sequence, Tuple
+
+from kindling.common.time import MAX_WATERMARK
+from kindling.common.types import RowKind, _create_row
+from kindling.datastream.functions import KeyedProcessFunction
+from kindling.table.expressions import epoch_millis, to_timestamp
+
+__all__ = ["BatchRankFunction", "DeduplicateFunction", "FirstNFunction", "RankSpec", "RetractTopNFunction", "SortKey",
+           "TemporalSortFunction", "Top1Function", "TopNFunction", "sorted_stream"]
+
+_ACCUMULATE = (RowKind.INSERT, RowKind.UPDATE_AFTER)
+
+
+class SortKey:
+    """The sort key of a row's values: ``(position, descending)`` pairs, null the smallest value."""
+
+    def __init__(self, orders: Sequence[Tuple[int, bool]]):
+        self.orders = list(orders)
+
+    def __call__(self, values: Sequence) -> tuple:
+        from kindling.table.table import _Descending
+
+        key = []
+        for position, descending in self.orders:
+            value = values[position]
+            part = (0,) if value is None else (1, value)
+            key.append(_Descending(part) if descending else part)
+        return tuple(key)
+
+
+class _RankBase(KeyedProcessFunction):
+    """What the rank operators share: state, the rank range, and rows emitted with or without ``rn``."""
+
+    def __init__(self, names: List[str], sort_key: SortKey, start: int, end: Optional[int], with_number: bool):
+        self.names, self.sort_key, self.start, self.end = names, sort_key, start, end
+        self.with_number = with_number
+
+    def open(self, runtime_context):
+        from kindling.common.typeinfo import Types
+        from kindling.datastream.state import ValueStateDescriptor
+
+        self.state = runtime_context.get_state(ValueStateDescriptor("_kindling_rank", Types.PICKLED_BYTE_ARRAY()))
+        self.in_batch = str(runtime_context.get_job_parameter("inBatchExecutionMode", "false")).lower() == "true"
+        self.late = 0
+
+    def take_late_records_dropped(self) -> int:
+        late, self.late = self.late, 0
+        return late
+
+    def _in_range(self, rank: int) -> bool:
+        return self.start <= rank and (self.end is None or rank <= self.end)
+
+    def _in_end(self, rank: int) -> bool:
+        return self.end is None or rank <= self.end
+
+    def _row(self, values: list, kind, rank: Optional[int] = None):
+        return _create_row(self.names, list(values) + ([rank] if self.with_number else []), kind)
+
+    def _collect(self, out: list, kind, values: list, rank: Optional[int] = None) -> None:
+        if rank is None or self._in_range(rank):
+            out.append(self._row(values, kind, rank))
+
+
+class TopNFunction(_RankBase):
+    """Top-N of an append-only input (Flink's ``AppendOnlyTopNFunction``)."""
+
+    def process_element(self, row, ctx):
+        values = list(row._values)
+        key = self.sort_key(values)
+        keys, lists = self.state.value() or ([], [])
+        total = sum(map(len, lists))
+        if keys and not key < keys[-1] and total >= self.end:
+            return  # not better than the N-th row
+        at = bisect.bisect_left(keys, key)
+        if at < len(keys) and keys[at] == key:
+            lists[at].append(values)
+        else:
+            keys.insert(at, key)
+            lists.insert(at, [values])
+        out: list = []
+        if self.with_number or self.start > 1:
+            stop = _emit_with_number(self, zip(keys, (len(rows) for rows in lists), lists), key, values, out)
+            del keys[stop:], lists[stop:]  # what fell out of the top N
+        elif total + 1 > self.end:
+            last_rows = lists[-1]
+            last = last_rows.pop()
+            if not last_rows:
+                del keys[-1], lists[-1]
+            if last != values:
+                self._collect(out, RowKind.DELETE, last)
+                self._collect(out, RowKind.INSERT, values)
+        else:
+            self._collect(out, RowKind.INSERT, values)
+        self.state.update((keys, lists))
+        return out
+
+
+class Top1Function(_RankBase):
+    """Top-1 of an append-only input (Flink's ``FastTop1Function``): the first row ``+I``, a strictly
+    better one replaces it with ``+U`` (preceded by ``-U`` of the old one when ``before``: Flink sends
+    those only to operators that need them, not to a sink or a printed result)."""
+
+    def __init__(self, names: List[str], sort_key: SortKey, with_number: bool, before: bool):
+        super().__init__(names, sort_key, 1, 1, with_number)
+        self.before = before
+
+    def process_element(self, row, ctx):
+        values = list(row._values)
+        kept = self.state.value()
+        if kept is None:
+            self.state.update(values)
+            return [self._row(values, RowKind.INSERT, 1)]
+        if self.sort_key(values) < self.sort_key(kept):
+            self.state.update(values)
+            out = [self._row(kept, RowKind.UPDATE_BEFORE, 1)] if self.before else []
+            return out + [self._row(values, RowKind.UPDATE_AFTER, 1)]
+
+
+def _emit_with_number(function: _RankBase, entries, key, values: list, out: list) -> int:
+    """A new row of sort key ``key`` ranked among ``entries`` ``(key, count, rows)``: the rows it moves
+    down one rank (``-U``/``+U`` pairs) and its own ``+I`` when the top N was not full (Flink's
+    algorithm for rank numbers). Returns how many entries were looked at."""
+    rank, found, current, seen = 0, False, None, 0
+    for entry_key, count, rows in entries:
+        if not function._in_end(rank):
+            break
+        seen += 1
+        if not found and entry_key == key:
+            rank += count
+            current, found = values, True
+        elif found:
+            for previous in rows:
+                if not function._in_end(rank):
+                    break
+                function._collect(out, RowKind.UPDATE_BEFORE, previous, rank)
+                function._collect(out, RowKind.UPDATE_AFTER, current, rank)
+                current, rank = previous, rank + 1
+        else:
+            rank += count
+    if function._in_end(rank):
+        function._collect(out, RowKind.INSERT, current, rank)
+    return seen
+
+
+class RetractTopNFunction(_RankBase):
+    """Top-N of an updating input (Flink's ``RetractableTopNFunction``): ``+I``/``+U`` rows enter,
+    ``-U``/``-D`` rows leave, and the ranks below them move."""
+
+    def process_element(self, row, ctx):
+        values = list(row._values)
+        key = self.sort_key(values)
+        keys, counts, data = self.state.value() or ([], [], {})
+        at = bisect.bisect_left(keys, key)
+        present = at < len(keys) and keys[at] == key
+        out: list = []
+        if row._row_kind in _ACCUMULATE:
+            if present:
+                counts[at] += 1
+            else:
+                keys.insert(at, key)
+                counts.insert(at, 1)
+            if self.with_number or self.start > 1:
+                _emit_with_number(self, ((k, c, data.get(k, [])) for k, c in zip(keys, counts)), key, values, out)
+            else:
+                self._insert_without_number(keys, counts, data, key, values, out)
+            data.setdefault(key, []).append(values)
+        else:
+            if self.with_number or self.start > 1:
+                removed = self._retract_with_number(keys, counts, data, key, values, out)
+            else:
+                removed = self._retract_without_number(keys, counts, data, key, values, out)
+            if present:
+                counts[at] -= 1
+                if not counts[at]:
+                    del keys[at], counts[at]
+            if not removed and values in data.get(key, []):
+                data[key].remove(values)
+            if key in data and not data[key]:
+                del data[key]
+        self.state.update((keys, counts, data))
+        return out
+
+    def _insert_without_number(self, keys, counts, data, key, values, out) -> None:
+        rank, found, collect, delete = 0, False, None, None
+        for entry_key, count in zip(keys, counts):
+            if not self._in_end(rank):
+                break
+            if not found and entry_key == key:
+                rank += count
+                collect = values if self._in_range(rank) else None
+                found = True
+            elif found:
+                if self._in_end(rank + count):
+                    rank += count
+                else:
+                    delete = data[entry_key][self.end - rank]
+                    break
+            else:
+                rank += count
+        if delete is not None:
+            self._collect(out, RowKind.DELETE, delete)
+        if collect is not None:
+            self._collect(out, RowKind.INSERT, collect)
+
+    def _retract_with_number(self, keys, counts, data, key, values, out) -> bool:
+        rank, found, previous = 0, False, None
+        for entry_key, count in zip(keys, counts):
+            if not self._in_end(rank):
+                break
+            rows = data.get(entry_key, [])
+            if not found and entry_key == key:
+                for current in list(rows):
+                    if not self._in_end(rank):
+                        break
+                    if not found and current == values:
+                        previous, found = current, True
+                        rows.remove(current)
+                    elif found:
+                        self._collect(out, RowKind.UPDATE_BEFORE, previous, rank)
+                        self._collect(out, RowKind.UPDATE_AFTER, current, rank)
+                        previous = current
+                    rank += 1
+            elif found:
+                for current in rows:
+                    if not self._in_end(rank):
+                        break
+                    self._collect(out, RowKind.UPDATE_BEFORE, previous, rank)
+                    self._collect(out, RowKind.UPDATE_AFTER, current, rank)
+                    previous, rank = current, rank + 1
+            else:
+                rank += count
+        if self._in_end(rank) and previous is not None:
+            self._collect(out, RowKind.DELETE, previous, rank)
+        return found
+
+    def _retract_without_number(self, keys, counts, data, key, values, out) -> bool:
+        rank, found = 1, False
+        for entry_key, count in zip(keys, counts):
+            if not self._in_end(rank):
+                break
+            if not found and entry_key == key:
+                rows = data.get(entry_key, [])
+                for current in list(rows):
+                    if not self._in_end(rank):
+                        break
+                    if not found and current == values:
+                        self._collect(out, RowKind.DELETE, current)
+                        rank -= 1
+                        found = True
+                        rows.remove(current)
+                    elif found and rank == self.end:
+                        self._collect(out, RowKind.INSERT, current)
+                    rank += 1
+            elif found:
+                if rank + count - 1 < self.end:
+                    rank += count
+                else:
+                    self._collect(out, RowKind.INSERT, data[entry_key][self.end - rank])
+                    break
+            else:
+                rank += count
+        return found
+
+
+class DeduplicateFunction(_RankBase):
+    """The first or last row of a key by its time attribute (Flink's deduplicate functions; see the
+    module docstring). ``time_position`` is the event-time column, or None for processing time."""
+
+    def __init__(self, names: List[str], time_position: Optional[int], keep_last: bool, with_number: bool):
+        super().__init__(names, SortKey([]), 1, 1, with_number)
+        self.time_position, self.keep_last = time_position, keep_last
+
+    def _time(self, values: list) -> int:
+        return epoch_millis(to_timestamp(values[self.time_position]))
+
+    def process_element(self, row, ctx):
+        values = list(row._values)
+        kept = self.state.value()  # [values, emitted]: the row kept and whether it was emitted
+        if self.time_position is not None and not self.keep_last:
+            timers = ctx.timer_service()
+            if self._time(values) < timers.current_watermark():
+                self.late += 1  # Flink drops a late row of an event-time deduplication
+                return
+            if kept is not None and (kept[1] or not self._replaces(kept[0], values)):
+                return
+            if kept is not None:
+                timers.delete_event_time_timer(self._time(kept[0]))
+            timers.register_event_time_timer(self._time(values))
+            self.state.update([values, False])
+            return
+        if kept is None:
+            self.state.update([values, True])
+            return [self._row(values, RowKind.INSERT, 1)]
+        if self.keep_last and self._replaces(kept[0], values):
+            self.state.update([values, True])
+            return [self._row(kept[0], RowKind.UPDATE_BEFORE, 1), self._row(values, RowKind.UPDATE_AFTER, 1)]
+
+    def _replaces(self, kept: list, values: list) -> bool:
+        if self.time_position is None:
+            return self.keep_last  # processing time: arrival order
+        return self._time(values) >= self._time(kept) if self.keep_last else self._time(values) < self._time(kept)
+
+    def on_timer(self, timestamp, ctx):
+        kept = self.state.value()
+        if kept is not None and not kept[1]:
+            self.state.update([kept[0], True])
+            yield self._row(kept[0], RowKind.INSERT, 1)
+
+
+class BatchRankFunction(_RankBase):
+    """BATCH mode: a partition's rows numbered at the end of the input (``ROW_NUMBER``, ``RANK`` or
+    ``DENSE_RANK``), those in the rank range emitted."""
+
+    def __init__(self, names: List[str], sort_key: SortKey, start: int, end: Optional[int], with_number: bool,
+                 function: str = "ROW_NUMBER"):
+        super().__init__(names, sort_key, start, end, with_number)
+        self.function = function
+
+    def process_element(self, row, ctx):
+        rows = self.state.value() or []
+        rows.append(list(row._values))
+        self.state.update(rows)
+        ctx.timer_service().register_event_time_timer(MAX_WATERMARK)
+
+    def on_timer(self, timestamp, ctx):
+        rows = sorted(self.state.value() or [], key=self.sort_key)
+        out: list = []
+        rank, dense, previous = 0, 0, None
+        for i, values in enumerate(rows):
+            key = self.sort_key(values)
+            if i == 0 or key != previous:
+                rank, dense, previous = i + 1, dense + 1, key
+            number = {"ROW_NUMBER": i + 1, "RANK": rank, "DENSE_RANK": dense}[self.function]
+            if not self._in_end(number):
+                break
+            self._collect(out, RowKind.INSERT, values, number)
+        return out
+
+
+class TemporalSortFunction(KeyedProcessFunction):
+    """A stream sorted on its event time (then ``then_by``): rows wait until the watermark passes
+    them, as Flink's row-time sort; a row at or before the last time emitted is late (dropped and
+    counted)."""
+
+    def __init__(self, time_position: int, then_by: SortKey):
+        self.time_position, self.then_by = time_position, then_by
+
+    def open(self, runtime_context):
+        from kindling.common.typeinfo import Types
+        from kindling.datastream.state import ValueStateDescriptor
+
+        self.state = runtime_context.get_state(ValueStateDescriptor("_kindling_sort", Types.PICKLED_BYTE_ARRAY()))
+        self.late = 0
+
+    def take_late_records_dropped(self) -> int:
+        late, self.late = self.late, 0
+        return late
+
+    def process_element(self, row, ctx):
+        last, pending = self.state.value() or (None, {})
+        time = epoch_millis(to_timestamp(row._values[self.time_position]))
+        if last is not None and time <= last:
+            self.late += 1
+            return
+        if time not in pending:
+            ctx.timer_service().register_event_time_timer(time)
+        pending.setdefault(time, []).append(row)
+        self.state.update((last, pending))
+
+    def on_timer(self, timestamp, ctx):
+        last, pending = self.state.value() or (None, {})
+        rows = pending.pop(timestamp, [])
+        self.state.update((timestamp if rows else last, pending))
+        yield from sorted(rows, key=lambda r: self.then_by(r._values))
+
+
+class FirstNFunction(KeyedProcessFunction):
+    """The first ``n`` rows of a stream after ``offset`` rows (``LIMIT n`` in streaming mode), the rest
+    ignored (Flink's ``AppendOnlyFirstNFunction``)."""
+
+    def __init__(self, offset: int, n: int):
+        self.offset, self.n = offset, n
+
+    def open(self, runtime_context):
+        from kindling.common.typeinfo import Types
+        from kindling.datastream.state import ValueStateDescriptor
+
+        self.count = runtime_context.get_state(ValueStateDescriptor("_kindling_first_n", Types.LONG()))
+
+    def process_element(self, row, ctx):
+        seen = self.count.value() or 0
+        if seen < self.offset + self.n:
+            self.count.update(seen + 1)
+            return [row] if seen >= self.offset else None
+
+
+class RankSpec:
+    """``SELECT fields, <function>() OVER (PARTITION BY ... ORDER BY ...) AS name FROM base``, made a
+    table once the query around it says the rank range (``WHERE name <= N``) and whether it reads the
+    rank number; ``name`` comes after the first ``before`` fields."""
+
+    def __init__(self, base, function: str, partition: list, order: list, fields: list, name: str, before: int):
+        types = base._types()
+        bad = [str(e) for e in partition + [o for o, _ in order] if getattr(e, "_name", None) not in types]
+        if bad:
+            raise ValueError(f"{function}() OVER (PARTITION BY ... ORDER BY ...) takes columns of the table, got {bad}")
+        self.base, self.function, self.name, self.fields, self.before = base, function, name, fields, before
+        self.partition = [e._name for e in partition]
+        self.order = [(e._name, descending) for e, descending in order]
+
+    def table(self, start: int, end: Optional[int], with_number: bool, pending: bool = False):
+        """The ranked table: rows ranked ``start`` to ``end`` (None: all) in their partition; a
+        ``pending`` one (the subquery itself) is remade by the query reading it (:meth:`table`)."""
+        from kindling.table.group_aggregate import GroupKey
+        from kindling.table.schema import Schema
+        from kindling.table.table import _one_group
+        from kindling.table.types import DataTypes
+
+        base = self.base
+        names = base.get_schema().get_field_names()
+        out_names = names + [self.name] if with_number else names
+        schema = Schema(out_names, base.get_schema().get_field_data_types() +
+                        ([DataTypes.BIGINT().not_null()] if with_number else []))
+        sort_key = SortKey([(names.index(n), descending) for n, descending in self.order])
+        updating, before = False, None
+        if base._in_batch():
+            function = BatchRankFunction(out_names, sort_key, start, end, with_number, self.function)
+            label = "Rank"
+        else:
+            if self.function != "ROW_NUMBER" or end is None:  # Flink's errors, raised when the job starts
+                message = f"{self.function}() on streaming table is not supported currently" \
+                    if self.function != "ROW_NUMBER" else "The window can only be ordered in ASCENDING mode." \
+                    if any(d for _, d in self.order) else "Rank end is not specified. Currently rank only support " \
+                                                          "TopN, which means the rank end must be specified."
+                return self._projected(_failing(base, schema, message), with_number, pending)
+            time = self.order[0][0] if len(self.order) == 1 else None
+            if time is not None and time in (base._rowtime, base._proctime) and start == end == 1 \
+                    and not base._updating:
+                keep_last = self.order[0][1]
+                function = DeduplicateFunction(out_names, names.index(time) if time == base._rowtime else None,
+                                               keep_last, with_number)
+                updating = keep_last
+                label = f"Deduplicate(keep=[{'LastRow' if keep_last else 'FirstRow'}], order=[" \
+                        f"{'ROWTIME' if time == base._rowtime else 'PROCTIME'}])"
+            elif start == end == 1 and not base._updating:
+                function = Top1Function(out_names, sort_key, with_number, before=False)
+                before = Top1Function(out_names, sort_key, with_number, before=True)
+                updating, label = True, "Rank(strategy=[AppendFastStrategy])"
+            else:
+                kind = RetractTopNFunction if base._updating else TopNFunction
+                function = kind(out_names, sort_key, start, end, with_number)
+                updating = True
+                label = f"Rank(strategy=[{'RetractStrategy' if base._updating else 'AppendFastStrategy'}])"
+        keys = [names.index(k) for k in self.partition]
+        label += (f", rankType=[{self.function}], rankRange=[rankStart={start}, rankEnd={end}], partitionBy=["
+                  f"{', '.join(self.partition)}], orderBy=[{', '.join(n + (' DESC' if d else '') for n, d in self.order)}]")
+
+        def ranking(operator):
+            def ranked(rows, row_type):
+                keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(_one_group)
+                return keyed.process(operator, output_type=row_type)
+            return ranked
+
+        table = base._python(schema, ranking(function), updating=updating, rowtime=base._rowtime, label=label)
+        if before is not None:  # what operators that retract rows read: with -U
+            table._with_before = base._python(schema, ranking(before), updating=True)._rows
+        table._proctime = base._proctime
+        return self._projected(table, with_number, pending)
+
+    def _projected(self, table, with_number: bool, pending: bool):
+        """The ranked rows as the query selects them (``rn`` among the fields)."""
+        from kindling.table.expressions import col
+
+        out_names = table.get_schema().get_field_names()
+        fields = list(self.fields)
+        if with_number:
+            fields.insert(self.before, col(self.name))
+        if [getattr(f, "_name", None) for f in fields] != out_names or not all(getattr(f, "_is_column", False)
+                                                                               for f in fields):
+            table = table.select(*fields)
+        table._rank = self if pending else None
+        return table
+
+
+class _Failing:
+    """A plan that fails when the job is built, with Flink's message."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __call__(self, rows, row_type):
+        raise ValueError(self.message)
+
+
+def _failing(table, schema, message: str):
+    """A table of ``schema`` over ``table`` whose job fails with ``message`` when it is built (as
+    Flink fails when the plan is translated, after the query's schema was known)."""
+    failing = table._python(schema, _Failing(message), rowtime=table._rowtime, label="Invalid")
+    failing._time_attributes = table._time_attributes
+    return failing
+
+
+def sorted_stream(table, keys: List[Tuple[str, bool]], offset: int, fetch: Optional[int]):
+    """``ORDER BY`` / ``LIMIT`` of a streaming table, as Flink allows them: an order starting with the
+    time attribute ascending (rows leave in time order; with LIMIT a Top-N), or LIMIT alone (the first
+    rows)."""
+    from kindling.table.table import _one_group
+
+    names = table.get_schema().get_field_names()
+    if keys and (keys[0][0] not in (table._rowtime, table._proctime) or keys[0][1]):
+        return _failing(table, table.get_schema(), "Sort on a non-time-attribute field is not supported.")
+    if table._updating:
+        return _failing(table, table.get_schema(), "ORDER BY / LIMIT of an updating streaming table is not "
+                                                   "supported by Kindling yet")
+    sort_key = SortKey([(names.index(n), descending) for n, descending in keys])
+    updating, label = False, f"Sort(orderBy=[{', '.join(n + (' DESC' if d else '') for n, d in keys)}])"
+    if fetch is not None and keys:
+        function = TopNFunction(names, sort_key, offset + 1, offset + fetch, False)
+        updating, label = True, f"Rank(rankRange=[rankStart={offset + 1}, rankEnd={offset + fetch}], " \
+                                f"orderBy=[{', '.join(n for n, _ in keys)}])"
+    elif fetch is not None:
+        function, label = FirstNFunction(offset, fetch), f"Limit(offset=[{offset}], fetch=[{fetch}])"
+    elif offset:
+        raise ValueError("OFFSET without LIMIT (FETCH) on a stream is not supported by Kindling yet")
+    elif keys[0][0] == table._proctime:
+        return table  # rows already come in processing-time order
+    else:
+        function = TemporalSortFunction(names.index(keys[0][0]), SortKey(
+            [(names.index(n), descending) for n, descending in keys[1:]]))
+
+    def sort(rows, row_type):
+        return rows.key_by(_one_group).process(function, output_type=row_type).set_parallelism(1)
+
+    result = table._python(table.get_schema(), sort, updating=updating, rowtime=table._rowtime, label=label)
+    result._proctime = table._proctime
+    return result

@@ -1,0 +1,84 @@
+"""The sqlglot dialect Kindling reads Flink SQL with: Spark's (Flink's backquoted identifiers and
+lexical rules) plus the grammar of Flink's window table-valued functions, which no sqlglot dialect
+has: ``TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND)``, ``SESSION(TABLE t PARTITION BY k,
+...)`` and named arguments (``DATA => TABLE t``). Write a tree back as SQL with this dialect
+(``tree.sql(dialect=DIALECT)``)."""
+from __future__ import annotations
+
+from sqlglot import expressions as exp
+from sqlglot.dialects.spark import Spark
+from sqlglot.tokens import TokenType
+
+__all__ = ["DIALECT", "explained_statement"]
+
+#: the name sqlglot knows the dialect by (a Dialect subclass registers its lowercase class name)
+DIALECT = "flink"
+WINDOW_FUNCTIONS = ("TUMBLE", "HOP", "CUMULATE", "SESSION")
+
+
+class TableArgument(exp.Expression):
+    """A window TVF's table argument: ``TABLE name [PARTITION BY columns]``."""
+
+    arg_types = {"this": True, "expressions": False}
+
+
+def _window_function(name: str):
+    return lambda self: self._parse_window_function(name)
+
+
+class Flink(Spark):
+    """Spark's dialect reading Flink's window table-valued functions."""
+
+    class Parser(Spark.Parser):
+        FUNC_TOKENS = Spark.Parser.FUNC_TOKENS | {TokenType.SESSION}
+        FUNCTION_PARSERS = {**Spark.Parser.FUNCTION_PARSERS,
+                            **{name: _window_function(name) for name in WINDOW_FUNCTIONS}}
+
+        def _parse_window_function(self, name: str) -> exp.Expr:
+            """The arguments of a window TVF (after its opening parenthesis): ``TABLE name [PARTITION BY
+            column | (columns)]`` becomes ``TABLE(name[, partition columns])``; named ones are Kwargs."""
+            arguments = []
+            while True:
+                parameter = None
+                if self._next is not None and self._next.token_type == TokenType.FARROW:
+                    parameter = self._curr.text.upper()
+                    self._advance(2)
+                if self._match(TokenType.TABLE):
+                    parts = [self._parse_table_parts()]
+                    if self._match(TokenType.PARTITION_BY):
+                        keys = self._parse_bitwise()
+                        parts += keys.expressions if isinstance(keys, exp.Tuple) else [keys.unnest()]
+                    value = TableArgument(this=parts[0], expressions=parts[1:])
+                else:
+                    value = self._parse_assignment()
+                arguments.append(exp.Kwarg(this=exp.var(parameter), expression=value) if parameter else value)
+                if not self._match(TokenType.COMMA):
+                    break
+            return self.expression(exp.Anonymous(this=name, expressions=arguments))
+
+    class Generator(Spark.Generator):
+        TRANSFORMS = {**Spark.Generator.TRANSFORMS, TableArgument: lambda self, e: _table_argument_sql(self, e)}
+
+
+def _table_argument_sql(generator, argument: TableArgument) -> str:
+    keys = [generator.sql(k) for k in argument.expressions]
+    partition = f" PARTITION BY ({', '.join(keys)})" if keys else ""
+    return f"TABLE {generator.sql(argument, 'this')}{partition}"
+
+
+def explained_statement(statement: str) -> str:
+    """The statement an ``EXPLAIN [PLAN FOR] statement`` explains."""
+    import sqlglot
+
+    command = sqlglot.tokenize(statement, read=DIALECT)  # EXPLAIN is a command: the rest is one token
+    rest = command[1].text if len(command) > 1 else ""
+    tokens = sqlglot.tokenize(rest, read=DIALECT)
+    words = [t.text.upper() for t in tokens]
+    at = 2 if words[:2] == ["PLAN", "FOR"] else 0
+    details = ("ESTIMATED_COST", "CHANGELOG_MODE", "JSON_EXECUTION_PLAN", "PLAN_ADVICE")
+    if at < len(words) and words[at] in details:
+        raise ValueError(f"EXPLAIN {words[at]} is not supported by Kindling: EXPLAIN prints Kindling's plan "
+                         "(docs/table.md), without Flink's explain details")
+    if at >= len(tokens):
+        raise ValueError("EXPLAIN needs a statement: EXPLAIN SELECT ... or EXPLAIN INSERT INTO ...")
+    return rest[tokens[at].start:]
