@@ -10,7 +10,8 @@ import random
 from typing import Any, Dict, List, Optional
 
 from kindling.common.types import Row, _create_row
-from kindling.common.typeinfo import TypeInformation
+from kindling.common.typeinfo import TypeInformation, Types
+from kindling.datastream.functions import KeyedProcessFunction
 from kindling.table.schema import Schema
 
 __all__ = ["datagen_source", "insert_into", "metadata_keys", "scan_table"]
@@ -214,7 +215,66 @@ def scan_table(t_env, name: str, descriptor) -> Any:
     if connector not in _SOURCES:
         raise ValueError(f"Table '{name}': the '{connector}' connector cannot be read by Kindling yet; sources: "
                          f"{', '.join(sorted(_SOURCES))}")
-    return Table(t_env, schema, name, _SOURCES[connector](schema, options))
+    if connector != "upsert-kafka":
+        return Table(t_env, schema, name, _SOURCES[connector](schema, options))
+    from kindling.table.types import DataTypes
+
+    key = _upsert_key(descriptor.get_schema(), name)
+    # the records' rows, each with whether it deletes its key (a record without a value)
+    records = Table(t_env, Schema(schema.get_field_names() + [DELETED], schema.get_field_data_types() +
+                                  [DataTypes.BOOLEAN()]), name, _kafka_scan(schema, options, key))
+    normalize = _ChangelogNormalize()
+    positions = [schema.get_field_names().index(k) for k in key]
+
+    def changes(rows, row_type):
+        from kindling.table.group_aggregate import GroupKey
+
+        return rows.key_by(GroupKey(positions)).process(normalize, output_type=row_type)
+
+    return records._python(schema, changes, updating=True)
+
+
+DELETED = "__deleted"
+
+
+def _upsert_key(schema: Schema, name: str) -> List[str]:
+    key = getattr(schema, "primary_key", None)
+    if not key:
+        raise ValueError(f"Table '{name}': the 'upsert-kafka' connector needs a PRIMARY KEY (...) NOT ENFORCED: "
+                         "record keys are its columns")
+    return list(key[1])
+
+
+class _ChangelogNormalize(KeyedProcessFunction):
+    """A KeyedProcessFunction turning a key's upserts and deletes (upsert-kafka records) into Flink's
+    changelog, as Flink's ChangelogNormalize: ``+I`` for a new key, ``-U`` old / ``+U`` new for a
+    changed row (nothing for an unchanged one), ``-D`` (the last row) for a delete of a known key."""
+
+    def open(self, runtime_context):
+        from kindling.common.typeinfo import Types
+        from kindling.datastream.state import ValueStateDescriptor
+
+        self.last = runtime_context.get_state(ValueStateDescriptor("_kindling_upsert_last", Types.PICKLED_BYTE_ARRAY()))
+
+    def close(self):
+        pass
+
+    def process_element(self, record, ctx):
+        from kindling.common.types import RowKind
+
+        previous = self.last.value()
+        names, values = record._fields[:-1], list(record)[:-1]  # the last field: whether it deletes
+        if record[-1]:
+            if previous is not None:
+                self.last.clear()
+                yield _create_row(names, previous, RowKind.DELETE)
+            return
+        if previous is None:
+            yield _create_row(names, values, RowKind.INSERT)
+        elif previous != values:
+            yield _create_row(names, previous, RowKind.UPDATE_BEFORE)
+            yield _create_row(names, values, RowKind.UPDATE_AFTER)
+        self.last.update(values)
 
 
 def _datagen_scan(schema: Schema, options: Dict[str, str]):
@@ -258,15 +318,22 @@ KAFKA_KEYS = {"connector", "topic", "topic-pattern", "properties.bootstrap.serve
               "sink.partitioner", "sink.parallelism"}
 
 
+UPSERT_KAFKA_KEYS = {"connector", "topic", "properties.bootstrap.servers", "properties.group.id", "key.format",
+                     "value.format", "value.fields-include", "scan.bounded.mode", "scan.bounded.specific-offsets",
+                     "scan.bounded.timestamp-millis", "sink.delivery-guarantee",
+                     "sink.transactional-id-prefix", "sink.parallelism"}
+
+
 class _KafkaLayout:
     """Which of a Kafka table's columns are in record keys and values, and their formats."""
 
-    def __init__(self, schema: Schema, options: Dict[str, str], upsert: bool = False):
+    def __init__(self, schema: Schema, options: Dict[str, str], upsert_key: Optional[List[str]] = None):
         from kindling.table.formats import row_format
 
         connector = options.get("connector")
         names = schema.get_field_names()
         types = dict(zip(names, schema.get_field_data_types()))
+        upsert = upsert_key is not None
         value_key = "value.format" if "value.format" in options or upsert else "format"
         if "format" in options and "value.format" in options:
             raise ValueError(f"The '{connector}' connector takes 'format' or 'value.format', not both")
@@ -275,7 +342,10 @@ class _KafkaLayout:
         prefixes = [f"{prefix}{value_format}."]
         self.key_fields = [k.strip() for k in options.get("key.fields", "").split(";") if k.strip()]
         if upsert:
-            self.key_fields = self.key_fields or list(getattr(schema, "primary_key", None) or [])
+            if "key.fields" in options:
+                raise ValueError("The 'upsert-kafka' connector takes its key fields from the PRIMARY KEY, not "
+                                 "'key.fields'")
+            self.key_fields = list(upsert_key)
         missing = [k for k in self.key_fields if k not in names]
         if missing:
             raise ValueError(f"The '{connector}' connector: key.fields {missing} are not columns of the table {names}")
@@ -287,7 +357,7 @@ class _KafkaLayout:
             prefixes.append(f"key.{key_format}.")
             self.key_format = row_format(key_format, Schema(self.key_fields, [types[k] for k in self.key_fields]),
                                          options, "key.")
-        include = options.get("value.fields-include", "EXCEPT_KEY" if upsert else "ALL").upper()
+        include = options.get("value.fields-include", "ALL").upper()
         if include not in ("ALL", "EXCEPT_KEY"):
             raise ValueError(f"The '{connector}' connector: 'value.fields-include' is ALL or EXCEPT_KEY, got {include!r}")
         if options.get("key.fields-prefix"):
@@ -344,11 +414,15 @@ def _kafka_offsets(options: Dict[str, str], kind: str, mode: str, topics: List[s
     raise ValueError(f"scan.{kind}.mode {mode!r} is not one of {', '.join(choices)}")
 
 
-def _kafka_scan(schema: Schema, options: Dict[str, str]):
+def _kafka_scan(schema: Schema, options: Dict[str, str], upsert_key: Optional[List[str]] = None):
+    """A KafkaSource of a kafka table's rows, or of an upsert-kafka table's upserts and deletes (a
+    record without a value deletes its key)."""
     from kindling.datastream.connectors.kafka import KafkaSource
 
-    layout = _KafkaLayout(schema, options)
-    _check_options("kafka", options, KAFKA_KEYS, ("properties.",) + layout.format_prefixes)
+    layout = _KafkaLayout(schema, options, upsert_key)
+    connector = options.get("connector")
+    _check_options(connector, options, UPSERT_KAFKA_KEYS if upsert_key is not None else KAFKA_KEYS,
+                   ("properties.",) + layout.format_prefixes)
     servers, topics = _kafka_servers_and_topics(options)
     builder = KafkaSource.builder().set_bootstrap_servers(servers)
     builder = builder.set_topics(*topics) if topics else builder.set_topic_pattern(options["topic-pattern"])
@@ -357,15 +431,15 @@ def _kafka_scan(schema: Schema, options: Dict[str, str]):
     for key, value in options.items():
         if key.startswith("properties.") and key not in ("properties.bootstrap.servers", "properties.group.id"):
             builder.set_property(key[len("properties."):], value)
-    startup = options.get("scan.startup.mode", "group-offsets" if options.get("properties.group.id") else
-                          "earliest-offset")
+    startup = options.get("scan.startup.mode", "group-offsets" if options.get("properties.group.id") and
+                          upsert_key is None else "earliest-offset")
     if startup not in _STARTUP_MODES:
         raise ValueError(f"scan.startup.mode {startup!r} is not one of {', '.join(_STARTUP_MODES)}")
     builder.set_starting_offsets(_kafka_offsets(options, "startup", startup, topics))
     bounded = options.get("scan.bounded.mode", "unbounded")
     if bounded != "unbounded":
         builder.set_bounded(_kafka_offsets(options, "bounded", bounded, topics))
-    builder.set_value_only_deserializer(_KafkaRows(layout))
+    builder.set_value_only_deserializer(_KafkaRows(layout, upsert_key is not None))
     source = builder.build()
     return lambda: source
 
@@ -373,10 +447,13 @@ def _kafka_scan(schema: Schema, options: Dict[str, str]):
 class _KafkaRows:
     """A Kafka record's row: the key's columns from its key, the others from its value."""
 
-    def __init__(self, layout: _KafkaLayout):
+    def __init__(self, layout: _KafkaLayout, upsert: bool = False):
         from kindling.table.formats import RowDeserializer
 
+        self.upsert = upsert
         self.names, self.row_type = layout.names, layout.row_type
+        if upsert:  # rows with one more field: whether the record deletes its key
+            self.row_type = Types.ROW_NAMED(self.names + [DELETED], self.row_type.get_field_types() + [Types.BOOLEAN()])
         self.value = RowDeserializer(layout.value_format)
         self.key = RowDeserializer(layout.key_format) if layout.key_format is not None else None
         self.value_fields, self.key_fields = layout.value_fields, layout.key_fields
@@ -387,9 +464,9 @@ class _KafkaRows:
     def deserialize_record(self, key: Optional[bytes], message: bytes):
         """The row of a record (None: skip it, as a deserializer's null in Flink)."""
         value = self.value.deserialize(message) if message is not None else None
-        if value is None:
+        if value is None and not (self.upsert and message is None):
             return None
-        values = dict(zip(self.value_fields, value))
+        values = dict(zip(self.value_fields, value)) if value is not None else {}
         if self.key is not None:
             if key is None:
                 raise ValueError(f"the record has no key, but the table reads the key fields {self.key_fields}")
@@ -397,7 +474,9 @@ class _KafkaRows:
             if keys is None:
                 return None
             values.update(zip(self.key_fields, keys))
-        return _create_row(self.names, [values.get(n) for n in self.names])
+        fields = [values.get(n) for n in self.names]
+        return _create_row(self.names + [DELETED], fields + [value is None]) if self.upsert else \
+            _create_row(self.names, fields)
 
     def get_produced_type(self):
         return self.row_type
@@ -430,12 +509,13 @@ def _jdbc_scan(schema: Schema, options: Dict[str, str]):
     return lambda: Source(spec, schema.row_type_info())
 
 
-_SOURCES = {"datagen": _datagen_scan, "filesystem": _filesystem_scan, "kafka": _kafka_scan, "jdbc": _jdbc_scan}
+_SOURCES = {"datagen": _datagen_scan, "filesystem": _filesystem_scan, "kafka": _kafka_scan, "upsert-kafka": _kafka_scan,
+            "jdbc": _jdbc_scan}
 
 PRINT_KEYS = {"connector", "print-identifier", "standard-error", "sink.parallelism"}
 BLACKHOLE_KEYS = {"connector"}
 #: sinks that write an updating table's changes whatever their format (as in Flink)
-_UPDATING_SINKS = ("print", "blackhole")
+_UPDATING_SINKS = ("print", "blackhole", "upsert-kafka")
 
 
 def insert_into(stream, schema: Schema, options: Dict[str, str], name: str, updating: bool = False):
@@ -511,21 +591,28 @@ def _filesystem_sink(stream, schema: Schema, options: Dict[str, str], name: str,
 
 
 def _kafka_sink(stream, schema: Schema, options: Dict[str, str], name: str, declared: Schema):
+    """A KafkaSink of the rows; upsert-kafka's of their changes: an insert or update-after writes
+    its key's record, a delete a record without a value (a tombstone), an update-before nothing."""
     from kindling.datastream.connectors.base import DeliveryGuarantee
     from kindling.datastream.connectors.kafka import KafkaRecordSerializationSchema, KafkaSink
     from kindling.table.formats import RowSerializer
 
-    layout = _KafkaLayout(schema, options)
-    _check_options("kafka", options, KAFKA_KEYS, ("properties.",) + layout.format_prefixes)
+    connector = options.get("connector")
+    upsert_key = _upsert_key(declared, name) if connector == "upsert-kafka" else None
+    layout = _KafkaLayout(schema, options, upsert_key)
+    _check_options(connector, options, UPSERT_KAFKA_KEYS if upsert_key is not None else KAFKA_KEYS,
+                   ("properties.",) + layout.format_prefixes)
     servers, topics = _kafka_servers_and_topics(options)
     if len(topics) != 1:
-        raise ValueError("The 'kafka' sink writes to one 'topic' (not a list or 'topic-pattern')")
+        raise ValueError(f"The '{connector}' sink writes to one 'topic' (not a list or 'topic-pattern')")
+    if upsert_key is not None:
+        stream = stream.filter(_not_update_before)
     if options.get("sink.partitioner", "default") != "default":
         raise ValueError(f"sink.partitioner {options['sink.partitioner']!r} is not supported by Kindling yet "
                          "(records with a key go to its partition, others spread by the producer: 'default')")
     names = schema.get_field_names()
     records = KafkaRecordSerializationSchema.builder().set_topic(topics[0]).set_value_serialization_schema(
-        RowSerializer(layout.value_format, [names.index(n) for n in layout.value_fields]))
+        RowSerializer(layout.value_format, [names.index(n) for n in layout.value_fields], upsert_key is not None))
     if layout.key_format is not None:
         records.set_key_serialization_schema(RowSerializer(layout.key_format,
                                                            [names.index(n) for n in layout.key_fields]))
@@ -542,6 +629,12 @@ def _kafka_sink(stream, schema: Schema, options: Dict[str, str], name: str, decl
         if key.startswith("properties.") and key != "properties.bootstrap.servers":
             builder.set_property(key[len("properties."):], value)
     return stream.sink_to(builder.build())
+
+
+def _not_update_before(row) -> bool:
+    from kindling.common.types import RowKind
+
+    return row.get_row_kind() != RowKind.UPDATE_BEFORE
 
 
 def _jdbc_sink(stream, schema: Schema, options: Dict[str, str], name: str, declared: Schema):
@@ -579,4 +672,4 @@ def _quoted(name: str) -> str:
 
 
 _SINKS = {"print": _print_sink, "blackhole": _blackhole_sink, "filesystem": _filesystem_sink, "kafka": _kafka_sink,
-          "jdbc": _jdbc_sink}
+          "upsert-kafka": _kafka_sink, "jdbc": _jdbc_sink}

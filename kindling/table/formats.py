@@ -329,13 +329,16 @@ class RowDeserializer(DeserializationSchema):
 
 
 class RowSerializer(SerializationSchema):
-    """A format's records of rows, as Kafka record values (or keys: the row's ``fields``)."""
+    """A format's records of rows, as Kafka record values (or keys: the row's ``fields``); with
+    ``deletes_as_none`` a deleted row's value is None (upsert-kafka's tombstone)."""
 
-    def __init__(self, row_format: RowFormat, fields: Optional[List[int]] = None):
+    def __init__(self, row_format: RowFormat, fields: Optional[List[int]] = None, deletes_as_none: bool = False):
         super().__init__()
-        self.format, self.fields = row_format, fields
+        self.format, self.fields, self.deletes_as_none = row_format, fields, deletes_as_none
 
-    def serialize(self, value: Any) -> bytes:
+    def serialize(self, value: Any) -> Optional[bytes]:
+        if self.deletes_as_none and getattr(value, "_row_kind", None) == RowKind.DELETE:
+            return None
         return self.format.encode(value if self.fields is None else [value[i] for i in self.fields])
 
 
