@@ -35,6 +35,7 @@ from kindling.graph.specs import DataFrameSourceSpec, DiscardSinkSpec, GroupAggr
 from kindling.graph.transformation import (ChainedTransformation, KeyedTransformation, SinkTransformation,
                                            SourceTransformation, Transformation, upstream_graph)
 from kindling.spark.codec import ROW_KIND, codec_for
+from kindling.spark.savepoints import operator_uids
 from kindling.spark.sinks import SinkWriter
 
 STATE_DIR = "kindling-aggregations"  # under the checkpoint directory: a snapshot per group aggregation and batch
@@ -76,6 +77,7 @@ def split_aggregations(sinks: list[Transformation], mode: str, parallelism: int,
         for parent in node.inputs:
             consumers[parent.id].append(node)
     replaced: dict[int, SinkTransformation] = {}  # a taken sink's id -> the sink that stands for it
+    uids = operator_uids(nodes)  # names the state as savepoints name it: stable across runs of the job
     for node in nodes:
         taken = _aggregation_and_after(node, consumers)
         if taken is None:
@@ -89,7 +91,7 @@ def split_aggregations(sinks: list[Transformation], mode: str, parallelism: int,
         downstream = [copies[t.id] for t in taken if isinstance(t, SinkTransformation)]
         rows = node.inputs[0].inputs[0]
         spec = AggregationSinkSpec(aggregate=node.relational, columns_type=rows.type_info, output_type=node.type_info,
-                                   name=node.name, state_key=node.uid or str(node.id), mode=mode,
+                                   name=node.name, state_key=uids[node.id][0], mode=mode,
                                    parallelism=node.parallelism or parallelism, downstream=downstream, source=source,
                                    job_parameters=job_parameters, job_id=job_id)
         # named as the sink it stands for, when one (its count is that sink's records written)
