@@ -1,4 +1,6 @@
-"""A streaming GROUP BY key count/sum over the same 1,000,000 events, side by side in one run:
+"""A streaming GROUP BY key count/sum over the same 1,000,000 events, side by side in one run
+(``--windows``: 1 s tumbling windows per key instead, Spark SQL's window aggregation against
+Kindling's Table API ``window(Tumble...)``):
 
 * Spark SQL by hand: ``groupBy(key).agg(count, sum)``, update output mode, ``availableNow``
   (the JVM's streaming aggregation: one changed row per key per micro-batch, no previous value);
@@ -26,8 +28,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks.harness import spark_session  # noqa: E402
-from benchmarks.workloads.keyed import (_event_maker, event_schema, events_mapper, kindling_env,  # noqa: E402
-                                        run_kindling, sequence_source_frame)
+from benchmarks.workloads.keyed import (OUT_OF_ORDERNESS_MS, _event_maker, event_schema,  # noqa: E402
+                                        event_timestamp, events_mapper, kindling_env, run_kindling,
+                                        sequence_source_frame)
 
 KEYS = 1_000
 make_event = _event_maker(KEYS)
@@ -42,15 +45,27 @@ def spark_sql(spark, n: int) -> int:
     return _run_update(totals)
 
 
-def _run_update(df) -> int:
-    """Runs a streaming aggregation in update mode with ``availableNow``, counting the rows out."""
+def spark_sql_tumbling(spark, n: int) -> int:
+    """1 s tumbling windows per key in Spark SQL: ``withWatermark`` of 200 ms, append mode."""
+    from pyspark.sql import functions as F
+
+    events = sequence_source_frame(spark, n).where("f0 IS NOT NULL").select("f0") \
+        .mapInArrow(events_mapper(make_event), event_schema()) \
+        .withColumn("et", F.timestamp_millis("ts")).withWatermark("et", f"{OUT_OF_ORDERNESS_MS} milliseconds")
+    windows = events.groupBy(F.window("et", "1 second"), "key").agg(F.count(F.lit(1)).alias("n"),
+                                                                    F.sum("value").alias("total"))
+    return _run_update(windows.select("key", "window.start", "n", "total"), "append")
+
+
+def _run_update(df, mode: str = "update") -> int:
+    """Runs a streaming aggregation with ``availableNow``, counting the rows out."""
     import shutil
     import tempfile
 
     counts = []
     checkpoint = tempfile.mkdtemp(prefix="bench-ckpt-")
     try:
-        query = (df.writeStream.outputMode("update")
+        query = (df.writeStream.outputMode(mode)
                  .foreachBatch(lambda batch, batch_id: counts.append(batch.count()))
                  .option("checkpointLocation", checkpoint).trigger(availableNow=True).start())
         query.awaitTermination()
@@ -81,6 +96,32 @@ def kindling_table(spark, n: int, **config: str) -> int:
     return run_kindling(env, "bench-table-group-by")
 
 
+def kindling_table_tumbling(spark, n: int) -> int:
+    """The same windows in Kindling's Table API: the events' timestamps and watermarks (200 ms out of
+    orderness) as the table's event time, ``window(Tumble...)``, Flink's one +I per key and window."""
+    from kindling.common import Duration, Types, WatermarkStrategy
+    from kindling.datastream.connectors import DiscardingSink
+    from kindling.table import DataTypes, Schema, StreamTableEnvironment
+    from kindling.table.expressions import col, lit
+    from kindling.table.window import Tumble
+
+    env = kindling_env()
+    t_env = StreamTableEnvironment.create(env)
+    strategy = (WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(OUT_OF_ORDERNESS_MS))
+                .with_timestamp_assigner(event_timestamp))
+    events = env.generate_sequence(0, n - 1).map(
+        _event_row, output_type=Types.ROW_NAMED(["key", "ts", "value"], [Types.LONG()] * 3)) \
+        .assign_timestamps_and_watermarks(strategy)
+    schema = Schema.new_builder().column("key", DataTypes.BIGINT()).column("ts", DataTypes.BIGINT()) \
+        .column("value", DataTypes.BIGINT()).column_by_metadata("rowtime", DataTypes.TIMESTAMP_LTZ(3)) \
+        .watermark("rowtime", "SOURCE_WATERMARK()").build()
+    windows = t_env.from_data_stream(events, schema) \
+        .window(Tumble.over(lit(1).seconds).on(col("rowtime")).alias("w")).group_by(col("key"), col("w")) \
+        .select(col("key"), col("w").start, lit(1).count.alias("n"), col("value").sum.alias("total"))
+    t_env.to_changelog_stream(windows).sink_to(DiscardingSink())
+    return run_kindling(env, "bench-table-tumbling")
+
+
 def _count_and_sum(a, b):
     return (a[0], a[1] + b[1], a[2] + b[2])
 
@@ -104,15 +145,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--windows", action="store_true", help="1 s tumbling windows instead of GROUP BY")
     args = parser.parse_args()
     spark = spark_session()
-    sides = [("Spark SQL (hand-written)", spark_sql),
+    if args.windows:
+        _compare(spark, args, "1 s tumbling windows per key, count/sum",
+                 [("Spark SQL (hand-written)", spark_sql_tumbling), ("Kindling Table API", kindling_table_tumbling)])
+        return
+    _compare(spark, args, "streaming GROUP BY key count/sum", [
+             ("Spark SQL (hand-written)", spark_sql),
              ("Kindling Table API", kindling_table),
              ("Kindling Table, mini-batch", functools.partial(
                  kindling_table, **{"table.exec.mini-batch.enabled": "true"})),
              ("Kindling Table, Python operator", functools.partial(
                  kindling_table, **{"kindling.table.spark-aggregation": "false"})),
-             ("Kindling DataStream reduce", kindling_datastream)]
+             ("Kindling DataStream reduce", kindling_datastream)])
+
+
+def _compare(spark, args, title: str, sides: list) -> None:
+    """Runs every side ``args.rounds`` times after a warm-up round, alternating, and prints the medians."""
     times = {name: [] for name, _ in sides}
     outputs = {}
     for round_ in range(args.rounds + 1):  # the first round warms up
@@ -122,8 +173,7 @@ def main() -> None:
             if round_:
                 times[name].append(time.perf_counter() - start)
     load = os.getloadavg()[0]
-    print(f"streaming GROUP BY key count/sum, {args.records:,} events, {KEYS:,} keys, {args.rounds} rounds "
-          f"(median), load {load:.1f}")
+    print(f"{title}, {args.records:,} events, {KEYS:,} keys, {args.rounds} rounds (median), load {load:.1f}")
     sql_rate = args.records / statistics.median(times[sides[0][0]])
     for name, _ in sides:
         rate = args.records / statistics.median(times[name])
