@@ -359,7 +359,8 @@ class _KafkaLayout:
                                          options, "key.")
         include = options.get("value.fields-include", "ALL").upper()
         if include not in ("ALL", "EXCEPT_KEY"):
-            raise ValueError(f"The '{connector}' connector: 'value.fields-include' is ALL or EXCEPT_KEY, got {include!r}")
+            raise ValueError(f"The '{connector}' connector: 'value.fields-include' is ALL or EXCEPT_KEY, "
+                             f"got {include!r}")
         if options.get("key.fields-prefix"):
             raise ValueError("'key.fields-prefix' is not supported by Kindling yet")
         self.value_fields = [n for n in names if include == "ALL" or n not in self.key_fields]
@@ -503,7 +504,8 @@ def _jdbc_scan(schema: Schema, options: Dict[str, str]):
     spec = JdbcSourceSpec(url=url, table=table, columns=schema.get_field_names(), user_name=options.get("username"),
                           password=options.get("password"), partition_column=partition,
                           partitions=int(bounds[0]) if partition else 1,
-                          lower_bound=int(bounds[1]) if partition else 0, upper_bound=int(bounds[2]) if partition else 0,
+                          lower_bound=int(bounds[1]) if partition else 0,
+                          upper_bound=int(bounds[2]) if partition else 0,
                           fetch_size=int(options.get("scan.fetch-size", "0")) or 1000)
     spec.check()
     return lambda: Source(spec, schema.row_type_info())

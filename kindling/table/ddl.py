@@ -109,7 +109,8 @@ def parse_create_table(statement: str) -> Tuple[str, Schema, Dict[str, str], boo
         words = [t.text.upper() if t.token_type != TokenType.IDENTIFIER else "" for t in tokens]
         if words[0] == "WATERMARK":
             if len(tokens) < 5 or words[1] != "FOR" or words[3] != "AS":
-                raise ValueError(f"CREATE TABLE: write the watermark as WATERMARK FOR column AS expression, got {text!r}")
+                raise ValueError("CREATE TABLE: write the watermark as WATERMARK FOR column AS expression, "
+                                 f"got {text!r}")
             watermark = (tokens[2].text, _flink_text(statement[tokens[4].start:tokens[-1].end + 1]))
         elif "METADATA" in words[1:]:
             metadata[tokens[0].text] = _metadata_column(statement, tokens, words, text)
@@ -233,8 +234,8 @@ def _metadata_column(statement: str, tokens, words, text: str) -> Tuple[DataType
 
 
 def _flink_text(text: str) -> str:
-    """A computed column's or watermark's SQL as Flink prints it: ``text`` with its column names backquoted (``ts - INTERVAL '1' SECOND`` ->
-    ```ts` - INTERVAL '1' SECOND``), keeping the rest as written."""
+    """A computed column's or watermark's SQL as Flink prints it: ``text`` with its column names
+    backquoted (``ts - INTERVAL '1' SECOND`` -> ```ts` - INTERVAL '1' SECOND``), the rest as written."""
     import sqlglot
     import sqlglot.expressions as exp
 

@@ -495,8 +495,8 @@ class TableEnvironment:
                              f"sink table '{sink_path}' ({sink_schema.get_field_names()}) do not match")
         written = [n for n in sink_schema.get_field_names() if n in getattr(declared, "metadata", {})]
         if written:
-            raise ValueError(f"Table '{sink_path}': writing the metadata columns {written} is not supported by Kindling "
-                             "yet; declare them VIRTUAL (read only)")
+            raise ValueError(f"Table '{sink_path}': writing the metadata columns {written} is not supported by "
+                             "Kindling yet; declare them VIRTUAL (read only)")
         insert_into(_as_sink_types(table, sink_schema)._stream(sink_schema.row_type_info()), declared,
                     what.get_options(), sink_path, table._updating)
 

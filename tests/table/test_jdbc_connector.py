@@ -9,20 +9,8 @@ import sqlite3
 
 import pytest
 
-from kindling.table import EnvironmentSettings, TableEnvironment
+from table_support import collected, quiet_t_env
 
-
-def _t_env(mode: str) -> TableEnvironment:
-    settings = EnvironmentSettings.in_batch_mode() if mode == "batch" else EnvironmentSettings.in_streaming_mode()
-    t_env = TableEnvironment.create(settings)
-    t_env.get_config().set("parallelism.default", "2")
-    t_env.get_config().set("kindling.progress", "false")
-    return t_env
-
-
-def _collect(t_env, query: str) -> list:
-    with t_env.execute_sql(query).collect() as rows:
-        return sorted(tuple(r) for r in rows)
 
 
 @pytest.fixture
@@ -58,9 +46,9 @@ def _tables(t_env, url: str, partitioned: bool) -> None:
 @pytest.mark.parametrize("mode", ["streaming", "batch"])
 def test_postgres_scan_append_and_upsert(spark, database, mode):
     url, query = database
-    t_env = _t_env(mode)
+    t_env = quiet_t_env(mode)
     _tables(t_env, url, partitioned=mode == "streaming")
-    rows = _collect(t_env, "SELECT id, name, price, at FROM items WHERE id > 5")
+    rows = collected(t_env, "SELECT id, name, price, at FROM items WHERE id > 5")
     assert [r[:3] for r in rows] == [(6, "n0", 9.0), (7, "n1", 10.5)] and str(rows[0][3]) == "2024-01-01 00:00:06"
     statements = t_env.create_statement_set()
     statements.add_insert_sql("INSERT INTO totals SELECT name, COUNT(*) FROM items GROUP BY name")
@@ -75,7 +63,7 @@ def test_upsert_sink_deletes_a_key_whose_row_is_retracted(spark, tmp_path):
     with sqlite3.connect(path) as connection:
         connection.execute("CREATE TABLE best (k TEXT PRIMARY KEY, v BIGINT)")
         connection.execute("INSERT INTO best VALUES ('gone', 1)")
-    t_env = _t_env("streaming")
+    t_env = quiet_t_env("streaming")
     t_env.execute_sql(f"CREATE TABLE best (k STRING, v BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
                       f"'connector' = 'jdbc', 'url' = 'jdbc:sqlite:{path}', 'table-name' = 'best')")
     t_env.create_temporary_view("changes", t_env.from_elements([("a", 1), ("a", 5), ("b", 2), ("c", 3)], ["k", "v"]))
@@ -88,7 +76,7 @@ def test_upsert_sink_deletes_a_key_whose_row_is_retracted(spark, tmp_path):
 
 
 def test_wrong_options_and_an_unreachable_server_fail_clearly(spark, tmp_path):
-    t_env = _t_env("batch")
+    t_env = quiet_t_env("batch")
     t_env.execute_sql("CREATE TABLE x (id INT) WITH ('connector' = 'jdbc', 'url' = 'jdbc:mysql://h/db', "
                       "'table-name' = 'x')")
     with pytest.raises(ValueError, match="unsupported JDBC URL 'jdbc:mysql://h/db'"):
@@ -100,8 +88,8 @@ def test_wrong_options_and_an_unreachable_server_fail_clearly(spark, tmp_path):
     t_env.execute_sql("CREATE TABLE z (id INT) WITH ('connector' = 'jdbc', 'url' = "
                       "'jdbc:postgresql://127.0.0.1:9/none?connectTimeout=2', 'table-name' = 'z')")
     with pytest.raises(Exception, match=r"could not read z from jdbc:postgresql://127\.0\.0\.1:9/none"):
-        _collect(t_env, "SELECT * FROM z")
-    streaming = _t_env("streaming")  # where a count is updating
+        collected(t_env, "SELECT * FROM z")
+    streaming = quiet_t_env("streaming")  # where a count is updating
     streaming.create_temporary_view("w", streaming.from_elements([("a",)], ["k"]))
     streaming.execute_sql(f"CREATE TABLE counts (k STRING, n BIGINT) WITH ('connector' = 'jdbc', "
                           f"'url' = 'jdbc:sqlite:{tmp_path}/c.db', 'table-name' = 'counts')")

@@ -10,22 +10,9 @@ import json
 import pytest
 
 from kafka_support import consume_all, produce
-from kindling.table import EnvironmentSettings, TableEnvironment
 from kindling.table.expressions import col, lit
 from kindling.table.window import Tumble
-
-
-def _t_env(mode: str = "streaming") -> TableEnvironment:
-    settings = EnvironmentSettings.in_batch_mode() if mode == "batch" else EnvironmentSettings.in_streaming_mode()
-    t_env = TableEnvironment.create(settings)
-    t_env.get_config().set("parallelism.default", "2")
-    t_env.get_config().set("kindling.progress", "false")
-    return t_env
-
-
-def _collect(t_env, query: str) -> list:
-    with t_env.execute_sql(query).collect() as rows:
-        return sorted(tuple(r) for r in rows)
+from table_support import collected, quiet_t_env
 
 
 def _kafka(topic: str, servers: str, extra: str = "") -> str:
@@ -37,14 +24,14 @@ def test_json_records_with_their_timestamps_to_csv_records_with_keys(spark, kafk
     source, sink = new_topic(2), new_topic(1)
     produce(kafka_broker, source, [(0, b'{"user": "a", "amount": 1.5}', 1000), (1, b'{"user": "b", "amount": 2}', 2000),
                                    (0, b'{"user": "a", "amount": 3, "extra": true}', 3000)])
-    t_env = _t_env(mode)
+    t_env = quiet_t_env(mode)
     t_env.execute_sql(f"""CREATE TABLE orders (`user` STRING, amount DOUBLE,
         ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL) WITH ({_kafka(source, kafka_broker)},
         'format' = 'json', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset')""")
     t_env.execute_sql(f"""CREATE TABLE doubled (`user` STRING, amount DOUBLE) WITH ({_kafka(sink, kafka_broker)},
         'key.format' = 'raw', 'key.fields' = 'user', 'value.format' = 'csv', 'value.fields-include' = 'EXCEPT_KEY',
         'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'tx-{sink}')""")
-    rows = _collect(t_env, "SELECT `user`, amount, ts FROM orders")
+    rows = collected(t_env, "SELECT `user`, amount, ts FROM orders")
     assert [(u, a, t.to_epoch_milli()) for u, a, t in rows] == [("a", 1.5, 1000), ("a", 3.0, 3000), ("b", 2.0, 2000)]
     t_env.execute_sql("INSERT INTO doubled SELECT `user`, amount * 2 FROM orders").wait()
     records = consume_all(kafka_broker, sink, 3, isolation="read_committed")
@@ -54,12 +41,12 @@ def test_json_records_with_their_timestamps_to_csv_records_with_keys(spark, kafk
 def test_startup_modes_and_bounds(spark, kafka_broker, new_topic):
     topic = new_topic(1)
     produce(kafka_broker, topic, [(0, str(i).encode(), None) for i in range(6)])
-    t_env = _t_env("batch")
+    t_env = quiet_t_env("batch")
 
     def read(name: str, options: str) -> list:
         t_env.execute_sql(f"CREATE TABLE {name} (v STRING) WITH ({_kafka(topic, kafka_broker)}, 'format' = 'raw', "
                           f"'scan.bounded.mode' = 'latest-offset'{options})")
-        return [int(v) for v, in _collect(t_env, f"SELECT * FROM {name}")]
+        return [int(v) for v, in collected(t_env, f"SELECT * FROM {name}")]
 
     assert read("everything", "") == list(range(6))
     assert read("from_two", ", 'scan.startup.mode' = 'specific-offsets', "
@@ -78,7 +65,7 @@ def test_event_time_windows_over_kafka_partitions(spark, kafka_broker, new_topic
     records = [(1, json.dumps({"k": "x", "ts": f"2024-01-01 00:00:{s:02d}"}).encode(), None) for s in (10, 16, 22)]
     records += [(0, json.dumps({"k": "x", "ts": f"2024-01-01 00:00:{s:02d}"}).encode(), None) for s in (1, 3, 7)]
     produce(kafka_broker, topic, records)
-    t_env = _t_env("streaming")
+    t_env = quiet_t_env("streaming")
     t_env.execute_sql(f"""CREATE TABLE clicks (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
         WITH ({_kafka(topic, kafka_broker)}, 'format' = 'json', 'scan.bounded.mode' = 'latest-offset')""")
     counts = t_env.from_path("clicks").window(Tumble.over(lit(5).seconds).on(col("ts")).alias("w")) \
@@ -87,7 +74,7 @@ def test_event_time_windows_over_kafka_partitions(spark, kafka_broker, new_topic
 
 
 def test_wrong_options_fail_naming_the_supported_ones(spark, kafka_broker):
-    t_env = _t_env()
+    t_env = quiet_t_env()
     cases = {
         "'format' = 'json', 'scan.startup.mode' = 'newest'": "scan.startup.mode 'newest' is not one of",
         "'format' = 'avro'": "the format .avro. is not supported by Kindling yet; formats: canal-json, csv, json, raw",
@@ -107,7 +94,7 @@ def test_wrong_options_fail_naming_the_supported_ones(spark, kafka_broker):
 
 def test_upsert_kafka_writes_and_reads_a_changelog(spark, kafka_broker, new_topic):
     topic = new_topic(1)
-    t_env = _t_env()
+    t_env = quiet_t_env()
     t_env.execute_sql(f"""CREATE TABLE counts (word STRING, n BIGINT, PRIMARY KEY (word) NOT ENFORCED) WITH (
         'connector' = 'upsert-kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{kafka_broker}',
         'key.format' = 'raw', 'value.format' = 'json')""")

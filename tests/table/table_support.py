@@ -1,0 +1,19 @@
+"""Helpers of the table connector tests: a quiet TableEnvironment, a query's rows."""
+from __future__ import annotations
+
+from kindling.table import EnvironmentSettings, TableEnvironment
+
+
+def quiet_t_env(mode: str = "streaming", parallelism: int = 2) -> TableEnvironment:
+    """A TableEnvironment in ``mode`` (streaming or batch) with ``parallelism``, no progress lines."""
+    settings = EnvironmentSettings.in_batch_mode() if mode == "batch" else EnvironmentSettings.in_streaming_mode()
+    t_env = TableEnvironment.create(settings)
+    t_env.get_config().set("parallelism.default", str(parallelism))
+    t_env.get_config().set("kindling.progress", "false")
+    return t_env
+
+
+def collected(t_env, query: str) -> list:
+    """The rows of ``query`` as sorted tuples (runs a job)."""
+    with t_env.execute_sql(query).collect() as rows:
+        return sorted(tuple(r) for r in rows)
