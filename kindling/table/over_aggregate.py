@@ -21,9 +21,9 @@ from typing import List, Optional
 
 from kindling.common.time import MAX_WATERMARK
 from kindling.common.types import RowKind, _create_row
-from kindling.datastream.functions import KeyedProcessFunction
 from kindling.table.expressions import Expression, epoch_millis, to_timestamp
 from kindling.table.group_aggregate import AggregateCalls
+from kindling.table.keyed_function import TableKeyedFunction
 
 __all__ = ["OverFrame", "OverAggregateFunction", "over_aggregate"]
 
@@ -84,8 +84,10 @@ def over_aggregate(table, frame: OverFrame, aggregates: List[Expression], names:
     return result
 
 
-class OverAggregateFunction(KeyedProcessFunction):
+class OverAggregateFunction(TableKeyedFunction):
     """The rows of one partition with their frame's aggregates (see the module docstring)."""
+
+    state_name = "_kindling_over"
 
     def __init__(self, input_names: List[str], input_types: dict, aggregates: List[Expression], frame: OverFrame,
                  names: List[str], proctime: bool):
@@ -93,18 +95,6 @@ class OverAggregateFunction(KeyedProcessFunction):
         self.frame, self.names, self.proctime = frame, names, proctime
         self.order_position = input_names.index(frame.order_field)
         self.time_ordered = input_types[frame.order_field].type_name in ("TIMESTAMP", "TIMESTAMP_LTZ")
-
-    def open(self, runtime_context):
-        from kindling.common.typeinfo import Types
-        from kindling.datastream.state import ValueStateDescriptor
-
-        self.state = runtime_context.get_state(ValueStateDescriptor("_kindling_over", Types.PICKLED_BYTE_ARRAY()))
-        self.in_batch = str(runtime_context.get_job_parameter("inBatchExecutionMode", "false")).lower() == "true"
-        self.late = 0
-
-    def take_late_records_dropped(self) -> int:
-        late, self.late = self.late, 0
-        return late
 
     def _order_value(self, values: list):
         value = values[self.order_position]

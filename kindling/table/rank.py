@@ -28,9 +28,10 @@ from kindling.common.time import MAX_WATERMARK
 from kindling.common.types import RowKind, _create_row
 from kindling.datastream.functions import KeyedProcessFunction
 from kindling.table.expressions import epoch_millis, to_timestamp
+from kindling.table.keyed_function import TableKeyedFunction
 
 __all__ = ["BatchRankFunction", "DeduplicateFunction", "FirstNFunction", "RankSpec", "RetractTopNFunction", "SortKey",
-           "TemporalSortFunction", "Top1Function", "TopNFunction", "sorted_stream"]
+           "TemporalSortFunction", "Top1Function", "TopNFunction", "failing_table", "sorted_stream"]
 
 _ACCUMULATE = (RowKind.INSERT, RowKind.UPDATE_AFTER)
 
@@ -52,24 +53,14 @@ class SortKey:
         return tuple(key)
 
 
-class _RankBase(KeyedProcessFunction):
+class _RankBase(TableKeyedFunction):
     """What the rank operators share: state, the rank range, and rows emitted with or without ``rn``."""
+
+    state_name = "_kindling_rank"
 
     def __init__(self, names: List[str], sort_key: SortKey, start: int, end: Optional[int], with_number: bool):
         self.names, self.sort_key, self.start, self.end = names, sort_key, start, end
         self.with_number = with_number
-
-    def open(self, runtime_context):
-        from kindling.common.typeinfo import Types
-        from kindling.datastream.state import ValueStateDescriptor
-
-        self.state = runtime_context.get_state(ValueStateDescriptor("_kindling_rank", Types.PICKLED_BYTE_ARRAY()))
-        self.in_batch = str(runtime_context.get_job_parameter("inBatchExecutionMode", "false")).lower() == "true"
-        self.late = 0
-
-    def take_late_records_dropped(self) -> int:
-        late, self.late = self.late, 0
-        return late
 
     def _in_range(self, rank: int) -> bool:
         return self.start <= rank and (self.end is None or rank <= self.end)
@@ -153,17 +144,26 @@ def _emit_with_number(function: _RankBase, entries, key, values: list, out: list
             rank += count
             current, found = values, True
         elif found:
-            for previous in rows:
-                if not function._in_end(rank):
-                    break
-                function._collect(out, RowKind.UPDATE_BEFORE, previous, rank)
-                function._collect(out, RowKind.UPDATE_AFTER, current, rank)
-                current, rank = previous, rank + 1
+            current, rank = _shift(function, out, rows, current, rank, down=True)
         else:
             rank += count
     if function._in_end(rank):
         function._collect(out, RowKind.INSERT, current, rank)
     return seen
+
+
+def _shift(function: _RankBase, out: list, rows: list, carried: list, rank: int, down: bool):
+    """``rows`` each moved one rank down (a row entered above them: ``down``) or up (one left above
+    them), from ``rank`` on: per rank ``-U`` of the row that was there and ``+U`` of the one now there.
+    Returns the row carried past them and the next rank."""
+    for row in rows:
+        if not function._in_end(rank):
+            break
+        before, after = (row, carried) if down else (carried, row)
+        function._collect(out, RowKind.UPDATE_BEFORE, before, rank)
+        function._collect(out, RowKind.UPDATE_AFTER, after, rank)
+        carried, rank = row, rank + 1
+    return carried, rank
 
 
 class RetractTopNFunction(_RankBase):
@@ -245,12 +245,7 @@ class RetractTopNFunction(_RankBase):
                         previous = current
                     rank += 1
             elif found:
-                for current in rows:
-                    if not self._in_end(rank):
-                        break
-                    self._collect(out, RowKind.UPDATE_BEFORE, previous, rank)
-                    self._collect(out, RowKind.UPDATE_AFTER, current, rank)
-                    previous, rank = current, rank + 1
+                previous, rank = _shift(self, out, rows, previous, rank, down=False)
             else:
                 rank += count
         if self._in_end(rank) and previous is not None:
@@ -361,24 +356,15 @@ class BatchRankFunction(_RankBase):
         return out
 
 
-class TemporalSortFunction(KeyedProcessFunction):
+class TemporalSortFunction(TableKeyedFunction):
     """A stream sorted on its event time (then ``then_by``): rows wait until the watermark passes
     them, as Flink's row-time sort; a row at or before the last time emitted is late (dropped and
     counted)."""
 
+    state_name = "_kindling_sort"
+
     def __init__(self, time_position: int, then_by: SortKey):
         self.time_position, self.then_by = time_position, then_by
-
-    def open(self, runtime_context):
-        from kindling.common.typeinfo import Types
-        from kindling.datastream.state import ValueStateDescriptor
-
-        self.state = runtime_context.get_state(ValueStateDescriptor("_kindling_sort", Types.PICKLED_BYTE_ARRAY()))
-        self.late = 0
-
-    def take_late_records_dropped(self) -> int:
-        late, self.late = self.late, 0
-        return late
 
     def process_element(self, row, ctx):
         last, pending = self.state.value() or (None, {})
@@ -456,7 +442,7 @@ class RankSpec:
                     if self.function != "ROW_NUMBER" else "The window can only be ordered in ASCENDING mode." \
                     if any(d for _, d in self.order) else "Rank end is not specified. Currently rank only support " \
                                                           "TopN, which means the rank end must be specified."
-                return self._projected(_failing(base, schema, message), with_number, pending)
+                return self._projected(failing_table(base, schema, message), with_number, pending)
             time = self.order[0][0] if len(self.order) == 1 else None
             if time is not None and time in (base._rowtime, base._proctime) and start == end == 1 \
                     and not base._updating:
@@ -476,8 +462,9 @@ class RankSpec:
                 updating = True
                 label = f"Rank(strategy=[{'RetractStrategy' if base._updating else 'AppendFastStrategy'}])"
         keys = [names.index(k) for k in self.partition]
+        order = ", ".join(n + (" DESC" if d else "") for n, d in self.order)
         label += (f", rankType=[{self.function}], rankRange=[rankStart={start}, rankEnd={end}], partitionBy=["
-                  f"{', '.join(self.partition)}], orderBy=[{', '.join(n + (' DESC' if d else '') for n, d in self.order)}]")
+                  f"{', '.join(self.partition)}], orderBy=[{order}]")
 
         def ranking(operator):
             def ranked(rows, row_type):
@@ -516,7 +503,7 @@ class _Failing:
         raise ValueError(self.message)
 
 
-def _failing(table, schema, message: str):
+def failing_table(table, schema, message: str):
     """A table of ``schema`` over ``table`` whose job fails with ``message`` when it is built (as
     Flink fails when the plan is translated, after the query's schema was known)."""
     failing = table._python(schema, _Failing(message), rowtime=table._rowtime, label="Invalid")
@@ -532,9 +519,9 @@ def sorted_stream(table, keys: List[Tuple[str, bool]], offset: int, fetch: Optio
 
     names = table.get_schema().get_field_names()
     if keys and (keys[0][0] not in (table._rowtime, table._proctime) or keys[0][1]):
-        return _failing(table, table.get_schema(), "Sort on a non-time-attribute field is not supported.")
+        return failing_table(table, table.get_schema(), "Sort on a non-time-attribute field is not supported.")
     if table._updating:
-        return _failing(table, table.get_schema(), "ORDER BY / LIMIT of an updating streaming table is not "
+        return failing_table(table, table.get_schema(), "ORDER BY / LIMIT of an updating streaming table is not "
                                                    "supported by Kindling yet")
     sort_key = SortKey([(names.index(n), descending) for n, descending in keys])
     updating, label = False, f"Sort(orderBy=[{', '.join(n + (' DESC' if d else '') for n, d in keys)}])"

@@ -326,7 +326,7 @@ def _over(tree, table, scope, windows: dict):
     """The table with a column per OVER aggregate of the SELECT list, and those columns by call."""
     import sqlglot.expressions as exp
 
-    from kindling.table.over_aggregate import OverFrame, over_aggregate
+    from kindling.table.over_aggregate import over_aggregate
 
     calls = [w for node in tree.expressions for w in node.find_all(exp.Window)]
     if not calls:
@@ -486,9 +486,13 @@ def _interval_join(left, right, condition, scope, side: str):
         return None
     lower, upper, rest = None, None, []
     for conjunct in _conjuncts(condition):
-        comparisons = [(exp.GTE, conjunct.this, conjunct.args["low"]), (exp.LTE, conjunct.this, conjunct.args["high"])] \
-            if isinstance(conjunct, exp.Between) else [(type(conjunct), conjunct.this, conjunct.expression)] \
-            if isinstance(conjunct, (exp.GT, exp.GTE, exp.LT, exp.LTE)) else []
+        if isinstance(conjunct, exp.Between):
+            comparisons = [(exp.GTE, conjunct.this, conjunct.args["low"]),
+                           (exp.LTE, conjunct.this, conjunct.args["high"])]
+        elif isinstance(conjunct, (exp.GT, exp.GTE, exp.LT, exp.LTE)):
+            comparisons = [(type(conjunct), conjunct.this, conjunct.expression)]
+        else:
+            comparisons = []
         bounds = [_time_bound(kind, a, b, scope, times) for kind, a, b in comparisons]
         if not bounds or None in bounds:
             rest.append(conjunct)

@@ -71,6 +71,10 @@ class Table:
         for column in filter(None, () if self._in_batch() else self._time_attributes):  # batch: none
             text = text.replace(f"`{column}` {self._types()[column]!r}",
                                 f"`{column}` {self._types()[column]!r} *ROWTIME*")
+        proctime = self._proctime
+        if proctime and getattr(self._schema, "proctime", None) != proctime:  # a declared schema prints its own
+            text = text.replace(f"`{proctime}` {self._types()[proctime]!r}",
+                                f"`{proctime}` {self._types()[proctime]!r} *PROCTIME*")
         print(text)
 
     def explain(self, *extra_details) -> str:

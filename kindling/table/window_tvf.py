@@ -20,7 +20,7 @@ from typing import List, Optional, Sequence
 from kindling.common.types import RowKind, _create_row
 from kindling.datastream.functions import ProcessWindowFunction
 from kindling.table.expressions import Expression, col, epoch_millis, to_timestamp
-from kindling.table.rank import _failing
+from kindling.table.rank import failing_table
 from kindling.table.schema import Schema
 from kindling.table.types import DataTypes
 from kindling.table.window_aggregate import WINDOW_COLUMNS, window_values
@@ -39,10 +39,11 @@ class WindowTVF:
         if time_field not in table.get_schema().get_field_names():
             raise ValueError(f"{kind}: DESCRIPTOR({time_field}) names no column of the table "
                              f"({table.get_schema().get_field_names()})")
-        if time_field != table._rowtime:
-            raise ValueError(f"{kind}: DESCRIPTOR({time_field}) is not the table's event-time attribute "
-                             f"({table._rowtime or 'the table has none'}); declare it with a watermark "
-                             "(Schema.new_builder()...watermark('ts', \"ts - INTERVAL '1' SECOND\"))")
+        if time_field not in (table._rowtime, table._proctime):
+            raise ValueError(f"{kind}: DESCRIPTOR({time_field}) is not a time attribute of the table (event time: "
+                             f"{table._rowtime or 'none'}; declare it with a watermark, Schema.new_builder()..."
+                             "watermark('ts', \"ts - INTERVAL '1' SECOND\"), or a PROCTIME() column)")
+        self.proctime = time_field == table._proctime
         for key in partition_keys:
             col(key)._data_type(table._types())
         self.table, self.kind, self.time_field = table, kind, time_field
@@ -50,21 +51,22 @@ class WindowTVF:
         self.partition_keys = list(partition_keys)
         self.assigner()  # checks the sizes now
 
-    def assigner(self):
-        """The DataStream window assigner of these windows."""
+    def assigner(self, by_value: bool = False):
+        """The DataStream window assigner of these windows (``by_value``: by the time column's values,
+        an event-time assigner, also for a processing-time attribute)."""
         from kindling.common.time import Time
-        from kindling.datastream.window import (EventTimeSessionWindows, SlidingEventTimeWindows,
-                                                TumblingEventTimeWindows)
-        from kindling.datastream.window.assigners import CumulativeEventTimeWindows
+        from kindling.datastream import window as windows
+        from kindling.datastream.window import assigners
 
         size, offset = Time.milliseconds(self.size_ms), Time.milliseconds(self.offset_ms)
+        time = "Processing" if self.proctime and not by_value else "Event"
         if self.kind == "TUMBLE":
-            return TumblingEventTimeWindows.of(size, offset)
+            return getattr(windows, f"Tumbling{time}TimeWindows").of(size, offset)
         if self.kind == "HOP":
-            return SlidingEventTimeWindows.of(size, Time.milliseconds(self.slide_ms), offset)
+            return getattr(windows, f"Sliding{time}TimeWindows").of(size, Time.milliseconds(self.slide_ms), offset)
         if self.kind == "CUMULATE":
-            return CumulativeEventTimeWindows.of(size, Time.milliseconds(self.slide_ms), offset)
-        return EventTimeSessionWindows.with_gap(size)
+            return getattr(assigners, f"Cumulative{time}TimeWindows").of(size, Time.milliseconds(self.slide_ms), offset)
+        return getattr(windows, f"{time}TimeSessionWindows").with_gap(size)
 
     def slice_ms(self) -> Optional[int]:
         """The slices Flink adds a window's rows by (HOP: gcd of size and slide; CUMULATE: the step)."""
@@ -97,15 +99,16 @@ class WindowTVF:
                 keyed = stream.key_by(GroupKey(keys)) if keys else stream.key_by(_one_group)
                 return keyed.window(self.assigner()).process(function, output_type=row_type)
         else:
-            assign = _AssignWindows(schema.get_field_names(), names.index(self.time_field), self.assigner(), ltz)
+            assign = _AssignWindows(schema.get_field_names(), names.index(self.time_field), self.assigner(True), ltz)
 
             def rows(stream, row_type):
                 return _keeping_parallelism(stream, assign, row_type, flat=True)
 
         if self.kind == "SESSION" and table._in_batch():
-            return _failing(table, schema, _NO_BATCH_SESSIONS)
+            return failing_table(table, schema, _NO_BATCH_SESSIONS)
         result = table._python(schema, rows, updating=False, rowtime=table._rowtime)
-        result._time_attributes = (table._rowtime, added[2])
+        result._time_attributes = (table._rowtime,) if self.proctime else (table._rowtime, added[2])
+        result._proctime = table._proctime
         result._window_tvf = self
         result._plan = (f"WindowTableFunction({self.describe()})", [table])
         return result
@@ -139,10 +142,11 @@ class WindowTVF:
             return keyed.window(self.assigner()).process(function, output_type=row_type)
 
         if self.kind == "SESSION" and table._in_batch():
-            return _failing(table, schema, _NO_BATCH_SESSIONS)
+            return failing_table(table, schema, _NO_BATCH_SESSIONS)
         rowtime = next((n for f, n in zip(fields, names) if getattr(f, "_is_column", False)
                         and f._name == "window_time"), None)
-        result = table._python(schema, aggregate, updating=False, rowtime=rowtime)
+        result = table._python(schema, aggregate, updating=False, rowtime=None if self.proctime else rowtime)
+        result._proctime = rowtime if self.proctime else None
         result._plan = (f"WindowAggregate(groupBy=[{', '.join(keys)}], window=[{self.describe()}], "
                         f"select=[{', '.join(map(str, fields))}])", [table])
         return result

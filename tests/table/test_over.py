@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
+from event_views import event_view
+
 from kindling.common import Configuration, Types
 from kindling.common.time import Instant
-from kindling.common.watermark_strategy import WatermarkStrategy
-from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.table import DataTypes, EnvironmentSettings, Schema, StreamTableEnvironment
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "datastream"))
@@ -22,20 +22,11 @@ from remote_model_inference_driver import example_path  # noqa: E402
 N = 1200
 
 
-def _event(n: int):
-    # split 0 holds n < 600 (event time 1..4 s), split 1 the rest (4..7 s, ahead from the start)
-    return Instant.of_epoch_milli(1000 + n * 5), n % 4, n
-
-
 def _events(env, settings=None):
     env.set_parallelism(2)
     t_env = StreamTableEnvironment.create(env, settings)
-    numbers = env.from_source(NumberSequenceSource(0, N - 1), WatermarkStrategy.no_watermarks(), "numbers")
-    events = numbers.map(_event, output_type=Types.ROW([Types.INSTANT(), Types.LONG(), Types.LONG()]))
-    t_env.create_temporary_view("events", t_env.from_data_stream(
-        events, Schema.new_builder().column_by_expression("ts", "CAST(f0 AS TIMESTAMP(3))")
-        .column("f1", DataTypes.BIGINT()).column("f2", DataTypes.BIGINT())
-        .watermark("ts", "ts - INTERVAL '1' SECOND").build()).alias("ts", "k", "v"))
+    # split 0 holds n < 600 (event time 1..4 s), split 1 the rest (4..7 s, ahead from the start)
+    event_view(env, t_env, "events", N, lambda n: (1000 + n * 5, n % 4, n))
     return t_env
 
 

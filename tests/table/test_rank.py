@@ -5,12 +5,10 @@ aggregation's changes (its final rows), deduplication over splits at different s
 tests/conformance/programs/table_rank*.py compare more queries with PyFlink line for line."""
 from __future__ import annotations
 
-from kindling.common import Types
-from kindling.common.time import Instant
+from event_views import event_view
+
 from kindling.common.types import Row, RowKind
-from kindling.common.watermark_strategy import WatermarkStrategy
-from kindling.datastream.connectors.number_seq import NumberSequenceSource
-from kindling.table import DataTypes, EnvironmentSettings, Schema, StreamTableEnvironment
+from kindling.table import EnvironmentSettings, StreamTableEnvironment
 from kindling.table.rank import RetractTopNFunction, SortKey, TopNFunction
 from kindling.table.table import _final_rows
 from kindling.testing import KeyedProcessFunctionTestHarness
@@ -99,15 +97,10 @@ def test_top_n_of_an_aggregation_on_spark_ends_with_the_top_rows(env):
 def test_deduplication_keeping_the_first_row_over_splits_at_different_speeds(env):
     env.set_parallelism(2)
     t_env = StreamTableEnvironment.create(env)
-    numbers = env.from_source(NumberSequenceSource(0, 999), WatermarkStrategy.no_watermarks(), "numbers")
-    # split 0 holds n < 500 (event time 5 s .. 2.5 s, backwards), split 1 the rest (2.5 s on, ahead):
+    # split 0 holds n < 500 (event time 2.5 s .. 5 ms, backwards), split 1 the rest (2.5 s on, ahead):
     # every key's first row by time is in split 0, the last one it reads, though split 1 is ahead
-    events = numbers.map(lambda n: (Instant.of_epoch_milli((500 - n) * 5 if n < 500 else n * 5), n % 10, n),
-                         output_type=Types.ROW([Types.INSTANT(), Types.LONG(), Types.LONG()]))
-    t_env.create_temporary_view("events", t_env.from_data_stream(
-        events, Schema.new_builder().column_by_expression("ts", "CAST(f0 AS TIMESTAMP(3))")
-        .column("f1", DataTypes.BIGINT()).column("f2", DataTypes.BIGINT())
-        .watermark("ts", "ts - INTERVAL '3' SECOND").build()).alias("ts", "k", "n"))
+    event_view(env, t_env, "events", 1000, lambda n: ((500 - n) * 5 if n < 500 else n * 5, n % 10, n),
+               ("ts", "k", "n"), delay_seconds=3)
     first = t_env.sql_query("SELECT k, n FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn "
                             "FROM events) WHERE rn = 1")
     with first.execute().collect() as changes:

@@ -5,31 +5,23 @@ from __future__ import annotations
 
 import pytest
 
-from kindling.common import Types
-from kindling.common.time import Instant
-from kindling.common.watermark_strategy import WatermarkStrategy
-from kindling.datastream.connectors.number_seq import NumberSequenceSource
-from kindling.table import DataTypes, Schema, StreamTableEnvironment
+from event_views import event_view
+
+from kindling.table import StreamTableEnvironment
 
 N = 1000
 
 
-def _view(t_env, env, name: str, first: int, last: int, spacing: int, offset: int = 0):
-    """A view ``name`` of rows ``(ts, id, v)``: ids first..last, event time id * spacing + offset ms;
+def _view(t_env, env, name: str, count: int, spacing: int, offset: int = 0):
+    """A view ``name`` of rows ``(ts, id, v)``: ids 0.., event time 1000 + id * spacing + offset ms;
     with parallelism 2 its two splits' event times advance at different speeds."""
-    numbers = env.from_source(NumberSequenceSource(first, last), WatermarkStrategy.no_watermarks(), name)
-    rows = numbers.map(lambda n: (Instant.of_epoch_milli(1000 + n * spacing + offset), n, n * 10),
-                       output_type=Types.ROW([Types.INSTANT(), Types.LONG(), Types.LONG()]))
-    t_env.create_temporary_view(name, t_env.from_data_stream(
-        rows, Schema.new_builder().column_by_expression("ts", "CAST(f0 AS TIMESTAMP(3))")
-        .column("f1", DataTypes.BIGINT()).column("f2", DataTypes.BIGINT())
-        .watermark("ts", "ts - INTERVAL '1' SECOND").build()).alias("ts", "id", "v"))
+    event_view(env, t_env, name, count, lambda n: (1000 + n * spacing + offset, n, n * 10), ("ts", "id", "v"))
 
 
 def test_a_stream_sorted_on_its_time_over_splits_at_different_speeds(env):
     env.set_parallelism(2)
     t_env = StreamTableEnvironment.create(env)
-    _view(t_env, env, "events", 0, N - 1, 3)
+    _view(t_env, env, "events", N, 3)
     with t_env.sql_query("SELECT id FROM events ORDER BY ts").execute().collect() as rows:
         assert [r[0] for r in rows] == list(range(N))
 
@@ -37,8 +29,8 @@ def test_a_stream_sorted_on_its_time_over_splits_at_different_speeds(env):
 def test_interval_joins_over_splits_at_different_speeds(env):
     env.set_parallelism(2)
     t_env = StreamTableEnvironment.create(env)
-    _view(t_env, env, "a", 0, N - 1, 2)
-    _view(t_env, env, "b", 0, N - 1, 2, offset=3)  # b's row n is 3 ms after a's
+    _view(t_env, env, "a", N, 2)
+    _view(t_env, env, "b", N, 2, offset=3)  # b's row n is 3 ms after a's
     query = ("SELECT a.id, b.v FROM a LEFT JOIN b ON a.id = b.id AND a.ts BETWEEN b.ts - INTERVAL '5' MILLISECOND "
              "AND b.ts - INTERVAL '2' MILLISECOND AND b.v % 7 <> 0")
     with t_env.sql_query(query).execute().collect() as rows:
@@ -65,7 +57,7 @@ def test_explain_prints_kindlings_plan(env, capsys):
 
 def test_what_flink_refuses_on_a_stream_fails_with_its_error(env):
     t_env = StreamTableEnvironment.create(env)
-    _view(t_env, env, "events", 0, 9, 1)
+    _view(t_env, env, "events", 10, 1)
     table = t_env.sql_query("SELECT * FROM events ORDER BY v")
     assert table.get_schema().get_field_names() == ["ts", "id", "v"]  # as in Flink, the job fails, not the query
     with pytest.raises(ValueError, match="Sort on a non-time-attribute field is not supported."):

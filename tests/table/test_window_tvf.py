@@ -8,30 +8,19 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from kindling.common import Types
-from kindling.common.time import Instant
-from kindling.common.watermark_strategy import WatermarkStrategy
-from kindling.datastream.connectors.number_seq import NumberSequenceSource
+from event_views import event_view
+
 from kindling.datastream.window.assigners import CumulativeEventTimeWindows
-from kindling.table import DataTypes, Schema, StreamTableEnvironment
+from kindling.table import StreamTableEnvironment
 
 N = 2000
-
-
-def _event(n: int):
-    # split 0 holds n < 1000 (event time 0..5 s), split 1 the rest (5..10 s, ahead from the start)
-    return Instant.of_epoch_milli(n * 5), n % 3, n
 
 
 def clicks(env, parallelism: int = 2):
     env.set_parallelism(parallelism)
     t_env = StreamTableEnvironment.create(env)
-    numbers = env.from_source(NumberSequenceSource(0, N - 1), WatermarkStrategy.no_watermarks(), "numbers")
-    events = numbers.map(_event, output_type=Types.ROW([Types.INSTANT(), Types.LONG(), Types.LONG()]))
-    t_env.create_temporary_view("clicks", t_env.from_data_stream(
-        events, Schema.new_builder().column_by_expression("ts", "CAST(f0 AS TIMESTAMP(3))")
-        .column("f1", DataTypes.BIGINT()).column("f2", DataTypes.BIGINT())
-        .watermark("ts", "ts - INTERVAL '1' SECOND").build()).alias("ts", "k", "v"))
+    # split 0 holds n < 1000 (event time 0..5 s), split 1 the rest (5..10 s, ahead from the start)
+    event_view(env, t_env, "clicks", N, lambda n: (n * 5, n % 3, n))
     return t_env
 
 
@@ -92,7 +81,7 @@ def test_session_windows_and_hop_rows_in_streaming(env):
 
 @pytest.mark.parametrize("query, message", [
     ("SELECT * FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(k), INTERVAL '1' SECOND))",
-     r"DESCRIPTOR\(k\) is not the table's event-time attribute \(ts\)"),
+     r"DESCRIPTOR\(k\) is not a time attribute of the table \(event time: ts"),
     ("SELECT * FROM TABLE(TUMBLE(TABLE clicks PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND))",
      "PARTITION BY is for SESSION windows only"),
     ("SELECT * FROM TABLE(HOP(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND))", "HOP: missing SIZE"),

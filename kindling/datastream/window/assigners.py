@@ -217,6 +217,12 @@ class CumulativeEventTimeWindows(_TimeWindowAssigner[T]):
         return "%s(%s, %s, %s)" % (type(self).__name__, self._size, self._step, self._offset)
 
 
+class CumulativeProcessingTimeWindows(CumulativeEventTimeWindows[T]):
+    """CUMULATE windows by the processing time at which elements arrive (Kindling's own name)."""
+
+    _event_time = False
+
+
 class GlobalWindows(WindowAssigner[T, GlobalWindow]):
     """Puts every element of a key into the one :class:`GlobalWindow`; the default trigger
     never fires, so set one (e.g. ``CountTrigger``)."""
