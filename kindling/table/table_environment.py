@@ -448,7 +448,9 @@ class TableEnvironment:
         from kindling.table.schema import _DeclaredSchema
 
         if len(fields) == 1 and isinstance(fields[0], _DeclaredSchema):
-            return _declared_table(self, self.from_data_stream(data_stream), fields[0], {"rowtime"}, "a DataStream")
+            # periodic emission: a bounded job then runs in one step, in Flink's output order
+            return _declared_table(self, self.from_data_stream(data_stream), fields[0], {"rowtime"}, "a DataStream",
+                                   eager=False)
         if fields and not (len(fields) == 1 and isinstance(fields[0], Schema)):
             raise ValueError("from_data_stream with field expressions is not supported by Kindling yet; give a "
                              "Schema, or the stream a Types.ROW_NAMED type to name its columns")
