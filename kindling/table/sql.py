@@ -74,9 +74,10 @@ def _query(tree, table_of) -> Any:
                         _select_fields(tree, scope, table, skip=position), name, before)
         return spec.table(1, None, True, pending=True)
     if any(isinstance(e, exp.Star) for e in tree.expressions):
-        if len(tree.expressions) == 1 and not tree.args.get("group"):
+        if tree.args.get("group"):
+            raise ValueError("sql_query: * with GROUP BY is not supported by Kindling yet")
+        if len(tree.expressions) == 1:
             return _ordered(tree, table.distinct() if tree.args.get("distinct") else table)
-        raise ValueError("sql_query: * with other columns or GROUP BY is not supported by Kindling yet")
     table, over_columns = _over(tree, table, scope, windows)
     fields = _select_fields(tree, scope, table, over_columns=over_columns)
     group = tree.args.get("group")
@@ -410,8 +411,8 @@ def _ordered(tree, table) -> Any:
     for ordered in (order.expressions if order is not None else []):
         key = ordered.this
         if not hasattr(key, "name") or key.name not in names:
-            raise ValueError(f"sql_query: ORDER BY {key.sql(dialect=DIALECT)}: Kindling orders by selected "
-                             "columns only")
+            raise ValueError(f"sql_query: ORDER BY {key.sql(dialect=DIALECT)}: Kindling orders by columns (of the "
+                             "SELECT list, or of the table in a query without GROUP BY)")
         keys.append((key.name, bool(ordered.args.get("desc"))))
     fetch = int(limit.expression.this) if limit is not None else None
     skip = int(offset.expression.this) if offset is not None else 0
