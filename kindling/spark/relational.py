@@ -155,8 +155,9 @@ class AggregationWriter(SinkWriter):
             if spec.mode == "micro_batch":
                 store = _SnapshotStore(df.sparkSession, self.state_dir)
                 previous = store.read(batch_id)
-                rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
-                kept.append(rows)
+                if not aggregate.per_batch:  # read by the groups and by the changes: one arrival order
+                    rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
+                    kept.append(rows)
                 groups = grouped(rows, aggregate, output_type, previous).persist(StorageLevel.MEMORY_AND_DISK)
                 kept.append(groups)
                 store.write(snapshot(groups, previous, aggregate), batch_id)
