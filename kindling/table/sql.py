@@ -295,7 +295,8 @@ def _select_fields(tree, scope, table, skip: Optional[int] = None, over_columns:
         if i == skip:
             continue
         if isinstance(node, exp.Star):
-            fields += [col(n) for n in table.get_schema().get_field_names()]
+            computed = set((over_columns or {}).values())
+            fields += [col(n) for n in table.get_schema().get_field_names() if n not in computed]
             continue
         original = node
         if over_columns:

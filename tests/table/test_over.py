@@ -81,6 +81,12 @@ def test_over_windows_refuse_what_flink_refuses(env, query, message):
         t_env.sql_query(query)
 
 
+def test_star_beside_over_aggregates_is_the_tables_columns(env):
+    t_env = _events(env)
+    table = t_env.sql_query("SELECT *, SUM(v) OVER (PARTITION BY k ORDER BY ts) AS s FROM events")
+    assert table.get_schema().get_field_names() == ["ts", "k", "v", "s"]
+
+
 # PyFlink 2.3's output of its example examples/table/windowing/over_window.py (in timestamp order)
 PYFLINK_OVER_WINDOW = """+I[Alice, 110.1]
 +I[Bob, 53.1]
