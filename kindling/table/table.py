@@ -538,8 +538,13 @@ class WindowGroupedTable:
                                            window.time_field, slice_ms)
         key = GroupKey([input_names.index(k) for k in self._keys])
 
+        incremental = function.incremental() if window.kind != "session" else None
+
         def aggregate(rows, row_type):
-            return rows.key_by(key).window(window.assigner()).process(function, output_type=row_type)
+            windowed = rows.key_by(key).window(window.assigner())
+            if incremental is not None:  # each row added to its windows as it comes, none kept
+                return windowed.aggregate(*incremental, output_type=row_type)
+            return windowed.process(function, output_type=row_type)
 
         return table._python(schema, aggregate, updating=False,
                              label=f"GroupWindowAggregate(groupBy=[{', '.join(self._keys)}], window=[{window.kind}], "

@@ -7,7 +7,7 @@ import math
 from typing import List, Optional
 
 from kindling.common.types import RowKind, _create_row
-from kindling.datastream.functions import ProcessWindowFunction
+from kindling.datastream.functions import AggregateFunction, ProcessWindowFunction
 from kindling.table.expressions import Expression, epoch_millis, to_instant, to_timestamp
 from kindling.table.group_aggregate import AggregateCalls
 
@@ -43,14 +43,55 @@ class WindowAggregateFunction(ProcessWindowFunction):
         accumulators = self.calls.create()
         for row in rows:
             self.calls.accumulate(accumulators, row._values, 1)
-        window = context.window()
+        yield self.result([rows[0]._values[p] for p in self.key_positions], accumulators, context.window())
+
+    def result(self, key_values: list, accumulators: list, window):
+        """The result row of a fired window from its accumulators."""
         bounds = {"start": to_timestamp(window.start), "end": to_timestamp(window.end),
                   "rowtime": to_timestamp(window.end - 1)}
-        key_values = [rows[0]._values[p] for p in self.key_positions]
         extra = {WINDOW_BOUNDS: bounds}
         if self.window_columns:
             extra.update(window_values(window.start, window.end, self.ltz))
-        yield _create_row(self.names, self.calls.result(key_values, accumulators, extra), RowKind.INSERT)
+        return _create_row(self.names, self.calls.result(key_values, accumulators, extra), RowKind.INSERT)
+
+    def incremental(self):
+        """The same aggregation as an AggregateFunction adding each row to its windows' accumulators as
+        it arrives (no rows kept) and the ProcessWindowFunction making the result row of the
+        accumulators; None where the rows must be kept (sliding windows add them slice by slice in
+        time order, which only matters for FLOAT sums: those keep them)."""
+        if self.slice_ms and any(self.calls.float32):
+            return None
+        return _Accumulate(self.calls), _Result(self)
+
+
+class _Accumulate(AggregateFunction):
+    """A window's accumulators of the aggregate calls, one row at a time."""
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def create_accumulator(self):
+        return self.calls.create()
+
+    def add(self, value, accumulator):
+        self.calls.accumulate(accumulator, value._values, 1)
+        return accumulator
+
+    def get_result(self, accumulator):
+        return accumulator
+
+
+class _Result(ProcessWindowFunction):
+    """The result row of a window from its accumulators and the key."""
+
+    def __init__(self, function: WindowAggregateFunction):
+        self.function = function
+
+    def process(self, key, context, elements):
+        positions = self.function.key_positions
+        key_values = [] if not positions else [key] if len(positions) == 1 else list(key)
+        for accumulators in elements:
+            yield self.function.result(key_values, accumulators, context.window())
 
 
 def window_values(start: int, end: int, ltz: bool) -> dict:

@@ -137,9 +137,14 @@ class WindowTVF:
                                            self.slice_ms(), window_columns=True)
         key = GroupKey([input_names.index(k) for k in keys])
 
+        incremental = function.incremental() if self.kind != "SESSION" else None
+
         def aggregate(rows, row_type):
             keyed = rows.key_by(key) if keys else rows.key_by(_one_group)
-            return keyed.window(self.assigner()).process(function, output_type=row_type)
+            windowed = keyed.window(self.assigner())
+            if incremental is not None:  # each row added to its windows as it comes, none kept
+                return windowed.aggregate(*incremental, output_type=row_type)
+            return windowed.process(function, output_type=row_type)
 
         if self.kind == "SESSION" and table._in_batch():
             return failing_table(table, schema, _NO_BATCH_SESSIONS)
