@@ -96,7 +96,18 @@ def kindling_table(spark, n: int, **config: str) -> int:
     return run_kindling(env, "bench-table-group-by")
 
 
-def kindling_table_tumbling(spark, n: int) -> int:
+def spark_sql_tumbling_batch(spark, n: int) -> int:
+    """The same windows as a Spark SQL batch query (every window, the bounded input's end included)."""
+    from pyspark.sql import functions as F
+
+    events = spark.range(0, n, numPartitions=2).withColumnRenamed("id", "f0") \
+        .mapInArrow(events_mapper(make_event), event_schema()).withColumn("et", F.timestamp_millis("ts"))
+    windows = events.groupBy(F.window("et", "1 second"), "key").agg(F.count(F.lit(1)).alias("n"),
+                                                                    F.sum("value").alias("total"))
+    return windows.select("key", "window.start", "n", "total").count()
+
+
+def kindling_table_tumbling(spark, n: int, **config: str) -> int:
     """The same windows in Kindling's Table API: the events' timestamps and watermarks (200 ms out of
     orderness) as the table's event time, ``window(Tumble...)``, Flink's one +I per key and window."""
     from kindling.common import Duration, Types, WatermarkStrategy
@@ -107,6 +118,8 @@ def kindling_table_tumbling(spark, n: int) -> int:
 
     env = kindling_env()
     t_env = StreamTableEnvironment.create(env)
+    for key, value in config.items():
+        t_env.get_config().set(key, value)
     strategy = (WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(OUT_OF_ORDERNESS_MS))
                 .with_timestamp_assigner(event_timestamp))
     events = env.generate_sequence(0, n - 1).map(
@@ -149,8 +162,12 @@ def main() -> None:
     args = parser.parse_args()
     spark = spark_session()
     if args.windows:
-        _compare(spark, args, "1 s tumbling windows per key, count/sum",
-                 [("Spark SQL (hand-written)", spark_sql_tumbling), ("Kindling Table API", kindling_table_tumbling)])
+        _compare(spark, args, "1 s tumbling windows per key, count/sum", [
+            ("Spark SQL (hand-written)", spark_sql_tumbling),
+            ("Spark SQL batch query", spark_sql_tumbling_batch),
+            ("Kindling Table, one step", functools.partial(
+                kindling_table_tumbling, **{"kindling.bounded.one-step": "true"})),
+            ("Kindling Table, micro-batches", kindling_table_tumbling)])
         return
     _compare(spark, args, "streaming GROUP BY key count/sum", [
              ("Spark SQL (hand-written)", spark_sql),

@@ -416,14 +416,17 @@ class GroupAggregateSpec:
     an append-only table grouped by the columns ``keys``; ``calls`` are ``(function, column,
     integral)`` with ``function`` one of ``count``, ``sum``, ``sum0``, ``avg``, ``min``, ``max``
     over the input ``column`` (None: every row, ``COUNT(*)``), ``integral`` when the column is of
-    an integer type; ``fields`` make the result row, in order: ``("key", i)`` or ``("call", j)``.
-    ``per_batch``: a group's changes once per micro-batch (Flink's mini-batch aggregation), not
-    after every row."""
+    an integer type; ``fields`` make the result row, in order: ``("key", i)``, ``("call", j)`` or,
+    with a ``window``, ``("window", "start" | "end" | "rowtime")``. ``per_batch``: a group's changes
+    once per micro-batch (Flink's mini-batch aggregation), not after every row. ``window``:
+    ``(kind, size_ms, slide_ms, offset_ms)``, kind ``tumble``, ``hop`` or ``cumulate`` (slide: the
+    step), windows of the elements' timestamps, one result per group and window."""
 
     keys: list = field(default_factory=list)
     calls: list = field(default_factory=list)
     fields: list = field(default_factory=list)
     per_batch: bool = False
+    window: tuple | None = None
 
 
 @dataclass(eq=False)

@@ -35,12 +35,14 @@ from kindling.graph.specs import DataFrameSourceSpec, DiscardSinkSpec, GroupAggr
 from kindling.graph.transformation import (ChainedTransformation, KeyedTransformation, SinkTransformation,
                                            SourceTransformation, Transformation, upstream_graph)
 from kindling.spark.codec import ROW_KIND, codec_for
+from kindling.spark.stage import TS
 from kindling.spark.savepoints import operator_uids
 from kindling.spark.sinks import SinkWriter
 
 STATE_DIR = "kindling-aggregations"  # under the checkpoint directory: a snapshot per group aggregation and batch
 _STATELESS = ("map", "flat_map", "filter", "process")
 _SEQ, _POS, _KIND, _RESULT, _BEFORE, _GLOBAL = "__seq", "__pos", "__kind", "__res", "__prev", "__global"
+_WINDOW_START, _WINDOW_END = "__w_start", "__w_end"
 _INSERT, _UPDATE_BEFORE, _UPDATE_AFTER = 0, 1, 2
 
 
@@ -63,6 +65,11 @@ class AggregationSinkSpec(SinkSpec):
     job_id: str = "job"
     layout = "columns"
 
+    @property
+    def writes_timestamps(self) -> bool:
+        """A window aggregation reads each row's timestamp (``__ts``): the windows are of it."""
+        return self.aggregate is not None and self.aggregate.window is not None
+
     def __getstate__(self) -> dict:
         return {"columns_type": self.columns_type}  # all a stage's exit needs (the rest lives on the driver)
 
@@ -80,7 +87,9 @@ def split_aggregations(sinks: list[Transformation], mode: str, parallelism: int,
     uids = operator_uids(nodes)  # names the state as savepoints name it: stable across runs of the job
     for node in nodes:
         taken = _aggregation_and_after(node, consumers)
-        if taken is None:
+        if taken is None or (node.relational.window is not None and mode == "micro_batch"):
+            # between micro-batches Flink's watermark (the minimum over splits, element by element)
+            # decides which rows are late and when a window fires: the Python window operator keeps it
             continue
         source = DataFrameSourceSpec()
         copies: dict[int, Transformation] = {node.id: SourceTransformation(
@@ -148,6 +157,8 @@ class AggregationWriter(SinkWriter):
         spec, aggregate, output_type = self.spec, self.spec.aggregate, self.spec.output_type
         kept: list[DataFrame] = []  # read twice (state and changes): computed once
         try:
+            if aggregate.window is not None:
+                return self._emit(window_results(df, aggregate, output_type), batch_id)
             if spec.mode == "batch":
                 return self._emit(final_rows(df, aggregate, output_type), batch_id)
             rows = _prepared(df, aggregate, ordered=True)
@@ -204,7 +215,7 @@ def _partitioned(changes: DataFrame, spec: AggregationSinkSpec) -> DataFrame:
     """The changes spread over the aggregation's parallel instances by key, each instance's in the
     order they were made (in arrival order of the rows that made them)."""
     keys = [F.col(k) for k in _key_columns(spec.aggregate)]
-    order = [c for c in (_SEQ, _POS) if c in changes.columns]
+    order = [c for c in (_WINDOW_END, _SEQ, _POS) if c in changes.columns]
     spread = changes.repartition(spec.parallelism, *keys)
     ordered = spread.sortWithinPartitions(*order) if order else spread
     return ordered.select([f.name for f in codec_for(spec.output_type).fields])
@@ -217,6 +228,8 @@ def _prepared(df: DataFrame, spec: GroupAggregateSpec, ordered: bool) -> DataFra
     arrival order ``__seq``."""
     columns = [F.col(f"`{k}`").alias(f"__k{i}") for i, k in enumerate(spec.keys)] or [F.lit(0).alias(_GLOBAL)]
     columns += [F.col(f"`{column}`").alias(f"__a{j}") for j, (_, column, _) in enumerate(spec.calls) if column]
+    if spec.window is not None:
+        columns.append(F.col(TS))
     if ordered:
         columns.append(F.monotonically_increasing_id().alias(_SEQ))
     return df.select(columns)
@@ -253,6 +266,9 @@ def _result(spec: GroupAggregateSpec, output_type: Any) -> Column:
     for (kind, index), field in zip(spec.fields, spark_fields):
         if kind == "key":
             value = F.col(f"__k{index}")
+        elif kind == "window":
+            value = F.timestamp_millis({"start": F.col(_WINDOW_START), "end": F.col(_WINDOW_END),
+                                        "rowtime": F.col(_WINDOW_END) - 1}[index])
         else:
             function, _, integral = spec.calls[index]
             total, count = F.col(f"__s{index}"), F.col(f"__c{index}")
@@ -363,6 +379,39 @@ def per_row_changes(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any,
 def per_batch_changes(groups: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:
     """Flink's mini-batch changes: one per group and batch."""
     return _exploded(groups.withColumn("__changes", _changes(F.col(_RESULT), F.col(_BEFORE))), spec, output_type)
+
+
+def _windows(spec: GroupAggregateSpec) -> Column:
+    """The windows ``(start, end)`` of a row's timestamp, as Flink's assigners give them."""
+    kind, size, slide, offset = spec.window
+    ts = F.col(TS)
+    window = lambda start, end: F.struct(start.alias("start"), end.alias("end"))  # noqa: E731
+    start = ts - (ts - offset + size) % size  # Java's remainder, as Flink's TimeWindow computes it
+    if kind == "tumble":
+        return F.array(window(start, start + size))
+    if kind == "hop":  # from the last window's start back while a window still holds ts
+        last = ts - (ts - offset + slide) % slide
+        starts = F.when(last > ts - size, F.sequence(last, ts - size + 1, F.lit(-slide))).otherwise(
+            F.array().cast("array<bigint>"))
+        return F.transform(starts, lambda s: window(s, s + size))
+    first_end = start + F.floor((ts - start) / slide).cast("long") * slide + slide  # cumulate: slide is the step
+    return F.transform(F.sequence(first_end, start + size, F.lit(slide)), lambda end: window(start, end))
+
+
+def window_results(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:
+    """A bounded input's window aggregation (BATCH, or STREAMING in one step: the watermark stays
+    at its minimum until the input ends, so no row is late and every window fires at the end): one
+    row per group and window, ordered by window end then the group's first row."""
+    keys = _key_columns(spec)
+    rows = _prepared(df, spec, ordered=True).withColumn("__window", F.explode(_windows(spec)))
+    rows = rows.select("*", F.col("__window.start").alias(_WINDOW_START), F.col("__window.end").alias(_WINDOW_END))
+    accumulators = _accumulators(spec)
+    frame = rows.groupBy(*keys, _WINDOW_START, _WINDOW_END).agg(
+        *[aggregate.alias(name) for name, _, aggregate in accumulators], F.min(_SEQ).alias(_SEQ))
+    result = frame.select(*keys, _WINDOW_END, _SEQ, _result(spec, output_type).alias(_RESULT))
+    names = [f.name for f in codec_for(output_type).fields if f.name != ROW_KIND]
+    kind = [F.lit(_INSERT).cast("byte").alias(ROW_KIND)] if isinstance(output_type, ChangelogRowTypeInfo) else []
+    return result.select(*[F.col(f"{_RESULT}.`{n}`").alias(n) for n in names], *kind, *keys, _WINDOW_END, _SEQ)
 
 
 def final_rows(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:

@@ -227,6 +227,7 @@ class Expression:
                                 evaluate=lambda env: env[WINDOW_BOUNDS][which], children=(self,))
         expression._python_function = True
         expression._window_bound = True
+        expression._window_which = which
         return expression
 
     start = property(lambda self: self._window_property("start"))
@@ -485,3 +486,11 @@ def epoch_millis(value: datetime.datetime) -> int:
 
 def _expr(value: Any) -> Expression:
     return value if isinstance(value, Expression) else lit(value)
+
+
+def unaliased(expression: Expression) -> Expression:
+    """The expression an alias names (the expression itself when it is no alias)."""
+    while expression._aggregate is None and len(expression._children) == 1 and \
+            expression._column is expression._children[0]._column:
+        expression = expression._children[0]
+    return expression

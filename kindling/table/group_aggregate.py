@@ -13,7 +13,7 @@ from kindling.common.types import RowKind, _create_row
 from kindling.datastream.functions import KeyedProcessFunction
 from kindling.common.time import MAX_WATERMARK
 from kindling.graph.specs import GroupAggregateSpec
-from kindling.table.expressions import INTEGRAL, NUMERIC, Expression
+from kindling.table.expressions import INTEGRAL, NUMERIC, Expression, unaliased
 
 __all__ = ["GroupAggregateFunction", "GroupKey", "relational_aggregate"]
 
@@ -146,23 +146,24 @@ _SPARK_SUMMABLE = INTEGRAL + ["DOUBLE"]
 _SPARK_COMPARABLE = _SPARK_SUMMABLE + ["STRING", "VARCHAR", "CHAR"]
 
 
-def _unaliased(expression: Expression) -> Expression:
-    while expression._aggregate is None and len(expression._children) == 1 and \
-            expression._column is expression._children[0]._column:
-        expression = expression._children[0]
-    return expression
-
-
-def relational_aggregate(keys: List[str], fields: List[Expression], types: dict,
-                         mini_batch: str) -> GroupAggregateSpec | None:
+def relational_aggregate(keys: List[str], fields: List[Expression], types: dict, mini_batch: str = "false",
+                         window: tuple | None = None, window_columns: dict | None = None) -> GroupAggregateSpec | None:
     """The aggregation as a :class:`GroupAggregateSpec` when Spark's own operators compute it as
-    Flink does: every field a key column or a built-in aggregate (not DISTINCT) of one column
-    (``COUNT`` also of a literal); else None (the Python operator above computes it)."""
-    spec = GroupAggregateSpec(keys=list(keys), per_batch=str(mini_batch).lower() == "true")
+    Flink does: every field a key column, a built-in aggregate (not DISTINCT) of one column
+    (``COUNT`` also of a literal) or, of a ``window`` aggregation, a window property
+    (``col('w').start``, or the columns ``window_columns`` names: ``{'window_start': 'start', ...}``);
+    else None (the Python operator computes it)."""
+    spec = GroupAggregateSpec(keys=list(keys), per_batch=str(mini_batch).lower() == "true", window=window)
     for field in fields:
+        inner = unaliased(field)
+        which = getattr(inner, "_window_which", None) if window else None
+        if which is None and window and getattr(inner, "_is_column", False):
+            which = (window_columns or {}).get(inner._name)
+        if which is not None:
+            spec.fields.append(("window", which))
+            continue
         if field.needs_python():
             return None
-        inner = _unaliased(field)
         if getattr(inner, "_is_column", False) and inner._name in keys:
             spec.fields.append(("key", keys.index(inner._name)))
             continue

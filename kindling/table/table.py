@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Optional, Union
 from kindling.common.typeinfo import ChangelogRowTypeInfo, RowTypeInfo, TypeInformation
 from kindling.common.types import Row, _create_row
 from kindling.datastream.functions import KeyedProcessFunction
-from kindling.table.expressions import Expression, col
+from kindling.table.expressions import Expression, col, unaliased
 from kindling.table.schema import Schema
 from kindling.table.table_result import TableResult
 from kindling.table.types import DataType
@@ -516,6 +516,17 @@ class GroupWindowedTable:
         return WindowGroupedTable(self._table, self._window, GroupedTable(self._table, keys)._keys)
 
 
+def spark_window_aggregate(table: Table, keys: List[str], fields: List[Expression], types: dict, window: tuple,
+                           window_columns: Optional[dict] = None):
+    """A window aggregation's :class:`GroupAggregateSpec` when Spark's own operators can compute it
+    (over an append-only table's event time; ``kindling.table.spark-aggregation`` not false), else None."""
+    from kindling.table.group_aggregate import SPARK_AGGREGATION, relational_aggregate
+
+    if table._updating or not table._t_env._env.get_configuration().get_boolean(SPARK_AGGREGATION, True):
+        return None
+    return relational_aggregate(keys, fields, types, window=window, window_columns=window_columns)
+
+
 class WindowGroupedTable:
     """Rows grouped by keys and a window; :meth:`select` computes one row per key and fired window,
     with the window's ``col('w').start``, ``.end`` and ``.rowtime``."""
@@ -539,12 +550,18 @@ class WindowGroupedTable:
         key = GroupKey([input_names.index(k) for k in self._keys])
 
         incremental = function.incremental() if window.kind != "session" else None
+        relational = None if window.kind == "session" else spark_window_aggregate(
+            table, self._keys, fields, types, ("tumble" if window.kind == "tumble" else "hop", window.size_ms,
+                                               window.slide_ms or window.size_ms, 0))
 
         def aggregate(rows, row_type):
             windowed = rows.key_by(key).window(window.assigner())
             if incremental is not None:  # each row added to its windows as it comes, none kept
-                return windowed.aggregate(*incremental, output_type=row_type)
-            return windowed.process(function, output_type=row_type)
+                aggregated = windowed.aggregate(*incremental, output_type=row_type)
+            else:
+                aggregated = windowed.process(function, output_type=row_type)
+            aggregated._transformation.relational = relational  # Spark's own operators can compute it
+            return aggregated
 
         return table._python(schema, aggregate, updating=False,
                              label=f"GroupWindowAggregate(groupBy=[{', '.join(self._keys)}], window=[{window.kind}], "
@@ -704,10 +721,24 @@ class _Project:
 
     def __init__(self, input_names: List[str], fields: List[Expression], names: List[str]):
         self.input_names, self.fields, self.names = input_names, fields, names
+        # a column (maybe aliased) is read by its position: no expression evaluated for it
+        self.positions = [_column_position(f, input_names) for f in fields]
 
     def __call__(self, row):
-        env = dict(zip(self.input_names, row._values))
-        return _create_row(self.names, [f.evaluate(env) for f in self.fields], row._row_kind)
+        values = row._values
+        if None not in self.positions:
+            return _create_row(self.names, [values[p] for p in self.positions], row._row_kind)
+        env = dict(zip(self.input_names, values))
+        return _create_row(self.names, [f.evaluate(env) if p is None else values[p]
+                                        for f, p in zip(self.fields, self.positions)], row._row_kind)
+
+
+def _column_position(expression: Expression, names: List[str]) -> Optional[int]:
+    """The position of the input column ``expression`` reads as it is (maybe aliased), else None."""
+    expression = unaliased(expression)
+    if getattr(expression, "_is_column", False) and expression._name in names:
+        return names.index(expression._name)
+    return None
 
 
 class _Condition:

@@ -122,7 +122,7 @@ class WindowTVF:
         """``GROUP BY window_start, window_end, keys``: one row of ``fields`` per key and window, when
         the watermark passes the window's end."""
         from kindling.table.group_aggregate import GroupKey
-        from kindling.table.table import GroupedTable, _one_group
+        from kindling.table.table import GroupedTable, _one_group, spark_window_aggregate
         from kindling.table.window_aggregate import WindowAggregateFunction
 
         table = self.table
@@ -138,13 +138,19 @@ class WindowTVF:
         key = GroupKey([input_names.index(k) for k in keys])
 
         incremental = function.incremental() if self.kind != "SESSION" else None
+        relational = None if self.kind == "SESSION" or self.proctime else spark_window_aggregate(
+            table, keys, fields, types, (self.kind.lower(), self.size_ms, self.slide_ms or self.size_ms, self.offset_ms),
+            window_columns=WINDOW_COLUMNS)
 
         def aggregate(rows, row_type):
             keyed = rows.key_by(key) if keys else rows.key_by(_one_group)
             windowed = keyed.window(self.assigner())
             if incremental is not None:  # each row added to its windows as it comes, none kept
-                return windowed.aggregate(*incremental, output_type=row_type)
-            return windowed.process(function, output_type=row_type)
+                aggregated = windowed.aggregate(*incremental, output_type=row_type)
+            else:
+                aggregated = windowed.process(function, output_type=row_type)
+            aggregated._transformation.relational = relational  # Spark's own operators can compute it
+            return aggregated
 
         if self.kind == "SESSION" and table._in_batch():
             return failing_table(table, schema, _NO_BATCH_SESSIONS)

@@ -168,3 +168,50 @@ def test_a_stateful_operator_after_the_aggregation_keeps_it_on_the_python_operat
     assert split_aggregations(sinks, "micro_batch", 2, {}, "job") == sinks
     direct = [changes.sink_to(DiscardingSink())._transformation]
     assert split_aggregations(direct, "micro_batch", 2, {}, "job") != direct
+
+
+def _window_queries(env, spark_aggregation: bool) -> list:
+    """Tumbling, sliding and cumulative windows of the rows' timestamps (n * 37 % 1000 ms, two splits)
+    through the Table API and SQL: each query's rows, sorted."""
+    from kindling.common import Duration
+    from kindling.table import DataTypes, Schema
+    from kindling.table.window import Slide, Tumble
+
+    t_env, _ = _table(env, spark_aggregation)
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(200)) \
+        .with_timestamp_assigner(lambda row, _: row[0] * 37 % 1000 + row[0] * 3)
+    rows = env.from_source(NumberSequenceSource(1, N), WatermarkStrategy.no_watermarks(), "numbers").map(
+        lambda n: (n, f"k{n % 5}", n % 13 - 4),
+        output_type=Types.ROW_NAMED(['n', 'key', 'v'], [Types.LONG(), Types.STRING(), Types.INT()])) \
+        .assign_timestamps_and_watermarks(strategy)
+    schema = Schema.new_builder().column("n", DataTypes.BIGINT()).column("key", DataTypes.STRING()) \
+        .column("v", DataTypes.INT()).column_by_metadata("rowtime", DataTypes.TIMESTAMP_LTZ(3)) \
+        .watermark("rowtime", "SOURCE_WATERMARK()").build()
+    table = t_env.from_data_stream(rows, schema)
+    t_env.create_temporary_view("events", table)
+    queries = [
+        table.window(Tumble.over(lit(250).millis).on(col("rowtime")).alias("w")).group_by(col("key"), col("w"))
+        .select(col("key"), col("w").start, col("w").end, col("w").rowtime, col("v").sum, lit(1).count),
+        table.window(Slide.over(lit(300).millis).every(lit(100).millis).on(col("rowtime")).alias("w"))
+        .group_by(col("w")).select(col("w").start, col("v").max, col("n").min),
+        t_env.sql_query("SELECT window_start, window_end, key, AVG(v), COUNT(*) FROM TABLE(CUMULATE(TABLE events, "
+                        "DESCRIPTOR(rowtime), INTERVAL '0.1' SECOND, INTERVAL '0.4' SECOND)) "
+                        "GROUP BY window_start, window_end, key"),
+    ]
+    out = []
+    for query in queries:
+        with query.execute().collect() as results:
+            out.append(sorted((str(r.get_row_kind()), tuple(r)) for r in results))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["one-step", "BATCH"])
+def test_spark_computes_the_windows_the_python_window_operator_computes(env, mode):
+    from kindling.datastream import RuntimeExecutionMode
+
+    env.set_parallelism(2)
+    if mode == "BATCH":
+        env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    by_spark = _window_queries(env, True)
+    assert by_spark == _window_queries(env, False)
+    assert all(len(rows) > 10 for rows in by_spark)
