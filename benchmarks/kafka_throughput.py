@@ -25,14 +25,8 @@ import os
 import statistics
 import sys
 import time
-import uuid
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "connectors")]
-
-from kafka_support import create_topic, packaged_broker  # noqa: E402
-
-PARTITIONS = 2
+from kafka_common import PARTITIONS, count_records, handwritten_kafka, new_topic, producing, spark_and_broker
 
 
 def work(line: str) -> str:
@@ -58,29 +52,6 @@ def fill(servers: str, topic: str, records: int) -> dict[int, int]:
         ends[p] += 1
     producer.flush(60)
     return ends
-
-
-def count(servers: str, topic: str, expected: int, timeout_s: float = 120) -> int:
-    """How many records ``topic`` holds (read until ``expected`` came or 3 s pass with nothing new)."""
-    from confluent_kafka import Consumer, TopicPartition
-
-    from kindling.spark.kafka import client_config
-
-    consumer = Consumer(client_config(servers, {}, **{"group.id": f"count-{uuid.uuid4().hex[:8]}",
-                                                      "enable.auto.commit": False}))
-    consumer.assign([TopicPartition(topic, p, 0) for p in range(PARTITIONS)])
-    n = 0
-    deadline = time.monotonic() + timeout_s
-    quiet = time.monotonic() + 3
-    try:
-        while n < expected and time.monotonic() < min(deadline, quiet):
-            got = consumer.consume(10_000, timeout=0.5)
-            if got:
-                n += sum(1 for m in got if not m.error())
-                quiet = time.monotonic() + 3
-    finally:
-        consumer.close()
-    return n
 
 
 def kindling_side(servers: str, source_topic: str, ends: dict[int, int], sink_topic: str, one_step: bool) -> None:
@@ -110,76 +81,8 @@ def kindling_side(servers: str, source_topic: str, ends: dict[int, int], sink_to
 
 def handwritten_side(spark, servers: str, source_topic: str, ends: dict[int, int], sink_topic: str) -> None:
     """What a PySpark user writes without Kindling: a Kafka data source and a producing mapInArrow."""
-    import pyarrow as pa
-    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
-
-    class Range(InputPartition):
-        def __init__(self, partition: int, end: int):
-            self.partition, self.end = partition, end
-
-    class Reader(DataSourceReader):
-        def __init__(self, options):
-            self.options = options
-
-        def partitions(self):
-            ends = self.options["ends"].split(",")
-            return [Range(p, int(end)) for p, end in enumerate(ends)]
-
-        def read(self, split: Range):
-            from confluent_kafka import Consumer, TopicPartition
-
-            consumer = Consumer({"bootstrap.servers": self.options["servers"], "group.id": "handwritten",
-                                 "enable.auto.commit": False})
-            consumer.assign([TopicPartition(self.options["topic"], split.partition, 0)])
-            position = 0
-            try:
-                while position < split.end:
-                    values = []
-                    for m in consumer.consume(min(10_000, split.end - position), timeout=1.0):
-                        if m.error():
-                            raise RuntimeError(str(m.error()))
-                        values.append(m.value())
-                        position = m.offset() + 1
-                    if values:
-                        yield pa.RecordBatch.from_arrays([pa.array(values, pa.binary())], names=["value"])
-            finally:
-                consumer.close()
-
-    class HandwrittenKafka(DataSource):
-        @classmethod
-        def name(cls):
-            return "handwritten_kafka"
-
-        def schema(self):
-            return "value binary"
-
-        def reader(self, schema):
-            return Reader(self.options)
-
-    def produce(batches):
-        from confluent_kafka import Producer
-
-        producer = Producer({"bootstrap.servers": servers, "acks": "all", "linger.ms": 5})
-        n = 0
-        for batch in batches:
-            for value in batch.column(0).to_pylist():
-                out = work(value.decode()).encode()
-                while True:
-                    try:
-                        producer.produce(sink_topic, value=out)
-                        break
-                    except BufferError:
-                        producer.poll(0.05)
-                n += 1
-            producer.poll(0)
-        if producer.flush(60):
-            raise RuntimeError("records not delivered")
-        yield pa.RecordBatch.from_arrays([pa.array([n], pa.int64())], names=["n"])
-
-    spark.dataSource.register(HandwrittenKafka)
-    df = spark.read.format("handwritten_kafka").option("servers", servers).option("topic", source_topic) \
-        .option("ends", ",".join(str(ends[p]) for p in range(PARTITIONS))).load()
-    df.mapInArrow(produce, "n long").collect()
+    df = handwritten_kafka(spark, servers, source_topic, ends)
+    df.mapInArrow(producing(servers, sink_topic, lambda value: work(value.decode()).encode()), "n long").collect()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -187,11 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=200_000)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
-    from benchmarks.harness import spark_session
-
-    spark = spark_session()
-    with packaged_broker() as servers:
-        source_topic = create_topic(servers, PARTITIONS)
+    with spark_and_broker() as (spark, servers):
+        source_topic = new_topic(servers)
         ends = fill(servers, source_topic, args.records)
         sides = {
             "Kindling": lambda out: kindling_side(servers, source_topic, ends, out, one_step=True),
@@ -202,11 +102,11 @@ def main(argv: list[str] | None = None) -> int:
         for round_ in range(args.rounds + 1):  # round 0 warms up
             order = list(sides) if round_ % 2 == 0 else list(reversed(sides))
             for name in order:
-                out = create_topic(servers, PARTITIONS)
+                out = new_topic(servers)
                 started = time.perf_counter()
                 sides[name](out)
                 elapsed = time.perf_counter() - started
-                written = count(servers, out, args.records)
+                written = count_records(servers, out, args.records)
                 if written != args.records:
                     raise AssertionError(f"{name} wrote {written} of {args.records} records")
                 if round_:

@@ -434,6 +434,10 @@ class Compiler:
 
             df = file_stage_frame(self.spark, root.source, root.type_info, root.name, self.metrics,
                                   arrow_stage_function(plan), plan.schema())
+        elif isinstance(root, SourceTransformation) and isinstance(root.source, KafkaSourceSpec):
+            from kindling.spark.kafka import kafka_stage_frame  # the stage's own pass reads the partitions
+
+            df = kafka_stage_frame(self, root, arrow_stage_function(plan), plan.schema())
         elif isinstance(root, SourceTransformation):
             df = self.source_frame(root).mapInArrow(arrow_stage_function(plan), plan.schema())
         elif isinstance(root, UnionTransformation):

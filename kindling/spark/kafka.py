@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 import sys
 import time
-from typing import Any, Iterator
+from itertools import repeat
+from typing import Any, Callable, Iterable, Iterator
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -67,16 +68,22 @@ def _tp_of(key: str) -> tuple[str, int]:
 
 class KafkaPlan(SourcePlan):
     """A KafkaSourceSpec with what Spark needs: the value type, the execution mode, and where
-    skipped records are counted (the job's metrics accumulator, under the source's ``name``)."""
+    skipped records are counted (the job's metrics accumulator, under the source's ``name``).
+    With a ``stage`` (a stage's Arrow function and its ``stage_schema``), the tasks reading the
+    partitions run the stage on the records they read and hand Spark its output."""
 
     def __init__(self, spec: KafkaSourceSpec, type_info: Any, streaming: bool, watermark_file: str | None,
                  name: str = "Kafka Source", metrics: Any = None):
         super().__init__(spec, type_info, 0, streaming, watermark_file, name, metrics)  # a split per partition
+        self.stage: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]] | None = None
+        self.stage_schema: StructType | None = None
 
     def schema(self) -> StructType:
         """The value's columns, the Kafka record timestamp (``__ts``), ``__wm`` (null but in control
         rows), ``__ch`` (the partition's name, or a control row's payload) and ``__pos`` (the record's
-        offset, named when a function fails on it)."""
+        offset, named when a function fails on it); or the stage's columns."""
+        if self.stage_schema is not None:
+            return self.stage_schema
         return StructType(list(codec_for(self.type_info).fields)
                           + [StructField(TS, LongType()), StructField(WM, LongType()), StructField(CHANNEL, BinaryType()),
                              StructField(POS, LongType())])
@@ -182,6 +189,12 @@ class _Split(InputPartition):
         self.watermark = watermark
 
 
+def _read(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
+    """What the task reading ``split`` hands Spark: the records, or the output of the stage reading them."""
+    batches = _read_split(plan, split)
+    return plan.stage(batches) if plan.stage is not None else batches
+
+
 def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
     """The records of a split as Arrow batches: values, record timestamps, the split's name."""
     import pickle
@@ -196,68 +209,34 @@ def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
         return
     kafka = _kafka()
     spec = plan.spec
-    label = f"{split.topic}-{split.partition}".encode()
-    deserialize = spec.deserializer.deserialize
-    with_key = getattr(spec.deserializer, "deserialize_record", None)  # a Kafka table's rows: key and value columns
-    fast = _utf8_strings(spec.deserializer, codec)  # values decoded by Arrow, a batch at a time
+    label = pa.scalar(f"{split.topic}-{split.partition}".encode(), pa.binary())
+    decode = _RecordDecoder(spec.deserializer, codec, split)
     prefix = spec.client_id_prefix or "kindling-source"
     consumer = kafka.Consumer(_consumer_config(spec, **{"client.id": f"{prefix}-{split.topic}-{split.partition}"}))
-    tp = kafka.TopicPartition(split.topic, split.partition, split.start)
-    values: list = []
-    stamps: list = []
-    offsets: list = []  # of ``values``
-    skipped = 0
+    pending: list = []  # records read, not yet in a batch
 
-    def flush() -> pa.RecordBatch:
-        n = len(values)
-        if fast:
-            arrays = [_decode_utf8(values, offsets, split)]
-        else:
-            try:
-                arrays = codec.encode(values)
-            except Exception as exc:
-                raise ValueError(f"a value deserialized from Kafka {split.topic}-{split.partition} (offsets "
-                                 f"{split.start}..{split.end - 1}) does not fit the source's type: {exc}") from None
-        batch = pa.RecordBatch.from_arrays(arrays + [pa.array(stamps, pa.int64()), pa.nulls(n, pa.int64()),
-                                                     pa.array([label] * n, pa.binary()),
-                                                     pa.array(offsets, pa.int64())], names=names)
-        values.clear()
-        stamps.clear()
-        offsets.clear()
-        return batch
+    def batch() -> pa.RecordBatch:
+        arrays, stamps, offsets = decode(pending)
+        pending.clear()
+        n = len(offsets)
+        return pa.RecordBatch.from_arrays(arrays + [stamps, pa.nulls(n, pa.int64()), pa.repeat(label, n), offsets],
+                                          names=names)
 
     try:
-        consumer.assign([tp])
+        consumer.assign([kafka.TopicPartition(split.topic, split.partition, split.start)])
         position = split.start
         stalled_since = time.monotonic()
         while position < split.end:
             messages = consumer.consume(min(ROWS_PER_ARROW_BATCH, split.end - position), timeout=1.0)
             for m in messages:
-                if m.error():
+                if m.error() is not None:
                     raise RuntimeError(f"Kafka {split.topic}-{split.partition}: {m.error()}")
-                offset = m.offset()
-                if offset >= split.end:
-                    position = split.end
-                    break
-                try:
-                    value = m.value()
-                    if with_key is not None:
-                        value = with_key(m.key(), value)
-                    elif not fast or value is None:
-                        value = deserialize(value)
-                except Exception as exc:
-                    raise ValueError(f"could not deserialize the Kafka record at {split.topic}-{split.partition} "
-                                     f"offset {offset}: {type(exc).__name__}: {exc}") from None
-                position = offset + 1
-                if value is None:  # Flink skips records a deserializer turns into null
-                    skipped += 1
-                    continue
-                kind, ts = m.timestamp()
-                values.append(value)
-                offsets.append(offset)
-                stamps.append(ts if kind != kafka.TIMESTAMP_NOT_AVAILABLE else None)
             if messages:
                 stalled_since = time.monotonic()
+                position = messages[-1].offset() + 1
+                if position > split.end:  # control records moved the offsets: records past the end came
+                    messages = [m for m in messages if m.offset() < split.end]
+                pending.extend(messages)
             else:
                 fetched = consumer.position([kafka.TopicPartition(split.topic, split.partition)])[0].offset
                 if fetched >= split.end:  # only control records (transaction markers) were left
@@ -265,13 +244,72 @@ def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
                 if time.monotonic() - stalled_since > READ_STALL_S:
                     raise TimeoutError(f"Kafka {split.topic}-{split.partition}: no record at offset {position} "
                                        f"(reading up to {split.end}) for {READ_STALL_S:.0f} s")
-            if len(values) >= ROWS_PER_ARROW_BATCH:
-                yield flush()
-        if values:
-            yield flush()
-        report_skipped(plan.metrics, plan.name, skipped)
+            if len(pending) >= ROWS_PER_ARROW_BATCH:
+                yield batch()
+        if pending:
+            yield batch()
+        report_skipped(plan.metrics, plan.name, decode.skipped)
     finally:
         consumer.close()
+
+
+class _RecordDecoder:
+    """Turns Kafka records into the source's Arrow columns: values (deserialized; UTF-8 strings
+    of SimpleStringSchema decoded by Arrow, a batch at a time), record timestamps and offsets.
+    A deserializer returning None skips the record (as in Flink): ``skipped`` counts them."""
+
+    def __init__(self, deserializer: Any, codec: Any, split: _Split):
+        self.deserialize = deserializer.deserialize
+        self.with_key = getattr(deserializer, "deserialize_record", None)  # a Kafka table's: key and value columns
+        self.codec = codec
+        self.split = split
+        self.utf8 = _utf8_strings(deserializer, codec)
+        self.skipped = 0
+
+    def __call__(self, records: list) -> tuple[list[pa.Array], pa.Array, pa.Array]:
+        offsets = [m.offset() for m in records]
+        missing = _kafka().TIMESTAMP_NOT_AVAILABLE
+        stamps = [ts if kind != missing else None for kind, ts in [m.timestamp() for m in records]]
+        raw = [m.value() for m in records]
+        if self.utf8:
+            utf8 = self._utf8(raw, offsets)
+            if utf8.null_count == 0:  # else a null value fails below, as the deserializer does
+                return [utf8], pa.array(stamps, pa.int64()), pa.array(offsets, pa.int64())
+        values, kept = [], []
+        keys = [m.key() for m in records] if self.with_key is not None else [None] * len(records)
+        for i, (data, offset) in enumerate(zip(raw, offsets)):
+            value = self._deserialized(data, offset, keys[i])
+            if value is None:  # Flink skips records a deserializer turns into null
+                self.skipped += 1
+            else:
+                values.append(value)
+                kept.append(i)
+        if len(kept) < len(raw):
+            offsets = [offsets[i] for i in kept]
+            stamps = [stamps[i] for i in kept]
+        try:
+            arrays = self.codec.encode(values)
+        except Exception as exc:
+            raise ValueError(f"a value deserialized from Kafka {self.split.topic}-{self.split.partition} (offsets "
+                             f"{self.split.start}..{self.split.end - 1}) does not fit the source's type: {exc}") from None
+        return arrays, pa.array(stamps, pa.int64()), pa.array(offsets, pa.int64())
+
+    def _deserialized(self, data: bytes | None, offset: int, key: bytes | None = None) -> Any:
+        try:
+            return self.with_key(key, data) if self.with_key is not None else self.deserialize(data)
+        except Exception as exc:
+            raise ValueError(f"could not deserialize the Kafka record at {self.split.topic}-{self.split.partition} "
+                             f"offset {offset}: {type(exc).__name__}: {exc}") from None
+
+    def _utf8(self, raw: list, offsets: list) -> pa.Array:
+        """Record values as an Arrow string array; a value that is not UTF-8 fails naming its offset."""
+        try:
+            return pa.array(raw, pa.binary()).cast(pa.string())
+        except pa.ArrowInvalid:
+            for data, offset in zip(raw, offsets):
+                if data is not None:
+                    self._deserialized(data, offset)
+            raise
 
 
 def _utf8_strings(deserializer: Any, codec: Any) -> bool:
@@ -282,20 +320,6 @@ def _utf8_strings(deserializer: Any, codec: Any) -> bool:
             and deserializer.get_charset().replace("-", "").lower() == "utf8")
 
 
-def _decode_utf8(raw: list, offsets: list, split: "_Split") -> pa.Array:
-    """Record values as an Arrow string array; a value that is not UTF-8 fails naming its offset."""
-    try:
-        return pa.array(raw, pa.binary()).cast(pa.string())
-    except pa.ArrowInvalid:
-        for data, offset in zip(raw, offsets):
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"could not deserialize the Kafka record at {split.topic}-{split.partition} "
-                                 f"offset {offset}: UnicodeDecodeError: {exc}") from None
-        raise
-
-
 class _BatchReader(DataSourceReader):
     """A bounded source in a one-step (batch) job: the offsets from start to stop, resolved now."""
 
@@ -303,6 +327,9 @@ class _BatchReader(DataSourceReader):
         self.plan = plan
 
     def partitions(self):
+        return self.splits() or [_Split()]
+
+    def splits(self) -> list[_Split]:
         metadata = _Metadata(self.plan.spec)
         try:
             tps = metadata.partitions()
@@ -310,11 +337,10 @@ class _BatchReader(DataSourceReader):
             stop = metadata.resolve(self.plan.spec.stopping or ("latest",), tps)
         finally:
             metadata.close()
-        splits = [_Split(*_tp_of(k), start[k], stop[k]) for k in start if stop[k] > start[k]]
-        return splits or [_Split()]
+        return [_Split(*_tp_of(k), start[k], stop[k]) for k in start if stop[k] > start[k]]
 
     def read(self, partition: _Split):
-        return _read_split(self.plan, partition)
+        return _read(self.plan, partition)
 
 
 class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
@@ -386,7 +412,7 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return splits
 
     def read(self, partition: _Split):
-        return _read_split(self.plan, partition)
+        return _read(self.plan, partition)
 
     def commit(self, end: dict) -> None:
         if self.spec.group_id and self.spec.properties.get("commit.offsets.on.checkpoint", "true") != "false":
@@ -412,19 +438,44 @@ class KafkaDataSource(KindlingSource):
         return _StreamReader(self._plan())
 
 
-def kafka_source_frame(compiler: Any, node: Any) -> DataFrame:
-    """The DataFrame of a KafkaSource node (called by the compiler)."""
+def kafka_source_frame(compiler: Any, node: Any, plan: KafkaPlan | None = None) -> DataFrame:
+    """The DataFrame of a KafkaSource node (called by the compiler): the Kafka data source reading
+    ``plan`` (by default the node's records)."""
     spark = compiler.spark
-    if not compiler.streaming and not node.source.bounded and not getattr(compiler, "one_step", False):
-        raise ValueError("an unbounded KafkaSource cannot run in BATCH mode; use set_bounded(...) or STREAMING mode")
     if not getattr(spark, "_kindling_kafka_registered", False):
         spark.dataSource.register(KafkaDataSource)
         spark._kindling_kafka_registered = True
-    handoff = getattr(compiler, "handoff", None)
-    plan = KafkaPlan(node.source, node.type_info, compiler.streaming, handoff.path if handoff is not None else None,
-                     node.name, getattr(compiler, "metrics", None))
     reader = spark.readStream if compiler.streaming else spark.read
-    return reader.format(FORMAT).option("plan", encode_option(plan)).load()
+    return reader.format(FORMAT).option("plan", encode_option(plan or _plan_of(compiler, node))).load()
+
+
+def kafka_stage_frame(compiler: Any, node: Any, stage: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]],
+                      schema: StructType) -> DataFrame:
+    """A KafkaSource read by its stage's own Python pass: each task reads a partition's records and
+    hands them straight to ``stage`` (no trip through the JVM between the consumer and the stage's
+    functions). A streaming query's reader tasks run the stage; a batch job has a Spark partition
+    per Kafka partition."""
+    plan = _plan_of(compiler, node)
+    if compiler.streaming:
+        plan.stage, plan.stage_schema = stage, schema
+        return kafka_source_frame(compiler, node, plan)
+    splits = _BatchReader(plan).splits()
+
+    def read(ids: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in ids:
+            for index in batch.column(0).to_pylist():
+                yield from _read_split(plan, splits[index])
+
+    ids = compiler.spark.range(0, len(splits), 1, max(len(splits), 1))
+    return ids.mapInArrow(lambda batches: stage(read(batches)), schema)
+
+
+def _plan_of(compiler: Any, node: Any) -> KafkaPlan:
+    if not compiler.streaming and not node.source.bounded and not getattr(compiler, "one_step", False):
+        raise ValueError("an unbounded KafkaSource cannot run in BATCH mode; use set_bounded(...) or STREAMING mode")
+    handoff = getattr(compiler, "handoff", None)
+    return KafkaPlan(node.source, node.type_info, compiler.streaming, handoff.path if handoff is not None else None,
+                     node.name, getattr(compiler, "metrics", None))
 
 
 # -- sink ------------------------------------------------------------------------------------
@@ -462,9 +513,7 @@ class KafkaWriter(SinkWriter):
     def write(self, df: DataFrame, batch_id: int) -> int:
         spec = self.spec
         if PRODUCED in df.columns:  # the stage produced the records itself: rows count them
-            from pyspark.sql import functions as F
-
-            return df.agg(F.sum(PRODUCED)).first()[0] or 0
+            return sum(row[0] for row in df.select(PRODUCED).collect() if row[0])
         if spec.guarantee == "EXACTLY_ONCE" and not self.marker_ready:
             self._ensure_marker_topic()
 
@@ -516,10 +565,12 @@ def write_records(spec: KafkaSinkSpec, batch_id: int, task: int, batches: Iterat
 
 class _Producer:
     """A confluent-kafka producer for a KafkaSink: ``acks=all`` for AT_LEAST_ONCE, a
-    transactional id for EXACTLY_ONCE; delivery errors are kept for :meth:`finish`."""
+    transactional id for EXACTLY_ONCE. Only failed deliveries are reported (not one callback per
+    record); they are kept for :meth:`finish`."""
 
     def __init__(self, spec: KafkaSinkSpec, transactional_id: str | None = None):
-        extra: dict[str, Any] = {"socket.connection.setup.timeout.ms": 10_000}
+        extra: dict[str, Any] = {"socket.connection.setup.timeout.ms": 10_000, "on_delivery": self.delivered,
+                                 "delivery.report.only.error": True}
         if spec.guarantee == "AT_LEAST_ONCE":
             extra["acks"] = "all"
         if transactional_id is not None:
@@ -529,6 +580,7 @@ class _Producer:
         self.errors: list[str] = []
         select = spec.topic_selector
         self.select = select.apply if callable(getattr(select, "apply", None)) else select
+        self.sent = 0
 
     def delivered(self, err, msg) -> None:
         if err is not None and len(self.errors) < 5:
@@ -539,22 +591,27 @@ class _Producer:
         timestamp = stamp if stamp is not None and stamp >= 0 else 0
         while True:
             try:
-                self.producer.produce(topic, value=payload, key=key, on_delivery=self.delivered, timestamp=timestamp)
+                self.producer.produce(topic, value=payload, key=key, timestamp=timestamp)
+                self.sent += 1
                 return
             except BufferError:  # the local queue is full: let deliveries drain it
                 self.producer.poll(0.1)
 
-    def send_values(self, values: list, stamps: list) -> None:
-        """Serializes and produces elements (topic, key and value from the sink's schemas)."""
+    def send_value(self, value: Any, stamp: int | None) -> None:
+        """Serializes and produces one element (topic, key and value from the sink's schemas)."""
         spec, select = self.spec, self.select
+        try:
+            topic = select(value) if select is not None else spec.topic
+            key = spec.key_schema.serialize(value) if spec.key_schema is not None else None
+            payload = spec.value_schema.serialize(value)
+        except Exception as exc:
+            raise ValueError(f"KafkaSink could not serialize {value!r}: {type(exc).__name__}: {exc}") from exc
+        self.send(topic, payload, key, stamp)
+
+    def send_values(self, values: Iterable, stamps: Iterable) -> None:
+        send = self.send_value
         for value, stamp in zip(values, stamps):
-            try:
-                topic = select(value) if select is not None else spec.topic
-                key = spec.key_schema.serialize(value) if spec.key_schema is not None else None
-                payload = spec.value_schema.serialize(value)
-            except Exception as exc:
-                raise ValueError(f"KafkaSink could not serialize {value!r}: {type(exc).__name__}: {exc}") from exc
-            self.send(topic, payload, key, stamp)
+            send(value, stamp)
         self.producer.poll(0)
 
     def finish(self) -> None:
@@ -568,23 +625,42 @@ class _Producer:
 class StageProducer:
     """Produces the records of a KafkaSink (NONE or AT_LEAST_ONCE) from inside the stage that
     computes its elements, one Python pass less than a separate sink pass (``produced``
-    exit layout, kindling/spark/stage.py): records go out as the stage runs, all delivered
-    before its task ends, so before the micro-batch commits (a replayed batch produces again:
-    at least once)."""
+    exit layout, kindling/spark/stage.py): each element goes out as the stage pushes it, all
+    delivered before its task ends (:meth:`finish`), so before the micro-batch commits (a
+    replayed batch produces again: at least once)."""
 
     def __init__(self, spec: KafkaSinkSpec):
         self.spec = spec
-        self.producer: _Producer | None = None
+        self.producer: _Producer | None = None  # opened by the first element
 
-    def send(self, values: list, stamps: list) -> None:
-        if self.producer is None:
-            self.producer = _Producer(self.spec)
-        self.producer.send_values(values, stamps)
+    def pusher(self, record: Any = None) -> Callable[[Any], None]:
+        """``push(value)``: produces one element, with ``record``'s current timestamp (None: none)."""
 
-    def finish(self) -> None:
-        if self.producer is not None:
-            producer, self.producer = self.producer, None
-            producer.finish()
+        def push(value: Any) -> None:
+            producer = self.producer or self._open()
+            producer.send_value(value, record.timestamp if record is not None else None)
+
+        return push
+
+    def send_all(self, values: list) -> None:
+        """Produces elements without timestamps."""
+        (self.producer or self._open()).send_values(values, repeat(None))
+
+    def _open(self) -> _Producer:
+        self.producer = _Producer(self.spec)
+        return self.producer
+
+    @property
+    def opened(self) -> bool:
+        return self.producer is not None
+
+    def finish(self) -> int:
+        """Waits until every record is delivered (fails on a delivery error); returns how many."""
+        producer, self.producer = self.producer, None
+        if producer is None:
+            return 0
+        producer.finish()
+        return producer.sent
 
 
 def _produce_all(producer: _Producer, batches: Iterator[pa.RecordBatch], pickle: Any) -> int:

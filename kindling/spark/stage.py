@@ -291,31 +291,22 @@ class _WritingExitBuffer(_ExitBuffer):
 
 
 class _ProducingExitBuffer(_ExitBuffer):
-    """A ``produced`` exit: sends what it collected to Kafka at each flush (delivered by the
-    task's last flush) and hands on one row counting it."""
+    """A ``produced`` exit: sends each element to Kafka as it is pushed; at the task's end it waits
+    until all are delivered and hands on one row counting them."""
 
     def __init__(self, plan: ExitPlan, record: Record, cursor: _Cursor, timed: bool):
         from kindling.spark.kafka import StageProducer
 
         super().__init__(plan, record, cursor, timed)
         self.producer = StageProducer(plan.sink_spec)
-        self.final = False
+        self.push = self.producer.pusher(record if timed else None)
+        self.extend = self.producer.send_all
 
     def ready(self, final: bool) -> bool:
-        self.final = final
-        return bool(self.values) or (final and self.producer.producer is not None)
+        return final and self.producer.opened
 
     def take(self) -> tuple[int, list[pa.Array], list | None, list | None, list | None]:
-        n = len(self.values)
-        if n:
-            self.producer.send(self.values, self.ts if self.timed else repeat(None))
-        self.values.clear()
-        self.ts.clear()
-        self.wm.clear()
-        self.ch.clear()
-        if self.final:
-            self.producer.finish()
-        return 1, [pa.array([n], pa.int64())], None, None, None
+        return 1, [pa.array([self.producer.finish()], pa.int64())], None, None, None
 
 
 class _PickledKey:
@@ -687,6 +678,15 @@ class StageRun:
                 cursor.channel = None
                 try:
                     self.push_list(values)
+                except RuntimeError as exc:
+                    raise self._at_source_position(exc, values, batch) from None
+            elif wm_col.null_count == len(wm_col) and ch_col.null_count == len(ch_col):  # timestamps only
+                record.watermark = None
+                cursor.channel = None
+                try:
+                    for v, t in zip(values, ts_col.to_pylist()):
+                        record.timestamp = t
+                        push(v)
                 except RuntimeError as exc:
                     raise self._at_source_position(exc, values, batch) from None
             else:

@@ -219,6 +219,48 @@ def test_sink_writes_with_each_delivery_guarantee(spark, make_env, kafka_broker,
     assert all(k is not None for _, k, _ in records)  # the key schema wrote keys
 
 
+def _string_sink(servers: str, topic: str, **props) -> KafkaSink:
+    builder = KafkaSink.builder().set_bootstrap_servers(servers).set_record_serializer(
+        KafkaRecordSerializationSchema.builder().set_topic(topic).set_value_serialization_schema(SimpleStringSchema())
+        .build()).set_delivery_guarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+    for key, value in props.items():
+        builder.set_property(key, value)
+    return builder.build()
+
+
+def test_a_bounded_read_in_one_step_is_done_by_its_stage(spark, make_env, kafka_broker, new_topic):
+    """A bounded job run in one Spark step reads each partition inside its stage's own Python pass
+    (a task per partition hands the records straight to the functions): no Python data source scan."""
+    from kindling.spark.compiler import Compiler
+
+    topic, out = new_topic(2), new_topic(1)
+    produce(kafka_broker, topic, [(i % 2, f"v{i}".encode(), BASE + i) for i in range(10)])
+    env = make_env()
+    env.from_source(_source(kafka_broker, topic).build(), WatermarkStrategy.no_watermarks(), "Kafka") \
+        .map(str.upper, Types.STRING()).sink_to(_string_sink(kafka_broker, out))
+    job = Compiler(spark, list(env._sinks), False, 2, one_step=True).compile()
+    plan = job.df._jdf.queryExecution().executedPlan().toString()
+    assert "kindling_kafka" not in plan and plan.count("MapInArrow") == 1 and "Range" in plan
+    assert env.execute("one pass").get_accumulator_result("records-written:Kafka Sink") == 10
+    assert sorted((v, t) for _, _, v, t in consume_all(kafka_broker, out, 10, timestamps=True)) == \
+        sorted((f"V{i}".encode(), BASE + i) for i in range(10))
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+def test_records_the_broker_never_takes_fail_the_job(spark, make_env, kafka_broker, new_topic, keyed):
+    """Only failed deliveries are reported back, and the task waits for them: a record no broker
+    acknowledges fails the job (sent from a stateless stage, or by the sink after a keyed one)."""
+    topic = new_topic(1)
+    produce(kafka_broker, topic, [(0, b"a", None), (0, b"b", None)])
+    env = make_env(**{"kindling.bounded.one-step": "false"})
+    stream = env.from_source(_source(kafka_broker, topic).build(), WatermarkStrategy.no_watermarks(), "Kafka")
+    if keyed:
+        stream = stream.key_by(lambda v: v).map(str.upper, Types.STRING())
+    stream.sink_to(_string_sink("127.0.0.1:1", "nowhere", **{"message.timeout.ms": "1500"}))
+    with pytest.raises(Exception, match="KafkaSink could not deliver"):
+        env.execute("nowhere")
+
+
 def test_exactly_once_replay_of_a_batch_does_not_duplicate(spark, kafka_broker, new_topic):
     """A batch Spark replays after a failure (same batch id) is written once; a new batch is written."""
     from kindling.graph.specs import KafkaSinkSpec
