@@ -114,7 +114,6 @@ def missing_module(module: str, reason: str) -> NoReturn:
 
 # Why PyFlink's names are missing, by area of the open work (docs/api-gaps.txt cites the issues).
 FORMATS = "formats are still to come (open issue: connectors and formats)"
-TABLE_API = "the Table API and SQL are still to come (open issue: Table API and SQL)"
 PYTHON_DEPENDENCIES = ("cached files are still to come (open issue: clusters and Python dependencies); "
                        "ship files with add_python_file or add_python_archive")
 JVM_ONLY = "it belongs to PyFlink's bridge to Flink's JVM, which Kindling does not run"

@@ -11,7 +11,7 @@ Example::
 from kindling.common.types import Row, RowKind
 from kindling.table.environment_settings import EnvironmentSettings
 from kindling.table.schema import Schema
-from kindling.table.table import GroupedTable, OverWindowedTable, Table
+from kindling.table.table import GroupedTable, GroupWindowedTable, OverWindowedTable, Table, WindowGroupedTable
 from kindling.table.statement_set import StatementSet
 from kindling.table.table_config import TableConfig
 from kindling.table.table_descriptor import FormatDescriptor, TableDescriptor
@@ -19,19 +19,30 @@ from kindling.table.table_environment import StreamTableEnvironment, TableEnviro
 from kindling.table.result_kind import ResultKind
 from kindling.table.table_result import TableResult
 from kindling.table.types import DataType, DataTypes
-from kindling.table.udf import (AggregateFunction, FunctionContext, ScalarFunction, TableFunction,
-                                UserDefinedFunction)
+from kindling.table.udf import (AggregateFunction, FunctionContext, ScalarFunction, TableAggregateFunction,
+                                TableFunction, UserDefinedFunction)
+from kindling.table.data_view import DataView, ListView, MapView
+from kindling.table.explain_detail import ExplainDetail
+from kindling.table.sql_dialect import SqlDialect
+from kindling.table.expression import Expression
 
-__all__ = ["AggregateFunction", "DataType", "DataTypes", "EnvironmentSettings", "FormatDescriptor", "FunctionContext",
-           "GroupedTable", "OverWindowedTable", "ResultKind", "Row", "RowKind", "ScalarFunction", "Schema", "StatementSet", "StreamTableEnvironment",
-           "Table", "TableConfig", "TableDescriptor", "TableEnvironment", "TableFunction", "TableResult",
-           "UserDefinedFunction"]
+__all__ = ["AggregateFunction", "DataType", "DataTypes", "DataView", "EnvironmentSettings", "ExplainDetail", "Expression",
+           "FormatDescriptor", "FunctionContext", "GroupWindowedTable", "GroupedTable", "ListView", "MapView",
+           "OverWindowedTable", "ResultKind", "Row", "RowKind", "ScalarFunction", "Schema", "SqlDialect",
+           "StatementSet", "StreamTableEnvironment", "Table",
+           "TableAggregateFunction", "TableConfig", "TableDescriptor", "TableEnvironment", "TableFunction",
+           "TableResult", "UserDefinedFunction", "WindowGroupedTable"]
 
-from kindling.common.unsupported import TABLE_API, missing_names  # noqa: E402
+from kindling.common.unsupported import missing_names  # noqa: E402
 
-#: PyFlink's pyflink.table names Kindling does not have yet (docs/table.md)
-__getattr__ = missing_names(__name__, {name: TABLE_API for name in (
-    "GroupWindowedTable", "WindowGroupedTable",
-    "TableAggregateFunction", "AsyncScalarFunction", "DataView", "ListView", "MapView", "Module", "ModuleEntry",
-    "SqlDialect", "UserDefinedType", "Expression", "TableSchema", "ChangelogMode", "ExplainDetail", "CompiledPlan",
-    "PlanReference", "TablePipeline")})
+#: PyFlink's pyflink.table names Kindling does not have (docs/api-gaps.txt)
+__getattr__ = missing_names(__name__, {
+    "AsyncScalarFunction": "asynchronous Python functions are not there yet; use udf",
+    "Module": "Flink modules (such as Hive's functions) are not there",
+    "ModuleEntry": "Flink modules (such as Hive's functions) are not there",
+    "UserDefinedType": "user-defined (class-backed) types are not there; use ROW",
+    "TableSchema": "TableSchema (deprecated in Flink) is not there; use Table.get_schema()",
+    "ChangelogMode": "ChangelogMode is not there yet; to_changelog_stream gives every change",
+    "CompiledPlan": "compiled plans are Flink's planner's; JVM-only",
+    "PlanReference": "compiled plans are Flink's planner's; JVM-only",
+    "TablePipeline": "TablePipeline (Table.insert_into) is not there yet; use execute_insert or a StatementSet"})

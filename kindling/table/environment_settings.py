@@ -30,6 +30,18 @@ class EnvironmentSettings:
     def is_streaming_mode(self) -> bool:
         return self._streaming
 
+    def get_built_in_catalog_name(self) -> str:
+        return "default_catalog"
+
+    def get_built_in_database_name(self) -> str:
+        return "default_database"
+
+    def get_configuration(self):
+        """The settings as a Configuration (``execution.runtime-mode``)."""
+        from kindling.common.configuration import Configuration
+
+        return Configuration().set_string("execution.runtime-mode", "streaming" if self._streaming else "batch")
+
     class Builder:
         """``EnvironmentSettings.new_instance().in_batch_mode().build()``."""
 

@@ -13,10 +13,24 @@ import datetime
 import operator
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from kindling.table.builtins import (BuiltinMethods, array, atan2, call_sql, coalesce, concat, concat_ws, convert_tz,
+                                     current_database, current_date, current_time, current_timestamp, date_format, e,
+                                     from_unixtime, if_then_else, local_time, local_timestamp, log, map_,
+                                     map_from_arrays, negative, null_of, pi, rand, rand_integer, range_, row,
+                                     timestamp_diff, to_date, to_timestamp_ltz, unix_timestamp, uuid,
+                                     with_all_columns, with_columns, without_columns)
+from kindling.table.builtins import (current_watermark, descriptor, json_array_agg, json_object_agg, lag,  # noqa: F401
+                                     lead, object_of, source_watermark, temporal_overlaps)  # gaps: raise clearly
+from kindling.table.json_functions import JsonMethods, json, json_array, json_object, json_string
 from kindling.table.types import DataType, DataTypes
 
-__all__ = ["CURRENT_RANGE", "CURRENT_ROW", "Expression", "UNBOUNDED_RANGE", "UNBOUNDED_ROW", "call", "col", "lit",
-           "row_interval"]
+__all__ = ["CURRENT_RANGE", "CURRENT_ROW", "Expression", "UNBOUNDED_RANGE", "UNBOUNDED_ROW", "and_", "array", "atan2",
+           "call", "call_sql", "col", "concat", "concat_ws", "convert_tz", "current_database", "current_date",
+           "current_time", "current_timestamp", "current_watermark", "date_format", "descriptor", "e", "from_unixtime",
+           "if_then_else", "json", "json_array", "json_array_agg", "json_object", "json_object_agg", "json_string",
+           "lit", "local_time", "local_timestamp", "log", "map_", "negative", "not_", "null_of", "or_", "pi", "rand",
+           "rand_integer", "range_", "row", "row_interval", "source_watermark", "temporal_overlaps", "timestamp_diff",
+           "to_date", "to_timestamp", "to_timestamp_ltz", "unix_timestamp", "uuid", "with_columns", "without_columns"]
 
 #: numeric types, narrowest first: arithmetic results take the wider operand's type, as in Flink
 NUMERIC = ["TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE"]
@@ -48,10 +62,11 @@ def _python_modulo(a, b):
     return a - b * _divide(a, b, True) if isinstance(a, int) and isinstance(b, int) else math.fmod(a, b)
 
 
-class Expression:
+class Expression(BuiltinMethods, JsonMethods):
     """A column expression: its Spark Column, its Python value for a row (``evaluate``), its SQL
     type given the input columns' types, and its name (a column's own, an alias, or None: named by
-    position). An aggregate (``col('v').sum``) is evaluated by the grouping operator."""
+    position). An aggregate (``col('v').sum``) is evaluated by the grouping operator. Flink's built-in
+    functions are its methods (kindling/table/builtins.py)."""
 
     def __init__(self, column: Callable[[], Any], data_type: Callable[[Dict[str, DataType]], DataType],
                  text: str, name: Optional[str] = None, evaluate: Optional[Callable[[Dict[str, Any]], Any]] = None,
@@ -66,6 +81,11 @@ class Expression:
 
     def alias(self, name: str, *extra_names: str) -> "Expression":
         """The expression named ``name`` in the result."""
+        if extra_names and getattr(self._aggregate, "kind", None) == "udaf":  # aggregate(f(...).alias('a', 'b'))
+            aliased = Expression(self._column, self._data_type, self._text, None, self._evaluate, self._children,
+                                 self._aggregate)
+            aliased._aliases = [name, *extra_names]
+            return aliased
         if extra_names:
             raise ValueError("alias with several names is for table functions: use Table.alias(...) after "
                              "flat_map / join_lateral")
@@ -149,6 +169,7 @@ class Expression:
     def __truediv__(self, other): return self._arithmetic(other, "/")
     def __rtruediv__(self, other): return self._arithmetic(other, "/", True)
     def __mod__(self, other): return self._arithmetic(other, "%")
+    def __rmod__(self, other): return self._arithmetic(other, "%", True)
     def __eq__(self, other):  # type: ignore[override]
         equals = self._comparison(other, "===", operator.eq)
         equals._equals = True  # an equi-join key when both sides are columns
@@ -176,33 +197,6 @@ class Expression:
     def __invert__(self) -> "Expression":
         return Expression(lambda: ~self._column(), lambda _: DataTypes.BOOLEAN(), f"!{self._text}",
                           evaluate=lambda env: None if self._evaluate(env) is None else not self._evaluate(env),
-                          children=(self,))
-
-    def cast(self, data_type: DataType) -> "Expression":
-        """The value as ``data_type`` (numbers, strings and booleans)."""
-        target = data_type.type_name
-        if target in NUMERIC:
-            convert = int if target in INTEGRAL else float
-        elif target in ("STRING", "VARCHAR", "CHAR"):
-            def convert(v):
-                return ("true" if v else "false") if isinstance(v, bool) else str(v)
-        elif target == "BOOLEAN":
-            def convert(v):
-                return v.strip().lower() == "true" if isinstance(v, str) else bool(v)
-        elif target == "TIMESTAMP":
-            convert = to_timestamp
-        elif target == "TIMESTAMP_LTZ":
-            convert = to_instant
-        else:
-            raise ValueError(f"cast to {data_type!r} is not supported by Kindling yet; cast to numbers, strings, "
-                             "BOOLEAN, TIMESTAMP or TIMESTAMP_LTZ")
-
-        def evaluate(env):
-            value = self._evaluate(env)
-            return None if value is None else convert(value)
-
-        return Expression(lambda: self._column().cast(data_type.type_info().to_spark_type()),
-                          lambda columns: data_type, f"cast({self._text} as {data_type!r})", evaluate=evaluate,
                           children=(self,))
 
     # -- time intervals (``lit(5).seconds``) and window properties (``col('w').start``) ----------
@@ -296,6 +290,9 @@ class Aggregate:
     """What an aggregate computes: its kind (``sum``, ``count``, ...) over an argument, with the
     Python accumulator the grouping operator keeps per group (it also retracts, for an updating
     input) and the Spark aggregate function of the same."""
+
+    #: the type names of the aggregate's arguments (set by the operator computing it)
+    argument_types: List[str] = []
 
     def __init__(self, kind: str, distinct: bool = False):
         self.kind = kind
@@ -404,7 +401,7 @@ def col(name: str) -> Expression:
 
 
 def lit(value: Any, data_type: Optional[DataType] = None) -> Expression:
-    """A literal value: NOT NULL INT for Python ints in the INT range, BIGINT beyond, DOUBLE, BOOLEAN, STRING."""
+    """A literal value: NOT NULL INT for Python ints in the INT range, BIGINT beyond, DOUBLE, BOOLEAN, CHAR(n)."""
     from pyspark.sql import functions
 
     if data_type is None:
@@ -415,15 +412,38 @@ def lit(value: Any, data_type: Optional[DataType] = None) -> Expression:
         elif isinstance(value, float):
             data_type = DataTypes.DOUBLE()
         elif isinstance(value, str):
-            data_type = DataTypes.STRING()
+            data_type = DataTypes.CHAR(len(value))  # as Flink types a string literal
         else:
             raise ValueError(f"lit({value!r}): literals of {type(value).__name__} are not supported by Kindling "
                              "yet; give a bool, int, float or str")
         data_type = data_type.not_null()  # as Flink types a literal
     fixed = data_type
-    return Expression(lambda: functions.lit(value), lambda _: fixed,
-                      repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool)
-                      else str(value), evaluate=lambda env: value)
+    literal = Expression(lambda: functions.lit(value), lambda _: fixed,
+                         repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool)
+                         else str(value), evaluate=lambda env: value)
+    literal._literal = (value,)
+    return literal
+
+
+def and_(predicate0: Any, predicate1: Any, *predicates: Any) -> Expression:
+    """Whether all predicates are true (SQL's AND)."""
+    result = _expr(predicate0) & predicate1
+    for predicate in predicates:
+        result = result & predicate
+    return result
+
+
+def or_(predicate0: Any, predicate1: Any, *predicates: Any) -> Expression:
+    """Whether one of the predicates is true (SQL's OR)."""
+    result = _expr(predicate0) | predicate1
+    for predicate in predicates:
+        result = result | predicate
+    return result
+
+
+def not_(expression: Expression) -> Expression:
+    """The predicate negated (SQL's NOT)."""
+    return ~_expr(expression)
 
 
 def _over_bound(text: str, rows: bool, count: Optional[int]) -> Expression:
@@ -461,8 +481,14 @@ def call(f: Any, *args: Any) -> Expression:
 EPOCH = datetime.datetime(1970, 1, 1)
 
 
-def to_timestamp(value: Any) -> datetime.datetime:
-    """A TIMESTAMP value (a naive datetime, UTC as Kindling's session time zone) of an Instant or epoch ms."""
+def to_timestamp(value: Any, format: Any = None) -> Any:
+    """PyFlink's ``to_timestamp(timestamp_str[, format])`` of a string (expression): its TIMESTAMP(3)
+    (kindling/table/builtins.py). Of a time value (an Instant, epoch ms), the TIMESTAMP value Kindling's
+    operators hold: a naive datetime, UTC as Kindling's session time zone."""
+    if isinstance(value, (Expression, str)):
+        from kindling.table import builtins
+
+        return builtins.to_timestamp(value, format)
     if isinstance(value, datetime.datetime):
         return value
     millis = value.to_epoch_milli() if hasattr(value, "to_epoch_milli") else int(value)

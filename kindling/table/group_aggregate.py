@@ -46,6 +46,8 @@ class AggregateCalls:
                 seen.setdefault(id(aggregate), aggregate)
         self.aggregates = list(seen.values())
         argument_types = [[c._data_type(input_types).type_name for c in a._children] for a in self.aggregates]
+        for aggregate, types in zip(self.aggregates, argument_types):
+            aggregate._aggregate.argument_types = types  # a pandas function's Series take their dtypes
         self.integral = [any(t in NUMERIC[:4] for t in types) for types in argument_types]
         self.float32 = [types == ["FLOAT"] for types in argument_types]
 
@@ -112,9 +114,13 @@ class GroupAggregateFunction(KeyedProcessFunction):
             return
         group[4] = False
         if self.in_batch:
-            yield _create_row(self.names, self.calls.result(group[3], group[1]), RowKind.INSERT)
+            yield from self._emit(self.calls.result(group[3], group[1]), RowKind.INSERT)
         else:
             yield from self._changes(group)
+
+    def _emit(self, values: list, kind):
+        """The rows of a group's result ``values`` (one)."""
+        yield _create_row(self.names, values, kind)
 
     def _changes(self, group: list):
         """The changes of the group's result since it was last emitted; keeps the group's state."""

@@ -434,6 +434,8 @@ def _joined(table, alias: Optional[str], joins, table_of):
     """The table of ``FROM a JOIN b ON ...``, and the scope resolving ``a.x``, ``b.y`` and unqualified
     names: a right table's column named as an earlier one is renamed ``name0`` (as Calcite does). An
     ON condition bounding both tables' event-time columns against each other is an interval join."""
+    import sqlglot.expressions as exp
+
     scope: Dict[Tuple[Optional[str], str], str] = {}
     owners: Dict[str, int] = {}
 
@@ -445,6 +447,12 @@ def _joined(table, alias: Optional[str], joins, table_of):
 
     add(alias, table.get_schema().get_field_names(), table.get_schema().get_field_names())
     for join in joins:
+        if isinstance(join.this, exp.Lateral):  # [LEFT JOIN] LATERAL TABLE(f(...)) [AS] t(a, b) [ON TRUE]
+            before = len(table.get_schema().get_field_names())
+            table = _lateral(table, join, scope)
+            names = table.get_schema().get_field_names()[before:]
+            add(join.this.alias or None, names, names)
+            continue
         right, right_alias = _source(join.this, table_of)
         taken = set(table.get_schema().get_field_names())
         names = right.get_schema().get_field_names()
@@ -473,6 +481,23 @@ def _joined(table, alias: Optional[str], joins, table_of):
         if count > 1:
             del scope[(None, name)]  # ambiguous without a table name
     return table, scope
+
+
+def _lateral(table, join, scope):
+    """``table`` joined with the rows of a table function (a correlated LATERAL TABLE), inner or LEFT ... ON TRUE."""
+    import sqlglot.expressions as exp
+
+    lateral = join.this
+    calls = lateral.this.expressions if isinstance(lateral.this, exp.Anonymous) else []
+    side = (join.args.get("side") or "").upper()
+    on = join.args.get("on")
+    if len(calls) != 1 or side not in ("", "LEFT") or (on is not None and on != exp.true()):
+        raise ValueError(f"sql_query: {join.sql(dialect=DIALECT)}: Kindling joins LATERAL TABLE(function(...)) "
+                         "[AS] t(columns), or LEFT JOIN it ON TRUE")
+    call = _expression(calls[0], scope)
+    names = lateral.alias_column_names
+    call = call.alias(*names) if names else call
+    return table.left_outer_join_lateral(call) if side == "LEFT" else table.join_lateral(call)
 
 
 def _interval_join(left, right, condition, scope, side: str):
@@ -586,6 +611,11 @@ def _expression(node, scope: Any = None) -> Any:
         return col(scope[(node.table or None, node.name)])
     if isinstance(node, exp.Paren):
         return _expression(node.this, scope)
+    from kindling.table.sql_functions import sql_function
+
+    function = sql_function(node, lambda argument: _expression(argument, scope))
+    if function is not None:  # a built-in function (kindling/table/sql_functions.py)
+        return function
     if isinstance(node, exp.Not):
         return ~_expression(node.this, scope)
     if isinstance(node, exp.Boolean):
@@ -608,7 +638,8 @@ def _expression(node, scope: Any = None) -> Any:
                             _AGGREGATES[type(node).__name__])
         return aggregate.distinct if distinct else aggregate
     if isinstance(node, exp.Cast):
-        return _expression(node.this, scope).cast(_data_type(node.to))
+        value = _expression(node.this, scope)
+        return (value.try_cast if isinstance(node, exp.TryCast) else value.cast)(_data_type(node.to))
     if isinstance(node, exp.Interval):
         units = {"MILLISECOND": "millis", "SECOND": "seconds", "MINUTE": "minutes", "HOUR": "hours", "DAY": "days"}
         unit = node.unit.name.upper().rstrip("S") if node.unit is not None else ""
@@ -623,5 +654,5 @@ def _expression(node, scope: Any = None) -> Any:
         raise ValueError(f"sql_query: {node.sql(dialect=DIALECT)} is not supported here by Kindling yet (OVER "
                          "aggregates in the SELECT list, ROW_NUMBER() in a subquery filtered on its number)")
     raise ValueError(f"sql_query: the expression {node.sql()} is not supported by Kindling yet "
-                     "(columns, literals, + - * / %, comparisons, AND, OR, NOT, COUNT/SUM/AVG/MIN/MAX, "
-                     "registered functions)")
+                     "(columns, literals, operators, Flink's built-in functions in docs/table.md, registered "
+                     "functions)")

@@ -9,7 +9,7 @@ from sqlglot import expressions as exp
 from sqlglot.dialects.spark import Spark
 from sqlglot.tokens import TokenType
 
-__all__ = ["DIALECT", "explained_statement"]
+__all__ = ["DIALECT", "SqlDialect", "explained_statement"]
 
 #: the name sqlglot knows the dialect by (a Dialect subclass registers its lowercase class name)
 DIALECT = "flink"
@@ -82,3 +82,11 @@ def explained_statement(statement: str) -> str:
     if at >= len(tokens):
         raise ValueError("EXPLAIN needs a statement: EXPLAIN SELECT ... or EXPLAIN INSERT INTO ...")
     return rest[tokens[at].start:]
+
+
+class SqlDialect:
+    """``pyflink.table.SqlDialect``: the SQL dialect ``TableConfig.set_sql_dialect`` chooses. Kindling reads
+    Flink's (``DEFAULT``); Hive's is not supported."""
+
+    DEFAULT = 0
+    HIVE = 1

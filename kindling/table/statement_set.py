@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import List, Tuple
 
+from kindling.common.unsupported import unsupported
 from kindling.table.table_result import TableResult
 
 __all__ = ["StatementSet"]
@@ -36,6 +37,28 @@ class StatementSet:
         if kind != "insert":
             raise ValueError(f"add_insert_sql takes an INSERT INTO statement, got {stmt.strip()[:80]!r}")
         return self.add_insert(parts[0], self._t_env.sql_query(parts[1]))
+
+    @unsupported("TablePipeline (Table.insert_into) is not there yet; use add_insert")
+    def add(self, table_pipeline) -> "StatementSet": ...
+
+    @unsupported("a statement set's inserts do not join a DataStream job yet; run execute()")
+    def attach_as_datastream(self) -> None: ...
+
+    @unsupported("compiled plans are Flink's planner's; JVM-only")
+    def compile_plan(self): ...
+
+    def explain(self, *extra_details) -> str:
+        """Kindling's plan of the inserts, one sink after another (as ``Table.explain``)."""
+        from kindling.table.explain_detail import plan_details
+        from kindling.table.table import _plan_lines
+
+        ending = plan_details(extra_details)
+        lines = [line for path, table in self._inserts
+                 for line in [f"Sink(table=[{path}])"] + _plan_lines(table, "+- ", "   ")]
+        return "== Kindling Plan ==\n" + "\n".join(lines) + "\n" + ending
+
+    def print_explain(self, *extra_details) -> None:
+        print(self.explain(*extra_details))
 
     def execute(self) -> TableResult:
         """Starts one job writing every insert."""

@@ -13,6 +13,7 @@ from typing import Callable, Dict, List, Optional, Union
 
 from kindling.common.typeinfo import ChangelogRowTypeInfo, RowTypeInfo, TypeInformation
 from kindling.common.types import Row, _create_row
+from kindling.common.unsupported import unsupported
 from kindling.datastream.functions import KeyedProcessFunction
 from kindling.table.expressions import Expression, col, unaliased
 from kindling.table.schema import Schema
@@ -20,6 +21,10 @@ from kindling.table.table_result import TableResult
 from kindling.table.types import DataType
 
 __all__ = ["GroupWindowedTable", "GroupedTable", "OverWindowedTable", "Table", "WindowGroupedTable"]
+
+
+_SET_OPERATIONS = "set operations other than union/union_all are not there yet; use a join (or left_outer_join " \
+                  "with where(col('k').is_null)) instead"
 
 
 def changelog_type(row_type: RowTypeInfo) -> ChangelogRowTypeInfo:
@@ -80,12 +85,41 @@ class Table:
     def explain(self, *extra_details) -> str:
         """Kindling's plan of the table, one operator a line, inputs indented below it: what each
         computes, whether its rows are changes (``changelogMode``), and where it runs (Spark SQL or a
-        Python pass, a keyed operator on Spark's transformWithState). Flink's explain details are not
-        supported."""
-        if extra_details:
-            raise ValueError("explain(ExplainDetail...) is not supported by Kindling: explain() prints Kindling's "
-                             "plan (docs/table.md)")
-        return "== Kindling Plan ==\n" + "\n".join(_plan_lines(self, "", "")) + "\n"
+        Python pass, a keyed operator on Spark's transformWithState). Of Flink's explain details,
+        ``CHANGELOG_MODE`` and ``PLAN_ADVICE`` are accepted (kindling/table/explain_detail.py)."""
+        from kindling.table.explain_detail import plan_details
+
+        ending = plan_details(extra_details)
+        return "== Kindling Plan ==\n" + "\n".join(_plan_lines(self, "", "")) + "\n" + ending
+
+    def print_explain(self, *extra_details) -> None:
+        """Prints :meth:`explain`."""
+        print(self.explain(*extra_details))
+
+    @unsupported(_SET_OPERATIONS)
+    def intersect(self, right: "Table") -> "Table": ...
+
+    @unsupported(_SET_OPERATIONS)
+    def intersect_all(self, right: "Table") -> "Table": ...
+
+    @unsupported(_SET_OPERATIONS)
+    def minus(self, right: "Table") -> "Table": ...
+
+    @unsupported(_SET_OPERATIONS)
+    def minus_all(self, right: "Table") -> "Table": ...
+
+    @unsupported("the changelog process table functions are not there; use StreamTableEnvironment's "
+                 "to_changelog_stream")
+    def to_changelog(self, *arguments) -> "Table": ...
+
+    @unsupported("the changelog process table functions are not there")
+    def from_changelog(self, *arguments) -> "Table": ...
+
+    @unsupported("ResolvedSchema belongs to Flink's catalog; use get_schema()")
+    def get_resolved_schema(self): ...
+
+    @unsupported("TablePipeline is not there yet; use execute_insert or a StatementSet's add_insert")
+    def insert_into(self, table_path: str, overwrite: bool = False): ...
 
     def _row_type(self) -> RowTypeInfo:
         row_type = self._schema.row_type_info()
@@ -156,7 +190,10 @@ class Table:
     def select(self, *fields: Union[Expression, str]) -> "Table":
         """The given expressions as the columns (an unnamed one is ``_c<position>``); with
         aggregates and no group_by, one group of all rows."""
-        fields = tuple(col(f) if isinstance(f, str) else f for f in fields)
+        from kindling.table.row_operations import expand_columns
+
+        fields = tuple(expand_columns([col(f) if isinstance(f, str) else f for f in fields],
+                                      self._schema.get_field_names()))
         if any(f.aggregates() for f in fields):
             return self.group_by().select(*fields)
         types = self._types()
@@ -211,6 +248,31 @@ class Table:
     def add_columns(self, *fields: Expression) -> "Table":
         """The table's columns and then ``fields``."""
         return self.select(*[col(n) for n in self._schema.get_field_names()], *fields)
+
+    def add_or_replace_columns(self, *fields: Expression) -> "Table":
+        """The table with each named field replacing the column of its name, or added after the columns."""
+        from kindling.table.row_operations import add_or_replace_columns
+
+        return add_or_replace_columns(self, list(fields))
+
+    def map(self, func) -> "Table":
+        """The row a scalar function (``udf``; given without arguments it takes the whole row) makes of
+        each row: a ROW result's fields are the columns."""
+        from kindling.table.row_operations import map_rows
+
+        return map_rows(self, func)
+
+    def aggregate(self, func):
+        """One row of an aggregate function (``udaf``) over all rows; ``select`` its columns."""
+        from kindling.table.row_operations import aggregate
+
+        return aggregate(self, [], func)
+
+    def flat_aggregate(self, func):
+        """The rows a table aggregate function (``udtaf``) emits over all rows; ``select`` its columns."""
+        from kindling.table.row_operations import flat_aggregate
+
+        return flat_aggregate(self, [], func)
 
     def drop_columns(self, *fields: Expression) -> "Table":
         """The table without the named columns."""
@@ -273,12 +335,13 @@ class Table:
         (``f0``, ``f1``, ... until ``alias``)."""
         from kindling.table.udf import TableFunctionCall, UserDefinedTableFunctionWrapper
 
-        if isinstance(func, TableFunctionCall):
-            func = func._function
+        call = func if isinstance(func, TableFunctionCall) else None
+        func = func._function if call is not None else func
         if not isinstance(func, UserDefinedTableFunctionWrapper):
             raise TypeError(f"flat_map takes a table function made with udtf(...), got {func!r}")
         schema = Schema([f"f{i}" for i in range(len(func._result_types))], func._result_types)
-        lateral = _Lateral(func, None, schema.get_field_names(), keep_input=False, outer=False)
+        lateral = _Lateral(func, call, schema.get_field_names(), keep_input=False, outer=False,
+                           input_names=self._schema.get_field_names())
         return self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, lateral, row_type, flat=True),
                             label=f"Correlate(invocation=[{func}])")
 
@@ -292,8 +355,13 @@ class Table:
         return self._lateral(table_function_call, join_predicate, outer=True)
 
     def _lateral(self, call: Expression, predicate: Optional[Expression], outer: bool) -> "Table":
-        from kindling.table.udf import TableFunctionCall
+        from kindling.table.udf import TableFunctionCall, UserDefinedTableFunctionWrapper
 
+        if isinstance(call, UserDefinedTableFunctionWrapper):  # given uncalled, it takes the whole row
+            from kindling.table.row_operations import whole_row
+
+            wrapper, call = call, call(whole_row(self))
+            call = call.alias(*wrapper._aliases) if wrapper._aliases else call
         if not isinstance(call, TableFunctionCall):
             raise TypeError(f"join_lateral takes a call of a table function (split(col('line'))), got {call!r}")
         names = call._names or [f"f{i}" for i in range(len(call._function._result_types))]
@@ -534,6 +602,9 @@ class WindowGroupedTable:
     def __init__(self, table: Table, window, keys: List[str]):
         self._table, self._window, self._keys = table, window, keys
 
+    @unsupported("a window's aggregate() of a ROW-valued function is not there yet; call the function in select")
+    def aggregate(self, func): ...
+
     def select(self, *fields: Union[Expression, str]) -> Table:
         from kindling.table.group_aggregate import GroupKey
         from kindling.table.window_aggregate import WindowAggregateFunction, slice_of
@@ -612,6 +683,20 @@ class GroupedTable:
         return table._python(schema, aggregate, updating=not table._in_batch(),
                              label=f"GroupAggregate(groupBy=[{', '.join(self._keys)}], "
                                    f"select=[{', '.join(map(str, fields))}])")
+
+    def aggregate(self, func):
+        """One row per group of an aggregate function (``udaf``; given without arguments it takes the
+        whole row); ``select`` the keys and its result's columns."""
+        from kindling.table.row_operations import aggregate
+
+        return aggregate(self._table, self._keys, func)
+
+    def flat_aggregate(self, func):
+        """The rows a table aggregate function (``udtaf``) emits per group; ``select`` the keys and its
+        result's columns."""
+        from kindling.table.row_operations import flat_aggregate
+
+        return flat_aggregate(self._table, self._keys, func)
 
     def _result_schema(self, fields: List[Expression], types: Dict[str, DataType], allowed: List[str] = ()):
         """The result's column names and schema; fails on a column that is neither grouped nor aggregated."""

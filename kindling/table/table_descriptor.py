@@ -6,7 +6,7 @@ Example::
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Union
+from typing import Dict, List, Optional, Union
 
 from kindling.table.schema import Schema
 
@@ -51,9 +51,10 @@ class FormatDescriptor:
 class TableDescriptor:
     """What ``CREATE TABLE ... WITH (...)`` says, built in Python."""
 
-    def __init__(self, schema: Optional[Schema], options: Dict[str, str]):
+    def __init__(self, schema: Optional[Schema], options: Dict[str, str], comment: Optional[str] = None):
         self._schema = schema
         self._options = dict(options)
+        self._comment = comment
 
     @staticmethod
     def for_connector(connector: str) -> "TableDescriptor.Builder":
@@ -65,6 +66,12 @@ class TableDescriptor:
     def get_options(self) -> Dict[str, str]:
         return dict(self._options)
 
+    def get_partition_keys(self) -> List[str]:
+        return list(getattr(self._schema, "partition_keys", None) or [])
+
+    def get_comment(self) -> Optional[str]:
+        return self._comment
+
     def __repr__(self) -> str:
         options = ", ".join(f"'{k}' = '{v}'" for k, v in self._options.items())
         return f"{self._schema!r} WITH ({options})"
@@ -75,6 +82,11 @@ class TableDescriptor:
         def __init__(self) -> None:
             self._schema: Optional[Schema] = None
             self._options: Dict[str, str] = {}
+            self._comment: Optional[str] = None
+
+        def comment(self, comment: str) -> "TableDescriptor.Builder":
+            self._comment = comment
+            return self
 
         def schema(self, schema: Schema) -> "TableDescriptor.Builder":
             self._schema = schema
@@ -93,4 +105,4 @@ class TableDescriptor:
             return self.option("format", format)
 
         def build(self) -> "TableDescriptor":
-            return TableDescriptor(self._schema, self._options)
+            return TableDescriptor(self._schema, self._options, self._comment)

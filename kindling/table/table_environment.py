@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Union
 from kindling.common.typeinfo import RowTypeInfo, TypeInformation, Types
 from kindling.common.watermark_strategy import TimestampAssigner
 from kindling.common.types import Row, _create_row
+from kindling.common.unsupported import unsupported
 from kindling.table.environment_settings import EnvironmentSettings
 from kindling.table.schema import Schema
 from kindling.table.table import Table, _Retyped
@@ -227,6 +228,16 @@ class _AsRow:
         return _create_row(self.names, [value])
 
 
+_CATALOGS = "catalogs are not there: tables live in the TableEnvironment's one catalog, 'default_catalog'"
+_MODULES = "Flink modules (such as Hive's functions) are not there"
+_MODELS = "models (CREATE MODEL, ML_PREDICT) are not there"
+_PLANS = "compiled plans are Flink's planner's; JVM-only"
+_JAVA_FUNCTIONS = "Java functions run in Flink's JVM; JVM-only: write the function in Python (udf, udtf, udaf)"
+
+#: the names of Kindling's one catalog and database, as Flink names its built-in ones
+DEFAULT_CATALOG, DEFAULT_DATABASE = "default_catalog", "default_database"
+
+
 class TableEnvironment:
     """Tables by name (``create_temporary_table``, ``execute_sql('CREATE TABLE ...')``) and jobs
     over them, on a StreamExecutionEnvironment of its own."""
@@ -273,7 +284,7 @@ class TableEnvironment:
 
         return unregister(path)
 
-    drop_temporary_system_function = drop_temporary_function
+    drop_temporary_system_function = drop_function = drop_temporary_function
 
     # -- catalog ------------------------------------------------------------------------------
 
@@ -316,6 +327,155 @@ class TableEnvironment:
 
     def drop_temporary_table(self, table_path: str) -> bool:
         return self._tables.pop(table_path, None) is not None
+
+    def list_views(self) -> List[str]:
+        return sorted(n for n, what in self._tables.items() if isinstance(what, Table))
+
+    list_temporary_views = list_views
+
+    def create_view(self, view_path: str, table: Table, ignore_if_exists: bool = False) -> None:
+        """As create_temporary_view: Kindling keeps its catalog in the job's process."""
+        if not (ignore_if_exists and view_path in self._tables):
+            self.create_temporary_view(view_path, table)
+
+    def drop_table(self, table_path: str, ignore_if_not_exists: bool = True) -> bool:
+        return self._drop(table_path, ignore_if_not_exists, TableDescriptor, "Table")
+
+    def drop_view(self, view_path: str, ignore_if_not_exists: bool = True) -> bool:
+        return self._drop(view_path, ignore_if_not_exists, Table, "View")
+
+    def drop_temporary_view(self, view_path: str) -> bool:
+        return self._drop(view_path, True, Table, "View")
+
+    def _drop(self, path: str, ignore_if_not_exists: bool, kind: type, what: str) -> bool:
+        if isinstance(self._tables.get(path), kind):
+            del self._tables[path]
+            return True
+        if not ignore_if_not_exists:
+            raise ValueError(f"{what} '{path}' does not exist")
+        return False
+
+    def from_descriptor(self, descriptor: TableDescriptor) -> Table:
+        """The table of a connector (``TableDescriptor.for_connector(...)``) without registering a name."""
+        name = f"*anonymous_{descriptor.get_options().get('connector', 'table')}${len(self._tables)}*"
+        self.create_temporary_table(name, descriptor)
+        return self.from_path(name)
+
+    # Kindling has one catalog and database (kept in the job's process) and Flink's core functions
+    def get_current_catalog(self) -> str:
+        return DEFAULT_CATALOG
+
+    def get_current_database(self) -> str:
+        return DEFAULT_DATABASE
+
+    def list_catalogs(self) -> List[str]:
+        return [DEFAULT_CATALOG]
+
+    def list_databases(self) -> List[str]:
+        return [DEFAULT_DATABASE]
+
+    def use_catalog(self, catalog_name: str) -> None:
+        if catalog_name != DEFAULT_CATALOG:
+            raise ValueError(f"Catalog '{catalog_name}' does not exist: Kindling has the one catalog "
+                             f"'{DEFAULT_CATALOG}' (catalogs are not supported yet)")
+
+    def use_database(self, database_name: str) -> None:
+        if database_name != DEFAULT_DATABASE:
+            raise ValueError(f"Database '{database_name}' does not exist: Kindling has the one database "
+                             f"'{DEFAULT_DATABASE}'")
+
+    def list_modules(self) -> List[str]:
+        return ["core"]
+
+    def list_materialized_tables(self) -> List[str]:
+        """Kindling has no materialized tables: empty."""
+        return []
+
+    def list_user_defined_functions(self) -> List[str]:
+        from kindling.table.udf import registered_names
+
+        return registered_names()
+
+    def explain_sql(self, stmt: str, *extra_details) -> str:
+        """Kindling's plan of a query or INSERT (as ``Table.explain``)."""
+        from kindling.table.explain_detail import plan_details
+        from kindling.table.table import explanation
+
+        ending = plan_details(extra_details)
+        return explanation(self, stmt)._text + ending
+
+    # -- what Kindling does not have: catalogs, modules, models, compiled plans, Java functions ---
+
+    @unsupported(_CATALOGS)
+    def create_catalog(self, catalog_name: str, catalog_descriptor): ...
+
+    @unsupported(_CATALOGS)
+    def register_catalog(self, catalog_name: str, catalog): ...
+
+    @unsupported(_CATALOGS)
+    def get_catalog(self, catalog_name: str): ...
+
+    @unsupported(_MODULES)
+    def load_module(self, module_name: str, module): ...
+
+    @unsupported(_MODULES)
+    def unload_module(self, module_name: str): ...
+
+    @unsupported(_MODULES)
+    def use_modules(self, *module_names: str): ...
+
+    @unsupported(_MODULES)
+    def list_full_modules(self): ...
+
+    @unsupported("Kindling does not list its built-in functions; list_user_defined_functions lists yours")
+    def list_functions(self) -> List[str]: ...
+
+    @unsupported(_MODELS)
+    def create_model(self, path: str, model_descriptor, ignore_if_exists: bool = False): ...
+
+    @unsupported(_MODELS)
+    def create_temporary_model(self, path: str, model_descriptor, ignore_if_exists: bool = False): ...
+
+    @unsupported(_MODELS)
+    def drop_model(self, model_path: str, ignore_if_not_exists: bool = True) -> bool: ...
+
+    @unsupported(_MODELS)
+    def drop_temporary_model(self, model_path: str) -> bool: ...
+
+    @unsupported(_MODELS)
+    def list_models(self) -> List[str]: ...
+
+    @unsupported(_MODELS)
+    def list_temporary_models(self) -> List[str]: ...
+
+    @unsupported(_PLANS)
+    def compile_plan_sql(self, stmt: str): ...
+
+    @unsupported(_PLANS)
+    def load_plan(self, plan_reference): ...
+
+    @unsupported(_PLANS)
+    def execute_plan(self, plan_reference): ...
+
+    @unsupported(_JAVA_FUNCTIONS)
+    def create_java_function(self, path: str, function_class_name: str, ignore_if_exists: bool = None): ...
+
+    @unsupported(_JAVA_FUNCTIONS)
+    def create_java_temporary_function(self, path: str, function_class_name: str): ...
+
+    @unsupported(_JAVA_FUNCTIONS)
+    def create_java_temporary_system_function(self, name: str, function_class_name: str): ...
+
+    # -- Python files the job's workers need: the environment's --------------------------------
+
+    def add_python_file(self, file_path: str) -> None:
+        self._env.add_python_file(file_path)
+
+    def add_python_archive(self, archive_path: str, target_dir: Optional[str] = None) -> None:
+        self._env.add_python_archive(archive_path, target_dir)
+
+    def set_python_requirements(self, requirements_file_path: str, requirements_cache_dir: Optional[str] = None):
+        self._env.set_python_requirements(requirements_file_path, requirements_cache_dir)
 
     def from_path(self, path: str) -> Table:
         """The table registered as ``path``: a view, or a connector table's rows with its computed and
@@ -529,6 +689,9 @@ class StreamTableEnvironment(TableEnvironment):
             raise ValueError("to_append_stream: the table is updating (its aggregation changes earlier rows: "
                              "-U/+U/-D); read it with to_retract_stream or to_changelog_stream")
         return table._stream(type_info)
+
+    @unsupported("a DataStream of changes does not become a table yet; from_data_stream takes insert-only streams")
+    def from_changelog_stream(self, data_stream, schema=None, changelog_mode=None) -> Table: ...
 
     def to_changelog_stream(self, table: Table):
         """The table's changes as Rows with a RowKind (``+I``, ``-U``, ``+U``, ``-D``)."""

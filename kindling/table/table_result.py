@@ -10,10 +10,12 @@ import datetime
 import unicodedata
 from typing import Any, List, Optional
 
+from kindling.common.unsupported import unsupported
+from kindling.datastream.data_stream import CloseableIterator  # a query's rows (Table.execute().collect())
 from kindling.table.result_kind import ResultKind
 from kindling.table.types import DataType
 
-__all__ = ["TableResult"]
+__all__ = ["CloseableIterator", "TableResult"]
 
 
 class TableResult:
@@ -33,6 +35,12 @@ class TableResult:
         if self._rows is None:
             raise ValueError("collect() reads the rows of Table.execute(); this result has none")
         return self._rows
+
+    @unsupported("ResolvedSchema belongs to Flink's catalog; the Table's get_schema() has the columns")
+    def get_resolved_schema(self): ...
+
+    @unsupported("TableSchema (deprecated in Flink) is not there; the Table's get_schema() has the columns")
+    def get_table_schema(self): ...
 
     def get_job_client(self):
         """The JobClient of the job this statement started (None for DDL)."""
@@ -90,10 +98,14 @@ def _type_width(data_type: DataType) -> int:
     if name == "DECIMAL":
         width = data_type.precision + 2
     elif name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        width = 19 + (data_type.precision + 1 if data_type.precision else 0)
+        precision = data_type.precision
+        width = 19 + (0 if not precision else 4 if precision <= 3 else 7 if precision <= 6 else 10)
+    elif name == "TIME":
+        precision = int(data_type._name[5:-1])
+        width = 8 if not precision else precision + 9
     else:
         width = _TYPE_WIDTHS.get(name, MAX_WIDTH)
-    return max(width, len(NULL)) if data_type._nullable else width
+    return max(width, len(NULL))  # as Flink: room for <NULL> whatever the nullability
 
 
 def _display_width(text: str) -> int:
@@ -110,6 +122,8 @@ def value_text(value: Any, data_type: DataType, tableau: bool = False) -> str:
     if isinstance(value, bool):
         return ("TRUE" if value else "FALSE") if tableau else ("true" if value else "false")
     name = data_type.type_name
+    if name == "ROW" and tableau:  # Flink's tableau writes a row as (a, b)
+        return "(" + ", ".join(value_text(v, f.data_type, tableau) for v, f in zip(value, data_type.fields)) + ")"
     if name in ("FLOAT", "DOUBLE"):
         from kindling.table.formats import java_number
 

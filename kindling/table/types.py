@@ -7,11 +7,20 @@ Example::
 """
 from __future__ import annotations
 
+import functools
+import re
 from typing import List, Optional
 
 from kindling.common.typeinfo import TypeInformation, Types
+from kindling.common.types import Row, RowKind  # noqa: F401  (pyflink.table.types has them too)
+from kindling.common.unsupported import unsupported
 
-__all__ = ["DataType", "DataTypes", "RowField", "RowType"]
+__all__ = ["ArrayType", "DataType", "DataTypes", "MapType", "Row", "RowField", "RowKind", "RowType"]
+
+
+@functools.lru_cache(maxsize=None)
+def _type_name(name: str) -> str:
+    return re.split(r"[(<]", name, maxsplit=1)[0]  # asked once per row by casts: computed once per name
 
 
 class DataType:
@@ -25,11 +34,18 @@ class DataType:
 
     def not_null(self) -> "DataType":
         """The same type, without NULL."""
-        return DataType(self._name, self._type_info, False)
+        return self._with_nullable(False)
 
     def nullable(self) -> "DataType":
         """The same type, with NULL."""
-        return DataType(self._name, self._type_info, True)
+        return self._with_nullable(True)
+
+    def _with_nullable(self, nullable: bool) -> "DataType":
+        import copy
+
+        typed = copy.copy(self)
+        typed._nullable = nullable
+        return typed
 
     def type_info(self) -> TypeInformation:
         """The TypeInformation its values have in a DataStream (Kindling's bridge to Spark columns)."""
@@ -38,7 +54,7 @@ class DataType:
     @property
     def type_name(self) -> str:
         """The name without length or precision (``VARCHAR`` for ``VARCHAR(10)``)."""
-        return self._name.split("(", 1)[0]
+        return _type_name(self._name)
 
     @property
     def precision(self) -> Optional[int]:
@@ -66,7 +82,7 @@ class RowField:
         self.description = description
 
     def __repr__(self) -> str:
-        return f"{self.name} {self.data_type!r}"
+        return f"`{self.name}` {self.data_type!r}"
 
 
 class RowType(DataType):
@@ -84,6 +100,25 @@ class RowType(DataType):
     def field_types(self) -> List[DataType]:
         return [f.data_type for f in self.fields]
 
+
+class ArrayType(DataType):
+    """An ARRAY of elements of one type: Python lists."""
+
+    def __init__(self, element_type: DataType, nullable: bool = True):
+        self.element_type = element_type
+        super().__init__(f"ARRAY<{element_type!r}>", Types.OBJECT_ARRAY(element_type.type_info()), nullable)
+
+
+class MapType(DataType):
+    """A MAP from keys of one type to values of another: Python dicts."""
+
+    def __init__(self, key_type: DataType, value_type: DataType, nullable: bool = True):
+        self.key_type, self.value_type = key_type, value_type
+        super().__init__(f"MAP<{key_type!r}, {value_type!r}>", Types.MAP(key_type.type_info(), value_type.type_info()),
+                         nullable)
+
+
+_INTERVALS = "INTERVAL column types are not there; intervals are expressions (lit(5).seconds, INTERVAL '5' SECOND)"
 
 #: Java's String length limit, Flink's VARCHAR length of STRING
 MAX_LENGTH = 2147483647
@@ -141,6 +176,79 @@ class DataTypes:
         return DataType("BYTES", Types.PRIMITIVE_ARRAY(Types.BYTE()), nullable)
 
     @staticmethod
+    def BINARY(length: int, nullable: bool = True) -> DataType:
+        """Bytes of a fixed length (Python ``bytes``)."""
+        return DataType(f"BINARY({length})", Types.PRIMITIVE_ARRAY(Types.BYTE()), nullable)
+
+    @staticmethod
+    def VARBINARY(length: int, nullable: bool = True) -> DataType:
+        """Bytes of at most ``length`` (Python ``bytes``)."""
+        return DataType("BYTES" if length == MAX_LENGTH else f"VARBINARY({length})",
+                        Types.PRIMITIVE_ARRAY(Types.BYTE()), nullable)
+
+    @staticmethod
+    def TIME(precision: int = 0, nullable: bool = True) -> DataType:
+        """A time of day (``datetime.time``)."""
+        return DataType(f"TIME({precision})", Types.SQL_TIME(), nullable)
+
+    @staticmethod
+    @unsupported("the MULTISET type is not there; use ARRAY")
+    def MULTISET(element_type: DataType, nullable: bool = True) -> DataType: ...
+
+    @staticmethod
+    @unsupported(_INTERVALS)
+    def INTERVAL(upper_resolution, lower_resolution=None) -> DataType: ...
+
+    @staticmethod
+    @unsupported(_INTERVALS)
+    def YEAR(precision: int = 2): ...
+
+    @staticmethod
+    @unsupported(_INTERVALS)
+    def MONTH(): ...
+
+    @staticmethod
+    @unsupported(_INTERVALS)
+    def DAY(precision: int = 2): ...
+
+    @staticmethod
+    @unsupported(_INTERVALS)
+    def HOUR(): ...
+
+    @staticmethod
+    @unsupported(_INTERVALS)
+    def MINUTE(): ...
+
+    @staticmethod
+    @unsupported(_INTERVALS)
+    def SECOND(precision: int = 6): ...
+
+    @staticmethod
+    def NULL() -> DataType:
+        """The type of an untyped NULL."""
+        return DataType("NULL", Types.PICKLED_BYTE_ARRAY(), True)
+
+    @staticmethod
+    def LIST_VIEW(element_type: DataType) -> DataType:
+        """An accumulator's ListView field (kept pickled in the accumulator)."""
+        return DataType(f"LIST_VIEW<{element_type!r}>", Types.PICKLED_BYTE_ARRAY())
+
+    @staticmethod
+    def MAP_VIEW(key_type: DataType, value_type: DataType) -> DataType:
+        """An accumulator's MapView field (kept pickled in the accumulator)."""
+        return DataType(f"MAP_VIEW<{key_type!r}, {value_type!r}>", Types.PICKLED_BYTE_ARRAY())
+
+    @staticmethod
+    def ARRAY(element_type: DataType, nullable: bool = True) -> ArrayType:
+        """An array of ``element_type`` values (Python lists)."""
+        return ArrayType(element_type, nullable)
+
+    @staticmethod
+    def MAP(key_type: DataType, value_type: DataType, nullable: bool = True) -> MapType:
+        """A map of ``key_type`` to ``value_type`` (Python dicts)."""
+        return MapType(key_type, value_type, nullable)
+
+    @staticmethod
     def DATE(nullable: bool = True) -> DataType:
         return DataType("DATE", Types.SQL_DATE(), nullable)
 
@@ -162,3 +270,11 @@ class DataTypes:
     @staticmethod
     def ROW(row_fields: List[RowField] = (), nullable: bool = True) -> RowType:
         return RowType(list(row_fields), nullable)
+
+
+from kindling.common.unsupported import missing_names  # noqa: E402
+
+__getattr__ = missing_names(__name__, {
+    "UserDefinedType": "user-defined (class-backed) types are not there; use ROW",
+    **{name: "it is PyFlink's Arrow transfer to its JVM; JVM-only" for name in (
+        "create_arrow_schema", "from_arrow_type", "to_arrow_type")}})

@@ -22,11 +22,15 @@ from __future__ import annotations
 import abc
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
+from kindling.common.unsupported import unsupported
 from kindling.table.expressions import Aggregate, Expression
 from kindling.table.types import DataType
 
-__all__ = ["AggregateFunction", "FunctionContext", "ScalarFunction", "TableFunction", "UserDefinedFunction",
-           "udaf", "udf", "udtf"]
+__all__ = ["AggregateFunction", "FunctionContext", "ScalarFunction", "TableAggregateFunction", "TableFunction",
+           "UserDefinedFunction", "udaf", "udf", "udtaf", "udtf"]
+
+
+_NO_TASK = "Table functions are opened without their task's context (metrics, subtask) yet"
 
 
 class FunctionContext:
@@ -37,6 +41,27 @@ class FunctionContext:
 
     def get_job_parameter(self, key: str, default_value: str) -> str:
         return self._job_parameters.get(key, default_value)
+
+    @unsupported(_NO_TASK)
+    def get_metric_group(self): ...
+
+    @unsupported(_NO_TASK)
+    def get_index_of_this_subtask(self) -> int: ...
+
+    @unsupported(_NO_TASK)
+    def get_number_of_parallel_subtasks(self) -> int: ...
+
+    @unsupported(_NO_TASK)
+    def get_max_number_of_parallel_subtasks(self) -> int: ...
+
+    @unsupported(_NO_TASK)
+    def get_attempt_number(self) -> int: ...
+
+    @unsupported(_NO_TASK)
+    def get_task_name(self) -> str: ...
+
+    @unsupported(_NO_TASK)
+    def get_task_name_with_subtasks(self) -> str: ...
 
 
 class UserDefinedFunction(abc.ABC):
@@ -68,13 +93,10 @@ class TableFunction(UserDefinedFunction):
         pass
 
 
-class AggregateFunction(UserDefinedFunction):
-    """An aggregate of a group's rows: ``create_accumulator()``, ``accumulate(acc, *args)``,
-    ``get_value(acc)``; ``retract(acc, *args)`` for an updating input."""
-
-    @abc.abstractmethod
-    def get_value(self, accumulator):
-        pass
+class _ImperativeAggregateFunction(UserDefinedFunction):
+    """What aggregate and table aggregate functions share: ``create_accumulator()``,
+    ``accumulate(acc, *args)``, ``retract(acc, *args)`` for an updating input, and optionally the
+    result's type (``get_result_type``)."""
 
     @abc.abstractmethod
     def create_accumulator(self):
@@ -90,6 +112,32 @@ class AggregateFunction(UserDefinedFunction):
 
     def merge(self, accumulator, accumulators):
         raise NotImplementedError
+
+    def get_result_type(self) -> Union[DataType, str, None]:
+        """The result's type, when the function declares it (udaf/udtaf take it as their result_type)."""
+        return None
+
+    def get_accumulator_type(self) -> Union[DataType, str, None]:
+        """The accumulator's type, when the function declares it (Kindling keeps accumulators pickled)."""
+        return None
+
+
+class AggregateFunction(_ImperativeAggregateFunction):
+    """An aggregate of a group's rows: ``create_accumulator()``, ``accumulate(acc, *args)``,
+    ``get_value(acc)``; ``retract(acc, *args)`` for an updating input."""
+
+    @abc.abstractmethod
+    def get_value(self, accumulator):
+        pass
+
+
+class TableAggregateFunction(_ImperativeAggregateFunction):
+    """An aggregate of a group's rows into rows: ``create_accumulator()``, ``accumulate(acc, *args)``,
+    ``emit_value(acc)`` yielding the rows (Rows, tuples or values); for ``flat_aggregate``."""
+
+    @abc.abstractmethod
+    def emit_value(self, accumulator):
+        pass
 
 
 def _data_type(value: Union[DataType, str, None], what: str) -> DataType:
@@ -185,6 +233,12 @@ class UserDefinedTableFunctionWrapper(_Function):
         super().__init__(f, "eval", "general", name)
         types = result_types if isinstance(result_types, (list, tuple)) else [result_types]
         self._result_types = [_data_type(t, "result_types") for t in types]
+        self._aliases: Optional[List[str]] = None
+
+    def alias(self, *alias_names: str) -> "UserDefinedTableFunctionWrapper":
+        """The names of the result's columns when the function is given uncalled (``join_lateral(split.alias('w'))``)."""
+        self._aliases = list(alias_names)
+        return self
 
     def __call__(self, *args) -> TableFunctionCall:
         from kindling.table.expressions import _expr
@@ -231,20 +285,35 @@ class _UserAggregate(Aggregate):
         if self.function._func_type == "pandas":
             import pandas
 
-            columns = [pandas.Series(list(c)) for c in zip(*acc)] if acc else []
+            # PyFlink's Series have their column's dtype: FLOAT ones compute in float32
+            columns = [pandas.Series(list(values), dtype="float32" if self.argument_types[i:i + 1] == ["FLOAT"]
+                                     else None) for i, values in enumerate(zip(*acc))]
             return self.function._callable()(*columns)
+        if self.function._table_aggregate:
+            return list(self.function._object().emit_value(acc))
         return self.function._object().get_value(acc)
 
 
 class UserDefinedAggregateFunctionWrapper(_Function):
-    """What ``udaf`` makes: called with expressions it is an aggregate for ``group_by().select()``."""
+    """What ``udaf`` (and ``udtaf``) make: called with expressions it is an aggregate for
+    ``group_by().select()``; given to ``aggregate`` (``flat_aggregate``) it takes the whole row."""
 
-    def __init__(self, f, result_type, func_type: str = "general", name: Optional[str] = None):
-        if func_type == "general" and not isinstance(f, AggregateFunction):
-            raise TypeError(f"udaf of func_type 'general' takes an AggregateFunction object, got {f!r}; a plain "
-                            "function over pandas Series is func_type='pandas'")
-        super().__init__(f, "get_value", func_type, name)
+    def __init__(self, f, result_type, func_type: str = "general", name: Optional[str] = None,
+                 table_aggregate: bool = False):
+        kind = TableAggregateFunction if table_aggregate else AggregateFunction
+        if func_type == "general" and not isinstance(f, kind):
+            raise TypeError(f"{'udtaf' if table_aggregate else 'udaf'} of func_type 'general' takes {'a' if table_aggregate else 'an'} {kind.__name__} "
+                            f"object, got {f!r}" + ("" if table_aggregate else "; a plain function over pandas Series "
+                                                    "is func_type='pandas'"))
+        super().__init__(f, "emit_value" if table_aggregate else "get_value", func_type, name)
         self._result_type = _data_type(result_type, "result_type")
+        self._table_aggregate = table_aggregate
+        self._aliases: Optional[List[str]] = None
+
+    def alias(self, *alias_names: str) -> "UserDefinedAggregateFunctionWrapper":
+        """The names of the result's columns in ``aggregate``/``flat_aggregate``."""
+        self._aliases = list(alias_names)
+        return self
 
     def _object(self) -> AggregateFunction:
         self._callable()  # opens it
@@ -286,15 +355,30 @@ def udtf(f: Any = None, input_types=None, result_types=None, deterministic=None,
 
 def udaf(f: Any = None, input_types=None, result_type: Union[DataType, str, None] = None, accumulator_type=None,
          deterministic=None, name: Optional[str] = None, func_type: str = "general"):
-    """An aggregate function: ``udaf(MyAggregateFunction(), result_type=...)``, or
-    ``udaf(f, result_type=..., func_type='pandas')`` for a function of pandas Series."""
-    if result_type is None and isinstance(f, AggregateFunction) and hasattr(f, "get_result_type"):
+    """An aggregate function: ``udaf(MyAggregateFunction(), result_type=...)`` (or the function's
+    ``get_result_type()``), or ``udaf(f, result_type=..., func_type='pandas')`` for a function of pandas Series."""
+    return _aggregate_wrapper(f, result_type, func_type, name, False)
+
+
+def udtaf(f: Any = None, input_types=None, result_type: Union[DataType, str, None] = None, accumulator_type=None,
+          deterministic=None, name: Optional[str] = None, func_type: str = "general"):
+    """A table aggregate function, for ``flat_aggregate``: ``udtaf(MyTableAggregateFunction(), result_type=...)``
+    (or the function's ``get_result_type()``)."""
+    if func_type != "general":
+        raise ValueError("udtaf takes func_type 'general' (PyFlink has no pandas table aggregate functions)")
+    return _aggregate_wrapper(f, result_type, func_type, name, True)
+
+
+def _aggregate_wrapper(f: Any, result_type: Any, func_type: str, name: Optional[str], table_aggregate: bool):
+    what = "udtaf" if table_aggregate else "udaf"
+    if f is None:
+        return lambda g: _aggregate_wrapper(g, result_type, func_type, name, table_aggregate)
+    if result_type is None and isinstance(f, _ImperativeAggregateFunction):
         result_type = f.get_result_type()
     if result_type is None:
-        raise ValueError("udaf needs a result_type, such as DataTypes.BIGINT()")
-    if f is None:
-        return lambda g: UserDefinedAggregateFunctionWrapper(g, result_type, func_type, name)
-    return UserDefinedAggregateFunctionWrapper(f, result_type, func_type, name)
+        raise ValueError(f"{what} needs a result_type (or the function's get_result_type()), such as "
+                         "DataTypes.BIGINT()")
+    return UserDefinedAggregateFunctionWrapper(f, result_type, func_type, name, table_aggregate)
 
 
 _REGISTERED: Dict[str, _Function] = {}
@@ -321,3 +405,9 @@ def registered_function(name: str) -> _Function:
     except KeyError:
         raise ValueError(f"No function named '{name}': register it with create_temporary_function or "
                          f"create_temporary_system_function; registered: {sorted(_REGISTERED)}") from None
+
+
+from kindling.common.unsupported import missing_names  # noqa: E402
+
+__getattr__ = missing_names(__name__, {"AsyncScalarFunction": "asynchronous Python functions are not there yet; "
+                                                              "use udf"})

@@ -29,7 +29,7 @@ def test_select_where_and_views(any_env, capsys):
 
 @pytest.mark.parametrize("query, message", [
     ("SELECT name, id, COUNT(*) FROM src GROUP BY name", r"reads \['id'\], which are not grouped"),
-    ("SELECT UPPER(name) FROM src", r"the expression UPPER\(name\) is not supported by Kindling yet"),
+    ("SELECT LEVENSHTEIN(name, 'x') FROM src", r"the expression LEVENSHTEIN\(name, 'x'\) is not supported by Kindling yet"),
     ("SELECT a.id FROM src AS a JOIN src AS b ON a.id > b.id", "no equality of a column of each table"),
     ("INSERT INTO src SELECT * FROM src", "sql_query takes a SELECT query"),
     ("SELECT id FROM nope", "Object 'nope' not found"),
