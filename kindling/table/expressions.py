@@ -82,8 +82,8 @@ class Expression(BuiltinMethods, JsonMethods):
     def alias(self, name: str, *extra_names: str) -> "Expression":
         """The expression named ``name`` in the result."""
         if extra_names and getattr(self._aggregate, "kind", None) == "udaf":  # aggregate(f(...).alias('a', 'b'))
-            aliased = Expression(self._column, self._data_type, self._text, None, self._evaluate, self._children,
-                                 self._aggregate)
+            aliased = Expression(self._column, self._data_type, self._text, None, None, self._children,
+                                 self._aggregate)  # its own value: evaluate reads the result of its id
             aliased._aliases = [name, *extra_names]
             return aliased
         if extra_names:

@@ -40,8 +40,16 @@ def whole_row(table) -> Expression:
 
 
 def _called(function: Any, table, what: str) -> Expression:
-    """``function`` called with the whole row when it is not a call already."""
+    """``function`` called with the whole row when it is not a call already (an alias of a call becomes the
+    call with ``_aliases``)."""
     if isinstance(function, Expression):
+        inner = function._children[0] if len(function._children) == 1 else None
+        if function._name is not None and inner is not None and function._column is inner._column and \
+                inner._aggregate is not None:
+            inner = Expression(inner._column, inner._data_type, inner._text, None, None, inner._children,
+                               inner._aggregate)  # its own value: evaluate reads the result of its id
+            inner._aliases = [function._name]
+            return inner
         return function
     if not callable(function):
         raise TypeError(f"{what} takes a function made with udf/udaf/udtaf or a call of one, got {function!r}")
