@@ -557,6 +557,10 @@ def _cast(expression, target: DataType, lenient: bool):
             digits = typed.precision or 0
             return F.date_format(inner, "yyyy-MM-dd HH:mm:ss" + ("." + "S" * digits if digits else ""))
         spark_type = target.type_info().to_spark_type()
+        if target.type_name == "DECIMAL":  # rounded to the target's scale (the column type is a wider decimal)
+            from pyspark.sql.types import DecimalType
+
+            spark_type = DecimalType(*(int(p) for p in target._name[8:-1].split(",")))
         return inner.try_cast(spark_type) if lenient else inner.cast(spark_type)
 
     cast = Expression(column if target.type_name != "TIME" else _python_only, data_type,

@@ -144,3 +144,28 @@ def test_bad_arguments_fail_naming_the_problem(tables):
         j.json_value('a.b')
     with pytest.raises(ValueError, match=r"get\('x'\): .* has no such field"):
         spark_table.select(col('s').get('x'))
+
+
+SQL_CALLS = ("LOWER(s)", "REVERSE(s)", "LTRIM(s)", "RTRIM(s)", "TRIM(LEADING 'H' FROM s)", "TRIM(TRAILING ' ' FROM s)",
+             "REPEAT(s, 2)", "REPLACE(s, 'o', '0')", "LEFT(s, 2)", "RIGHT(s, 2)", "RPAD(s, 3, '-')", "INSTR(s, 'l')",
+             "LOCATE('l', s, 4)", "OVERLAY(s PLACING 'XY' FROM 2 FOR 1)", "REGEXP_EXTRACT(s, '(l+)', 1)",
+             "SPLIT(s, ' ')", "CONCAT_WS('/', s, 'x')", "MD5(s)", "SHA2(s, 256)", "TO_BASE64(s)", "ASCII(s)",
+             "CHR(i + 60)", "HEX(s)", "ABS(i)", "SIGN(d)", "FLOOR(d)", "CEIL(d)", "ROUND(d)",
+             "SQRT(ABS(d))", "EXP(i)", "LN(ABS(d))", "LOG(2, ABS(d))", "LOG2(ABS(d))", "POWER(d, 2)", "MOD(i, 3)",
+             "DEGREES(d)", "RADIANS(d)", "PI()", "NULLIF(i, 7)", "IF(i > 0, 'p', 'n')", "i BETWEEN 0 AND 10",
+             "i NOT IN (7, 8)", "s NOT LIKE 'H%'", "s IS NOT NULL", "(i > 0) IS TRUE", "(i > 0) IS NOT FALSE",
+             "CASE i WHEN 7 THEN 'seven' ELSE 'other' END", "CAST(d AS DECIMAL(5, 1))", "CAST(i AS STRING)",
+             "CAST(ts AS DATE)", "EXTRACT(MONTH FROM ts)", "YEAR(ts)", "FLOOR(ts TO DAY)", "DATE_FORMAT(ts, 'HH:mm')",
+             "TIMESTAMPDIFF(HOUR, ts, TIMESTAMP '2024-03-16 00:00:00')", "UNIX_TIMESTAMP('1970-01-01 00:00:10')",
+             "FROM_UNIXTIME(i)", "TO_DATE('2024-01-02')", "ARRAY[i, 1][2]", "CARDINALITY(ARRAY[1, 2])", "MAP['a', i]['a']", "ROW(i, s)")
+
+
+def test_sql_functions_agree_in_spark_and_python(tables):
+    spark_table, python_table = tables
+    t_env = spark_table._t_env
+    t_env.create_temporary_view('spark_texts', spark_table)
+    t_env.create_temporary_view('python_texts', python_table)
+    query = "SELECT id, " + ", ".join(SQL_CALLS) + " FROM "
+    in_spark = t_env.sql_query(query + 'spark_texts')
+    assert "[Spark SQL]" in in_spark.explain()
+    assert _values(in_spark) == _values(t_env.sql_query(query + 'python_texts'))
