@@ -23,10 +23,6 @@ from kindling.table.types import DataType
 __all__ = ["GroupWindowedTable", "GroupedTable", "OverWindowedTable", "Table", "WindowGroupedTable"]
 
 
-_SET_OPERATIONS = "set operations other than union/union_all are not there yet; use a join (or left_outer_join " \
-                  "with where(col('k').is_null)) instead"
-
-
 def changelog_type(row_type: RowTypeInfo) -> ChangelogRowTypeInfo:
     """The Row type whose values keep their RowKind between operators."""
     return ChangelogRowTypeInfo(row_type.get_field_types(), row_type.get_field_names())
@@ -96,17 +92,29 @@ class Table:
         """Prints :meth:`explain`."""
         print(self.explain(*extra_details))
 
-    @unsupported(_SET_OPERATIONS)
-    def intersect(self, right: "Table") -> "Table": ...
+    def intersect(self, right: "Table") -> "Table":
+        """The distinct rows in both tables."""
+        from kindling.table.set_operations import set_operation
 
-    @unsupported(_SET_OPERATIONS)
-    def intersect_all(self, right: "Table") -> "Table": ...
+        return set_operation(self, right, "intersect")
 
-    @unsupported(_SET_OPERATIONS)
-    def minus(self, right: "Table") -> "Table": ...
+    def intersect_all(self, right: "Table") -> "Table":
+        """The rows in both tables, as many times as in the table holding fewer."""
+        from kindling.table.set_operations import set_operation
 
-    @unsupported(_SET_OPERATIONS)
-    def minus_all(self, right: "Table") -> "Table": ...
+        return set_operation(self, right, "intersect_all")
+
+    def minus(self, right: "Table") -> "Table":
+        """The distinct rows of this table not in ``right`` (an updating table in streaming mode)."""
+        from kindling.table.set_operations import set_operation
+
+        return set_operation(self, right, "minus")
+
+    def minus_all(self, right: "Table") -> "Table":
+        """The rows of this table, as many times as more than in ``right`` (an updating table in streaming mode)."""
+        from kindling.table.set_operations import set_operation
+
+        return set_operation(self, right, "minus_all")
 
     @unsupported("the changelog process table functions are not there; use StreamTableEnvironment's "
                  "to_changelog_stream")
