@@ -1127,7 +1127,10 @@ class BuiltinMethods:
             for i, c in enumerate(a):
                 table.setdefault(ord(c), b[i] if i < len(b) else None)
             return s.translate(table)
-        return self._call("translate", (from_str, to_str), _string, python, lambda c, a, b: _F().translate(c, a, b))
+        matching, replace = literal(from_str), literal(to_str)
+        spark = None if matching is None or replace is None else (
+            lambda c, a, b: _F().translate(c, matching, replace))
+        return self._call("translate", (from_str, to_str), _string, python, spark)
 
     def url_encode(self):
         """The string encoded for a URL's query (``application/x-www-form-urlencoded``)."""
@@ -1293,12 +1296,12 @@ class BuiltinMethods:
 
     def array_append(self, addition):
         """The array with ``addition`` at the end."""
-        return self._call("arrayAppend", (addition,), _first, lambda a, v: a + [v],
+        return self._call("arrayAppend", (addition,), _first, lambda a, v: None if a is None else a + [v],
                           lambda c, v: _F().array_append(c, v), strict=False, nullable=True)
 
     def array_prepend(self, addition):
         """The array with ``addition`` first."""
-        return self._call("arrayPrepend", (addition,), _first, lambda a, v: [v] + a,
+        return self._call("arrayPrepend", (addition,), _first, lambda a, v: None if a is None else [v] + a,
                           lambda c, v: _F().array_prepend(c, v), strict=False, nullable=True)
 
     def array_except(self, array):

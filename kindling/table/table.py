@@ -105,13 +105,13 @@ class Table:
         return set_operation(self, right, "intersect_all")
 
     def minus(self, right: "Table") -> "Table":
-        """The distinct rows of this table not in ``right`` (an updating table in streaming mode)."""
+        """The distinct rows of this table not in ``right`` (batch mode, as in Flink)."""
         from kindling.table.set_operations import set_operation
 
         return set_operation(self, right, "minus")
 
     def minus_all(self, right: "Table") -> "Table":
-        """The rows of this table, as many times as more than in ``right`` (an updating table in streaming mode)."""
+        """The rows of this table, as many times more than in ``right`` (batch mode, as in Flink)."""
         from kindling.table.set_operations import set_operation
 
         return set_operation(self, right, "minus_all")

@@ -169,3 +169,26 @@ def test_sql_functions_agree_in_spark_and_python(tables):
     in_spark = t_env.sql_query(query + 'spark_texts')
     assert "[Spark SQL]" in in_spark.explain()
     assert _values(in_spark) == _values(t_env.sql_query(query + 'python_texts'))
+
+
+AGREEING = [s.translate('lo', 'L'), s.url_encode(), s.to_base64.from_base64, s.sha1, s.sha2(224), s.ascii,
+            (i + 60).chr, s.hex.unhex, i.bin, s.regexp_count('l'), s.regexp_substr('o.'), s.regexp_instr('o'),
+            s.regexp_extract_all('[a-z]'), s.starts_with('He'), s.encode('UTF-8').decode('UTF-8'),
+            s.split(' ').array_append('x'), s.split(' ').array_prepend('x'), s.split(' ').array_concat(s.split(' ')),
+            s.split(' ').array_except(s.split('o')), s.split(' ').array_intersect(s.split(' ')),
+            s.split(' ').array_union(s.split(' ')), s.split(' ').array_position('World'),
+            s.split(' ').array_remove(''), s.split(' ').array_max(), s.split(' ').array_min(),
+            s.split(' ').array_join('|'), s.split(' ').array_contains('sql'), s.split(' ').array_reverse(),
+            s.split(' ').array_distinct(), map_('k', i).map_keys, map_('k', i).map_values, map_('k', i).map_entries,
+            array(i).element, (i * 1000).cast(DataTypes.BIGINT()), d.cot, s.like('H_l%'), s.similar('H(e|a)llo%'),
+            s.if_null('x'), (i > 0).is_false, (i > 0).is_not_true, lit(2).elt(s, 'b'), s.regexp('W.r'), s.rtrim('d '),
+            s.btrim(' H'), s.ltrim(' '), ts.extract(TimeIntervalUnit.QUARTER),
+            ts.extract(TimeIntervalUnit.WEEK), ts.floor(TimeIntervalUnit.MONTH), s.printf()]
+
+
+def test_more_functions_agree_as_spark_columns_and_in_python(tables):
+    spark_table, python_table = tables
+    in_spark = spark_table.select(col('id'), *[f.alias(f"c{n}") for n, f in enumerate(AGREEING)])
+    assert "[Spark SQL]" in in_spark.explain()
+    assert _values(in_spark) == _values(python_table.select(col('id'), *[f.alias(f"c{n}") for n, f in
+                                                                        enumerate(AGREEING)]))
