@@ -114,3 +114,16 @@ def test_the_environment_answers_for_its_one_catalog(spark, capsys):
         table.intersect(table)
     with pytest.raises(NotImplementedError, match="Table.to_changelog is not supported by Kindling yet"):
         table.to_changelog()
+
+
+def test_a_pandas_aggregate_of_floats_computes_in_float32_as_pyflink(spark):
+    import numpy
+
+    t_env = quiet_t_env("batch", parallelism=1)
+    prices = t_env.from_elements([('bob', 30.2), ('bob', 53.1), ('bob', 3.1)],
+                                 DataTypes.ROW([DataTypes.FIELD('name', DataTypes.STRING()),
+                                                DataTypes.FIELD('price', DataTypes.FLOAT())]))
+    mean = udaf(lambda v: v.mean(), result_type=DataTypes.FLOAT(), func_type='pandas')
+    [(name, price)] = _rows(prices.group_by(col('name')).select(col('name'), mean(col('price'))))
+    # PyFlink's example pandas_udaf prints 28.800001 (float32 arithmetic), not 28.8
+    assert numpy.float32(price) == numpy.array([30.2, 53.1, 3.1], dtype='float32').mean() != numpy.float32(28.8)
