@@ -9,6 +9,8 @@ Example::
 """
 from __future__ import annotations
 
+import functools
+
 from typing import Dict, List, Optional, Union
 
 from kindling.common.typeinfo import RowTypeInfo, TypeInformation, Types
@@ -79,9 +81,12 @@ def _declared_table(t_env, table: Table, schema, metadata: set, owner: str, eage
             raise ValueError(f"The schema's column '{name}' is not a field of the stream ({list(types)})")
         else:
             fields.append(col(name))
-    if schema.metadata:
-        table = _with_timestamps(t_env, table)
-    result = table.select(*fields)
+    if schema.metadata and not schema.computed:  # physical and metadata columns: made in one step
+        result = _with_metadata(t_env, table, schema)
+    else:
+        if schema.metadata:
+            table = _with_timestamps(t_env, table)
+        result = table.select(*fields)
     declared = schema.resolved(result.get_schema().get_field_data_types(), proctime)
     if schema.watermark_spec is None:
         return Table(t_env, declared, result._name, result._scan, result._operations, result._rows, result._updating)
@@ -150,6 +155,43 @@ def _with_timestamps(t_env, table: Table) -> Table:
         return table._stream().process(_AddTimestamp(schema.get_field_names()), output_type=schema.row_type_info())
 
     return Table(t_env, schema, table._name, rows=rows)
+
+
+def _with_metadata(t_env, table: Table, schema) -> Table:
+    """The table of ``schema``'s physical columns (fields of ``table``) and metadata columns (the rows'
+    DataStream timestamps, as each column's type), each row made in one step."""
+    from kindling.table.builtins import cast_value
+
+    names, input_names = schema.get_field_names(), table.get_schema().get_field_names()
+    types = dict(zip(input_names, table.get_schema().get_field_data_types()))
+    columns = [(n, declared if n in schema.metadata else types[n]) for n, declared in zip(names, schema.get_field_data_types())]
+    sources = [functools.partial(cast_value, source=DataTypes.BIGINT(), target=t) if n in schema.metadata
+               else input_names.index(n) for n, t in columns]
+    result_schema = Schema(names, [t for _, t in columns])
+
+    def rows():
+        return table._stream().process(_DeclaredRow(names, sources), output_type=result_schema.row_type_info())
+
+    return Table(t_env, result_schema, table._name, rows=rows)
+
+
+class _DeclaredRow:
+    """A ProcessFunction making a row of a schema's columns in one step: each a field of the element
+    (its position) or made of the element's timestamp (a function of it)."""
+
+    def __init__(self, names, sources):
+        self.names, self.sources = names, sources
+
+    def open(self, runtime_context):
+        pass
+
+    def close(self):
+        pass
+
+    def process_element(self, row, ctx):
+        values, timestamp = row._values, ctx.timestamp()
+        yield _create_row(self.names, [values[s] if type(s) is int else None if timestamp is None else s(timestamp)
+                                       for s in self.sources])
 
 
 class _AddTimestamp:
