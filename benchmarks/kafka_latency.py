@@ -1,7 +1,7 @@
 #!/usr/bin/env python
-"""End-to-end latency of an unbounded keyed job: Kafka in -> keyed process -> Kafka out, from the
-time a record is produced to the time its result is consumed; Kindling, then the same work
-hand-written in PySpark, each on its own topics of one broker, on one SparkSession.
+"""End-to-end latency of an unbounded keyed job (Kafka in -> keyed process -> Kafka out), Kindling's
+and the same work hand-written in PySpark, each on its own topics of one broker, one SparkSession:
+from the time a record is produced to the time its result is consumed.
 
 Starts its own Tansu broker (``tests/connectors/kafka_support.py``, as the connector tests do).
 Each side's job counts per key in keyed state and writes ``value,count``: Kindling's is
@@ -12,10 +12,12 @@ confluent-kafka Producer. For each side: start the job, wait until a first recor
 then produce at a steady ``--rate`` records/s for ``--seconds`` over 1,000 keys, each value
 carrying its produce time, while a consumer reads the output. Prints p50/p90/p99/max latency of
 the records produced after ``--warmup`` seconds, the produce rate achieved, the machine's load
-average, and Spark's micro-batch durations (where the time goes).
+average, and Spark's micro-batch durations (where the time goes). ``--rounds`` rounds alternate
+the sides' order; round 0 (at most 20 s of input) warms the session up (a first job pays for
+the Python workers' imports and the JVM's warm-up).
 
     .venv/bin/python benchmarks/kafka_latency.py [--rate 10000] [--seconds 45] [--warmup 10]
-        [--guarantee AT_LEAST_ONCE] [--interval-ms 0] [--sides kindling,handwritten]
+        [--guarantee AT_LEAST_ONCE] [--interval-ms 0] [--sides kindling,handwritten] [--rounds 2]
 
 ``--interval-ms`` is the checkpoint interval (``env.enable_checkpointing``), which Kindling
 uses as the micro-batch trigger interval (and the hand-written job as its trigger); 0 starts
@@ -217,7 +219,7 @@ def report(name: str, result: dict, rate: int) -> None:
 
         print(f"    latency over {len(measured):,} records after the warm-up: p50 {pct(0.5):,.0f} ms, "
               f"p90 {pct(0.9):,.0f} ms, p99 {pct(0.99):,.0f} ms, max {measured[-1]:,.0f} ms")
-    durations = [(p.numInputRows, p.durationMs) for p in result["batches"] if p.numInputRows]
+    durations = [(p.numInputRows, p.durationMs) for p in result["batches"]]
     if durations:
         total = [d.get("triggerExecution", 0) for _, d in durations]
         parts: dict[str, list] = {}
@@ -226,22 +228,31 @@ def report(name: str, result: dict, rate: int) -> None:
                 if k != "triggerExecution":
                     parts.setdefault(k, []).append(v)
         print(f"    micro-batches with input: {len(durations)}, median {statistics.median(total):,.0f} ms, "
-              f"median rows {statistics.median(r for r, _ in durations):,.0f}; median parts: "
+              f"median input rows {statistics.median(r for r, _ in durations):,.0f}; median parts: "
               + ", ".join(f"{k} {statistics.median(v):,.0f}" for k, v in sorted(parts.items())))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rate", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=45)
     parser.add_argument("--warmup", type=float, default=10)
     parser.add_argument("--guarantee", default="AT_LEAST_ONCE", choices=["NONE", "AT_LEAST_ONCE", "EXACTLY_ONCE"])
     parser.add_argument("--interval-ms", type=int, default=0)
     parser.add_argument("--sides", default="kindling,handwritten")
+    parser.add_argument("--rounds", type=int, default=2, help="round 0 (20 s at most) warms the session up")
     args = parser.parse_args(argv)
     starts = {"kindling": ("Kindling", start_kindling), "handwritten": ("hand-written PySpark", start_handwritten)}
+    sides = args.sides.split(",")
+    results = []
     with spark_and_broker() as (spark, servers):
-        results = [(starts[side][0], measure(spark, servers, starts[side][1], args)) for side in args.sides.split(",")]
+        for round_ in range(args.rounds):
+            settings = argparse.Namespace(**vars(args))
+            if round_ == 0 and args.rounds > 1:
+                settings.seconds = min(args.seconds, 20)
+            for side in sides if round_ % 2 == 0 else sides[::-1]:
+                name = starts[side][0] + (" (warm-up round)" if round_ == 0 and args.rounds > 1 else f", round {round_}")
+                results.append((name, measure(spark, servers, starts[side][1], settings)))
     print(f"Kafka -> keyed process -> Kafka ({args.guarantee}, trigger interval {args.interval_ms} ms), "
           f"{os.environ['KINDLING_SPARK_MASTER']}, {time.strftime('%Y-%m-%d %H:%M')}")
     for name, result in results:

@@ -10,6 +10,7 @@ group; a replayed batch whose transaction committed is skipped.
 """
 from __future__ import annotations
 
+import gc
 import re
 import sys
 import time
@@ -269,7 +270,13 @@ class _RecordDecoder:
     def __call__(self, records: list) -> tuple[list[pa.Array], pa.Array, pa.Array]:
         offsets = [m.offset() for m in records]
         missing = _kafka().TIMESTAMP_NOT_AVAILABLE
-        stamps = [ts if kind != missing else None for kind, ts in [m.timestamp() for m in records]]
+        collecting = gc.isenabled()
+        gc.disable()  # a (kind, timestamp) tuple per record would set off collections walking every record
+        try:
+            stamps = [ts if kind != missing else None for kind, ts in [m.timestamp() for m in records]]
+        finally:
+            if collecting:
+                gc.enable()
         raw = [m.value() for m in records]
         if self.utf8:
             utf8 = self._utf8(raw, offsets)
@@ -597,19 +604,29 @@ class _Producer:
             except BufferError:  # the local queue is full: let deliveries drain it
                 self.producer.poll(0.1)
 
-    def send_value(self, value: Any, stamp: int | None) -> None:
-        """Serializes and produces one element (topic, key and value from the sink's schemas)."""
-        spec, select = self.spec, self.select
-        try:
-            topic = select(value) if select is not None else spec.topic
-            key = spec.key_schema.serialize(value) if spec.key_schema is not None else None
-            payload = spec.value_schema.serialize(value)
-        except Exception as exc:
-            raise ValueError(f"KafkaSink could not serialize {value!r}: {type(exc).__name__}: {exc}") from exc
-        self.send(topic, payload, key, stamp)
+    def sender(self) -> Callable[[Any, int | None], None]:
+        """``send(value, stamp)``: serializes and produces one element (topic, key and value from the
+        sink's schemas), the work of one element bound once."""
+        spec, select, produce = self.spec, self.select, self.producer.produce
+        serialize, key_schema = spec.value_schema.serialize, spec.key_schema
+
+        def send(value: Any, stamp: int | None) -> None:
+            try:
+                topic = select(value) if select is not None else spec.topic
+                key = key_schema.serialize(value) if key_schema is not None else None
+                payload = serialize(value)
+            except Exception as exc:
+                raise ValueError(f"KafkaSink could not serialize {value!r}: {type(exc).__name__}: {exc}") from exc
+            try:
+                produce(topic, value=payload, key=key, timestamp=stamp if stamp is not None and stamp >= 0 else 0)
+                self.sent += 1
+            except BufferError:
+                self.send(topic, payload, key, stamp)
+
+        return send
 
     def send_values(self, values: Iterable, stamps: Iterable) -> None:
-        send = self.send_value
+        send = self.sender()
         for value, stamp in zip(values, stamps):
             send(value, stamp)
         self.producer.poll(0)
@@ -635,10 +652,13 @@ class StageProducer:
 
     def pusher(self, record: Any = None) -> Callable[[Any], None]:
         """``push(value)``: produces one element, with ``record``'s current timestamp (None: none)."""
+        send = None
 
         def push(value: Any) -> None:
-            producer = self.producer or self._open()
-            producer.send_value(value, record.timestamp if record is not None else None)
+            nonlocal send
+            if self.producer is None:
+                send = self._open().sender()
+            send(value, record.timestamp if record is not None else None)
 
         return push
 

@@ -228,9 +228,10 @@ def _string_sink(servers: str, topic: str, **props) -> KafkaSink:
     return builder.build()
 
 
-def test_a_bounded_read_in_one_step_is_done_by_its_stage(spark, make_env, kafka_broker, new_topic):
-    """A bounded job run in one Spark step reads each partition inside its stage's own Python pass
-    (a task per partition hands the records straight to the functions): no Python data source scan."""
+def test_partitions_are_read_by_their_stage_s_own_pass(spark, make_env, kafka_broker, new_topic):
+    """The task reading a partition hands the records straight to the stage's functions, in one
+    Python pass: a bounded job run in one Spark step has no data source scan (a Spark partition per
+    Kafka partition), a streaming query's reader tasks run the stage (no mapInArrow of its own)."""
     from kindling.spark.compiler import Compiler
 
     topic, out = new_topic(2), new_topic(1)
@@ -238,9 +239,11 @@ def test_a_bounded_read_in_one_step_is_done_by_its_stage(spark, make_env, kafka_
     env = make_env()
     env.from_source(_source(kafka_broker, topic).build(), WatermarkStrategy.no_watermarks(), "Kafka") \
         .map(str.upper, Types.STRING()).sink_to(_string_sink(kafka_broker, out))
-    job = Compiler(spark, list(env._sinks), False, 2, one_step=True).compile()
-    plan = job.df._jdf.queryExecution().executedPlan().toString()
+    one_step = Compiler(spark, list(env._sinks), False, 2, one_step=True).compile().df
+    plan = one_step._jdf.queryExecution().executedPlan().toString()
     assert "kindling_kafka" not in plan and plan.count("MapInArrow") == 1 and "Range" in plan
+    streaming = Compiler(spark, list(env._sinks), True, 2).compile().df
+    assert "MapInArrow" not in streaming._jdf.queryExecution().logical().toString()
     assert env.execute("one pass").get_accumulator_result("records-written:Kafka Sink") == 10
     assert sorted((v, t) for _, _, v, t in consume_all(kafka_broker, out, 10, timestamps=True)) == \
         sorted((f"V{i}".encode(), BASE + i) for i in range(10))
