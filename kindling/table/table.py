@@ -628,19 +628,13 @@ class WindowGroupedTable:
                                            window.time_field, slice_ms)
         key = GroupKey([input_names.index(k) for k in self._keys])
 
-        incremental = function.incremental() if window.kind != "session" else None
-        relational = None if window.kind == "session" else spark_window_aggregate(
+        session = window.kind == "session"
+        relational = None if session else spark_window_aggregate(
             table, self._keys, fields, types, ("tumble" if window.kind == "tumble" else "hop", window.size_ms,
                                                window.slide_ms or window.size_ms, 0))
 
         def aggregate(rows, row_type):
-            windowed = rows.key_by(key).window(window.assigner())
-            if incremental is not None:  # each row added to its windows as it comes, none kept
-                aggregated = windowed.aggregate(*incremental, output_type=row_type)
-            else:
-                aggregated = windowed.process(function, output_type=row_type)
-            aggregated._transformation.relational = relational  # Spark's own operators can compute it
-            return aggregated
+            return function.aggregated(rows.key_by(key).window(window.assigner()), row_type, relational, session)
 
         return table._python(schema, aggregate, updating=False,
                              label=f"GroupWindowAggregate(groupBy=[{', '.join(self._keys)}], window=[{window.kind}], "

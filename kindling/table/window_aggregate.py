@@ -54,6 +54,18 @@ class WindowAggregateFunction(ProcessWindowFunction):
             extra.update(window_values(window.start, window.end, self.ltz))
         return _create_row(self.names, self.calls.result(key_values, accumulators, extra), RowKind.INSERT)
 
+    def aggregated(self, windowed, row_type, relational=None, merging: bool = False):
+        """``windowed`` (a WindowedStream) aggregated by this function, each row added to its windows'
+        accumulators as it comes where it can be (not in merging windows); ``relational``: the
+        aggregation's spec for Spark's own operators (kindling/spark/relational.py), or None."""
+        incremental = None if merging else self.incremental()
+        if incremental is not None:
+            aggregated = windowed.aggregate(*incremental, output_type=row_type)
+        else:
+            aggregated = windowed.process(self, output_type=row_type)
+        aggregated._transformation.relational = relational
+        return aggregated
+
     def incremental(self):
         """The same aggregation as an AggregateFunction adding each row to its windows' accumulators as
         it arrives (no rows kept) and the ProcessWindowFunction making the result row of the

@@ -137,20 +137,14 @@ class WindowTVF:
                                            self.slice_ms(), window_columns=True)
         key = GroupKey([input_names.index(k) for k in keys])
 
-        incremental = function.incremental() if self.kind != "SESSION" else None
-        relational = None if self.kind == "SESSION" or self.proctime else spark_window_aggregate(
+        session = self.kind == "SESSION"
+        relational = None if session or self.proctime else spark_window_aggregate(
             table, keys, fields, types, (self.kind.lower(), self.size_ms, self.slide_ms or self.size_ms, self.offset_ms),
             window_columns=WINDOW_COLUMNS)
 
         def aggregate(rows, row_type):
             keyed = rows.key_by(key) if keys else rows.key_by(_one_group)
-            windowed = keyed.window(self.assigner())
-            if incremental is not None:  # each row added to its windows as it comes, none kept
-                aggregated = windowed.aggregate(*incremental, output_type=row_type)
-            else:
-                aggregated = windowed.process(function, output_type=row_type)
-            aggregated._transformation.relational = relational  # Spark's own operators can compute it
-            return aggregated
+            return function.aggregated(keyed.window(self.assigner()), row_type, relational, session)
 
         if self.kind == "SESSION" and table._in_batch():
             return failing_table(table, schema, _NO_BATCH_SESSIONS)
