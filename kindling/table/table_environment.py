@@ -160,19 +160,27 @@ def _with_timestamps(t_env, table: Table) -> Table:
 def _with_metadata(t_env, table: Table, schema) -> Table:
     """The table of ``schema``'s physical columns (fields of ``table``) and metadata columns (the rows'
     DataStream timestamps, as each column's type), each row made in one step."""
-    from kindling.table.builtins import cast_value
-
     names, input_names = schema.get_field_names(), table.get_schema().get_field_names()
     types = dict(zip(input_names, table.get_schema().get_field_data_types()))
     columns = [(n, declared if n in schema.metadata else types[n]) for n, declared in zip(names, schema.get_field_data_types())]
-    sources = [functools.partial(cast_value, source=DataTypes.BIGINT(), target=t) if n in schema.metadata
-               else input_names.index(n) for n, t in columns]
+    sources = [_of_epoch_millis(t) if n in schema.metadata else input_names.index(n) for n, t in columns]
     result_schema = Schema(names, [t for _, t in columns])
 
     def rows():
-        return table._stream().process(_DeclaredRow(names, sources), output_type=result_schema.row_type_info())
+        elements = getattr(table, "_elements", None) or table._stream()
+        return elements.process(_DeclaredRow(names, sources), output_type=result_schema.row_type_info())
 
     return Table(t_env, result_schema, table._name, rows=rows)
+
+
+def _of_epoch_millis(data_type: DataType):
+    """The function making a value of ``data_type`` of a timestamp in epoch milliseconds."""
+    from kindling.common.time import Instant
+    from kindling.table.builtins import cast_value
+
+    if data_type.type_name == "TIMESTAMP_LTZ":
+        return Instant.of_epoch_milli
+    return functools.partial(cast_value, source=DataTypes.BIGINT(), target=data_type)
 
 
 class _DeclaredRow:
@@ -189,7 +197,7 @@ class _DeclaredRow:
         pass
 
     def process_element(self, row, ctx):
-        values, timestamp = row._values, ctx.timestamp()
+        values, timestamp = row._values if isinstance(row, Row) else row, ctx.timestamp()
         yield _create_row(self.names, [values[s] if type(s) is int else None if timestamp is None else s(timestamp)
                                        for s in self.sources])
 
@@ -673,7 +681,10 @@ class TableEnvironment:
                 _AsRow(schema.get_field_names())
             return _keeping_parallelism(data_stream, convert, schema.row_type_info())
 
-        return Table(self, schema, "from_data_stream", rows=rows)
+        table = Table(self, schema, "from_data_stream", rows=rows)
+        if isinstance(type_info, RowTypeInfo):
+            table._elements = data_stream  # Rows or tuples, for a function reading fields by position
+        return table
 
     def create_statement_set(self) -> "StatementSet":
         """Inserts run together in one job by ``StatementSet.execute()``."""

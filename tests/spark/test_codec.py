@@ -269,3 +269,10 @@ def test_codecs_cached_per_type_and_naming():
     assert positional is not named
     assert positional.decode(positional.encode([(1,)])) == [Row(f0=1)]
     assert named.decode(named.encode([(1,)])) == [Row(f0=1)]
+
+
+def test_instant_column_with_other_values_takes_the_checked_way():
+    aware = datetime.datetime(2021, 7, 1, 12, 0, tzinfo=datetime.timezone.utc)
+    assert roundtrip(Types.INSTANT(), [Instant.of_epoch_milli(1), aware, None]) == \
+        [Instant.of_epoch_milli(1), Instant.of_epoch_milli(int(aware.timestamp() * 1000)), None]
+    assert "value 'x' (str) does not fit Types.INSTANT()" in error_of(Types.INSTANT(), [Instant(0, 0), 'x'])
