@@ -139,10 +139,12 @@ class _PrintedRow:
 def parallelism_of(stream) -> Optional[int]:
     """The parallelism set on the stream's operator, 1 for a DataStream collection source
     (non-parallel in Flink; a Table's ``from_elements`` is parallel), else None (the environment's)."""
-    from kindling.graph.specs import CollectionSourceSpec
+    from kindling.graph.specs import CollectionSourceSpec, TableSourceSpec
 
     node = stream._transformation
     source = getattr(node, "source", None)
+    if isinstance(source, TableSourceSpec):  # a table's operations on its source's rows
+        source = source.base
     return node.parallelism or (1 if isinstance(source, CollectionSourceSpec) and not getattr(source, "parallel", False)
                                 else None)
 

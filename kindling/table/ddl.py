@@ -85,10 +85,10 @@ def parse_statement(statement: str) -> Tuple[str, ...]:
     if isinstance(tree, exp.Drop) and tree.kind in ("TABLE", "VIEW"):
         return ("drop", tree.this.name if tree.this is not None else tree.args["tables"][0].name,
                 bool(tree.args.get("exists")))
-    if isinstance(tree, exp.Select):
+    if isinstance(tree, (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)):
         return ("query", statement)
     raise ValueError(f"execute_sql: {statement.strip()[:80]!r} is not supported by Kindling yet (CREATE TABLE/VIEW/"
-                     "FUNCTION, SHOW, DESCRIBE, INSERT INTO, DROP TABLE/VIEW, SELECT)")
+                     "FUNCTION, SHOW, DESCRIBE, INSERT INTO, DROP TABLE/VIEW, queries)")
 
 
 def parse_create_table(statement: str) -> Tuple[str, Schema, Dict[str, str], bool]:

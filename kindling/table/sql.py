@@ -2,7 +2,7 @@
 kindling/table/ddl.py)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from kindling.table.ddl import DIALECT, parse_statement  # noqa: F401 (parse_statement: kept importable here)
 from kindling.table.ddl import data_type as _data_type
@@ -22,7 +22,7 @@ def sql_expression(text: str) -> Any:
     return _expression(parse_expression(text))
 
 
-def parse_query(query: str, table_of: Callable[[str], Any]) -> Any:
+def parse_query(query: str, t_env: Any) -> Any:
     """The Table of a Flink SQL query: ``SELECT [DISTINCT] ... FROM`` a registered table, a subquery,
     a window TVF (``TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND))``, HOP, CUMULATE,
     SESSION) or joins (regular and interval), ``[WHERE ...] [GROUP BY ... [HAVING ...]] [ORDER BY ...]
@@ -32,23 +32,47 @@ def parse_query(query: str, table_of: Callable[[str], Any]) -> Any:
     import sqlglot.expressions as exp
 
     tree = _parse(query)
-    if not isinstance(tree, (exp.Select, exp.Subquery)):
+    if not isinstance(tree, (exp.Select, exp.Subquery, exp.SetOperation, exp.Values)):
         raise ValueError(f"sql_query takes a SELECT query, got: {query.strip()[:80]!r}")
-    return _query(tree, table_of)
+    return _query(tree, _Tables(t_env, {}))
+
+
+class _Tables:
+    """The tables a query names: a TableEnvironment's, and the subqueries ``WITH`` names."""
+
+    def __init__(self, t_env: Any, named: Dict[str, Any]):
+        self.t_env, self.named = t_env, named
+
+    def __call__(self, name: str) -> Any:
+        return self.named[name] if name in self.named else self.t_env.from_path(name)
+
+    def with_name(self, name: str, table: Any) -> "_Tables":
+        return _Tables(self.t_env, {**self.named, name: table})
 
 
 def _query(tree, table_of) -> Any:
-    """The Table of a SELECT (or a parenthesized one)."""
+    """The Table of a query: a SELECT (or a parenthesized one), ``UNION [ALL]`` of queries, ``VALUES``,
+    each maybe with ``WITH`` names for subqueries."""
     import sqlglot.expressions as exp
 
+    with_ = tree.args.get("with_") or tree.args.get("with")
+    if with_ is not None:
+        if with_.args.get("recursive"):
+            raise ValueError("sql_query: WITH RECURSIVE is not supported (Flink has no recursive queries)")
+        table_of = _with_names(with_, table_of)
     if isinstance(tree, exp.Subquery):
         return _ordered(tree, _query(tree.this, table_of))
+    if isinstance(tree, exp.SetOperation):  # UNION, INTERSECT, EXCEPT [ALL]
+        left, right = _query(tree.this, table_of), _query(tree.expression, table_of)
+        distinct, kind = bool(tree.args.get("distinct")), type(tree).__name__
+        operation = {"Union": ("union", "union_all"), "Intersect": ("intersect", "intersect_all"),
+                     "Except": ("minus", "minus_all")}[kind][0 if distinct else 1]
+        return _ordered(tree, getattr(left, operation)(right))
+    if isinstance(tree, exp.Values):
+        return _values(tree, table_of)
     if not isinstance(tree, exp.Select):
         raise ValueError(f"sql_query: {tree.sql(dialect=DIALECT)[:80]!r} is not supported by Kindling yet "
-                         "(SELECT queries only: no UNION or VALUES in SQL)")
-    if tree.args.get("with"):
-        raise ValueError("sql_query: WITH is not supported by Kindling yet; register the subquery as a view "
-                         "(create_temporary_view) instead")
+                         "(SELECT, VALUES, and UNION, INTERSECT or EXCEPT of them)")
     source = tree.args.get("from") or tree.args.get("from_")
     if source is None:
         raise ValueError(f"sql_query: a query needs FROM, got {tree.sql(dialect=DIALECT)[:80]!r}")
@@ -97,12 +121,90 @@ def _query(tree, table_of) -> Any:
     return _ordered(tree, result)
 
 
+def _with_names(with_, table_of: _Tables) -> _Tables:
+    """``table_of`` with the names ``WITH`` gives its subqueries (each seeing the ones before it)."""
+    for cte in with_.expressions:
+        table = _query(cte.this, table_of)
+        columns = [c.name for c in cte.args["alias"].columns]
+        table_of = table_of.with_name(cte.alias, table.alias(*columns) if columns else table)
+    return table_of
+
+
+def _values(tree, table_of) -> Any:
+    """The table of ``VALUES (...), (...)`` (columns ``EXPR$0``... unless an alias names them): literal
+    rows, typed as Flink types them (the type every row's value fits, DECIMAL for 2.5, VARCHAR for
+    strings of several lengths)."""
+    import sqlglot.expressions as exp
+
+    rows = [row.expressions if isinstance(row, exp.Tuple) else [row] for row in tree.expressions]
+    if len({len(r) for r in rows}) != 1:
+        raise ValueError(f"sql_query: the rows of {tree.sql(dialect=DIALECT)[:80]!r} have different numbers of values")
+    cells = [[_literal(v) for v in row] for row in rows]
+    types = [_values_type([c[i][1] for c in cells]) for i in range(len(rows[0]))]
+    alias = tree.args.get("alias")
+    names = [c.name for c in alias.columns] if alias is not None and alias.columns else \
+        [f"EXPR${i}" for i in range(len(types))]
+    if len(names) != len(types):
+        raise ValueError(f"sql_query: {len(names)} column names for VALUES of {len(types)} columns")
+    from kindling.table.types import DataTypes
+
+    return table_of.t_env._elements_table([[v for v, _ in c] for c in cells],
+                                          DataTypes.ROW([DataTypes.FIELD(n, t) for n, t in zip(names, types)]),
+                                          parallel=False)
+
+
+def _literal(node) -> Tuple[Any, Any]:
+    """A VALUES cell's value and type: a literal (numbers with a point are DECIMAL, as in Flink), NULL,
+    or a constant expression."""
+    import decimal
+
+    import sqlglot.expressions as exp
+
+    from kindling.table.types import DataTypes
+
+    negative = isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string
+    number = node.this if negative else node
+    if isinstance(number, exp.Literal) and not number.is_string and "." in number.this and \
+            not any(c in number.this for c in "eE"):
+        value = decimal.Decimal(("-" if negative else "") + number.this)
+        digits, scale = len(value.as_tuple().digits), -value.as_tuple().exponent
+        return value, DataTypes.DECIMAL(max(digits, scale), scale).not_null()
+    if isinstance(node, exp.Null):
+        return None, DataTypes.NULL()
+    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Null):
+        return None, _data_type(node.to).nullable()
+    expression = _expression(node, None)
+    data_type = expression._data_type({})
+    return expression.evaluate({}), data_type.not_null() if negative else data_type
+
+
+def _values_type(types: List[Any]) -> Any:
+    """The type every value of a VALUES column fits."""
+    from kindling.table.builtins import common_type
+    from kindling.table.types import DataTypes
+
+    known = [t for t in types if t.type_name != "NULL"]
+    nullable = len(known) < len(types) or any(t._nullable for t in known)
+    if not known:
+        raise ValueError("sql_query: a VALUES column of NULLs only needs a type: CAST(NULL AS type)")
+    if all(t.type_name == "DECIMAL" for t in known):
+        precision_scale = [(int(t._name.split("(")[1].split(",")[0]), int(t._name.split(",")[1].strip(" )")))
+                           for t in known]
+        scale = max(s for _, s in precision_scale)
+        widest = DataTypes.DECIMAL(max(p - s for p, s in precision_scale) + scale, scale)
+    else:
+        widest = common_type(known, "VALUES")
+    return widest.nullable() if nullable else widest.not_null()
+
+
 def _source(node, table_of) -> Tuple[Any, Optional[str]]:
-    """The table a FROM item names (a registered table, a subquery, a window TVF) and its alias."""
+    """The table a FROM item names (a registered table, a subquery, VALUES, a window TVF) and its alias."""
     import sqlglot.expressions as exp
 
     if isinstance(node, exp.Subquery):
         return _query(node.this, table_of), node.alias or None
+    if isinstance(node, exp.Values):
+        return _values(node, table_of), node.alias or None
     if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) and node.this.name.upper() == "TABLE":
         calls = node.this.expressions
         if len(calls) == 1 and isinstance(calls[0], exp.Anonymous) and calls[0].name.upper() in WINDOW_TVFS:

@@ -549,6 +549,11 @@ class TableEnvironment:
         """A bounded table of tuples, lists or Rows: ``schema`` is a ``DataTypes.ROW([...])``, or
         column names (types inferred from the first element, as PyFlink: int is BIGINT), or None
         (names ``_1``, ``_2``, ...)."""
+        return self._elements_table(elements, schema, parallel=True)
+
+    def _elements_table(self, elements, schema: Union[DataType, List[str], None], parallel: bool) -> Table:
+        """The table of ``from_elements``; not ``parallel``: read by a source of parallelism 1 (SQL's
+        VALUES), else by one instance of a source of the job's parallelism (the Table API's elements)."""
         from kindling.datastream.connectors.base import Source
         from kindling.graph.specs import CollectionSourceSpec
 
@@ -572,7 +577,7 @@ class TableEnvironment:
 
         def scan():
             spec = CollectionSourceSpec(values=values)
-            spec.parallel = True  # a Table source runs with the job's parallelism (one instance reads the rows)
+            spec.parallel = parallel
             return Source(spec, row_type)
 
         return Table(self, table_schema, "from_elements", scan)
@@ -646,7 +651,7 @@ class TableEnvironment:
         as Spark column expressions). Other queries fail naming what Kindling cannot translate yet."""
         from kindling.table.sql import parse_query
 
-        return parse_query(query, self.from_path)
+        return parse_query(query, self)
 
     # -- DataStream <-> Table -----------------------------------------------------------------
 

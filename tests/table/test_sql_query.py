@@ -33,9 +33,38 @@ def test_select_where_and_views(any_env, capsys):
     ("SELECT a.id FROM src AS a JOIN src AS b ON a.id > b.id", "no equality of a column of each table"),
     ("INSERT INTO src SELECT * FROM src", "sql_query takes a SELECT query"),
     ("SELECT id FROM nope", "Object 'nope' not found"),
+    ("WITH RECURSIVE r AS (SELECT id FROM src) SELECT id FROM r", "WITH RECURSIVE is not supported"),
+    ("VALUES (1, 'a'), (2)", "have different numbers of values"),
+    ("SELECT * FROM (VALUES (1, NULL), (2, NULL)) AS v(a, b)", r"a VALUES column of NULLs only needs a type"),
+    ("SELECT * FROM (VALUES (1, 2)) AS v(a)", "1 column names for VALUES of 2 columns"),
 ])
 def test_untranslatable_queries_fail_naming_the_part(env, query, message):
     t_env = StreamTableEnvironment.create(env)
     t_env.execute_sql(SOURCE)
     with pytest.raises(ValueError, match=message):
         t_env.sql_query(query)
+
+
+def test_with_names_shadow_tables_and_see_earlier_names(env):
+    t_env = StreamTableEnvironment.create(env)
+    t_env.execute_sql(SOURCE)
+    table = t_env.sql_query("WITH src AS (SELECT id FROM src WHERE id <= 3), twice (n) AS (SELECT id * 2 FROM src) "
+                            "SELECT n FROM twice UNION ALL SELECT id FROM src")
+    assert sorted(r[0] for r in t_env.to_data_stream(table).execute_and_collect()) == [1, 2, 2, 3, 4, 6]
+
+
+def test_intersect_and_except_in_batch():
+    from kindling.table import EnvironmentSettings, TableEnvironment
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.get_config().set("parallelism.default", "2")
+    t_env.create_temporary_view("a", t_env.sql_query("VALUES (1), (1), (2), (3)"))
+    t_env.create_temporary_view("b", t_env.sql_query("VALUES (1), (1), (3), (4)"))
+
+    def rows(query):
+        return sorted(r[0] for r in t_env.sql_query(query).execute().collect())
+
+    assert rows("SELECT * FROM a INTERSECT SELECT * FROM b") == [1, 3]
+    assert rows("SELECT * FROM a INTERSECT ALL SELECT * FROM b") == [1, 1, 3]
+    assert rows("SELECT * FROM a EXCEPT SELECT * FROM b") == [2]
+    assert rows("SELECT * FROM a EXCEPT ALL SELECT * FROM (VALUES (1), (2)) AS c(x)") == [1, 3]
