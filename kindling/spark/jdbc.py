@@ -185,10 +185,12 @@ def _rows(batches: Iterator[pa.RecordBatch], convert: Callable[[Any], tuple], sp
 
 
 class _Connection:
-    """A task's connection, opened on first use and again after a transient failure."""
+    """A task's connection, opened on first use and again after a transient failure; ``failure``
+    starts the message of an error (``... <url>: <the driver's error>``)."""
 
-    def __init__(self, database: _Database):
+    def __init__(self, database: _Database, failure: str = "JdbcSink could not write to"):
         self.database = database
+        self.failure = failure
         self.connection: Any = None
 
     def run(self, work: Callable[[Any], Any]) -> Any:
@@ -209,7 +211,7 @@ class _Connection:
                 if not transient or attempt == attempts:
                     tried = f" (tried {attempts} times)" if transient else ""
                     kind = ConnectionError if transient else JdbcSinkError
-                    raise kind(f"JdbcSink could not write to {redacted(spec.url)}{tried}: {type(error).__name__}: "
+                    raise kind(f"{self.failure} {redacted(spec.url)}{tried}: {type(error).__name__}: "
                                f"{str(error).strip()}") from None
                 time.sleep(attempt)  # Flink's backoff: one second more each attempt
 

@@ -1,7 +1,7 @@
 """The table connectors Kindling has, each on the DataStream connector of the same data: ``datagen``
 (a source, on DataGeneratorSource), ``filesystem`` (FileSource / FileSink), ``kafka`` (KafkaSource /
-KafkaSink), ``jdbc`` (a bounded scan, and JdbcSink), ``print`` and ``blackhole`` (sinks). Formats:
-kindling/table/formats.py.
+KafkaSink), ``jdbc`` (a bounded scan, lookups: kindling/table/lookup_join.py, and JdbcSink), ``print`` and
+``blackhole`` (sinks). Formats: kindling/table/formats.py.
 
 Each connector checks its options when the table is used, naming a wrong or unsupported option."""
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional
 from kindling.common.types import Row, _create_row
 from kindling.common.typeinfo import TypeInformation, Types
 from kindling.datastream.functions import KeyedProcessFunction
+from kindling.table.lookup_join import LOOKUP_KEYS
 from kindling.table.schema import Schema
 
 __all__ = ["datagen_source", "insert_into", "metadata_keys", "scan_table"]
@@ -487,7 +488,8 @@ class _KafkaRows:
 
 JDBC_KEYS = {"connector", "url", "table-name", "driver", "username", "password", "sink.buffer-flush.max-rows",
              "sink.buffer-flush.interval", "sink.max-retries", "sink.parallelism", "scan.partition.column",
-             "scan.partition.num", "scan.partition.lower-bound", "scan.partition.upper-bound", "scan.fetch-size"}
+             "scan.partition.num", "scan.partition.lower-bound", "scan.partition.upper-bound", "scan.fetch-size",
+             *LOOKUP_KEYS}
 
 
 def _jdbc_scan(schema: Schema, options: Dict[str, str]):

@@ -213,9 +213,8 @@ def _source(node, table_of) -> Tuple[Any, Optional[str]]:
                          "functions in FROM: the window TVFs TUMBLE, HOP, CUMULATE and SESSION)")
     if isinstance(node, exp.Table) and not node.args.get("db"):
         if node.args.get("version") is not None:
-            raise ValueError(f"sql_query: {node.sql(dialect=DIALECT)}: temporal and lookup joins (FOR SYSTEM_TIME AS "
-                             "OF) are not supported by Kindling yet; join on equal keys (a regular join) or within "
-                             "a time interval (an interval join) instead")
+            raise ValueError(f"sql_query: {node.sql(dialect=DIALECT)}: FOR SYSTEM_TIME AS OF is for the right side of "
+                             "a lookup join (FROM o JOIN dim FOR SYSTEM_TIME AS OF o.proc_time AS d ON o.k = d.id)")
         return table_of(node.name), node.alias_or_name
     raise ValueError(f"sql_query: FROM must name a registered table, a subquery or a window TVF, got "
                      f"{node.sql(dialect=DIALECT)}")
@@ -535,7 +534,8 @@ def _ordered(tree, table) -> Any:
 def _joined(table, alias: Optional[str], joins, table_of):
     """The table of ``FROM a JOIN b ON ...``, and the scope resolving ``a.x``, ``b.y`` and unqualified
     names: a right table's column named as an earlier one is renamed ``name0`` (as Calcite does). An
-    ON condition bounding both tables' event-time columns against each other is an interval join."""
+    ON condition bounding both tables' event-time columns against each other is an interval join; a
+    right table ``FOR SYSTEM_TIME AS OF`` the left's processing time is a lookup join."""
     import sqlglot.expressions as exp
 
     scope: Dict[Tuple[Optional[str], str], str] = {}
@@ -555,7 +555,9 @@ def _joined(table, alias: Optional[str], joins, table_of):
             names = table.get_schema().get_field_names()[before:]
             add(join.this.alias or None, names, names)
             continue
-        right, right_alias = _source(join.this, table_of)
+        version = join.this.args.get("version") if isinstance(join.this, exp.Table) else None
+        right, right_alias = _source(join.this, table_of) if version is None else \
+            (table_of(join.this.name), join.this.alias_or_name)
         taken = set(table.get_schema().get_field_names())
         names = right.get_schema().get_field_names()
         resolved = []
@@ -572,6 +574,12 @@ def _joined(table, alias: Optional[str], joins, table_of):
             raise ValueError(f"sql_query: {join.sql(dialect=DIALECT)} needs an ON condition with an equality of "
                              "columns")
         side = (join.args.get("side") or "").upper()
+        if version is not None:  # JOIN dim FOR SYSTEM_TIME AS OF o.proc_time: kindling/table/lookup_join.py
+            from kindling.table.lookup_join import lookup_join
+
+            table = lookup_join(table, join.this, right, names, _expression(join.args["on"], scope),
+                                _expression(version.expression, scope), side)
+            continue
         interval = _interval_join(table, right, join.args["on"], scope, side)
         if interval is not None:
             table = interval
