@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -58,7 +59,8 @@ def translate_failure(exc: BaseException, first: BaseException | None = None) ->
     if isinstance(exc, (JobCancelledError, UserFunctionError, JobExecutionError, SavepointError)):
         return exc
     text = str(exc)
-    line = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    causes = re.findall(r"^Caused by: [\w.$]+: (\[[A-Z_.]+\].*)$", text, re.MULTILINE)  # Spark's error classes
+    line = causes[-1] if causes else text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     return JobExecutionError(f"job failed in Spark: {line}\n{text[:4000]}")
 
 

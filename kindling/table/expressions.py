@@ -10,6 +10,7 @@ Example::
 from __future__ import annotations
 
 import datetime
+import decimal
 import operator
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -59,6 +60,50 @@ def _python_modulo(a, b):
 
     # Java's remainder takes the dividend's sign
     return a - b * _divide(a, b, True) if isinstance(a, int) and isinstance(b, int) else math.fmod(a, b)
+
+
+_INTEGRAL_PRECISION = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
+MAX_DECIMAL_PRECISION = 38
+
+
+def _precision_scale(data_type: DataType) -> Tuple[int, int]:
+    """A DECIMAL's precision and scale; an integral type's as a DECIMAL."""
+    if data_type.type_name == "DECIMAL":
+        precision, scale = data_type._name[data_type._name.index("(") + 1:-1].split(",")
+        return int(precision), int(scale)
+    return _INTEGRAL_PRECISION[data_type.type_name], 0
+
+
+def decimal_arithmetic_type(symbol: str, left: DataType, right: DataType) -> DataType:
+    """The DECIMAL type of ``left symbol right`` as Flink derives it (precision at most 38, keeping
+    at least 6 fraction digits when it must shorten)."""
+    (p1, s1), (p2, s2) = _precision_scale(left), _precision_scale(right)
+    if symbol in "+-":
+        scale = max(s1, s2)
+        precision = max(p1 - s1, p2 - s2) + scale + 1
+    elif symbol == "*":
+        precision, scale = p1 + p2 + 1, s1 + s2
+    elif symbol == "/":
+        scale = max(6, s1 + p2 + 1)
+        precision = p1 - s1 + s2 + scale
+    else:  # %
+        scale = max(s1, s2)
+        precision = min(p1 - s1, p2 - s2) + scale
+    if precision > MAX_DECIMAL_PRECISION:
+        scale = max(MAX_DECIMAL_PRECISION - (precision - scale), min(scale, 6))
+        precision = MAX_DECIMAL_PRECISION
+    return DataTypes.DECIMAL(precision, scale)
+
+
+def _decimal_arithmetic(symbol: str, a: Any, b: Any, scale: int) -> decimal.Decimal:
+    """``a symbol b`` of DECIMALs (or integers), rounded half up to ``scale`` digits as Flink rounds."""
+    with decimal.localcontext(prec=2 * MAX_DECIMAL_PRECISION + 2):
+        a, b = decimal.Decimal(a), decimal.Decimal(b)
+        if symbol in "/%" and b == 0:
+            raise ZeroDivisionError(f"Division by zero: {a} {symbol} 0")
+        exact = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+                 "%": operator.mod}[symbol](a, b)
+        return exact.quantize(decimal.Decimal(1).scaleb(-scale), decimal.ROUND_HALF_UP)
 
 
 class Expression(BuiltinMethods, JsonMethods):
@@ -120,27 +165,47 @@ class Expression(BuiltinMethods, JsonMethods):
 
     # -- operators ----------------------------------------------------------------------------
 
-    def _arithmetic(self, other: Any, symbol: str, reverse: bool = False) -> "Expression":
+    def _arithmetic(self, other: Any, symbol: str, reverse: bool = False, negation: bool = False) -> "Expression":
+        """``self symbol other`` (``other symbol self`` when ``reverse``); ``negation``: ``0 - self``,
+        typed as ``self`` when a DECIMAL (SQL's unary minus)."""
         left, right = (_expr(other), self) if reverse else (self, _expr(other))
 
+        decimal_scale, decimal_operands = [], []  # of a DECIMAL result, known once the operands' types are
+
         def data_type(columns: Dict[str, DataType]) -> DataType:
-            types = [left._data_type(columns).type_name, right._data_type(columns).type_name]
-            if not all(t in NUMERIC for t in types):
+            operands = [left._data_type(columns), right._data_type(columns)]
+            types = [t.type_name for t in operands]
+            if not all(t in NUMERIC or t == "DECIMAL" for t in types):
                 raise ValueError(f"'{left._text} {symbol} {right._text}': {symbol} needs numeric operands, got "
                                  f"{' and '.join(types)}")
-            if symbol == "%":  # as Calcite types MOD: the divisor's type
-                return getattr(DataTypes, types[1])()
-            return getattr(DataTypes, max(types, key=NUMERIC.index))()
+            if "DECIMAL" in types and not {"FLOAT", "DOUBLE"} & set(types):
+                result = operands[1] if negation else decimal_arithmetic_type(symbol, *operands)
+                decimal_scale[:] = [_precision_scale(result)[1]]
+                decimal_operands[:] = [_precision_scale(t) for t in operands]
+            elif symbol == "%":  # as Calcite types MOD: the divisor's type
+                result = getattr(DataTypes, types[1])()
+            else:
+                result = getattr(DataTypes, max((t for t in types if t != "DECIMAL"), key=NUMERIC.index))()
+            return result if any(t._nullable for t in operands) else result.not_null()
 
         python = _ARITHMETIC.get(symbol) or (_python_divide if symbol == "/" else _python_modulo)
         spark = _SPARK_ARITHMETIC[symbol]
 
         def column():
+            if decimal_operands:  # Spark computes in the operands' own precision and scale, as Flink
+                from pyspark.sql.types import DecimalType
+
+                (p1, s1), (p2, s2) = decimal_operands
+                return spark(left._column().cast(DecimalType(p1, s1)), right._column().cast(DecimalType(p2, s2)))
             return spark(left._column(), right._column())
 
         def evaluate(env):
             a, b = left._evaluate(env), right._evaluate(env)
-            return None if a is None or b is None else python(a, b)
+            if a is None or b is None:
+                return None
+            if decimal_scale and not isinstance(a, float) and not isinstance(b, float):
+                return _decimal_arithmetic(symbol, a, b, decimal_scale[0])
+            return python(float(a) if isinstance(b, float) else a, float(b) if isinstance(a, float) else b)
 
         return Expression(column, data_type, f"({left._text} {symbol} {right._text})", evaluate=evaluate,
                           children=(left, right))

@@ -735,7 +735,7 @@ def _expression(node, scope: Any = None) -> Any:
             return lit(node.this)
         return lit(float(node.this) if any(c in node.this for c in ".eE") else int(node.this))
     if isinstance(node, exp.Neg):
-        return 0 - _expression(node.this, scope)
+        return _expression(node.this, scope)._arithmetic(0, "-", reverse=True, negation=True)
     for kind, operate in binary.items():
         if type(node) is kind:
             return operate(_expression(node.this, scope), _expression(node.expression, scope))
@@ -749,7 +749,8 @@ def _expression(node, scope: Any = None) -> Any:
         return aggregate.distinct if distinct else aggregate
     if isinstance(node, exp.Cast):
         value = _expression(node.this, scope)
-        return (value.try_cast if isinstance(node, exp.TryCast) else value.cast)(_data_type(node.to))
+        lenient = isinstance(node, exp.TryCast) and node.args.get("safe")  # sqlglot reads CAST as TryCast too
+        return (value.try_cast if lenient else value.cast)(_data_type(node.to))
     if isinstance(node, exp.Interval):
         units = {"MILLISECOND": "millis", "SECOND": "seconds", "MINUTE": "minutes", "HOUR": "hours", "DAY": "days"}
         unit = node.unit.name.upper().rstrip("S") if node.unit is not None else ""

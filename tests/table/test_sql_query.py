@@ -68,3 +68,14 @@ def test_intersect_and_except_in_batch():
     assert rows("SELECT * FROM a INTERSECT ALL SELECT * FROM b") == [1, 1, 3]
     assert rows("SELECT * FROM a EXCEPT SELECT * FROM b") == [2]
     assert rows("SELECT * FROM a EXCEPT ALL SELECT * FROM (VALUES (1), (2)) AS c(x)") == [1, 3]
+
+
+def test_cast_fails_on_a_value_that_does_not_convert_and_try_cast_gives_null():
+    from kindling.table import EnvironmentSettings, TableEnvironment
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.create_temporary_view("texts", t_env.sql_query("SELECT * FROM (VALUES ('12'), ('x')) AS t(s)"))
+    assert sorted(r[0] for r in t_env.sql_query("SELECT TRY_CAST(s AS INT) FROM texts").execute().collect()
+                  if r[0] is not None) == [12]
+    with pytest.raises(Exception, match=r"job failed in Spark: \[CAST_INVALID_INPUT\] The value 'x'"):
+        list(t_env.sql_query("SELECT CAST(s AS INT) FROM texts").execute().collect())
