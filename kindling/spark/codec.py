@@ -78,21 +78,6 @@ def _fast_types(ti: TypeInformation) -> Optional[frozenset]:
     return None
 
 
-def _instant_encoder(at: pa.DataType, conv: Callable[[Any], Any], ti: TypeInformation) -> Callable:
-    """Encodes a column of Instants as their epoch microseconds (Arrow takes those for its timestamp
-    type) instead of a datetime each; a column holding anything else takes the general way."""
-    def encode(values):
-        if set(map(type, values)) <= _INSTANT_TYPES:
-            return pa.array([None if v is None else v.seconds * 1_000_000 + v.nanos // 1_000 for v in values],
-                            type=at)
-        converted = [None if v is None else conv(v) for v in values]
-        try:
-            return pa.array(converted, type=at)
-        except ARROW_ERRORS as e:
-            raise _scan(values, ti, conv, at, e)
-    return encode
-
-
 def _column_encoder(ti: TypeInformation) -> Callable[[Sequence[Any]], pa.Array]:
     """A function encoding a list of values (None allowed) of type ti into one Arrow array;
     it raises BadValue for the first value that does not fit.
@@ -110,8 +95,7 @@ def _column_encoder(ti: TypeInformation) -> Callable[[Sequence[Any]], pa.Array]:
             elem_fast = elem_fast | {_NONE_TYPE}
     if fast is not None:
         fast = fast | {_NONE_TYPE}
-    if isinstance(ti, InstantTypeInfo):
-        return _instant_encoder(at, conv, ti)
+    instant = isinstance(ti, InstantTypeInfo)
 
     def encode(values):
         if fast is not None:
@@ -120,6 +104,8 @@ def _column_encoder(ti: TypeInformation) -> Callable[[Sequence[Any]], pa.Array]:
                     return pa.array(values, type=at)
                 except ARROW_ERRORS:
                     pass
+        elif instant and set(map(type, values)) <= _INSTANT_TYPES:  # epoch microseconds, Arrow's timestamps
+            return pa.array([None if v is None else v.seconds * 1_000_000 + v.nanos // 1_000 for v in values], type=at)
         elif elem_fast is not None:
             outer = set(map(type, values))
             if outer <= _LIST_TYPES:
