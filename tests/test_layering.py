@@ -28,6 +28,10 @@ ALLOWED = {
     'kindling.metrics': ('kindling.common', 'kindling.metrics'),
     # the Table API builds DataStream jobs (kindling/table, docs/table.md)
     'kindling.table': ('kindling.common', 'kindling.graph', 'kindling.datastream', 'kindling.table'),
+    # a lookup join's function reads the database in its Spark task with the JDBC connector's
+    # connection (drivers, retries), as the JDBC sink's tasks do
+    'kindling.table.lookup_join': ('kindling.common', 'kindling.graph', 'kindling.datastream', 'kindling.table',
+                                   'kindling.spark.jdbc'),
     'kindling.graph': ('kindling.common', 'kindling.graph'),
     # the user-facing modules stand on their own: runtime operators import them
     **{m: ('kindling.common',) + USER_FACING for m in USER_FACING if m != 'kindling.metrics'},
