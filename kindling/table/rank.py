@@ -11,6 +11,9 @@
   ``-D``, or, when ``rn`` is selected, moves every row below it down one rank with ``-U``/``+U`` pairs;
   over an updating input (an aggregation's changes), Flink's retracting algorithm
   (``RetractableTopNFunction``). Rows of equal sort keys rank in arrival order.
+* **Window Top-N and window deduplication** (``PARTITION BY window_start, window_end, ...`` over a
+  window TVF or a window aggregation of event time): a window's rows numbered once, when the watermark
+  passes its end (``+I``, append-only; rows of a window that has fired are dropped and counted).
 * **Sorting a stream** on its time attribute (``ORDER BY ts[, ...]``): rows wait until the watermark
   passes them and leave in time order, ties by the other keys; ``LIMIT`` in streaming mode is a Top-N
   without rank numbers (``ORDER BY ts LIMIT n``) or the first ``n`` rows.
@@ -31,7 +34,8 @@ from kindling.table.expressions import epoch_millis, to_timestamp
 from kindling.table.keyed_function import TableKeyedFunction
 
 __all__ = ["BatchRankFunction", "DeduplicateFunction", "FirstNFunction", "RankSpec", "RetractTopNFunction", "SortKey",
-           "TemporalSortFunction", "Top1Function", "TopNFunction", "failing_table", "sorted_stream"]
+           "TemporalSortFunction", "Top1Function", "TopNFunction", "WindowRankFunction", "failing_table",
+           "sorted_stream"]
 
 _ACCUMULATE = (RowKind.INSERT, RowKind.UPDATE_AFTER)
 
@@ -326,6 +330,37 @@ class DeduplicateFunction(_RankBase):
             yield self._row(kept[0], RowKind.INSERT, 1)
 
 
+class WindowRankFunction(_RankBase):
+    """Window Top-N and window deduplication (Flink's ``WindowRank``): a partition holds one window's
+    rows (``window_start``/``window_end`` among its keys); they are numbered when the watermark
+    passes the window's end and those in the rank range emitted once (``+I``). A row arriving after
+    that is late: dropped and counted, as Flink drops it."""
+
+    def __init__(self, names: List[str], sort_key: SortKey, start: int, end: Optional[int], with_number: bool,
+                 window_end: int):
+        super().__init__(names, sort_key, start, end, with_number)
+        self.window_end = window_end
+
+    def process_element(self, row, ctx):
+        values = list(row._values)
+        fires = epoch_millis(to_timestamp(values[self.window_end])) - 1
+        if fires <= ctx.timer_service().current_watermark():
+            self.late += 1
+            return
+        rows = self.state.value() or []
+        rows.append(values)
+        self.state.update(rows)
+        ctx.timer_service().register_event_time_timer(fires)
+
+    def on_timer(self, timestamp, ctx):
+        rows = sorted(self.state.value() or [], key=self.sort_key)
+        self.state.clear()
+        out: list = []
+        for number, values in enumerate(rows[:self.end], start=1):
+            self._collect(out, RowKind.INSERT, values, number)
+        return out
+
+
 class BatchRankFunction(_RankBase):
     """BATCH mode: a partition's rows numbered at the end of the input (``ROW_NUMBER``, ``RANK`` or
     ``DENSE_RANK``), those in the rank range emitted."""
@@ -444,7 +479,11 @@ class RankSpec:
                                                           "TopN, which means the rank end must be specified."
                 return self._projected(failing_table(base, schema, message), with_number, pending)
             time = self.order[0][0] if len(self.order) == 1 else None
-            if time is not None and time in (base._rowtime, base._proctime) and start == end == 1 \
+            if {"window_start", "window_end"} <= set(self.partition) and not base._updating and \
+                    not getattr(base, "_proctime_windows", base._proctime is not None):  # windows of event time
+                function = WindowRankFunction(out_names, sort_key, start, end, with_number, names.index("window_end"))
+                label = "WindowRank(windowing=[partitionBy=[window_start, window_end]])"
+            elif time is not None and time in (base._rowtime, base._proctime) and start == end == 1 \
                     and not base._updating:
                 keep_last = self.order[0][1]
                 function = DeduplicateFunction(out_names, names.index(time) if time == base._rowtime else None,

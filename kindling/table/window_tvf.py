@@ -109,6 +109,7 @@ class WindowTVF:
         result = table._python(schema, rows, updating=False, rowtime=table._rowtime)
         result._time_attributes = (table._rowtime,) if self.proctime else (table._rowtime, added[2])
         result._proctime = table._proctime
+        result._proctime_windows = self.proctime
         result._window_tvf = self
         result._plan = (f"WindowTableFunction({self.describe()})", [table])
         return result
@@ -152,6 +153,7 @@ class WindowTVF:
                         and f._name == "window_time"), None)
         result = table._python(schema, aggregate, updating=False, rowtime=None if self.proctime else rowtime)
         result._proctime = rowtime if self.proctime else None
+        result._proctime_windows = self.proctime
         result._plan = (f"WindowAggregate(groupBy=[{', '.join(keys)}], window=[{self.describe()}], "
                         f"select=[{', '.join(map(str, fields))}])", [table])
         return result

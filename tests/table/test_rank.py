@@ -134,3 +134,26 @@ def test_rank_functions_in_batch_mode(env):
         "SELECT * FROM (SELECT u, id, RANK() OVER (PARTITION BY u ORDER BY score DESC) AS r FROM scores) WHERE r <= 2")
     got = sorted(tuple(r) for r in ranked.execute().collect())
     assert got == [("ann", 3, 1), ("ann", 6, 1), ("bob", 2, 1), ("bob", 4, 1)]
+
+
+def test_window_top_n_emits_each_window_once_when_the_watermark_passes_its_end_and_drops_late_rows():
+    import datetime
+
+    from kindling.table.rank import WindowRankFunction
+
+    def at(seconds):
+        return datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=seconds)
+
+    # (window_end, u, amount) rows of one window partition; top 2 by amount
+    function = WindowRankFunction(["window_end", "u", "amount", "rn"], SortKey([(2, True)]), 1, 2, True, 0)
+    with KeyedProcessFunctionTestHarness(function, lambda row: row[0]) as harness:
+        for values in [(at(5), "ann", 1.5), (at(5), "bob", 2.0), (at(5), "cat", 0.5), (at(10), "ann", 9.0)]:
+            harness.process_element(Row(*values))
+        harness.process_watermark(4_998)
+        assert _changes(harness) == []
+        harness.process_watermark(4_999)
+        assert _changes(harness) == [("+I", at(5), "bob", 2.0, 1), ("+I", at(5), "ann", 1.5, 2)]
+        harness.process_element(Row(at(5), "dan", 7.0))  # its window has fired: late
+        harness.process_watermark(20_000)
+        assert _changes(harness)[2:] == [("+I", at(10), "ann", 9.0, 1)]
+        assert function.take_late_records_dropped() == 1
