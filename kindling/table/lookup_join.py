@@ -49,13 +49,21 @@ def lookup_join(probe, node, dim, dim_columns: List[str], condition, time_attrib
     name = node.name
     declared = probe._t_env._lookup(name)
     attribute = getattr(time_attribute, "_name", None)
+    if attribute is not None and attribute == probe._rowtime:  # an event-time temporal join
+        from kindling.table.temporal_join import temporal_join
+
+        left_names, right_names = probe.get_schema().get_field_names(), dim.get_schema().get_field_names()
+        left_keys, right_keys = equi_keys(condition, left_names, right_names)
+        if not left_keys:
+            raise ValueError(f"sql_query: the temporal join of {name} needs an equality of a column of each table "
+                             f"in ON (o.k = r.k), got {condition}")
+        if side not in ("", "LEFT"):
+            raise ValueError(f"sql_query: a temporal join of {name} is INNER or LEFT, got {side} JOIN")
+        return temporal_join(probe, dim, left_keys, right_keys, condition, side == "LEFT")
     if attribute is None or attribute != probe._proctime:
-        kind = "an event-time temporal join (FOR SYSTEM_TIME AS OF a rowtime attribute)" \
-            if attribute is not None and attribute == probe._rowtime else \
-            f"FOR SYSTEM_TIME AS OF {time_attribute} (not a PROCTIME() column of the probe table)"
-        raise ValueError(f"sql_query: JOIN {name} FOR SYSTEM_TIME AS OF: {kind} is not supported by Kindling yet. "
-                         f"{SUPPORTED}; join on equal keys (a regular join) or within a time interval (an interval "
-                         "join) instead")
+        raise ValueError(f"sql_query: JOIN {name} FOR SYSTEM_TIME AS OF {time_attribute}: not a time attribute of "
+                         f"the probe table. {SUPPORTED}; event-time temporal joins take the probe's rowtime "
+                         "attribute")
     connector = None if isinstance(declared, Table) else declared.get_options().get("connector")
     if connector != "jdbc":
         what = "a view" if connector is None else f"a '{connector}' table"

@@ -1,0 +1,113 @@
+"""Event-time temporal joins: ``FROM o JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.k = r.k``, each row
+of the probe table joined with the version of the versioned table (an updating table with an event
+time, such as a deduplication keeping each key's last row) valid at the probe row's time, as Flink's
+row-time temporal join.
+
+Both inputs' rows of a key wait in keyed state: the versioned table's as versions by their event time
+(``+I``/``+U`` a new version, ``-D`` the key's deletion, ``-U`` nothing), the probe's until the
+watermark of both inputs passes their time. Then each probe row joins the latest version at or before
+its time (``+I``, append-only; LEFT pads a row with no version with nulls), and versions no probe row
+that is not late can read any more are dropped.
+"""
+from __future__ import annotations
+
+import bisect
+from typing import List
+
+from kindling.common.types import RowKind, _create_row
+from kindling.datastream.functions import KeyedCoProcessFunction
+from kindling.table.expressions import Expression, epoch_millis, to_timestamp
+
+__all__ = ["TemporalJoinFunction", "temporal_join"]
+
+
+def temporal_join(probe, versioned, left_keys: List[str], right_keys: List[str], condition: Expression,
+                  outer: bool):
+    """The probe table joined with the versions of ``versioned`` valid at the probe's event time."""
+    from kindling.table.group_aggregate import GroupKey
+    from kindling.table.schema import Schema
+
+    if probe._in_batch():
+        raise ValueError("an event-time temporal join runs in streaming mode (Flink's rule)")
+    if probe._updating:
+        raise ValueError("an event-time temporal join needs an append-only probe table; it is updating")
+    if versioned._rowtime is None:
+        raise ValueError("an event-time temporal join needs a versioned table with an event-time attribute "
+                         "(declare its watermark), e.g. a view keeping each key's last row by event time")
+    left_names, right_names = probe.get_schema().get_field_names(), versioned.get_schema().get_field_names()
+    names = left_names + right_names
+    function = TemporalJoinFunction(names, left_names.index(probe._rowtime), len(left_names),
+                                    len(left_names) + right_names.index(versioned._rowtime), condition, outer)
+    left_key = GroupKey([left_names.index(k) for k in left_keys])
+    right_key = GroupKey([right_names.index(k) for k in right_keys])
+
+    def joined(rows, row_type):
+        return rows.connect(versioned._stream()).key_by(left_key, right_key).process(function, output_type=row_type)
+
+    schema = Schema(names, probe.get_schema().get_field_data_types() + versioned.get_schema().get_field_data_types())
+    result = probe._python(schema, joined, updating=False, rowtime=probe._rowtime)
+    result._plan = (f"TemporalJoin(joinType=[{'LeftOuterJoin' if outer else 'InnerJoin'}], where=[{condition}], "
+                    f"rowtime=[{probe._rowtime}])", [probe, versioned])
+    return result
+
+
+def _millis(value) -> int:
+    return epoch_millis(to_timestamp(value))
+
+
+class TemporalJoinFunction(KeyedCoProcessFunction):
+    """A key's probe rows and versions, joined as the watermark passes the probe rows (see the module
+    docstring). Joined rows are the probe's values then the version's; ``width`` is the probe's."""
+
+    def __init__(self, names: List[str], probe_time: int, width: int, version_time: int, condition: Expression,
+                 outer: bool):
+        self.names, self.probe_time, self.width, self.version_time = names, probe_time, width, version_time
+        self.condition, self.outer = condition, outer
+
+    def open(self, runtime_context):
+        from kindling.common.typeinfo import Types
+        from kindling.datastream.state import ValueStateDescriptor
+
+        self.versions = runtime_context.get_state(ValueStateDescriptor("versions", Types.PICKLED_BYTE_ARRAY()))
+        self.waiting = runtime_context.get_state(ValueStateDescriptor("waiting", Types.PICKLED_BYTE_ARRAY()))
+
+    def process_element1(self, row, ctx):
+        values = list(row._values)
+        time = _millis(values[self.probe_time])
+        waiting = self.waiting.value() or []
+        waiting.append((time, values))
+        self.waiting.update(waiting)
+        ctx.timer_service().register_event_time_timer(time)
+
+    def process_element2(self, row, ctx):
+        kind = row._row_kind
+        if kind is RowKind.UPDATE_BEFORE:
+            return
+        values = list(row._values)
+        time = _millis(values[self.version_time - self.width])
+        versions = self.versions.value() or []
+        versions.insert(bisect.bisect_right([t for t, _ in versions], time),
+                        (time, None if kind is RowKind.DELETE else values))
+        self.versions.update(versions)
+
+    def on_timer(self, timestamp, ctx):
+        watermark = max(timestamp, ctx.timer_service().current_watermark())
+        waiting = sorted(self.waiting.value() or [], key=lambda entry: entry[0])
+        ready = [entry for entry in waiting if entry[0] <= watermark]
+        versions = self.versions.value() or []
+        times = [t for t, _ in versions]
+        out = []
+        for time, values in ready:
+            at = bisect.bisect_right(times, time) - 1
+            version = versions[at][1] if at >= 0 else None
+            joined = values + version if version is not None else None
+            if joined is not None and self.condition.evaluate(dict(zip(self.names, joined))) is True:
+                out.append(_create_row(self.names, joined, RowKind.INSERT))
+            elif self.outer:
+                out.append(_create_row(self.names, values + [None] * (len(self.names) - self.width), RowKind.INSERT))
+        rest = waiting[len(ready):]
+        self.waiting.update(rest) if rest else self.waiting.clear()
+        keep = max(bisect.bisect_right(times, watermark) - 1, 0)  # the version valid at the watermark, and later
+        if keep:
+            self.versions.update(versions[keep:])
+        return out
