@@ -59,7 +59,8 @@ def lookup_join(probe, node, dim, dim_columns: List[str], condition, time_attrib
                              f"in ON (o.k = r.k), got {condition}")
         if side not in ("", "LEFT"):
             raise ValueError(f"sql_query: a temporal join of {name} is INNER or LEFT, got {side} JOIN")
-        return temporal_join(probe, dim, left_keys, right_keys, condition, side == "LEFT")
+        declared_key = None if isinstance(declared, Table) else getattr(declared.get_schema(), "primary_key", None)
+        return temporal_join(probe, dim, left_keys, right_keys, condition, side == "LEFT", declared_key is not None)
     if attribute is None or attribute != probe._proctime:
         raise ValueError(f"sql_query: JOIN {name} FOR SYSTEM_TIME AS OF {time_attribute}: not a time attribute of "
                          f"the probe table. {SUPPORTED}; event-time temporal joins take the probe's rowtime "

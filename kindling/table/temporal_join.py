@@ -22,8 +22,9 @@ __all__ = ["TemporalJoinFunction", "temporal_join"]
 
 
 def temporal_join(probe, versioned, left_keys: List[str], right_keys: List[str], condition: Expression,
-                  outer: bool):
-    """The probe table joined with the versions of ``versioned`` valid at the probe's event time."""
+                  outer: bool, primary_key: bool):
+    """The probe table joined with the versions of ``versioned`` (declared with a ``primary_key`` or
+    an updating table) valid at the probe's event time."""
     from kindling.table.group_aggregate import GroupKey
     from kindling.table.schema import Schema
 
@@ -31,6 +32,10 @@ def temporal_join(probe, versioned, left_keys: List[str], right_keys: List[str],
         raise ValueError("an event-time temporal join runs in streaming mode (Flink's rule)")
     if probe._updating:
         raise ValueError("an event-time temporal join needs an append-only probe table; it is updating")
+    if not versioned._updating and not primary_key:
+        raise ValueError("Temporal Table Join requires primary key in versioned table, but no primary key can be "
+                         "found (as Flink says): join a view keeping each key's last row by event time (ROW_NUMBER() "
+                         "OVER (PARTITION BY k ORDER BY ts DESC) = 1) or a table with a PRIMARY KEY")
     if versioned._rowtime is None:
         raise ValueError("an event-time temporal join needs a versioned table with an event-time attribute "
                          "(declare its watermark), e.g. a view keeping each key's last row by event time")

@@ -151,9 +151,14 @@ def test_temporal_joins_of_unversioned_and_other_tables_fail_naming_what_is_supp
                       "AS ts) WITH ('connector' = 'datagen', 'number-of-rows' = '3')")
     t_env.execute_sql("CREATE TABLE rates (id INT, name STRING) WITH ('connector' = 'datagen')")
     _dim(t_env, sqlite_url)
+    with pytest.raises(ValueError, match="Temporal Table Join requires primary key in versioned table"):
+        t_env.sql_query("SELECT e.id, d.name FROM events AS e JOIN dim FOR SYSTEM_TIME AS OF e.ts AS d "
+                        "ON e.id = d.id")
+    t_env.execute_sql(f"CREATE TABLE keyed (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                      f"'connector' = 'jdbc', 'url' = '{sqlite_url}', 'table-name' = 'dim')")
     with pytest.raises(ValueError, match="an event-time temporal join needs a versioned table with an event-time "
                                          "attribute"):
-        t_env.sql_query("SELECT e.id, d.name FROM events AS e JOIN dim FOR SYSTEM_TIME AS OF e.ts AS d "
+        t_env.sql_query("SELECT e.id, d.name FROM events AS e JOIN keyed FOR SYSTEM_TIME AS OF e.ts AS d "
                         "ON e.id = d.id")
     with pytest.raises(ValueError, match="rates is a 'datagen' table; temporal joins against versioned tables are "
                                          "not supported.*processing-time lookup joins against jdbc"):
