@@ -19,6 +19,16 @@ from kafka_support import create_topic, packaged_broker  # noqa: E402
 PARTITIONS = 2
 
 
+def produce_waiting(producer, topic: str, value: bytes, wait_s: float, **options) -> None:
+    """Produces one record from the driver, letting deliveries drain a full local queue first."""
+    while True:
+        try:
+            producer.produce(topic, value=value, **options)
+            return
+        except BufferError:
+            producer.poll(wait_s)
+
+
 @contextlib.contextmanager
 def spark_and_broker() -> Iterator[tuple]:
     """``(spark, servers)``: the benchmarks' SparkSession (started first, untimed) and a fresh broker."""

@@ -34,7 +34,7 @@ import threading
 import time
 import uuid
 
-from kafka_common import PARTITIONS, handwritten_kafka, new_topic, producing, spark_and_broker
+from kafka_common import PARTITIONS, handwritten_kafka, new_topic, produce_waiting, producing, spark_and_broker
 
 KEYS = 1_000
 
@@ -138,13 +138,7 @@ def produce_steadily(servers: str, topic: str, rate: int, seconds: float, sent: 
     next_tick = started
     while time.monotonic() - started < seconds:
         for _ in range(per_tick):
-            value = f"k{n % KEYS},{time.time_ns()}".encode()
-            while True:
-                try:
-                    producer.produce(topic, value=value)
-                    break
-                except BufferError:
-                    producer.poll(0.001)
+            produce_waiting(producer, topic, f"k{n % KEYS},{time.time_ns()}".encode(), 0.001)
             n += 1
         producer.poll(0)
         next_tick += tick

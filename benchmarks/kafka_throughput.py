@@ -28,8 +28,8 @@ import statistics
 import sys
 import time
 
-from kafka_common import (PARTITIONS, count_records, cpu_seconds, handwritten_kafka, new_topic, producing,
-                          spark_and_broker)
+from kafka_common import (PARTITIONS, count_records, cpu_seconds, handwritten_kafka, new_topic, produce_waiting,
+                          producing, spark_and_broker)
 
 
 def work(line: str) -> str:
@@ -46,12 +46,7 @@ def fill(servers: str, topic: str, records: int) -> dict[int, int]:
     ends = {p: 0 for p in range(PARTITIONS)}
     for i in range(records):
         p = i % PARTITIONS
-        while True:
-            try:
-                producer.produce(topic, value=f"{i},name{i % 977},{i % 10_000 / 100:.2f}".encode(), partition=p)
-                break
-            except BufferError:
-                producer.poll(0.05)
+        produce_waiting(producer, topic, f"{i},name{i % 977},{i % 10_000 / 100:.2f}".encode(), 0.05, partition=p)
         ends[p] += 1
     producer.flush(60)
     return ends
