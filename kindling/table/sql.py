@@ -181,6 +181,7 @@ def _literal(node) -> Tuple[Any, Any]:
 def _values_type(types: List[Any]) -> Any:
     """The type every value of a VALUES column fits."""
     from kindling.table.builtins import common_type
+    from kindling.table.expressions import _precision_scale
     from kindling.table.types import DataTypes
 
     known = [t for t in types if t.type_name != "NULL"]
@@ -188,8 +189,7 @@ def _values_type(types: List[Any]) -> Any:
     if not known:
         raise ValueError("sql_query: a VALUES column of NULLs only needs a type: CAST(NULL AS type)")
     if all(t.type_name == "DECIMAL" for t in known):
-        precision_scale = [(int(t._name.split("(")[1].split(",")[0]), int(t._name.split(",")[1].strip(" )")))
-                           for t in known]
+        precision_scale = [_precision_scale(t) for t in known]
         scale = max(s for _, s in precision_scale)
         widest = DataTypes.DECIMAL(max(p - s for p, s in precision_scale) + scale, scale)
     else:
