@@ -49,11 +49,11 @@ def lookup_join(probe, node, dim, dim_columns: List[str], condition, time_attrib
     name = node.name
     declared = probe._t_env._lookup(name)
     attribute = getattr(time_attribute, "_name", None)
+    left_names, right_names = probe.get_schema().get_field_names(), dim.get_schema().get_field_names()
+    left_keys, right_keys = equi_keys(condition, left_names, right_names)
     if attribute is not None and attribute == probe._rowtime:  # an event-time temporal join
         from kindling.table.temporal_join import temporal_join
 
-        left_names, right_names = probe.get_schema().get_field_names(), dim.get_schema().get_field_names()
-        left_keys, right_keys = equi_keys(condition, left_names, right_names)
         if not left_keys:
             raise ValueError(f"sql_query: the temporal join of {name} needs an equality of a column of each table "
                              f"in ON (o.k = r.k), got {condition}")
@@ -75,8 +75,6 @@ def lookup_join(probe, node, dim, dim_columns: List[str], condition, time_attrib
     if physical(declared.get_schema()).get_field_names() != declared.get_schema().get_field_names():
         raise ValueError(f"sql_query: the lookup table {name} has computed or metadata columns; Kindling looks up "
                          "tables of physical columns")
-    left_names, right_names = probe.get_schema().get_field_names(), dim.get_schema().get_field_names()
-    left_keys, right_keys = equi_keys(condition, left_names, right_names)
     if not left_keys:
         raise ValueError(f"sql_query: the lookup join of {name} needs an equality of a column of the probe table "
                          f"and a column of {name} in ON (o.k = d.id), got {condition}")

@@ -56,10 +56,6 @@ def temporal_join(probe, versioned, left_keys: List[str], right_keys: List[str],
     return result
 
 
-def _millis(value) -> int:
-    return epoch_millis(to_timestamp(value))
-
-
 class TemporalJoinFunction(KeyedCoProcessFunction):
     """A key's probe rows and versions, joined as the watermark passes the probe rows (see the module
     docstring). Joined rows are the probe's values then the version's; ``width`` is the probe's."""
@@ -78,9 +74,9 @@ class TemporalJoinFunction(KeyedCoProcessFunction):
 
     def process_element1(self, row, ctx):
         values = list(row._values)
-        time = _millis(values[self.probe_time])
+        time = epoch_millis(to_timestamp(values[self.probe_time]))
         waiting = self.waiting.value() or []
-        waiting.append((time, values))
+        bisect.insort_right(waiting, (time, values), key=_time)  # in time order, ties in arrival order
         self.waiting.update(waiting)
         ctx.timer_service().register_event_time_timer(time)
 
@@ -89,16 +85,15 @@ class TemporalJoinFunction(KeyedCoProcessFunction):
         if kind is RowKind.UPDATE_BEFORE:
             return
         values = list(row._values)
-        time = _millis(values[self.version_time - self.width])
+        time = epoch_millis(to_timestamp(values[self.version_time - self.width]))
         versions = self.versions.value() or []
-        versions.insert(bisect.bisect_right([t for t, _ in versions], time),
-                        (time, None if kind is RowKind.DELETE else values))
+        bisect.insort_right(versions, (time, None if kind is RowKind.DELETE else values), key=_time)
         self.versions.update(versions)
 
     def on_timer(self, timestamp, ctx):
         watermark = max(timestamp, ctx.timer_service().current_watermark())
-        waiting = sorted(self.waiting.value() or [], key=lambda entry: entry[0])
-        ready = [entry for entry in waiting if entry[0] <= watermark]
+        waiting = self.waiting.value() or []
+        ready = waiting[:bisect.bisect_right(waiting, watermark, key=_time)]
         versions = self.versions.value() or []
         times = [t for t, _ in versions]
         out = []
@@ -116,3 +111,8 @@ class TemporalJoinFunction(KeyedCoProcessFunction):
         if keep:
             self.versions.update(versions[keep:])
         return out
+
+
+def _time(entry: tuple) -> int:
+    """The time of a waiting probe row's or a version's ``(time, values)`` entry."""
+    return entry[0]
