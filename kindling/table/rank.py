@@ -341,20 +341,27 @@ class WindowRankFunction(_RankBase):
         super().__init__(names, sort_key, start, end, with_number)
         self.window_end = window_end
 
+    def open(self, runtime_context):
+        from kindling.common.typeinfo import Types
+        from kindling.datastream.state import ListStateDescriptor
+
+        super().open(runtime_context)
+        # a list state: the window's rows are appended (on Spark, spilled in segments) until it fires
+        self.rows = runtime_context.get_list_state(ListStateDescriptor("_kindling_window_rank",
+                                                                       Types.PICKLED_BYTE_ARRAY()))
+
     def process_element(self, row, ctx):
         values = list(row._values)
         fires = epoch_millis(to_timestamp(values[self.window_end])) - 1
         if fires <= ctx.timer_service().current_watermark():
             self.late += 1
             return
-        rows = self.state.value() or []
-        rows.append(values)
-        self.state.update(rows)
+        self.rows.add(values)
         ctx.timer_service().register_event_time_timer(fires)
 
     def on_timer(self, timestamp, ctx):
-        rows = sorted(self.state.value() or [], key=self.sort_key)
-        self.state.clear()
+        rows = sorted(self.rows.get(), key=self.sort_key)
+        self.rows.clear()
         out: list = []
         for number, values in enumerate(rows[:self.end], start=1):
             self._collect(out, RowKind.INSERT, values, number)
