@@ -206,12 +206,19 @@ def _window_queries(env, spark_aggregation: bool) -> list:
 
 
 @pytest.mark.parametrize("mode", ["one-step", "BATCH"])
-def test_spark_computes_the_windows_the_python_window_operator_computes(env, mode):
+def test_spark_computes_the_windows_the_python_window_operator_computes(env, mode, monkeypatch):
     from kindling.datastream import RuntimeExecutionMode
+    from kindling.spark import relational
 
     env.set_parallelism(2)
     if mode == "BATCH":
         env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    computed = []  # the windows Spark's own operators computed (else both sides ran the Python operator)
+    window_results = relational.window_results
+    monkeypatch.setattr(relational, "window_results", lambda *args: computed.append(1) or window_results(*args))
     by_spark = _window_queries(env, True)
+    by_spark_calls = len(computed)
+    assert by_spark_calls >= 3
     assert by_spark == _window_queries(env, False)
+    assert len(computed) == by_spark_calls  # with spark-aggregation false, the Python operator's
     assert all(len(rows) > 10 for rows in by_spark)
