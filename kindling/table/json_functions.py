@@ -49,10 +49,9 @@ def parse_path(path: str) -> Tuple[bool, List[Any]]:
     return strict, steps
 
 
-def evaluate_path(document: Any, path: str) -> Any:
-    """The value the path finds in a parsed document (a list for wildcards), or ``_MISSING``; a strict
-    path finding nothing raises :class:`JsonPathError`."""
-    strict, steps = parse_path(path)
+def evaluate_path(document: Any, path: str, strict: bool, steps: List[Any]) -> Any:
+    """The value the path (``strict`` and ``steps`` its :func:`parse_path`) finds in a parsed document (a
+    list for wildcards), or ``_MISSING``; a strict path finding nothing raises :class:`JsonPathError`."""
     values, wildcard = [document], False
     for step in steps:
         found = []
@@ -107,14 +106,14 @@ def _behave(behaviour: Any, default: Any, error: Exception, empty_values: dict) 
     return empty_values.get(name)
 
 
-def json_value_of(text: Any, path: str, returning: DataType, on_empty: Any = None, default_on_empty: Any = None,
-                  on_error: Any = None, default_on_error: Any = None) -> Any:
-    """Flink's JSON_VALUE of one value."""
+def json_value_of(text: Any, path: str, parsed: Tuple[bool, List[Any]], returning: DataType, on_empty: Any = None,
+                  default_on_empty: Any = None, on_error: Any = None, default_on_error: Any = None) -> Any:
+    """Flink's JSON_VALUE of one value (``parsed`` the path's :func:`parse_path`)."""
     from kindling.table.builtins import cast_value
 
+    strict = parsed[0]
     try:
-        found = evaluate_path(_document(text), path)
-        strict = parse_path(path)[0]
+        found = evaluate_path(_document(text), path, *parsed)
         if found is _MISSING or found is None or (not strict and not _scalar(found)):
             return _behave(on_empty, default_on_empty, ValueError(f"Empty result of JSON_VALUE function is not "
                                                                   f"allowed for path {path}"), {})
@@ -129,12 +128,13 @@ def json_value_of(text: Any, path: str, returning: DataType, on_empty: Any = Non
         return _behave(on_error, default_on_error, error, {})
 
 
-def json_query_of(text: Any, path: str, wrapper: Any = None, on_empty: Any = None, on_error: Any = None) -> Any:
-    """Flink's JSON_QUERY of one value."""
+def json_query_of(text: Any, path: str, parsed: Tuple[bool, List[Any]], wrapper: Any = None, on_empty: Any = None,
+                  on_error: Any = None) -> Any:
+    """Flink's JSON_QUERY of one value (``parsed`` the path's :func:`parse_path`)."""
     special = {"EMPTY_ARRAY": "[]", "EMPTY_OBJECT": "{}"}
+    strict = parsed[0]
     try:
-        found = evaluate_path(_document(text), path)
-        strict = parse_path(path)[0]
+        found = evaluate_path(_document(text), path, *parsed)
     except (ValueError, TypeError) as error:
         return _behave(on_error, None, error, special)
     wrapping = getattr(wrapper, "name", "WITHOUT_ARRAY")
@@ -149,10 +149,10 @@ def json_query_of(text: Any, path: str, wrapper: Any = None, on_empty: Any = Non
     return _text(value)
 
 
-def json_exists_of(text: Any, path: str, on_error: Any = None) -> Optional[bool]:
-    """Flink's JSON_EXISTS of one value."""
+def json_exists_of(text: Any, path: str, parsed: Tuple[bool, List[Any]], on_error: Any = None) -> Optional[bool]:
+    """Flink's JSON_EXISTS of one value (``parsed`` the path's :func:`parse_path`)."""
     try:
-        found = evaluate_path(_document(text), path)
+        found = evaluate_path(_document(text), path, *parsed)
     except (ValueError, TypeError) as error:
         name = getattr(on_error, "name", "FALSE")
         if name == "ERROR":
@@ -217,23 +217,24 @@ class JsonMethods:
                    default_on_empty: Any = None, on_error: Any = None, default_on_error: Any = None):
         """The scalar at the JSON path of this JSON string, as ``returning_type`` (null when there is none,
         unless ``on_empty``/``on_error`` say otherwise)."""
-        parse_path(path)
+        parsed = parse_path(path)
         defaults = (literal(default_on_empty), literal(default_on_error))
         return call("jsonValue", (self,), returning_type,
-                    lambda text: json_value_of(text, path, returning_type, on_empty, defaults[0], on_error,
+                    lambda text: json_value_of(text, path, parsed, returning_type, on_empty, defaults[0], on_error,
                                                defaults[1]), nullable=True)
 
     def json_query(self, path: str, wrapping_behavior: Any = None, on_empty: Any = None, on_error: Any = None):
         """The JSON text of the object or array at the JSON path (wrapped in an array if asked)."""
-        parse_path(path)
+        parsed = parse_path(path)
         return call("jsonQuery", (self,), DataTypes.STRING(),
-                    lambda text: json_query_of(text, path, wrapping_behavior, on_empty, on_error), nullable=True)
+                    lambda text: json_query_of(text, path, parsed, wrapping_behavior, on_empty, on_error),
+                    nullable=True)
 
     def json_exists(self, path: str, on_error: Any = None):
         """Whether the JSON path finds a value in this JSON string."""
-        parse_path(path)
-        return call("jsonExists", (self,), DataTypes.BOOLEAN(), lambda text: json_exists_of(text, path, on_error),
-                    nullable=True)
+        parsed = parse_path(path)
+        return call("jsonExists", (self,), DataTypes.BOOLEAN(),
+                    lambda text: json_exists_of(text, path, parsed, on_error), nullable=True)
 
     def is_json(self, json_type: Any = None):
         """Whether this string is JSON (of the ``json_type``: VALUE, SCALAR, ARRAY or OBJECT)."""
