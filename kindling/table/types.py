@@ -18,11 +18,6 @@ from kindling.common.unsupported import unsupported
 __all__ = ["ArrayType", "DataType", "DataTypes", "MapType", "Row", "RowField", "RowKind", "RowType"]
 
 
-@functools.lru_cache(maxsize=None)
-def _type_name(name: str) -> str:
-    return re.split(r"[(<]", name, maxsplit=1)[0]  # asked once per row by casts: computed once per name
-
-
 class DataType:
     """A SQL type: its Flink name (``INT``, ``VARCHAR(10)``), nullability, and the
     TypeInformation of its values in a DataStream."""
@@ -51,10 +46,10 @@ class DataType:
         """The TypeInformation its values have in a DataStream (Kindling's bridge to Spark columns)."""
         return self._type_info
 
-    @property
+    @functools.cached_property  # read per row by casts: split once per type
     def type_name(self) -> str:
         """The name without length or precision (``VARCHAR`` for ``VARCHAR(10)``)."""
-        return _type_name(self._name)
+        return re.split(r"[(<]", self._name, maxsplit=1)[0]
 
     @property
     def precision(self) -> Optional[int]:
