@@ -179,23 +179,24 @@ def _like_regex(pattern: str, escape: Optional[str] = "\\", similar: bool = Fals
     return "(?s)" + "".join(out) + r"\Z"
 
 
-def round_half_up(value: Any, places: int) -> Any:
-    """ROUND as Flink computes it: half away from zero, on the decimal text of a double."""
+def _to_places(value: Any, places: int, rounding: str) -> Any:
+    """``value`` to ``places`` decimals with the decimal module's ``rounding``, on the decimal text of a double."""
     if isinstance(value, float):
         if value != value or value in (math.inf, -math.inf):
             return value
-        return float(decimal.Decimal(repr(value)).quantize(decimal.Decimal(1).scaleb(-places), decimal.ROUND_HALF_UP))
-    exact = decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-places), decimal.ROUND_HALF_UP)
+        return float(decimal.Decimal(repr(value)).quantize(decimal.Decimal(1).scaleb(-places), rounding))
+    exact = decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-places), rounding)
     return int(exact) if isinstance(value, int) else exact
+
+
+def round_half_up(value: Any, places: int) -> Any:
+    """ROUND as Flink computes it: half away from zero, on the decimal text of a double."""
+    return _to_places(value, places, decimal.ROUND_HALF_UP)
 
 
 def _truncate(value: Any, places: int) -> Any:
-    if isinstance(value, float):
-        if value != value or value in (math.inf, -math.inf):
-            return value
-        return float(decimal.Decimal(repr(value)).quantize(decimal.Decimal(1).scaleb(-places), decimal.ROUND_DOWN))
-    exact = decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-places), decimal.ROUND_DOWN)
-    return int(exact) if isinstance(value, int) else exact
+    """TRUNCATE as Flink computes it: toward zero, on the decimal text of a double."""
+    return _to_places(value, places, decimal.ROUND_DOWN)
 
 
 def _java_math(function: Callable[[float], float]) -> Callable[[float], float]:
