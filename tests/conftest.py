@@ -86,16 +86,16 @@ def new_topic(kafka_broker):
 @pytest.fixture(scope="session")
 def postgres():
     """A PostgreSQL server (tests/connectors/postgres_support.py) for the session; each test makes its
-    own database with ``postgres.create_database()``. Missing binaries fail: CI installs them (./dev)."""
+    own database with ``postgres.create_database()``. Missing binaries fail: CI installs them (./dev test)."""
     from postgres_support import PostgresServer, binaries
 
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        pytest.fail("the JDBC tests need psycopg, in the test extra: pip install -e '.[test]' (./dev does)")
+        pytest.fail("the JDBC tests need psycopg, in the test extra: pip install -e '.[test]' (./dev test does)")
     bindir = binaries()
     if bindir is None:
-        pytest.fail("PostgreSQL's binaries are not installed (the JDBC tests start a real server): run ./dev, "
+        pytest.fail("PostgreSQL's binaries are not installed (the JDBC tests start a real server): run ./dev test, "
                     "or apt-get install postgresql")
     server = PostgresServer(bindir)
     server.start()

@@ -1,4 +1,4 @@
-"""A real PostgreSQL server for the JDBC tests: Debian's ``postgresql`` binaries (``./dev``
+"""A real PostgreSQL server for the JDBC tests: Debian's ``postgresql`` binaries (``./dev test``
 installs them), a fresh cluster from ``initdb`` in a temporary directory, listening on a free
 port of 127.0.0.1 only, with trust authentication for the ``kindling`` user. PostgreSQL refuses
 to run as root, so under root the server runs as the ``postgres`` user the package creates."""
