@@ -23,8 +23,8 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "conformance"))
 from conformance_support import run_on_kindling, without_subtask_number  # noqa: E402
 from record import pyflink_python  # noqa: E402
 
-# The deterministic examples that need no external server (issue 15), then the Table API ones
-# (issue 12) as ``table/NAME``. Left out: table/streaming_word_count (endless random datagen rows) and
+# The deterministic DataStream examples that need no external server, then the Table API ones
+# as ``table/NAME``. Left out: table/streaming_word_count (endless random datagen rows) and
 # table/pandas/conversion_from_dataframe (random numbers); tests/table/test_word_count_examples.py runs
 # the first bounded.
 EXAMPLES = ["basic_operations", "event_time_timer", "process_json_data", "state_access", "word_count",

@@ -46,8 +46,8 @@ class UnsupportedAttributeError(AttributeError):
 
 def unsupported(reason: str) -> Callable[[F], F]:
     """Marks a PyFlink method Kindling does not support: calling it raises
-    :class:`UnsupportedError` naming the method and ``reason`` (what to use instead, or which
-    open issue will bring it)."""
+    :class:`UnsupportedError` naming the method and ``reason`` (what is missing, and what to
+    use instead)."""
 
     def mark(function: F) -> F:
         what = function.__qualname__.rpartition("<locals>.")[2]
@@ -112,13 +112,14 @@ def missing_module(module: str, reason: str) -> NoReturn:
     raise NotSupportedYetError(_message(module, None, reason), name=module)
 
 
-# Why PyFlink's names are missing, by area of the open work (docs/api-gaps.txt cites the issues).
-FORMATS = "formats are still to come (open issue: connectors and formats)"
-PYTHON_DEPENDENCIES = ("cached files are still to come (open issue: clusters and Python dependencies); "
-                       "ship files with add_python_file or add_python_archive")
+# Why PyFlink's names are missing (docs/api-gaps.txt lists them all).
+CACHED_FILES = ("PyFlink's Python functions have no API that reads Flink's distributed cache (it serves Java "
+                "functions); ship files with add_python_file or add_python_archive(path, dir) and read them at "
+                "pyspark.SparkFiles.get(dir)")
 JVM_ONLY = "it belongs to PyFlink's bridge to Flink's JVM, which Kindling does not run"
 
 
 def connector(name: str) -> str:
-    """The reason for a missing connector, e.g. ``connector("Kafka")``."""
-    return f"the {name} connector is still to come (open issue: connectors and formats)"
+    """The reason for a missing connector, e.g. ``connector("Pulsar")``."""
+    return (f"Kindling has no {name} connector; its connectors are Kafka, files (FileSource, FileSink), JDBC, "
+            "DataGen, NumberSequenceSource and sockets (docs/connectors.md)")

@@ -8,7 +8,7 @@ from kindling.common.configuration import Configuration
 from kindling.common.execution_config import ExecutionConfig
 from kindling.common.restart_strategy import RestartStrategyConfiguration, restart_strategy_of
 from kindling.common.submission import submitted_configuration
-from kindling.common.unsupported import JVM_ONLY, PYTHON_DEPENDENCIES, unsupported
+from kindling.common.unsupported import CACHED_FILES, JVM_ONLY, unsupported
 from kindling.common.typeinfo import TypeInformation, Types
 from kindling.datastream.checkpoint_config import CheckpointConfig
 from kindling.datastream.checkpointing_mode import CheckpointingMode
@@ -271,7 +271,7 @@ class StreamExecutionEnvironment:
         ``add_python_archive(..., "venv")``."""
         self._configuration.set_string("python.executable", python_exec)
 
-    @unsupported(PYTHON_DEPENDENCIES)
+    @unsupported(CACHED_FILES)
     def register_cached_file(self, file_path: str, name: str, executable: bool = False) -> None: ...
 
     def add_jars(self, *jars_path: str) -> None:

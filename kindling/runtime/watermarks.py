@@ -5,7 +5,8 @@ Flink's generators (bounded out-of-orderness ``max_ts - delay - 1``, monotonous 
 see every element (``on_event``) but *emit* their watermark periodically, every
 ``pipeline.auto-watermark-interval`` ms of processing time (``on_periodic_emit``); an interval
 of 0 turns periodic emission off. Each element is stamped with the watermark its channel had
-emitted just BEFORE it; keyed operators replay elements by stamp (DESIGN.md, "Time")::
+emitted just BEFORE it; keyed operators replay elements by stamp (docs/architecture.md, "Time
+across parallel inputs")::
 
     gen = WatermarkGenerator(strategy, interval_ms=200)
     for value, record_ts in split:

@@ -56,7 +56,7 @@ def test_slot_sharing_groups_are_recorded():
 
 @pytest.mark.parametrize("call, reason", [
     (lambda env: env.add_source(None), "from_source"),
-    (lambda env: env.register_cached_file("a.txt", "a"), "Python dependencies"),
+    (lambda env: env.register_cached_file("a.txt", "a"), "distributed cache"),
     (lambda env: SourceFunction("org.example.MySource"), "from_source"),
 ])
 def test_refused_methods_say_why(call, reason):
