@@ -15,7 +15,10 @@ the tasks of the stage computing the elements, or of a pass of the sink's own), 
 streaming query (stable across restarts from a checkpoint), the micro-batch and the task's
 partition; the driver makes them visible (renames them) once every task of the micro-batch has
 written, so a replayed micro-batch rewrites the same part files instead of adding others. With
-compaction (:class:`Compaction`) they are committed hidden and become visible compacted.
+compaction (:class:`Compaction`) they are committed hidden and become visible compacted. What
+the sink remembers between attempts of a micro-batch (when it was first written, what it
+compacted) is kept beside the job's checkpoint (:class:`~kindling.spark.sinks.SinkBookkeeping`),
+never in the output: a finished job leaves part files only there, as Flink does.
 """
 from __future__ import annotations
 
@@ -40,7 +43,7 @@ from kindling.common.types import Row
 from kindling.graph.specs import FileSinkSpec, FileSourceSpec
 from kindling.spark.codec import ValueTypeError, codec_for
 from kindling.spark.metrics import report_skipped
-from kindling.spark.sinks import SinkWriter
+from kindling.spark.sinks import SinkBookkeeping, SinkWriter
 from kindling.spark.stage import WRITTEN_COUNT, WRITTEN_FILE
 
 ROWS_PER_ARROW_BATCH = 10_000
@@ -667,27 +670,31 @@ class FileWriter(SinkWriter):
         self.spec = spec
         self.fs, self.base = filesystem(spec.base_path)
         self.token: str | None = None
-        self.compaction = Compaction(spec, self.fs, self.base) if spec.compaction is not None else None
+        self.books = SinkBookkeeping("files", spec.base_path)
+        self.compaction = Compaction(spec, self.fs, self.base, self.books) if spec.compaction is not None else None
         self.last_batch: int | None = None  # the last micro-batch written
         self.spark: Any = None
 
-    def _bucket(self, batch_id: int) -> str:
-        """The bucket directory of a micro-batch, from the time it was first written (kept in a
-        hidden marker, so a replay writes into the same bucket)."""
+    def bind(self, checkpoint_dir: str) -> None:
+        """Keeps the sink's bookkeeping under the job's checkpoint directory."""
+        self.books.bind(checkpoint_dir)
+
+    def _started(self, batch_id: int) -> tuple[int, bool]:
+        """When a micro-batch was first written (epoch seconds), and whether this is a later attempt."""
+        name = f"{self.spec.part_prefix}-{self.token}-{batch_id}.started"
+        kept = self.books.read(name)
+        if kept is not None:
+            return int(kept), True
+        started = int(time.time())
+        self.books.write(name, str(started).encode("ascii"))
+        self.books.delete(f"{self.spec.part_prefix}-{self.token}-{batch_id - 3}.started")  # Spark replays the last only
+        return started, False
+
+    def _bucket(self, started: int) -> str:
+        """The bucket directory of a micro-batch first written at ``started`` (epoch seconds)."""
         spec = self.spec
         if not spec.bucket_format:
             return self.base
-        marker = self._marker(batch_id)
-        try:
-            with self.fs.open_input_stream(marker) as f:
-                started = int(f.read())
-        except (FileNotFoundError, OSError, ValueError):
-            started = int(time.time())
-            self.fs.create_dir(self.base, recursive=True)
-            with self.fs.open_output_stream(marker) as f:
-                f.write(str(started).encode("ascii"))
-            if batch_id >= 3:
-                _delete_if_there(self.fs, self._marker(batch_id - 3))
         if spec.bucket_timezone:
             from zoneinfo import ZoneInfo
 
@@ -696,16 +703,13 @@ class FileWriter(SinkWriter):
             moment = datetime.fromtimestamp(started, timezone.utc).astimezone()
         return posixpath.join(self.base, moment.strftime(spec.bucket_format))
 
-    def _marker(self, batch_id: int) -> str:
-        """A hidden file beside the buckets holding when a micro-batch was first written."""
-        return posixpath.join(self.base, f".{self.spec.part_prefix}-{self.token}-{batch_id}.bucket-time")
-
     def write(self, df: DataFrame, batch_id: int) -> int:
         context = df.sparkSession.sparkContext
         query = context.getLocalProperty("sql.streaming.queryId")  # None: a batch job, written at once
         if self.token is None:  # names this job's part files: the same after a restart from the checkpoint
             self.token = (query or uuid.uuid4().hex)[:8]
-        directory = self._bucket(batch_id)
+        started, again = self._started(batch_id)
+        directory = self._bucket(started)
         self.fs.create_dir(directory, recursive=True)
         spec = self.spec
         name = f"{spec.part_prefix}-{self.token}-{batch_id}"
@@ -731,20 +735,34 @@ class FileWriter(SinkWriter):
         for pending, count in rows:
             total += count
             self.fs.move(pending, _committed_name(pending, hidden))
+        if again or any(pending.rsplit(".", 2)[1] != "0" for pending, _ in rows):
+            self._remove_failed_attempts(directory, name)
         self.last_batch, self.spark = batch_id, df.sparkSession
         if self.compaction is not None:
             self.compaction.after_batch(df.sparkSession, self.token, batch_id, directory, ending=query is None)
         return total
 
+    def _remove_failed_attempts(self, directory: str, name: str) -> None:
+        """Removes the in-progress part files of a micro-batch's failed task attempts (an earlier
+        attempt of the batch, or a task Spark ran again) once its part files are committed."""
+        stem = f".{name}-"
+        for info in self.fs.get_file_info(pafs.FileSelector(directory)):
+            base = posixpath.basename(info.path)
+            if base.startswith(stem) and base.endswith(".inprogress"):
+                _delete_if_there(self.fs, info.path)
+
     def finish(self) -> None:
         """The end of the job: what waits for compaction is compacted (as Flink does at the end
         of input), as part of the last micro-batch written."""
-        if self.compaction is not None and self.last_batch is not None:
-            try:
-                self.compaction.after_batch(self.spark, self.token, self.last_batch, None, ending=True)
-            except Exception as exc:  # noqa: BLE001 - the job has ended: say what stays hidden
-                print(f"[kindling] FileSink {self.spec.base_path}: part files waiting for compaction stay hidden "
-                      f"(a restart from the checkpoint compacts them): {exc}", file=sys.stderr, flush=True)
+        try:
+            if self.compaction is not None and self.last_batch is not None:
+                try:
+                    self.compaction.after_batch(self.spark, self.token, self.last_batch, None, ending=True)
+                except Exception as exc:  # noqa: BLE001 - the job has ended: say what stays hidden
+                    print(f"[kindling] FileSink {self.spec.base_path}: part files waiting for compaction stay "
+                          f"hidden (a restart from the checkpoint compacts them): {exc}", file=sys.stderr, flush=True)
+        finally:
+            self.books.close()
 
 
 def _committed_name(pending: str, hidden: bool) -> str:
@@ -770,16 +788,17 @@ class Compaction:
     they are deleted.
 
     Exactly once: the driver decides at the end of each micro-batch (before Spark commits it)
-    and first writes a hidden log per compacted file (``.<prefix>-<query>-<batch>-<phase><n>.compaction``:
-    the target and its inputs); Spark's tasks then write each target (hidden, then renamed) and
-    delete its inputs. A replay of the micro-batch finds its logs and completes them instead of
+    and first writes a log per compacted file (``<prefix>-<query>-<batch>-<phase><n>.compaction``
+    in the sink's bookkeeping: the target and its inputs); Spark's tasks then write each target
+    (hidden, then renamed) and delete its inputs. A replay of the micro-batch finds its logs and completes them instead of
     deciding again: a visible target is kept and the inputs the replay wrote again are deleted,
     so no record becomes visible twice and none is lost."""
 
-    def __init__(self, spec: FileSinkSpec, fs: pafs.FileSystem, base: str):
+    def __init__(self, spec: FileSinkSpec, fs: pafs.FileSystem, base: str, books: SinkBookkeeping):
         self.spec = spec
         self.fs = fs
         self.base = base
+        self.books = books
         self.strategy, self.compactor = spec.compaction
         self.buckets: set[str] | None = None  # directories that may hold waiting files (None: not listed yet)
 
@@ -787,30 +806,24 @@ class Compaction:
         """Compacts what is due after micro-batch ``batch_id`` (everything waiting when ``ending``)."""
         phase = "e" if ending and directory is None else "b"  # the end of a streaming job, or a micro-batch
         logs = self._logs(token, batch_id)
-        if not any(posixpath.basename(path).split("-")[-1].startswith(phase) for path in logs):
+        if not any(name.split("-")[-1].startswith(phase) for name in logs):
             requests = self._decide(token, batch_id, directory, ending)
             for k, request in enumerate(requests):
-                path = posixpath.join(self.base, f".{self.spec.part_prefix}-{token}-{batch_id}-{phase}{k}.compaction")
-                with self.fs.open_output_stream(path + ".tmp") as out:
-                    out.write(json.dumps(request).encode())
-                self.fs.move(path + ".tmp", path)
-                logs.append(path)
-        requests = []
-        for path in logs:
-            with self.fs.open_input_stream(path) as f:
-                requests.append(json.loads(f.read()))
+                name = f"{self.spec.part_prefix}-{token}-{batch_id}-{phase}{k}.compaction"
+                self.books.write(name, json.dumps(request).encode())
+                logs.append(name)
+        requests = [json.loads(self.books.read(name)) for name in logs]
         if requests:
             _run_compactions(spark, self.spec, requests)
         for old in self._logs(token, None):
-            if int(posixpath.basename(old).rsplit("-", 2)[-2]) < batch_id - 2:
-                _delete_if_there(self.fs, old)
+            if int(old.rsplit("-", 2)[-2]) < batch_id - 2:
+                self.books.delete(old)
 
     def _logs(self, token: str, batch_id: int | None) -> list[str]:
-        stem = f".{self.spec.part_prefix}-{token}-" + ("" if batch_id is None else f"{batch_id}-")
-        infos = self.fs.get_file_info(pafs.FileSelector(self.base, allow_not_found=True))
-        return sorted(i.path for i in infos if posixpath.basename(i.path).startswith(stem)
-                      and i.path.endswith(".compaction") and posixpath.basename(i.path)[len(stem):].count("-") ==
-                      (0 if batch_id is not None else 1))
+        """The names of this query's compaction logs (of micro-batch ``batch_id``, or all)."""
+        stem = f"{self.spec.part_prefix}-{token}-" + ("" if batch_id is None else f"{batch_id}-")
+        return [name for name in self.books.names(stem)
+                if name.endswith(".compaction") and name[len(stem):].count("-") == (0 if batch_id is not None else 1)]
 
     def _waiting(self, token: str, directory: str | None) -> dict[str, list[tuple[int, str, int]]]:
         """Per bucket, the committed hidden part files of this query: ``(batch, path, size)``."""
@@ -825,8 +838,7 @@ class Compaction:
             for info in self.fs.get_file_info(pafs.FileSelector(bucket, allow_not_found=True)):
                 name = posixpath.basename(info.path)
                 if info.type != pafs.FileType.File or not name.startswith(stem) \
-                        or not name.endswith(self.spec.part_suffix) \
-                        or name.endswith((".inprogress", ".compaction", ".tmp", ".bucket-time")):
+                        or not name.endswith(self.spec.part_suffix) or name.endswith(".inprogress"):
                     continue
                 batch = name[len(stem):].split("-", 1)[0]
                 if batch.isdigit():

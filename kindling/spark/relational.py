@@ -150,8 +150,11 @@ class AggregationWriter(SinkWriter):
         self.state_dir: str | None = None
 
     def bind(self, checkpoint_dir: str) -> None:
-        """Keeps the aggregation's state under the job's checkpoint directory."""
+        """Keeps the aggregation's state, and that of the sinks after it, under the job's
+        checkpoint directory."""
         self.state_dir = os.path.join(checkpoint_dir, STATE_DIR, _safe(self.spec.state_key))
+        for writer in self.writers.values():
+            writer.bind(checkpoint_dir)
 
     def write(self, df: DataFrame, batch_id: int) -> int:
         spec, aggregate, output_type = self.spec, self.spec.aggregate, self.spec.output_type

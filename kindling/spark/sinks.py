@@ -5,9 +5,15 @@ batch that Spark replays after a failure rewrites the same output.
 """
 from __future__ import annotations
 
+import hashlib
 import pickle
+import posixpath
+import shutil
 import sys
+import tempfile
+from typing import Any
 
+import pyarrow.fs as pafs
 from pyspark.sql import DataFrame
 
 from kindling.graph.specs import CollectSinkSpec, DiscardSinkSpec, FileSinkSpec, PrintSinkSpec
@@ -19,8 +25,74 @@ class SinkWriter:
     def write(self, df: DataFrame, batch_id: int) -> int:
         raise NotImplementedError
 
+    def bind(self, checkpoint_dir: str) -> None:
+        """The job's checkpoint directory (a streaming job's), where a sink may keep what a replayed
+        micro-batch needs."""
+
     def finish(self) -> None:
         """The job ended (finished, failed or was cancelled)."""
+
+
+class SinkBookkeeping:
+    """Small files a sink keeps so that a replayed micro-batch writes what its first attempt wrote
+    (when the batch was first written, what it compacted, how it spread its records), under the
+    job's checkpoint directory once :meth:`bind` names it: kept with Spark's own progress, as
+    Flink keeps the like in its checkpoint state, and never in the sink's output. A sink never
+    bound (a BATCH job, which is not replayed) keeps them in a temporary directory of this run,
+    removed by :meth:`close`."""
+
+    def __init__(self, kind: str, target: str):
+        self.name = f"{kind}-{hashlib.sha1(target.encode()).hexdigest()[:16]}"  # one directory per sink target
+        self.fs: Any = None
+        self.root: str | None = None
+        self.temporary = False
+
+    def bind(self, checkpoint_dir: str) -> None:
+        from kindling.spark.files import filesystem
+
+        self.fs, self.root = filesystem(posixpath.join(checkpoint_dir, "kindling-sinks", self.name))
+
+    def _directory(self) -> str:
+        if self.root is None:
+            from kindling.spark.session import scratch_dir
+
+            self.fs, self.root, self.temporary = pafs.LocalFileSystem(), tempfile.mkdtemp(dir=scratch_dir()), True
+        self.fs.create_dir(self.root, recursive=True)
+        return self.root
+
+    def read(self, name: str) -> bytes | None:
+        """The content of file ``name`` (None: there is none)."""
+        path = posixpath.join(self._directory(), name)
+        if self.fs.get_file_info(path).type == pafs.FileType.NotFound:
+            return None
+        with self.fs.open_input_stream(path) as f:
+            return f.read()
+
+    def write(self, name: str, data: bytes) -> None:
+        """Writes file ``name`` whole or not at all (a temporary file moved into place)."""
+        path = posixpath.join(self._directory(), name)
+        with self.fs.open_output_stream(path + ".tmp") as out:
+            out.write(data)
+        self.fs.move(path + ".tmp", path)
+
+    def names(self, prefix: str = "") -> list[str]:
+        """The names of the files kept, those starting with ``prefix``, sorted."""
+        infos = self.fs.get_file_info(pafs.FileSelector(self._directory()))
+        found = (posixpath.basename(i.path) for i in infos if i.type == pafs.FileType.File)
+        return sorted(n for n in found if n.startswith(prefix) and not n.endswith(".tmp"))
+
+    def delete(self, name: str) -> None:
+        try:
+            self.fs.delete_file(posixpath.join(self._directory(), name))
+        except OSError:  # not there (each filesystem says so its own way)
+            pass
+
+    def close(self) -> None:
+        """Removes a temporary directory (a bound one stays with the checkpoint)."""
+        if self.temporary:
+            shutil.rmtree(self.root, ignore_errors=True)
+            self.fs = self.root = None
+            self.temporary = False
 
 
 class PrintWriter(SinkWriter):

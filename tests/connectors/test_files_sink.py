@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 import time
 
 import pyarrow as pa
@@ -28,9 +29,17 @@ ROW = Types.ROW_NAMED(["id", "name", "score"], [Types.INT(), Types.STRING(), Typ
 
 
 def _hidden(base) -> list[str]:
-    """Hidden files under ``base`` other than Kindling's bookkeeping (bucket times, compaction logs)."""
-    return sorted(f for _, _, files in os.walk(base) for f in files
-                  if f.startswith(".") and not f.endswith((".bucket-time", ".compaction")))
+    """The hidden files under ``base``."""
+    return sorted(f for _, _, files in os.walk(base) for f in files if f.startswith("."))
+
+
+PART_FILE = re.compile(r"^\.?(compacted-)?part-[0-9a-f]+-\d+-\d+(-\d+)?((\.\d+)?\.inprogress)?$")
+
+
+def _not_part_files(base) -> list[str]:
+    """The files under ``base`` that are no part file (``part-<query>-<batch>-<task>[-<roll>]``, or
+    ``compacted-`` one), committed or not yet (hidden: in progress, or waiting for compaction)."""
+    return sorted(f for _, _, files in os.walk(base) for f in files if not PART_FILE.match(f))
 
 
 def _visible(base) -> list[str]:
@@ -66,6 +75,33 @@ def test_row_format_prefix_suffix_and_base_path_bucket(any_env, tmp_path):
     names = _visible(tmp_path / "out")
     assert names and all(n.startswith("res-") and n.endswith(".txt") and "/" not in n for n in names)
     assert sorted(map(int, _lines(tmp_path / "out"))) == [x * 2 for x in range(100)]
+    assert _hidden(tmp_path / "out") == []  # a finished bounded job leaves part files only, as PyFlink
+
+
+@pytest.mark.parametrize("mode", ["micro-batches", "BATCH"])
+def test_a_finished_bounded_job_leaves_only_part_files_in_its_buckets(make_env, tmp_path, mode):
+    """Walking the output of a finished bounded job (date-time buckets, compaction on) finds its
+    part files and nothing else: what the sink remembers between attempts of a micro-batch is kept
+    with the job's checkpoint."""
+    from kindling.datastream import RuntimeExecutionMode
+
+    settings = {"kindling.source.max-records-per-batch": "10"}
+    if mode == "micro-batches":
+        settings["execution.checkpointing.dir"] = str(tmp_path / "checkpoints")
+    env = make_env(**settings)
+    if mode == "BATCH":
+        env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    out = tmp_path / "out"
+    compacted = FileSink.for_row_format(str(out / "compacted"), Encoder.simple_string_encoder()).enable_compact(
+        FileCompactStrategy.builder().enable_compaction_on_checkpoint(2).build(), FileCompactor.concat_file_compactor())
+    values = env.from_collection([f"r{i}" for i in range(30)], Types.STRING()).rebalance()
+    values.sink_to(FileSink.for_row_format(str(out / "plain"), Encoder.simple_string_encoder()).build())
+    values.sink_to(compacted.build())
+    env.execute(f"bounded, {mode}")
+    for name in ("plain", "compacted"):
+        assert sorted(_lines(out / name)) == sorted(f"r{i}" for i in range(30))
+        assert _hidden(out / name) == [] and _not_part_files(out / name) == []
+        assert all(len(n.split("/")) == 2 for n in _visible(out / name))  # part files in date-time buckets
 
 
 def test_date_time_buckets_and_rolling_by_size(env, tmp_path):
@@ -93,6 +129,30 @@ def test_a_replayed_batch_rewrites_its_own_part_files(spark, tmp_path):
     assert sorted(map(int, _lines(tmp_path))) == list(range(20))
     bucket = first[0].split("/")[0]
     assert all(n.split("/")[0] == bucket for n in first)  # the replay's bucket is the first attempt's
+
+
+def test_a_restarted_driver_replays_a_batch_into_its_first_bucket_and_clears_failed_attempts(spark, tmp_path):
+    """The bookkeeping lives under the job's checkpoint directory, not in the output: a new writer
+    (a driver restarted on the same checkpoint) replays a batch into the bucket its first attempt
+    chose, rewrites the same part files and removes the in-progress file a failed task left."""
+    out, checkpoint = tmp_path / "out", str(tmp_path / "checkpoint")
+    spec = FileSinkSpec(base_path=str(out), encoder=Encoder.simple_string_encoder(), bucket_format="%Y%m%d%H%M%S")
+    df = spark.createDataFrame([(f"{i}".encode(),) for i in range(20)], "f0 binary").repartition(2)
+    first = FileWriter(spec)
+    first.bind(checkpoint)
+    assert first.write(df, 7) == 20
+    written = _visible(out)
+    assert len(written) == 2 and _hidden(out) == []
+    time.sleep(1.1)  # a bucket chosen now would be another one
+    failed = out / written[0].split("/")[0] / f".part-{first.token}-7-9.1.inprogress"
+    failed.write_text("half written by a failed task\n")
+    again = FileWriter(spec)
+    again.bind(checkpoint)
+    again.token = first.token  # the token comes from the query's id, the same after a restart
+    assert again.write(df, 7) == 20
+    assert _visible(out) == written and _hidden(out) == []
+    assert sorted(map(int, _lines(out))) == list(range(20))
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "out"]
 
 
 def test_csv_to_transform_to_parquet(any_env, tmp_path):
@@ -235,6 +295,7 @@ def test_restart_from_the_checkpoint_writes_every_record_exactly_once(make_env, 
     assert sorted(_lines(out)) == sorted(expected)  # every record once: none lost, none twice
     if compaction:
         assert all(n.split("/")[-1].startswith("compacted-") for n in _visible(out))
+    assert _not_part_files(out) == []  # the bucket tree of an unbounded job holds no bookkeeping
 
 
 # -- typed streams into columnar writers ---------------------------------------------------------
