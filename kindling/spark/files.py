@@ -732,23 +732,26 @@ class FileWriter(SinkWriter):
             rows = df.mapInArrow(write_partition, f"{WRITTEN_FILE} string, {WRITTEN_COUNT} long").collect()
         total = 0
         hidden = self.compaction is not None  # compacted files become visible, not part files
+        committed = set()
         for pending, count in rows:
             total += count
+            committed.add(_committed_name(pending, hidden))
             self.fs.move(pending, _committed_name(pending, hidden))
         if again or any(pending.rsplit(".", 2)[1] != "0" for pending, _ in rows):
-            self._remove_failed_attempts(directory, name)
+            self._remove_earlier_attempts(directory, name, committed)
         self.last_batch, self.spark = batch_id, df.sparkSession
         if self.compaction is not None:
             self.compaction.after_batch(df.sparkSession, self.token, batch_id, directory, ending=query is None)
         return total
 
-    def _remove_failed_attempts(self, directory: str, name: str) -> None:
-        """Removes the in-progress part files of a micro-batch's failed task attempts (an earlier
-        attempt of the batch, or a task Spark ran again) once its part files are committed."""
-        stem = f".{name}-"
+    def _remove_earlier_attempts(self, directory: str, name: str, committed: set[str]) -> None:
+        """Once a micro-batch's part files are committed, removes the files of the batch that this
+        attempt did not write: in-progress files of failed task attempts (a task Spark ran again,
+        or an earlier attempt of the batch), and part files an earlier attempt committed from tasks
+        this one does not have (it ran at a higher parallelism)."""
         for info in self.fs.get_file_info(pafs.FileSelector(directory)):
             base = posixpath.basename(info.path)
-            if base.startswith(stem) and base.endswith(".inprogress"):
+            if base.lstrip(".").startswith(f"{name}-") and info.path not in committed:
                 _delete_if_there(self.fs, info.path)
 
     def finish(self) -> None:

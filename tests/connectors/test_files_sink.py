@@ -131,26 +131,27 @@ def test_a_replayed_batch_rewrites_its_own_part_files(spark, tmp_path):
     assert all(n.split("/")[0] == bucket for n in first)  # the replay's bucket is the first attempt's
 
 
-def test_a_restarted_driver_replays_a_batch_into_its_first_bucket_and_clears_failed_attempts(spark, tmp_path):
+def test_a_restarted_driver_replays_a_batch_into_its_first_bucket_and_clears_earlier_attempts(spark, tmp_path):
     """The bookkeeping lives under the job's checkpoint directory, not in the output: a new writer
     (a driver restarted on the same checkpoint) replays a batch into the bucket its first attempt
-    chose, rewrites the same part files and removes the in-progress file a failed task left."""
+    chose, and leaves only its own part files of the batch: the in-progress file a failed task
+    left is removed, and so is the part file of a task the first attempt had and the replay,
+    at a lower parallelism, has not."""
     out, checkpoint = tmp_path / "out", str(tmp_path / "checkpoint")
     spec = FileSinkSpec(base_path=str(out), encoder=Encoder.simple_string_encoder(), bucket_format="%Y%m%d%H%M%S")
-    df = spark.createDataFrame([(f"{i}".encode(),) for i in range(20)], "f0 binary").repartition(2)
+    df = spark.createDataFrame([(f"{i}".encode(),) for i in range(20)], "f0 binary")
     first = FileWriter(spec)
     first.bind(checkpoint)
-    assert first.write(df, 7) == 20
-    written = _visible(out)
-    assert len(written) == 2 and _hidden(out) == []
+    assert first.write(df.repartition(3), 7) == 20
+    assert len(_visible(out)) == 3 and _hidden(out) == []
+    bucket = _visible(out)[0].split("/")[0]
     time.sleep(1.1)  # a bucket chosen now would be another one
-    failed = out / written[0].split("/")[0] / f".part-{first.token}-7-9.1.inprogress"
-    failed.write_text("half written by a failed task\n")
+    (out / bucket / f".part-{first.token}-7-9.1.inprogress").write_text("half written by a failed task\n")
     again = FileWriter(spec)
     again.bind(checkpoint)
     again.token = first.token  # the token comes from the query's id, the same after a restart
-    assert again.write(df, 7) == 20
-    assert _visible(out) == written and _hidden(out) == []
+    assert again.write(df.repartition(2), 7) == 20
+    assert [n.split("/")[0] for n in _visible(out)] == [bucket, bucket] and _hidden(out) == []
     assert sorted(map(int, _lines(out))) == list(range(20))
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "out"]
 
