@@ -4,9 +4,10 @@ confluent-kafka (the JVM Kafka connector is not part of PySpark).
 
 Offsets live in Spark's checkpoint: a micro-batch reads fixed offset ranges, so a replayed
 batch reads the same records. Offsets are also committed to the consumer group after each
-batch, for monitoring only. The exactly-once sink runs one Kafka transaction per task and
-micro-batch and commits, inside that transaction, the batch id as the offset of a marker
-group; a replayed batch whose transaction committed is skipped.
+batch, for monitoring only. The exactly-once sink spreads a micro-batch's records over a fixed
+number of Kafka transactions by what a replay reproduces, their key (or value), and commits,
+inside each transaction, the batch id as the offset of a marker group; a replayed transaction
+whose batch committed is skipped (see :class:`KafkaWriter`).
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 from pyspark.sql.datasource import DataSourceReader, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
@@ -26,7 +28,7 @@ from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 from kindling.graph.specs import KafkaSinkSpec, KafkaSourceSpec
 from kindling.spark.codec import codec_for
 from kindling.spark.metrics import report_skipped
-from kindling.spark.sinks import SinkWriter
+from kindling.spark.sinks import SinkBookkeeping, SinkWriter
 from kindling.spark.sources import KindlingSource, SourcePlan, encode_option, read_handed_watermark
 from kindling.spark.stage import CHANNEL, CONTROL_MARK, END_MARK, POS, PRODUCED, TS, WM
 
@@ -39,7 +41,8 @@ _NOT_LIBRDKAFKA = {"partition.discovery.interval.ms", "commit.offsets.on.checkpo
                    "register.consumer.metrics", "key.deserializer", "value.deserializer", "key.serializer",
                    "value.serializer", "kindling.max-offsets-per-batch", "transaction.timeout.ms.flink"}
 DEFAULT_DISCOVERY_MS = 300_000  # Flink's partition.discovery.interval.ms
-COMMIT_TOPIC = "__kindling_sink_commits"  # its offsets (per transactional id) mark committed batches
+COMMIT_TOPIC = "__kindling_sink_commits"  # its offsets (a group per transaction) mark committed batches
+KEY = "__key"  # EXACTLY_ONCE: the serialized key of a pickled element, which its transaction is chosen by
 
 
 def _kafka():
@@ -491,16 +494,28 @@ def _plan_of(compiler: Any, node: Any) -> KafkaPlan:
 class KafkaWriter(SinkWriter):
     """Produces each element of a micro-batch as a Kafka record, from the tasks that hold them.
 
-    ``EXACTLY_ONCE``: each task runs one transaction with transactional id ``<prefix>-<task>``
-    (so a new attempt fences an old one and aborts what it left open) and commits, inside it,
-    ``batch_id + 1`` as the offset of group ``<prefix>-<task>`` on the marker topic: a task
-    that finds its batch already committed writes nothing (a replayed batch never duplicates).
-    ``AT_LEAST_ONCE`` and ``NONE`` flush every task's records before the batch counts as
-    written and fail on any delivery error (``NONE`` without ``acks=all``)."""
+    ``EXACTLY_ONCE``: a micro-batch's records are spread over ``n`` transactions by their key (by
+    their value when they have none), so that a replay puts each record in the same transaction
+    whatever its partitioning: ``n`` is ``spark.sql.shuffle.partitions`` when the batch first ran,
+    kept in the sink's bookkeeping beside the checkpoint. Transaction ``p`` (transactional id
+    ``<prefix>-<p>``: a new attempt fences an old one and aborts what it left open) commits, inside
+    it, ``batch_id + 1`` as the offset of group :func:`commit_group` on the marker topic; a replayed
+    transaction that finds its batch committed writes nothing. A replay that computes the same
+    records therefore writes exactly those the first attempt did not commit. A BATCH job, never
+    replayed, commits no marks. ``AT_LEAST_ONCE`` and ``NONE`` flush every task's records before
+    the batch counts as written and fail on any delivery error (``NONE`` without ``acks=all``)."""
 
     def __init__(self, spec: KafkaSinkSpec):
         self.spec = spec
         self.marker_ready = False
+        self.books = SinkBookkeeping("kafka", f"{spec.bootstrap_servers} {spec.transactional_id_prefix}")
+
+    def bind(self, checkpoint_dir: str) -> None:
+        """Keeps the number of transactions of each micro-batch under the job's checkpoint directory."""
+        self.books.bind(checkpoint_dir)
+
+    def finish(self) -> None:
+        self.books.close()
 
     def _ensure_marker_topic(self) -> None:
         kafka = _kafka()
@@ -517,57 +532,112 @@ class KafkaWriter(SinkWriter):
                                           f"{COMMIT_TOPIC} at {self.spec.bootstrap_servers}: {exc}") from None
         self.marker_ready = True
 
+    def _transactions(self, spark: Any, batch_id: int) -> int:
+        """How many transactions micro-batch ``batch_id`` is spread over: as many as when it first ran."""
+        name = f"{batch_id}.transactions"
+        kept = self.books.read(name)
+        if kept is not None:
+            return int(kept)
+        n = int(spark.conf.get("spark.sql.shuffle.partitions"))
+        self.books.write(name, str(n).encode("ascii"))
+        self.books.delete(f"{batch_id - 3}.transactions")  # Spark replays the last batch only
+        return n
+
     def write(self, df: DataFrame, batch_id: int) -> int:
         spec = self.spec
         if PRODUCED in df.columns:  # the stage produced the records itself: rows count them
             return sum(row[0] for row in df.select(PRODUCED).collect() if row[0])
-        if spec.guarantee == "EXACTLY_ONCE" and not self.marker_ready:
-            self._ensure_marker_topic()
+        exactly_once = spec.guarantee == "EXACTLY_ONCE"
+        query = None
+        if exactly_once:
+            if not self.marker_ready:
+                self._ensure_marker_topic()
+            query = df.sparkSession.sparkContext.getLocalProperty("sql.streaming.queryId")
+            transactions = self._transactions(df.sparkSession, batch_id)
+            spread_by = F.col(df.columns[0])  # the value (serialized or pickled)
+            if spec.key_schema is not None:
+                df = _with_keys(spec, df)
+                spread_by = F.coalesce(F.col(KEY), spread_by)
+            df = df.repartition(transactions, spread_by)  # Spark's hash of it picks the transaction
 
         def write_partition(batches):
             from pyspark import TaskContext
 
-            n = write_records(spec, batch_id, TaskContext.get().partitionId(), batches)
+            transaction = (query, TaskContext.get().partitionId()) if exactly_once else None
+            n = write_records(spec, batch_id, batches, transaction)
             yield pa.RecordBatch.from_arrays([pa.array([n], pa.int64())], names=["n"])
 
         return sum(r[0] for r in df.mapInArrow(write_partition, "n long").collect())
 
 
-def write_records(spec: KafkaSinkSpec, batch_id: int, task: int, batches: Iterator[pa.RecordBatch]) -> int:
-    """Produces one task's part of a micro-batch (serialized values or pickled elements, see
-    KafkaSinkSpec.layout); returns how many."""
+def commit_group(prefix: str, query: str, transaction: int) -> str:
+    """The marker group of an EXACTLY_ONCE sink's transaction ``transaction``: its committed offset on
+    the marker topic is ``1 +`` the last micro-batch the transaction committed. Named by the
+    streaming query's id, the same after a restart from the checkpoint and new for a new job (one
+    restored from a savepoint too), so another job's marks are never taken for this one's."""
+    return f"{prefix}-{query[:8]}-{transaction}"
+
+
+def _with_keys(spec: KafkaSinkSpec, df: DataFrame) -> DataFrame:
+    """A KafkaSink's pickled elements with their serialized keys (column KEY)."""
     import pickle
 
+    serialize = spec.key_schema.serialize
+
+    def add_keys(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            keys = []
+            for data in batch.column(0).to_pylist():
+                value = pickle.loads(data)
+                try:
+                    keys.append(serialize(value))
+                except Exception as exc:
+                    raise ValueError(f"KafkaSink could not serialize the key of {value!r}: "
+                                     f"{type(exc).__name__}: {exc}") from exc
+            yield batch.append_column(KEY, pa.array(keys, pa.binary()))
+
+    return df.mapInArrow(add_keys, StructType(df.schema.fields + [StructField(KEY, BinaryType())]))
+
+
+def write_records(spec: KafkaSinkSpec, batch_id: int, batches: Iterator[pa.RecordBatch],
+                  transaction: tuple[str | None, int] | None = None) -> int:
+    """Produces one task's part of a micro-batch (serialized values or pickled elements, see
+    KafkaSinkSpec.layout); returns how many. ``transaction``: ``(query id, index)`` of the
+    EXACTLY_ONCE transaction the records make (no query id: a BATCH job, which commits no mark)."""
+    import pickle
+
+    if transaction is None:
+        producer = _Producer(spec)
+        n = _produce_all(producer, batches, pickle)
+        producer.finish()
+        return n
     kafka = _kafka()
-    exactly_once = spec.guarantee == "EXACTLY_ONCE"
-    transactional_id = f"{spec.transactional_id_prefix}-{task}"
-    producer = _Producer(spec, transactional_id if exactly_once else None)
+    query, index = transaction
+    producer = _Producer(spec, f"{spec.transactional_id_prefix}-{index}")
+    producer.producer.init_transactions(METADATA_TIMEOUT_S)
     marker = kafka.TopicPartition(COMMIT_TOPIC, 0)
-    if exactly_once:
-        producer.producer.init_transactions(METADATA_TIMEOUT_S)
-        group = kafka.Consumer(client_config(spec.bootstrap_servers, {}, **{"group.id": transactional_id,
-                                                                            "enable.auto.commit": False}))
-        try:
-            done = group.committed([marker], timeout=METADATA_TIMEOUT_S)[0].offset
-            if done > batch_id:  # this task's part of the batch was committed before: a replay
-                for _ in batches:
-                    pass
-                return 0
-            producer.producer.begin_transaction()
-            n = _produce_all(producer, batches, pickle)
-            producer.producer.flush()
-            if producer.errors:
-                producer.producer.abort_transaction()
-                raise RuntimeError(f"KafkaSink could not deliver records: {'; '.join(producer.errors)}")
+    group = None if query is None else kafka.Consumer(client_config(
+        spec.bootstrap_servers, {}, **{"group.id": commit_group(spec.transactional_id_prefix, query, index),
+                                       "enable.auto.commit": False}))
+    try:
+        if group is not None and group.committed([marker], timeout=METADATA_TIMEOUT_S)[0].offset > batch_id:
+            for _ in batches:  # this transaction of the batch was committed before: a replay
+                pass
+            return 0
+        producer.producer.begin_transaction()
+        n = _produce_all(producer, batches, pickle)
+        producer.producer.flush()
+        if producer.errors:
+            producer.producer.abort_transaction()
+            raise RuntimeError(f"KafkaSink could not deliver records: {'; '.join(producer.errors)}")
+        if group is not None:
             producer.producer.send_offsets_to_transaction([kafka.TopicPartition(COMMIT_TOPIC, 0, batch_id + 1)],
                                                           group.consumer_group_metadata(), METADATA_TIMEOUT_S)
-            producer.producer.commit_transaction(METADATA_TIMEOUT_S * 3)
-            return n
-        finally:
+        producer.producer.commit_transaction(METADATA_TIMEOUT_S * 3)
+        return n
+    finally:
+        if group is not None:
             group.close()
-    n = _produce_all(producer, batches, pickle)
-    producer.finish()
-    return n
 
 
 class _Producer:
@@ -604,16 +674,18 @@ class _Producer:
             except BufferError:  # the local queue is full: let deliveries drain it
                 self.producer.poll(0.1)
 
-    def sender(self) -> Callable[[Any, int | None], None]:
-        """``send(value, stamp)``: serializes and produces one element (topic, key and value from the
-        sink's schemas), the work of one element bound once."""
+    def sender(self, keys_given: bool = False) -> Callable[..., None]:
+        """``send(value, stamp, key=None)``: serializes and produces one element (topic, key and
+        value from the sink's schemas; the key is ``key`` when ``keys_given``), the work of one
+        element bound once."""
         spec, select, produce = self.spec, self.select, self.producer.produce
-        serialize, key_schema = spec.value_schema.serialize, spec.key_schema
+        serialize, key_schema = spec.value_schema.serialize, None if keys_given else spec.key_schema
 
-        def send(value: Any, stamp: int | None) -> None:
+        def send(value: Any, stamp: int | None, key: bytes | None = None) -> None:
             try:
                 topic = select(value) if select is not None else spec.topic
-                key = key_schema.serialize(value) if key_schema is not None else None
+                if key_schema is not None:
+                    key = key_schema.serialize(value)
                 payload = serialize(value)
             except Exception as exc:
                 raise ValueError(f"KafkaSink could not serialize {value!r}: {type(exc).__name__}: {exc}") from exc
@@ -625,10 +697,11 @@ class _Producer:
 
         return send
 
-    def send_values(self, values: Iterable, stamps: Iterable) -> None:
-        send = self.sender()
-        for value, stamp in zip(values, stamps):
-            send(value, stamp)
+    def send_values(self, values: Iterable, stamps: Iterable, keys: list | None = None) -> None:
+        """Produces elements, with their serialized ``keys`` if given."""
+        send = self.sender(keys is not None)
+        for value, stamp, key in zip(values, stamps, keys if keys is not None else repeat(None)):
+            send(value, stamp, key)
         self.producer.poll(0)
 
     def finish(self) -> None:
@@ -696,6 +769,7 @@ def _produce_all(producer: _Producer, batches: Iterator[pa.RecordBatch], pickle:
                 producer.send(topic, payload, None, stamp)
             producer.producer.poll(0)
         else:
-            producer.send_values([pickle.loads(data) for data in batch.column(0).to_pylist()], stamps)
+            keys = batch.column(KEY).to_pylist() if KEY in batch.schema.names else None
+            producer.send_values([pickle.loads(data) for data in batch.column(0).to_pylist()], stamps, keys)
         n += batch.num_rows
     return n

@@ -264,8 +264,16 @@ def test_records_the_broker_never_takes_fail_the_job(spark, make_env, kafka_brok
         env.execute("nowhere")
 
 
-def test_exactly_once_replay_of_a_batch_does_not_duplicate(spark, kafka_broker, new_topic):
-    """A batch Spark replays after a failure (same batch id) is written once; a new batch is written."""
+def _as_query(spark, query: str | None) -> None:
+    """Makes the driver's next Spark jobs those of streaming query ``query`` (None: no query), as
+    in a streaming query's foreachBatch."""
+    spark.sparkContext.setLocalProperty("sql.streaming.queryId", query)
+
+
+def test_exactly_once_replay_of_a_batch_does_not_duplicate(spark, kafka_broker, new_topic, tmp_path):
+    """A batch Spark replays after a failure (same query, same batch id) is written once, its rows
+    spread over tasks as they may be; a new batch is written; another job (another query) using
+    the same transactional id prefix writes its own batch of the same id."""
     from kindling.graph.specs import KafkaSinkSpec
     from kindling.spark.kafka import KafkaWriter
 
@@ -275,11 +283,56 @@ def test_exactly_once_replay_of_a_batch_does_not_duplicate(spark, kafka_broker, 
     assert spec.layout == "encoded"  # the stage serializes the values
     df = spark.createDataFrame([(f"r{i}".encode(),) for i in range(6)], "f0 binary").repartition(2)
     writer = KafkaWriter(spec)
-    assert writer.write(df, 7) == 6
-    assert writer.write(df, 7) == 0  # the replay: every task finds its transaction committed
-    assert writer.write(df, 8) == 6
-    values = sorted(v for _, _, v in consume_all(kafka_broker, topic, 12))
-    assert values == sorted([f"r{i}".encode() for i in range(6)] * 2)
+    writer.bind(str(tmp_path / "checkpoint"))
+    try:
+        _as_query(spark, uuid.uuid4().hex)
+        assert writer.write(df, 7) == 6
+        assert writer.write(df.repartition(3), 7) == 0  # the replay, its rows in other tasks: all committed
+        assert writer.write(df.coalesce(1), 8) == 6
+        _as_query(spark, uuid.uuid4().hex)
+        assert KafkaWriter(spec).write(df, 7) == 6  # another job's batch 7
+    finally:
+        _as_query(spark, None)
+    values = sorted(v for _, _, v in consume_all(kafka_broker, topic, 18, isolation="read_committed"))
+    assert values == sorted([f"r{i}".encode() for i in range(6)] * 3)
+
+
+class _KeyBeforeColon:
+    """A key serialization schema: the part of a string element before its ':'."""
+
+    def serialize(self, value: str) -> bytes:
+        return value.split(":")[0].encode()
+
+
+def test_exactly_once_spreads_keyed_records_by_key(spark, kafka_broker, new_topic, tmp_path):
+    """With a key schema the sink's elements reach it pickled; the transactions are chosen by the
+    serialized keys, so a key's records stay in one transaction, in their order, and a replay with
+    the rows in other tasks writes nothing again."""
+    import pickle
+
+    from kindling.graph.specs import KafkaSinkSpec
+    from kindling.spark.kafka import KafkaWriter
+
+    topic = new_topic(2)
+    spec = KafkaSinkSpec(bootstrap_servers=kafka_broker, topic=topic, value_schema=SimpleStringSchema(),
+                         key_schema=_KeyBeforeColon(), guarantee="EXACTLY_ONCE",
+                         transactional_id_prefix=f"keyed-{uuid.uuid4().hex[:8]}")
+    assert spec.layout == "pickled"
+    records = [f"k{i % 3}:{i}" for i in range(30)]
+    df = spark.createDataFrame([(pickle.dumps(r),) for r in records], "f0 binary").coalesce(1)
+    writer = KafkaWriter(spec)
+    writer.bind(str(tmp_path / "checkpoint"))
+    try:
+        _as_query(spark, uuid.uuid4().hex)
+        assert writer.write(df, 0) == 30
+        assert writer.write(df.repartition(4), 0) == 0
+    finally:
+        _as_query(spark, None)
+    written = [(k.decode(), v.decode()) for _, k, v in consume_all(kafka_broker, topic, 30, isolation="read_committed")]
+    assert sorted(written) == sorted((r.split(":")[0], r) for r in records)
+    for key in ("k0", "k1", "k2"):  # each key's records in one Kafka partition, in the order they came
+        numbers = [int(v.split(":")[1]) for k, v in written if k == key]
+        assert numbers == sorted(numbers)
 
 
 def test_element_timestamps_are_the_record_timestamps(spark, make_env, kafka_broker, new_topic):

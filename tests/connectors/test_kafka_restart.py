@@ -1,12 +1,14 @@
-"""A streaming Kafka -> keyed process -> Kafka job that fails once in the middle of a micro-batch
-and is started again on the same checkpoint directory: with EXACTLY_ONCE every input record is
-written once (and the keyed state counted it once), with AT_LEAST_ONCE none is lost.
+"""Jobs into a KafkaSink that fail once in the middle of a micro-batch and are started again on
+the same checkpoint directory: a streaming Kafka -> keyed process -> Kafka job (with EXACTLY_ONCE
+every input record is written once and the keyed state counted it once, with AT_LEAST_ONCE none
+is lost), and an EXACTLY_ONCE job started again with another parallelism.
 
-Tansu (the test broker) shows aborted transactions' records to ``read_committed`` readers, so the
-injected failure happens where the failing task has produced nothing: on its first element, after
-the other task committed its part of the batch (its replay marker, the offset of group
-``<prefix>-0`` on ``__kindling_sink_commits``, moved past the mark the test wrote in the marker
-file). The replay must then skip task 0's committed part and write task 1's.
+The failure comes from the sink's topic selector, which runs where the records are produced. With
+EXACTLY_ONCE it fails one of the micro-batch's two transactions after the other committed (its
+marker group's offset on ``__kindling_sink_commits`` passed the batch): the replay must skip the
+committed transaction and write the other. Tansu (the test broker) shows aborted transactions'
+records to ``read_committed`` readers, so the failing transaction fails on its first record,
+before it produced any: an aborted record would otherwise count as written.
 """
 from __future__ import annotations
 
@@ -25,13 +27,14 @@ from kindling.datastream.connectors.kafka import (KafkaOffsetsInitializer, Kafka
                                                   KafkaSource)
 from kindling.datastream.functions import KeyedProcessFunction, MapFunction, RuntimeContext
 from kindling.datastream.state import ValueStateDescriptor
+from kindling.spark.kafka import commit_group
 
 KEYS = 5
 PHASE = 8  # records per partition produced in each of the three phases
 
 
 def _marker_offset(servers: str, group: str) -> int:
-    """The replay marker of one sink task: ``last committed batch id + 1`` (-1: none yet)."""
+    """The replay marker of one sink transaction: ``last committed batch id + 1`` (-1: none yet)."""
     from confluent_kafka import Consumer, TopicPartition
 
     consumer = Consumer({"bootstrap.servers": servers, "group.id": group})
@@ -41,36 +44,44 @@ def _marker_offset(servers: str, group: str) -> int:
         consumer.close()
 
 
-class _CountPerKeyFailingOnce(KeyedProcessFunction):
-    """Emits ``value|n`` (n: the key's running count). While ``marker`` exists, the first element
-    task 1 sees fails the task (once: the marker is removed), after task 0 committed the batch
-    when ``wait_for_group`` names task 0's replay-marker group."""
+class _FailOnce:
+    """A KafkaSink topic selector choosing ``topic``. While ``marker`` exists, the first element it
+    is given for which ``armed(value)`` holds fails its task, once (the task that claims the failure
+    first; the marker is removed). With a transactional id ``prefix`` (EXACTLY_ONCE) it first waits
+    until the micro-batch's other transaction (of two: the tests' shuffle partitions) committed."""
 
-    def __init__(self, marker: str, servers: str, wait_for_group: str | None):
-        self.marker = marker
-        self.servers = servers
-        self.wait_for_group = wait_for_group
-        self.task = None
+    def __init__(self, marker: str, topic: str, servers: str, prefix: str | None, armed=None):
+        self.marker, self.topic, self.servers, self.prefix, self.armed = marker, topic, servers, prefix, armed
+
+    def __call__(self, value) -> str:
+        if not os.path.exists(self.marker) or (self.armed is not None and not self.armed(value)):
+            return self.topic
+        try:
+            os.close(os.open(self.marker + ".claimed", os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return self.topic  # another task fails
+        if self.prefix is not None:
+            from pyspark import TaskContext
+
+            task = TaskContext.get()
+            batch = int(task.getLocalProperty("streaming.sql.batchId"))
+            other = commit_group(self.prefix, task.getLocalProperty("sql.streaming.queryId"), 1 - task.partitionId())
+            deadline = time.monotonic() + 60
+            while _marker_offset(self.servers, other) <= batch:
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"the other transaction did not commit batch {batch} within 60 s")
+                time.sleep(0.2)
+        os.remove(self.marker)
+        raise RuntimeError("injected failure in the middle of a micro-batch")
+
+
+class _CountPerKey(KeyedProcessFunction):
+    """Emits ``value|n`` (n: the key's running count)."""
 
     def open(self, runtime_context: RuntimeContext):
         self.count = runtime_context.get_state(ValueStateDescriptor("n", Types.INT()))
 
     def process_element(self, value, ctx):
-        from pyspark import TaskContext
-
-        task = TaskContext.get()
-        first = task.taskAttemptId() != self.task
-        self.task = task.taskAttemptId()
-        if first and task.partitionId() == 1 and os.path.exists(self.marker):
-            with open(self.marker) as f:
-                mark = int(f.read())
-            deadline = time.monotonic() + 60
-            while self.wait_for_group and _marker_offset(self.servers, self.wait_for_group) <= mark:
-                if time.monotonic() > deadline:
-                    raise AssertionError("task 0 did not commit its part of the batch within 60 s")
-                time.sleep(0.2)
-            os.remove(self.marker)
-            raise RuntimeError("injected failure in the middle of a micro-batch")
         n = (self.count.value() or 0) + 1
         self.count.update(n)
         yield f"{value}|{n}"
@@ -94,14 +105,14 @@ def test_restart_after_a_failure_in_the_middle_of_a_batch(make_env, kafka_broker
             .set_starting_offsets(KafkaOffsetsInitializer.earliest()) \
             .set_value_only_deserializer(SimpleStringSchema()) \
             .set_property("kindling.max-offsets-per-batch", "4").build()
+        selector = _FailOnce(marker, sink_topic, kafka_broker, prefix if exactly_once else None)
         sink = KafkaSink.builder().set_bootstrap_servers(kafka_broker).set_record_serializer(
-            KafkaRecordSerializationSchema.builder().set_topic(sink_topic)
+            KafkaRecordSerializationSchema.builder().set_topic_selector(selector)
             .set_value_serialization_schema(SimpleStringSchema()).build()) \
             .set_delivery_guarantee(guarantee).set_transactional_id_prefix(prefix).build()
-        function = _CountPerKeyFailingOnce(marker, kafka_broker, f"{prefix}-0" if exactly_once else None)
         env.from_source(source, WatermarkStrategy.no_watermarks(), "Kafka") \
             .key_by(lambda s: int(s.split(":")[1]) % KEYS, key_type=Types.INT()) \
-            .process(function, Types.STRING()).sink_to(sink)
+            .process(_CountPerKey(), Types.STRING()).sink_to(sink)
         return env.execute_async("kafka restart")
 
     def read(expected: int) -> list:
@@ -111,8 +122,7 @@ def test_restart_after_a_failure_in_the_middle_of_a_batch(make_env, kafka_broker
     client = start()
     try:
         assert len(read(2 * PHASE)) >= 2 * PHASE
-        with open(marker, "w") as f:  # fail once in a later batch
-            f.write(str(_marker_offset(kafka_broker, f"{prefix}-0")))
+        open(marker, "w").close()  # fail once in a later batch
         produce(kafka_broker, source_topic, _records(PHASE))
         with pytest.raises(Exception, match="injected failure"):
             client.get_job_execution_result().result(300)
@@ -144,6 +154,48 @@ def test_restart_after_a_failure_in_the_middle_of_a_batch(make_env, kafka_broker
     per_key = Counter(int(v.split(":")[1]) % KEYS for v in expected)
     for key, seen in counts.items():  # the keyed state counted each record once, across the restart
         assert seen == set(range(1, per_key[key] + 1)), key
+
+
+def _in_the_third_batch(value: str) -> bool:
+    return int(value) >= 40
+
+
+@pytest.mark.timeout(900)
+def test_exactly_once_replay_after_a_parallelism_change(make_env, kafka_broker, new_topic, tmp_path):
+    """A bounded sequence read in micro-batches of 20 elements, each batch cut into as many splits
+    as the parallelism, into an EXACTLY_ONCE sink. The job fails in its third micro-batch after one
+    of the batch's two transactions committed and is started again with parallelism 3 instead of
+    2: the replay's splits and tasks hold other elements than the first attempt's, but each record
+    goes to the transaction it went to before (chosen by its value), so the replay skips the
+    committed transaction and writes the other one. The topic holds every element once."""
+    topic = new_topic(1)
+    prefix = f"rescale-{uuid.uuid4().hex[:6]}"
+    marker = str(tmp_path / "fail-once")
+    open(marker, "w").close()
+
+    def start(parallelism: int):
+        env = make_env(**{"execution.checkpointing.dir": str(tmp_path / "checkpoints"),
+                          "kindling.source.max-records-per-batch": "20"})
+        env.set_parallelism(parallelism)
+        selector = _FailOnce(marker, topic, kafka_broker, prefix, armed=_in_the_third_batch)
+        sink = KafkaSink.builder().set_bootstrap_servers(kafka_broker).set_record_serializer(
+            KafkaRecordSerializationSchema.builder().set_topic_selector(selector)
+            .set_value_serialization_schema(SimpleStringSchema()).build()) \
+            .set_delivery_guarantee(DeliveryGuarantee.EXACTLY_ONCE).set_transactional_id_prefix(prefix).build()
+        env.generate_sequence(0, 59).map(str, Types.STRING()).sink_to(sink)
+        return env.execute_async("parallelism change")
+
+    with pytest.raises(Exception, match="injected failure"):
+        start(2).get_job_execution_result().result(300)
+    assert not os.path.exists(marker)  # the failure happened
+    before = Counter(v.decode() for _, _, v in consume_all(kafka_broker, topic, 41, timeout_s=20,
+                                                           isolation="read_committed"))
+    assert {str(i) for i in range(40)} < set(before) < {str(i) for i in range(60)}  # the third batch in part
+    assert max(before.values()) == 1
+
+    start(3).get_job_execution_result().result(300)
+    values = Counter(v.decode() for _, _, v in consume_all(kafka_broker, topic, 60, isolation="read_committed"))
+    assert values == Counter(str(i) for i in range(60))
 
 
 class _FailOnceOn(MapFunction):
