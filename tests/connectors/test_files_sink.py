@@ -156,6 +156,20 @@ def test_a_restarted_driver_replays_a_batch_into_its_first_bucket_and_clears_ear
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "out"]
 
 
+def test_a_file_sink_after_a_spark_aggregation_keeps_its_bookkeeping_with_the_checkpoint(tmp_path):
+    """The sinks after a group aggregation Spark computes (kindling/spark/relational.py) are
+    written by the aggregation's writer: it hands them the job's checkpoint directory too."""
+    from types import SimpleNamespace
+
+    from kindling.spark.relational import AggregationSinkSpec, AggregationWriter
+
+    after = SimpleNamespace(id=1, sink=FileSinkSpec(base_path=str(tmp_path / "out"),
+                                                    encoder=Encoder.simple_string_encoder()))
+    writer = AggregationWriter(AggregationSinkSpec(state_key="counts", downstream=[after]))
+    writer.bind(str(tmp_path / "checkpoint"))
+    assert writer.writers[1].books.root.startswith(str(tmp_path / "checkpoint"))
+
+
 def test_csv_to_transform_to_parquet(any_env, tmp_path):
     any_env.set_parallelism(2)
     (tmp_path / "in").mkdir()
