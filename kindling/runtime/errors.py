@@ -1,12 +1,26 @@
-"""Errors raised inside operators, carrying the operator's name to the driver."""
+"""Errors raised inside operators, carrying the operator's name to the driver.
+
+A Spark task's exception reaches the driver only as text, and that text also holds whatever the
+failure quoted: records, a user's message, Spark's own. So a failing user function's error
+travels as a payload the driver can tell from anything data wrote: plain JSON (operator,
+traceback, element, position; the cause pickled by this code), authenticated by an HMAC under
+the job's secret, which the driver makes for each job and ships to the job's tasks only
+(``kindling.runtime.lifecycle``). The driver decodes nothing whose MAC does not verify under its
+job's secret (docs/security.md).
+"""
 from __future__ import annotations
 
 import base64
+import hashlib
+import hmac
+import json
 import pickle
+import re
 import traceback
 
 MARKER_BEGIN = "<<kindling-error:"
 MARKER_END = ":kindling-error>>"
+_PAYLOAD = re.compile(re.escape(MARKER_BEGIN) + r"([A-Za-z0-9+/]*={0,2}):([0-9a-f]{64})" + re.escape(MARKER_END))
 
 
 _NO_ELEMENT = object()
@@ -14,7 +28,7 @@ _NO_ELEMENT = object()
 
 class UserFunctionError(RuntimeError):
     """A user function failed; names the operator, the element it was given (when one was) and
-    keeps the user's traceback."""
+    keeps the user's traceback; the user's exception is its ``cause`` (and ``__cause__``)."""
 
     def __init__(self, operator_name: str, user_traceback: str, cause: BaseException | None = None,
                  element: str | None = None, position: str | None = None):
@@ -24,33 +38,46 @@ class UserFunctionError(RuntimeError):
         self.operator_name = operator_name
         self.user_traceback = user_traceback
         self.cause = cause
+        self.__cause__ = cause
         self.element = element
         self.position = position  # where the element is in its source: file and line, Kafka offset, ...
 
-    def encode(self) -> str:
-        """This error as text that survives Spark's JVM exception wrapping."""
+    def encode(self, secret: bytes) -> str:
+        """This error as text that survives Spark's JVM exception wrapping, authenticated by ``secret``."""
         try:
-            cause = pickle.dumps(self.cause)
-        except Exception:
-            cause = pickle.dumps(None)
-        payload = pickle.dumps((self.operator_name, self.user_traceback, cause, self.element, self.position))
-        return MARKER_BEGIN + base64.b64encode(payload).decode("ascii") + MARKER_END
+            cause = base64.b64encode(pickle.dumps(self.cause)).decode("ascii") if self.cause is not None else None
+        except Exception:  # an exception that does not pickle: its type and message are in the traceback
+            cause = None
+        payload = json.dumps({"operator": self.operator_name, "traceback": self.user_traceback,
+                              "element": self.element, "position": self.position, "cause": cause})
+        body = base64.b64encode(payload.encode("utf-8")).decode("ascii")
+        return f"{MARKER_BEGIN}{body}:{_mac(secret, body)}{MARKER_END}"
 
     @staticmethod
-    def decode(text: str) -> "UserFunctionError | None":
-        """Finds an encoded error in an exception message from Spark."""
-        start = text.find(MARKER_BEGIN)
-        if start < 0:
-            return None
-        end = text.find(MARKER_END, start)
-        if end < 0:
-            return None
+    def decode(text: str, secret: bytes) -> "UserFunctionError | None":
+        """The first error in ``text`` (an exception message from Spark) that :meth:`encode` wrote
+        under ``secret``; whatever else looks like one is text that data or Spark wrote, never read."""
+        for match in _PAYLOAD.finditer(text):
+            body, mac = match.groups()
+            if hmac.compare_digest(mac, _mac(secret, body)):
+                return _from_payload(json.loads(base64.b64decode(body)))
+        return None
+
+
+def _mac(secret: bytes, body: str) -> str:
+    return hmac.new(secret, body.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def _from_payload(payload: dict) -> UserFunctionError:
+    """The error of an authenticated payload: its cause unpickled (pickled by :meth:`encode` in
+    a task of the same job), or None when the driver cannot rebuild it."""
+    cause = None
+    if payload["cause"] is not None:
         try:
-            name, tb, cause, element, position = pickle.loads(base64.b64decode(text[start + len(MARKER_BEGIN):end]))
-            cause = pickle.loads(cause)
-        except Exception:
-            return None
-        return UserFunctionError(name, tb, cause, element, position)
+            cause = pickle.loads(base64.b64decode(payload["cause"]))
+        except Exception:  # its class is not importable here, or does not unpickle
+            pass
+    return UserFunctionError(payload["operator"], payload["traceback"], cause, payload["element"], payload["position"])
 
 
 def user_function_failure(operator_name: str, exc: BaseException, element: object = _NO_ELEMENT) -> RuntimeError:
@@ -60,14 +87,33 @@ def user_function_failure(operator_name: str, exc: BaseException, element: objec
     from kindling.runtime.lifecycle import task_failing
 
     task_failing()
-    if isinstance(exc, UserFunctionError):
-        return RuntimeError(exc.encode())
+    error = exc if isinstance(exc, UserFunctionError) else user_error_of(exc)
+    if error is not None:
+        return task_failure(error)
     if element is _NO_ELEMENT:
         element = getattr(exc, "kindling_element", _NO_ELEMENT)
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    failure = RuntimeError(UserFunctionError(operator_name, tb, exc, _describe(element)).encode())
+    failure = task_failure(UserFunctionError(operator_name, tb, exc, _describe(element)))
     failure.kindling_element = element  # the stage finds the element's source row by it
     return failure
+
+
+def task_failure(error: UserFunctionError) -> RuntimeError:
+    """The exception a task raises for ``error``: in a Spark task its message is ``error`` encoded
+    under the job's secret, for the driver; elsewhere (the test harnesses) ``error``'s own message.
+    Either way it carries ``error`` for this process (:func:`user_error_of`)."""
+    from kindling.runtime.lifecycle import error_secret
+
+    secret = error_secret()
+    failure = RuntimeError(error.encode(secret) if secret is not None else str(error))
+    failure.kindling_user_error = error
+    return failure
+
+
+def user_error_of(exc: BaseException) -> UserFunctionError | None:
+    """The error a :func:`user_function_failure` raised in this process carries (None for any other exception)."""
+    error = getattr(exc, "kindling_user_error", None)
+    return error if isinstance(error, UserFunctionError) else None
 
 
 def failed_on(exc: BaseException, element: object) -> None:

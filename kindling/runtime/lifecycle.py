@@ -20,12 +20,16 @@ Spark kills (still running a task when another task of the stage failed, or idle
 minute) ends without ``close()``. The Spark task context is read only through
 :func:`_task_property`; without Spark (the test harness) instances stay open until
 :func:`close_job`.
+
+The same local properties carry the job's error secret (``kindling.error.secret``), which
+authenticates the errors its tasks send the driver (``kindling.runtime.errors``): local
+properties reach the job's tasks and the user code in them, never the data.
 """
 from __future__ import annotations
 
 import atexit
+import json
 import os
-import pickle
 import shutil
 import socket
 import sys
@@ -37,10 +41,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from kindling.metrics.metricbase import untrack
-from kindling.runtime.errors import MARKER_BEGIN, UserFunctionError
+from kindling.runtime.errors import UserFunctionError, user_error_of
 
 ENDED_PROPERTY = "kindling.lifecycle.ended"  # comma-separated ids of the jobs that ended
 DIR_PROPERTY = "kindling.lifecycle.dir"  # where workers serve their close requests (local mode)
+# the job's error secret (hex); "secret" in its name keeps its value out of Spark's event logs (spark.redaction.regex)
+SECRET_PROPERTY = "kindling.error.secret"
 CLOSE_TIMEOUT_S = 120.0  # how long the driver waits for one worker's close() calls
 
 
@@ -118,10 +124,9 @@ def close_function(function: Any) -> None:
 def _as_user_error(name: str, exc: BaseException) -> UserFunctionError:
     if isinstance(exc, UserFunctionError):
         return exc
-    if MARKER_BEGIN in str(exc):  # already wrapped by the operator (user_function_failure)
-        decoded = UserFunctionError.decode(str(exc))
-        if decoded is not None:
-            return decoded
+    wrapped = user_error_of(exc)  # already wrapped by the operator (user_function_failure)
+    if wrapped is not None:
+        return wrapped
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     return UserFunctionError(name, tb, exc)
 
@@ -157,6 +162,12 @@ def _task_property(name: str) -> str | None:
     """A local property of the Spark task running in this process (None outside Spark)."""
     ctx = _current_task()
     return ctx.getLocalProperty(name) if ctx is not None else None
+
+
+def error_secret() -> bytes | None:
+    """The secret of the job whose Spark task runs in this process (None outside a task)."""
+    secret = _task_property(SECRET_PROPERTY)
+    return bytes.fromhex(secret) if secret else None
 
 
 def _on_task() -> None:
@@ -223,7 +234,7 @@ def _answer(listener: socket.socket) -> None:
             try:
                 job = _read_all(conn).decode()
                 errors = close_job(job)
-                conn.sendall(pickle.dumps([(e.operator_name, e.user_traceback) for e in errors]))
+                conn.sendall(json.dumps([[e.operator_name, e.user_traceback] for e in errors]).encode())
             except Exception:
                 traceback.print_exc()
 
@@ -253,11 +264,12 @@ def _socket_directory(base: str | None) -> str:
         return _directory
 
 
-def start_job(spark: Any, directory: str | None = None) -> None:
+def start_job(spark: Any, secret: bytes, directory: str | None = None) -> None:
     """Tells the tasks the current thread starts (Spark local properties, inherited by a
-    streaming query's thread) which jobs ended, and, in local mode, where to serve close
-    requests. Call in the thread that runs the job, before it starts."""
+    streaming query's thread) the job's error ``secret``, which jobs ended, and, in local mode,
+    where to serve close requests. Call in the thread that runs the job, before it starts."""
     sc = spark.sparkContext
+    sc.setLocalProperty(SECRET_PROPERTY, secret.hex())
     sc.setLocalProperty(ENDED_PROPERTY, ",".join(_ended) or None)
     local = sc.master.startswith("local")
     sc.setLocalProperty(DIR_PROPERTY, _socket_directory(directory) if local else None)
@@ -286,19 +298,28 @@ def end_job(job: str) -> list[UserFunctionError]:
                 conn.connect(path)
                 conn.sendall(job.encode())
                 conn.shutdown(socket.SHUT_WR)
-                answer = pickle.loads(_read_all(conn))
+                answer = _close_errors(_read_all(conn))
         except (ConnectionRefusedError, FileNotFoundError):
             try:
                 os.unlink(path)  # the worker has exited
             except OSError:
                 pass
             continue
-        except (OSError, pickle.PickleError, EOFError) as exc:
+        except (OSError, ValueError) as exc:
             print(f"[kindling] job {job}: could not close the functions of Python worker {entry[:-5]}: {exc}",
                   file=sys.stderr, flush=True)
             continue
-        errors.extend(UserFunctionError(name, tb) for name, tb in answer)
+        errors.extend(answer)
     return errors
+
+
+def _close_errors(answer: bytes) -> list[UserFunctionError]:
+    """A worker's answer to a close request: ``[[operator name, traceback text], ...]`` in JSON."""
+    pairs = json.loads(answer)
+    if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 and all(isinstance(t, str) for t in p)
+                                              for p in pairs):
+        raise ValueError(f"not a list of [operator, traceback] pairs: {answer[:200]!r}")
+    return [UserFunctionError(name, tb) for name, tb in pairs]
 
 
 def finish_job(job: str) -> None:

@@ -26,7 +26,7 @@ from kindling.common.job_status import JobStatus
 from kindling.common.restart_strategy import RestartBackoff
 from kindling.datastream.execution_mode import RuntimeExecutionMode
 from kindling.runtime import lifecycle
-from kindling.runtime.errors import UserFunctionError
+from kindling.runtime.errors import UserFunctionError, user_error_of
 from kindling.spark.compiler import CompiledJob, Compiler, TimeSettings
 from kindling.spark.metrics import metric_results
 from kindling.spark.relational import split_aggregations
@@ -44,14 +44,19 @@ class JobCancelledError(RuntimeError):
     """The job was cancelled before it finished."""
 
 
-def translate_failure(exc: BaseException, first: BaseException | None = None) -> BaseException:
+# the exception line that ends a Python traceback (after its indented frames)
+_PYTHON_RAISED = re.compile(r"Traceback \(most recent call last\):\n(?:[ \t].*\n)+(\S.*)")
+
+
+def translate_failure(exc: BaseException, first: BaseException | None, secret: bytes) -> BaseException:
     """The exception a user should see for a Spark failure: their own function's error
     naming the operator when it is one, else a short description without the JVM stack.
     ``first`` is the failure a micro-batch raised before the query ended (the original, where
-    the query's may only say that it stopped); a user function's error wins wherever it shows."""
+    the query's may only say that it stopped); a user function's error wins wherever it shows:
+    raised in this process, or sent by a task under the job's ``secret`` (kindling.runtime.errors)."""
     for failure in (first, exc):
         if failure is not None:
-            user_error = UserFunctionError.decode(_failure_text(failure))
+            user_error = _user_error(failure, secret)
             if user_error is not None:
                 return user_error
     if first is not None and not isinstance(exc, (JobCancelledError, UserFunctionError, JobExecutionError)):
@@ -59,17 +64,22 @@ def translate_failure(exc: BaseException, first: BaseException | None = None) ->
     if isinstance(exc, (JobCancelledError, UserFunctionError, JobExecutionError, SavepointError)):
         return exc
     text = str(exc)
+    raised = _PYTHON_RAISED.findall(text)  # what a Python worker raised (Spark's class only says that it raised)
     causes = re.findall(r"^Caused by: [\w.$]+: (\[[A-Z_.]+\].*)$", text, re.MULTILINE)  # Spark's error classes
-    line = causes[-1] if causes else text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    line = raised[-1] if raised else causes[-1] if causes else \
+        text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     return JobExecutionError(f"job failed in Spark: {line}\n{text[:4000]}")
 
 
-def _failure_text(exc: BaseException) -> str:
-    """All that ``exc`` says: its message, its Python causes and its JVM causes (a task's
-    Python traceback may sit in a cause only)."""
+def _user_error(exc: BaseException, secret: bytes) -> UserFunctionError | None:
+    """The user function's error in ``exc`` or its causes: one raised in this process, else one a
+    task encoded under ``secret`` in the text of ``exc``, its Python causes or its JVM causes (a
+    task's Python traceback may sit in a cause only)."""
     parts, seen = [], set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
+        if (raised_here := user_error_of(exc)) is not None:
+            return raised_here
         parts.append(str(exc))
         java = getattr(exc, "_origin", None) or getattr(exc, "java_exception", None)
         for _ in range(20):
@@ -81,7 +91,7 @@ def _failure_text(exc: BaseException) -> str:
             except Exception:  # the JVM is gone, or not a Java object
                 break
         exc = exc.__cause__ or exc.__context__
-    return "\n".join(parts)
+    return UserFunctionError.decode("\n".join(parts), secret)
 
 
 class SparkJobClient(JobClient):
@@ -218,6 +228,7 @@ class _JobRun:
         self.progress_after_s = env.get_configuration().get_integer("kindling.progress.after-ms", 3000) / 1000
         self.late_rows_dropped = 0
         self.batch_failure: BaseException | None = None  # the first exception a micro-batch raised
+        self.error_secret = os.urandom(32)  # authenticates the errors the job's tasks send (kindling.runtime.errors)
         self.thread = threading.Thread(target=self.run, name=f"kindling-job-{client.job_name}", daemon=True)
 
     def start(self) -> None:
@@ -255,7 +266,8 @@ class _JobRun:
         job = client._job_id.to_hex_string()
         result = error = None
         try:
-            lifecycle.start_job(self.spark, scratch_dir())  # tells the job's tasks which earlier jobs' functions to close
+            # tells the job's tasks its error secret and which earlier jobs' functions to close
+            lifecycle.start_job(self.spark, self.error_secret, scratch_dir())
             if self.compiled.streaming:
                 if self.temporary_checkpoint:
                     self.checkpoint_dir = tempfile.mkdtemp(prefix="checkpoint-", dir=scratch_dir())
@@ -285,7 +297,7 @@ class _JobRun:
             cancelled = client._cancel_requested.is_set()
             client._status = JobStatus.CANCELED if cancelled else JobStatus.FAILED
             error = (JobCancelledError(f"job '{client.job_name}' was cancelled") if cancelled
-                     else translate_failure(exc, self.batch_failure))
+                     else translate_failure(exc, self.batch_failure, self.error_secret))
             lifecycle.abort_job(job)  # close() of every user function; errors on stderr
             if not cancelled:
                 log = job_failed()
@@ -359,7 +371,7 @@ class _JobRun:
                               f"{len(self.client.restarts)} restarts ({self.restart_backoff.description()})",
                               file=sys.stderr, flush=True)
                     raise failure
-                cause = _first_line(translate_failure(failure, self.batch_failure))
+                cause = _first_line(translate_failure(failure, self.batch_failure, self.error_secret))
             self.client.restarts.append(cause)
             print(f"[kindling] {self.client.job_name}: restart {len(self.client.restarts)} from the last checkpoint "
                   f"in {delay_ms} ms; cause: {cause}", file=sys.stderr, flush=True)

@@ -33,7 +33,7 @@ from kindling.common.typeinfo import RowTypeInfo
 from kindling.common.types import Row
 from kindling.runtime.co_functions import BROADCAST
 from kindling.runtime.chain import ChainNode, Record, build_chain, build_list_chain, fan_out, is_function_object
-from kindling.runtime.errors import UserFunctionError, user_function_failure
+from kindling.runtime.errors import UserFunctionError, task_failure, user_error_of, user_function_failure
 from kindling.common.formatting import flink_string
 from kindling.runtime.key_groups import assign_key_to_parallel_operator
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
@@ -715,7 +715,7 @@ class StageRun:
         """``exc`` naming, when a function of a source's stage failed on an element the source read,
         where that element is in the source (file and line, Kafka partition and offset, ...)."""
         element = getattr(exc, "kindling_element", None)
-        failure = UserFunctionError.decode(str(exc))
+        failure = user_error_of(exc)
         if failure is None or POS not in batch.schema.names or not self.plan.reads_source:
             return exc
         row = next((i for i, value in enumerate(values) if value is element), None)
@@ -723,9 +723,10 @@ class StageRun:
             return exc
         from kindling.spark.sources import describe_position
 
-        failure.position = describe_position(self.plan.source, batch.column(CHANNEL)[row].as_py().decode(),
-                                             batch.column(POS)[row].as_py())
-        return RuntimeError(failure.encode())
+        position = describe_position(self.plan.source, batch.column(CHANNEL)[row].as_py().decode(),
+                                     batch.column(POS)[row].as_py())
+        return task_failure(UserFunctionError(failure.operator_name, failure.user_traceback, failure.cause,
+                                              failure.element, position))
 
     def reports(self, final: bool) -> list[tuple]:
         """Channel reports of this task's assigners: all of them when the task ends

@@ -37,7 +37,7 @@ from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Union
 
 from kindling.datastream.output_tag import OutputTag
 from kindling.datastream.state import StateDescriptor
-from kindling.runtime.errors import MARKER_BEGIN
+from kindling.runtime.errors import user_error_of
 from kindling.runtime.keyed_operator import KeyedOperator, KeyedProcessOperator
 from kindling.runtime.memory_backend import MemoryKeyedStateBackend
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
@@ -238,7 +238,7 @@ class KeyedOperatorTestHarness(OutputRecords):
 
     def _raise(self, e: RuntimeError):
         cause = e.__cause__
-        if self.unwrap_errors and cause is not None and MARKER_BEGIN in str(e):
+        if self.unwrap_errors and cause is not None and user_error_of(e) is not None:
             note = "(in Kindling operator '%s')" % getattr(self.operator, 'name', '?')
             if note not in getattr(cause, '__notes__', ()):
                 cause.add_note(note)

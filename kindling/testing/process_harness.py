@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 from kindling.runtime import lifecycle
 from kindling.runtime.chain import ChainNode, Record, build_chain
-from kindling.runtime.errors import MARKER_BEGIN
+from kindling.runtime.errors import user_error_of
 from kindling.runtime.task_info import MIN_WATERMARK, TaskInfo
 from kindling.testing.harness import OutputRecords
 
@@ -80,7 +80,7 @@ class ProcessFunctionTestHarness(OutputRecords):
             self._push(value)
         except RuntimeError as exc:
             cause = exc.__cause__ or exc.__context__
-            if self.unwrap_errors and MARKER_BEGIN in str(exc) and cause is not None:
+            if self.unwrap_errors and user_error_of(exc) is not None and cause is not None:
                 raise cause from None
             raise
 

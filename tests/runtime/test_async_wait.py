@@ -15,7 +15,7 @@ from kindling.datastream.async_retry_strategies import NO_RETRY_STRATEGY
 from kindling.datastream.functions import AsyncFunctionDescriptor
 from kindling.runtime import lifecycle
 from kindling.runtime.chain import ChainNode, Record, build_chain
-from kindling.runtime.errors import UserFunctionError
+from kindling.runtime.errors import UserFunctionError, user_error_of
 from kindling.runtime.task_info import TaskInfo
 
 from async_functions import Flaky, Gate  # same folder: pytest puts it on sys.path
@@ -61,7 +61,7 @@ class Run:
 
 
 def failure(exc_info) -> UserFunctionError:
-    return UserFunctionError.decode(str(exc_info.value))
+    return user_error_of(exc_info.value)
 
 
 class ReverseCompletion(AsyncFunction):

@@ -4,7 +4,7 @@ from kindling.common.typeinfo import Types
 from kindling.common.types import Row
 from kindling.datastream.functions import ReduceFunction
 from kindling.runtime.batch import run_batch
-from kindling.runtime.errors import UserFunctionError
+from kindling.runtime.errors import user_error_of
 from kindling.runtime.keyed_functions import (
     AccumulateReduceFunction, REDUCE_STATE_NAME, ReduceProcessFunction, aggregation_function,
 )
@@ -131,5 +131,5 @@ def test_reduce_errors_name_the_operator():
     from kindling.runtime.key_state import KeyState
     with pytest.raises(RuntimeError) as info:
         list(op.process(0, KeyState(), [(1, None, None), (0, None, None)], 0, 0, 0))
-    assert UserFunctionError.decode(str(info.value)).operator_name == "Divide"
+    assert user_error_of(info.value).operator_name == "Divide"
     assert isinstance(info.value.__cause__, ZeroDivisionError)

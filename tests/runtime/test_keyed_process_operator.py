@@ -8,7 +8,7 @@ from kindling.datastream.functions import KeyedProcessFunction
 from kindling.datastream.output_tag import OutputTag
 from kindling.datastream.state import ListStateDescriptor, ValueStateDescriptor
 from kindling.datastream.time_domain import TimeDomain
-from kindling.runtime.errors import UserFunctionError
+from kindling.runtime.errors import user_error_of
 from kindling.runtime.key_state import KeyState
 from kindling.runtime.keyed_operator import KeyedOperator, KeyedProcessOperator
 from kindling.runtime.runtime_context import TaskRuntimeContext
@@ -242,7 +242,7 @@ def test_non_iterable_result_is_a_clear_error():
             return 5
     with pytest.raises(RuntimeError) as info:
         run(make(Bad(), "BadOp"), 1, KeyState(), [(2, None, None)])
-    err = UserFunctionError.decode(str(info.value))
+    err = user_error_of(info.value)
     assert err.operator_name == "BadOp"
     assert "must yield its outputs" in err.user_traceback
 
@@ -254,7 +254,7 @@ def test_user_errors_name_the_operator():
     op = make(Boom(), "MyCounter")
     with pytest.raises(RuntimeError) as info:
         run(op, "k", KeyState(), [(7, None, None)])
-    err = UserFunctionError.decode(str(info.value))
+    err = user_error_of(info.value)
     assert err.operator_name == "MyCounter"
     assert "ValueError: boom 7" in err.user_traceback
     assert isinstance(info.value.__cause__, ValueError)
@@ -287,7 +287,7 @@ def test_errors_in_open_timers_and_close_are_wrapped():
             run(op, "k", ks, [(1, None, None)])
             list(op.end_of_input("k", ks, 0))
             op.close()
-        err = UserFunctionError.decode(str(info.value))
+        err = user_error_of(info.value)
         assert err.operator_name == "Op-" + where
         assert "in " + where in err.user_traceback
 
@@ -304,7 +304,7 @@ def test_state_value_of_wrong_type_fails_with_state_name():
     cause = info.value.__cause__
     assert isinstance(cause, TypeError)
     assert "'count'" in str(cause) and "'not a number'" in str(cause) and "Long" in str(cause)
-    assert UserFunctionError.decode(str(info.value)).operator_name == "Counter"
+    assert user_error_of(info.value).operator_name == "Counter"
 
 
 def test_state_in_open_is_rejected_when_read():

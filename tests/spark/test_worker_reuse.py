@@ -9,7 +9,7 @@ from kindling.datastream import MapFunction
 from kindling.metrics.metricbase import take_updates
 from kindling.runtime import lifecycle
 from kindling.runtime.chain import opened_function
-from kindling.runtime.errors import UserFunctionError
+from kindling.runtime.errors import user_error_of
 from kindling.runtime.task_info import TaskInfo
 from kindling.spark.stage import EXIT, ExitPlan, StagePlan, StageRun
 
@@ -59,7 +59,7 @@ def test_values_not_fitting_the_declared_type_fail_in_flush_rows():
     _push(stage, ["x"])
     with pytest.raises(RuntimeError) as info:  # in a Spark task: the error encoded for the driver
         list(stage.flush_rows())
-    error = UserFunctionError.decode(str(info.value))
+    error = user_error_of(info.value)
     assert error.operator_name == "parse" and "'x' (str) does not fit" in str(error)
 
 

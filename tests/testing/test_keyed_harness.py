@@ -219,7 +219,7 @@ def test_user_errors_come_out_unwrapped_with_operator_note():
         h.process_element(1)
     assert "(in Kindling operator 'Exploder')" in info.value.__notes__
     h2 = KeyedProcessFunctionTestHarness(Boom(), lambda v: v, unwrap_errors=False)
-    with pytest.raises(RuntimeError, match="kindling-error"):
+    with pytest.raises(RuntimeError, match="operator 'KeyedProcess' failed on the element 1"):
         h2.process_element(1)
 
 
