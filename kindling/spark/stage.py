@@ -143,6 +143,15 @@ class _Cursor:
         self.subtask = subtask  # the Flink subtask (0-based) whose output is being pushed
 
 
+def _element_stamps(stamps: list) -> list:
+    """Elements' watermark stamps, none equal to a control row's mark: a row is a control row by its
+    ``__wm`` alone (and its ``__ch`` is then unpickled), so a watermark made from data (an event time
+    near 2**52 ms, the year 144,683) equal to a mark is handed on 1 or 2 ms lower."""
+    if CONTROL_MARK in stamps or END_MARK in stamps:
+        return [CONTROL_MARK - 1 if s == CONTROL_MARK or s == END_MARK else s for s in stamps]
+    return list(stamps)
+
+
 class _ExitBuffer:
     """Collects one exit's elements of the current batch and encodes them as Arrow arrays."""
 
@@ -200,7 +209,7 @@ class _ExitBuffer:
         was collected."""
         n = len(self.values)
         arrays = self.encode()
-        ts, wm, ch = (list(self.ts), list(self.wm), list(self.ch)) if self.timed else (None, None, None)
+        ts, wm, ch = (list(self.ts), _element_stamps(self.wm), list(self.ch)) if self.timed else (None, None, None)
         self.values.clear()
         self.ts.clear()
         self.wm.clear()

@@ -93,6 +93,27 @@ def test_a_keyed_function_quoting_its_element_in_its_message(any_env, canary):
     assert isinstance(error.__cause__, ValueError) and str(error.cause).startswith("cannot handle ")
 
 
+def test_an_event_time_at_a_control_rows_mark_leaves_an_element(make_env):
+    """A row is a control row by its watermark stamp, and a control row's channel column is
+    unpickled: an element whose stamp data made equal to a mark (event time 2**52 ms) must stay an
+    element, not have its channel (a file name, for a file source) unpickled, nor end the input."""
+    from kindling.common import Duration, WatermarkStrategy
+    from kindling.common.watermark_strategy import TimestampAssigner
+
+    class Second(TimestampAssigner):
+        def extract_timestamp(self, value, record_timestamp):
+            return value[1]
+
+    env = make_env(**{"kindling.watermark.per-element": "true", "kindling.bounded.one-step": "false"})
+    env.set_parallelism(1)
+    pairs = Types.TUPLE([Types.INT(), Types.LONG()])
+    stamped = env.from_collection([(1, 1000), (2, 2**52), (3, 2**52 + 1), (4, 2**52 + 2)], pairs) \
+        .assign_timestamps_and_watermarks(WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(0))
+                                          .with_timestamp_assigner(Second()))
+    ds = stamped.union(env.from_collection([(9, 1)], pairs)).map(lambda v: v[0], output_type=Types.INT())
+    assert sorted(_drain(ds)) == [1, 2, 3, 4, 9]
+
+
 @pytest.fixture
 def crafted_topic(kafka_broker, new_topic, canary):
     from kafka_support import produce
