@@ -27,7 +27,12 @@ def _window_function(name: str):
 
 
 class Flink(Spark):
-    """Spark's dialect reading Flink's window table-valued functions."""
+    """Spark's dialect reading Flink's window table-valued functions and string literals."""
+
+    UNESCAPED_SEQUENCES: dict = {}  # a backslash is a character of a Flink string ('a\nb' has four)
+
+    class Tokenizer(Spark.Tokenizer):
+        STRING_ESCAPES = ["'"]  # 'it''s' is it's (Spark's dialect reads 'it' 's', two strings)
 
     class Parser(Spark.Parser):
         FUNC_TOKENS = Spark.Parser.FUNC_TOKENS | {TokenType.SESSION}
