@@ -40,12 +40,18 @@ def data_type(kind) -> DataType:
 
 
 def parse_sql(statement: str):
+    """The sqlglot tree of a statement, refused if it holds SQL Kindling does not translate
+    (kindling/table/sql_validation.py): every translator reads trees made here."""
     import sqlglot
 
+    from kindling.table.sql_validation import validate
+
     try:
-        return sqlglot.parse_one(statement, read=DIALECT)
-    except sqlglot.errors.ParseError as error:
+        tree = sqlglot.parse_one(statement, read=DIALECT)
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError) as error:
         raise ValueError(f"SQL parse failed: {error}") from None
+    validate(tree)
+    return tree
 
 
 def parse_statement(statement: str) -> Tuple[str, ...]:
@@ -79,12 +85,9 @@ def parse_statement(statement: str) -> Tuple[str, ...]:
     if isinstance(tree, exp.Describe):
         return ("describe", tree.this.name)
     if isinstance(tree, exp.Insert):
-        if tree.args.get("overwrite"):
-            raise ValueError("INSERT OVERWRITE is not supported by Kindling yet")
         return ("insert", tree.this.name, tree.expression.sql(dialect=DIALECT))
     if isinstance(tree, exp.Drop) and tree.kind in ("TABLE", "VIEW"):
-        return ("drop", tree.this.name if tree.this is not None else tree.args["tables"][0].name,
-                bool(tree.args.get("exists")))
+        return ("drop", tree.args["tables"][0].name, bool(tree.args.get("exists")))
     if isinstance(tree, (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)):
         return ("query", statement)
     raise ValueError(f"execute_sql: {statement.strip()[:80]!r} is not supported by Kindling yet (CREATE TABLE/VIEW/"
@@ -136,7 +139,7 @@ def parse_create_table(statement: str) -> Tuple[str, Schema, Dict[str, str], boo
                 builder.column_by_expression(column.this.name, computed[column.this.name])
                 continue
             column_type = data_type(column.args["kind"])
-            if any(isinstance(c, exp.NotNullColumnConstraint) for c in constraints):
+            if any(isinstance(c, exp.NotNullColumnConstraint) and not c.args.get("allow_null") for c in constraints):
                 column_type = column_type.not_null()
             key = next((c for c in constraints if isinstance(c, exp.PrimaryKeyColumnConstraint)), None)
             if key is not None:

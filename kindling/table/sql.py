@@ -57,8 +57,6 @@ def _query(tree, table_of) -> Any:
 
     with_ = tree.args.get("with_") or tree.args.get("with")
     if with_ is not None:
-        if with_.args.get("recursive"):
-            raise ValueError("sql_query: WITH RECURSIVE is not supported (Flink has no recursive queries)")
         table_of = _with_names(with_, table_of)
     if isinstance(tree, exp.Subquery):
         return _ordered(tree, _query(tree.this, table_of))
@@ -466,14 +464,10 @@ def _frame(window, scope):
     rows, preceding = False, None
     if spec is not None:
         rows = str(spec.args.get("kind")).upper() == "ROWS"
-        start, end = spec.args.get("start"), spec.args.get("end")
-        if end is not None and str(end).upper() != "CURRENT ROW":
-            raise ValueError("OVER RANGE FOLLOWING windows are not supported yet.")
+        start = spec.args.get("start")  # ... PRECEDING AND CURRENT ROW (sql_validation checks it)
         if isinstance(start, str) and start.upper() == "CURRENT ROW":
             preceding = 0
         elif not (isinstance(start, str) and start.upper() == "UNBOUNDED"):
-            if str(spec.args.get("start_side")).upper() != "PRECEDING":
-                raise ValueError("OVER RANGE FOLLOWING windows are not supported yet.")
             if rows:
                 if not isinstance(start, exp.Literal) or start.is_string:
                     raise ValueError(f"OVER ROWS: {start.sql(dialect=DIALECT)} PRECEDING needs a number of rows")
@@ -751,12 +745,15 @@ def _expression(node, scope: Any = None) -> Any:
         value = _expression(node.this, scope)
         lenient = isinstance(node, exp.TryCast) and node.args.get("safe")  # sqlglot reads CAST as TryCast too
         return (value.try_cast if lenient else value.cast)(_data_type(node.to))
-    if isinstance(node, exp.Interval):
-        units = {"MILLISECOND": "millis", "SECOND": "seconds", "MINUTE": "minutes", "HOUR": "hours", "DAY": "days"}
-        unit = node.unit.name.upper().rstrip("S") if node.unit is not None else ""
-        if unit not in units:
-            raise ValueError(f"sql: the interval {node.sql()} is not supported by Kindling yet (units: {list(units)})")
-        return getattr(lit(float(node.this.this) if "." in node.this.this else int(node.this.this)), units[unit])
+    if isinstance(node, exp.Interval):  # a number of one unit of INTERVAL_UNIT_MS (sql_validation checks it)
+        import decimal
+
+        from kindling.table.sql_validation import INTERVAL_UNIT_MS, singular_unit
+
+        amount, unit = node.this.this, singular_unit(node.unit)
+        if "." in amount:  # exact milliseconds (as a float, 1.001 s would be 1000 ms)
+            return lit(int(decimal.Decimal(amount) * INTERVAL_UNIT_MS[unit])).millis
+        return getattr(lit(int(amount)), unit.lower() + "s")
     if isinstance(node, exp.Anonymous):
         from kindling.table.expressions import call
 

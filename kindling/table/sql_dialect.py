@@ -33,6 +33,9 @@ class Flink(Spark):
 
     class Tokenizer(Spark.Tokenizer):
         STRING_ESCAPES = ["'"]  # 'it''s' is it's (Spark's dialect reads 'it' 's', two strings)
+        # a hint (/*+ OPTIONS(...) */) stays a comment starting with "+" wherever it is (Spark's tokenizer
+        # drops the "+" of one not after SELECT): kindling/table/sql_validation.py refuses hints
+        KEYWORDS = {k: v for k, v in Spark.Tokenizer.KEYWORDS.items() if k != Spark.Tokenizer.HINT_START}
 
     class Parser(Spark.Parser):
         FUNC_TOKENS = Spark.Parser.FUNC_TOKENS | {TokenType.SESSION}

@@ -223,8 +223,6 @@ def _coalesce(node, t):
 
 
 def _in(node, t):
-    if node.args.get("query") is not None:
-        raise ValueError("sql: IN (subquery) is not supported by Kindling yet; join the table instead")
     return t(node.this).in_(*[t(e) for e in node.expressions])
 
 
@@ -283,7 +281,6 @@ _NODES = {
     "Substring": lambda n, t: t(n.this).substring(t(n.args["start"]), _arg(n, "length", t)),
     "Replace": lambda n, t: t(n.this).replace(t(n.expression), t(n.args["replacement"])),
     "RegexpReplace": lambda n, t: t(n.this).regexp_replace(t(n.expression), t(n.args["replacement"])),
-    "RegexpLike": lambda n, t: t(n.this).regexp(t(n.expression)),
     "SimilarTo": lambda n, t: t(n.this).similar(t(n.expression)),
     "Left": lambda n, t: t(n.this).left(t(n.expression)), "Right": lambda n, t: t(n.this).right(t(n.expression)),
     "Repeat": lambda n, t: t(n.this).repeat(t(n.args["times"])),

@@ -41,8 +41,8 @@ def test_a_rows_frame_over_splits_at_different_speeds(env):
 
 def test_a_range_frame_in_batch_mode(env):
     t_env = _events(env, EnvironmentSettings.in_batch_mode())
-    rows = t_env.sql_query("SELECT v, MAX(v) OVER (ORDER BY ts RANGE BETWEEN INTERVAL '12' MILLISECOND PRECEDING "
-                           "AND CURRENT ROW), COUNT(v) OVER (ORDER BY ts RANGE BETWEEN INTERVAL '12' MILLISECOND "
+    rows = t_env.sql_query("SELECT v, MAX(v) OVER (ORDER BY ts RANGE BETWEEN INTERVAL '0.012' SECOND PRECEDING "
+                           "AND CURRENT ROW), COUNT(v) OVER (ORDER BY ts RANGE BETWEEN INTERVAL '0.012' SECOND "
                            "PRECEDING AND CURRENT ROW) FROM events")
     assert sorted(tuple(r) for r in rows.execute().collect()) == [(v, v, min(3, v + 1)) for v in range(N)]
 

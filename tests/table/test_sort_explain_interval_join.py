@@ -31,8 +31,8 @@ def test_interval_joins_over_splits_at_different_speeds(env):
     t_env = StreamTableEnvironment.create(env)
     _view(t_env, env, "a", N, 2)
     _view(t_env, env, "b", N, 2, offset=3)  # b's row n is 3 ms after a's
-    query = ("SELECT a.id, b.v FROM a LEFT JOIN b ON a.id = b.id AND a.ts BETWEEN b.ts - INTERVAL '5' MILLISECOND "
-             "AND b.ts - INTERVAL '2' MILLISECOND AND b.v % 7 <> 0")
+    query = ("SELECT a.id, b.v FROM a LEFT JOIN b ON a.id = b.id AND a.ts BETWEEN b.ts - INTERVAL '0.005' SECOND "
+             "AND b.ts - INTERVAL '0.002' SECOND AND b.v % 7 <> 0")
     with t_env.sql_query(query).execute().collect() as rows:
         got = sorted(tuple(r) for r in rows)
     assert got == [(n, None if n % 7 == 0 else n * 10) for n in range(N)]

@@ -29,7 +29,7 @@ def test_select_where_and_views(any_env, capsys):
 
 @pytest.mark.parametrize("query, message", [
     ("SELECT name, id, COUNT(*) FROM src GROUP BY name", r"reads \['id'\], which are not grouped"),
-    ("SELECT LEVENSHTEIN(name, 'x') FROM src", r"the expression LEVENSHTEIN\(name, 'x'\) is not supported by Kindling yet"),
+    ("SELECT LEVENSHTEIN(name, 'x') FROM src", r"the function LEVENSHTEIN\(name, 'x'\) is not supported by Kindling"),
     ("SELECT a.id FROM src AS a JOIN src AS b ON a.id > b.id", "no equality of a column of each table"),
     ("INSERT INTO src SELECT * FROM src", "sql_query takes a SELECT query"),
     ("SELECT id FROM nope", "Object 'nope' not found"),
@@ -87,3 +87,10 @@ def test_string_literals_read_as_flink_reads_them():
     t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
     rows = list(t_env.sql_query(r"SELECT 'it''s', CHAR_LENGTH('a\nb') FROM (VALUES (1)) AS v(x)").execute().collect())
     assert [tuple(r) for r in rows] == [("it's", 4)]  # PyFlink 2.3's row: a backslash is a character
+
+
+def test_fractions_of_a_second_are_exact_milliseconds():
+    from kindling.table.sql import sql_expression
+
+    intervals = ["INTERVAL '1.001' SECOND", "INTERVAL '2' MINUTES"]
+    assert [sql_expression(i)._interval_ms for i in intervals] == [1001, 120_000]  # as a float: 1000 ms

@@ -59,7 +59,7 @@ def test_session_windows_and_hop_rows_in_streaming(env):
     t_env = clicks(env)
     sessions = t_env.sql_query(
         "SELECT k, window_start, window_end, COUNT(*) AS n FROM TABLE(SESSION(TABLE clicks PARTITION BY k, "
-        "DESCRIPTOR(ts), INTERVAL '20' MILLISECOND)) WHERE v % 100 <> 50 GROUP BY k, window_start, window_end")
+        "DESCRIPTOR(ts), INTERVAL '0.02' SECOND)) WHERE v % 100 <> 50 GROUP BY k, window_start, window_end")
     expected = []
     for k in range(3):  # a key's rows are 15 ms apart: a filtered row leaves a gap that ends a session
         times = [n * 5 for n in range(N) if n % 3 == k and n % 100 != 50]
