@@ -532,17 +532,6 @@ class KafkaWriter(SinkWriter):
                                           f"{COMMIT_TOPIC} at {self.spec.bootstrap_servers}: {exc}") from None
         self.marker_ready = True
 
-    def _transactions(self, spark: Any, batch_id: int) -> int:
-        """How many transactions micro-batch ``batch_id`` is spread over: as many as when it first ran."""
-        name = f"{batch_id}.transactions"
-        kept = self.books.read(name)
-        if kept is not None:
-            return int(kept)
-        n = int(spark.conf.get("spark.sql.shuffle.partitions"))
-        self.books.write(name, str(n).encode("ascii"))
-        self.books.delete(f"{batch_id - 3}.transactions")  # Spark replays the last batch only
-        return n
-
     def write(self, df: DataFrame, batch_id: int) -> int:
         spec = self.spec
         if PRODUCED in df.columns:  # the stage produced the records itself: rows count them
@@ -553,7 +542,7 @@ class KafkaWriter(SinkWriter):
             if not self.marker_ready:
                 self._ensure_marker_topic()
             query = df.sparkSession.sparkContext.getLocalProperty("sql.streaming.queryId")
-            transactions = self._transactions(df.sparkSession, batch_id)
+            transactions = self.books.transactions(df.sparkSession, batch_id)
             spread_by = F.col(df.columns[0])  # the value (serialized or pickled)
             if spec.key_schema is not None:
                 df = _with_keys(spec, df)

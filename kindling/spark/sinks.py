@@ -87,6 +87,19 @@ class SinkBookkeeping:
         except OSError:  # not there (each filesystem says so its own way)
             pass
 
+    def transactions(self, spark: Any, batch_id: int) -> int:
+        """How many transactions an exactly-once sink spreads micro-batch ``batch_id`` over:
+        ``spark.sql.shuffle.partitions`` when the batch first ran, the same number in a replay
+        whatever its parallelism, so that each record goes to the transaction it went to before."""
+        name = f"{batch_id}.transactions"
+        kept = self.read(name)
+        if kept is not None:
+            return int(kept)
+        n = int(spark.conf.get("spark.sql.shuffle.partitions"))
+        self.write(name, str(n).encode("ascii"))
+        self.delete(f"{batch_id - 3}.transactions")  # Spark replays the last batch only
+        return n
+
     def close(self) -> None:
         """Removes a temporary directory (a bound one stays with the checkpoint)."""
         if self.temporary:
