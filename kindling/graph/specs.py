@@ -218,8 +218,9 @@ class KafkaValueEncoder:
 class JdbcSinkSpec(SinkSpec):
     """Runs ``sql`` (JDBC ``?`` placeholders) for each element, a Row of ``type_info``, through the
     Python driver of the database ``url`` names; rows go in batches of ``batch_size`` (or older than
-    ``batch_interval_ms``), a failed batch is retried ``max_retries`` times. ``exactly_once``: one
-    transaction per task and micro-batch, with a commit marker so a replayed batch writes nothing."""
+    ``batch_interval_ms``), a failed batch is retried ``max_retries`` times. ``exactly_once``: a
+    micro-batch's rows spread over parts by their value, one transaction per part with a commit
+    marker so a replay writes only the parts that did not commit."""
 
     sql: str = ""
     type_info: Any = None

@@ -6,10 +6,10 @@ the oldest waiting row is ``batch_interval_ms`` old), each batch in one transact
 failing on a transient error (lost connection, lock, serialization failure) is retried
 ``max_retries`` times, one second more between attempts each time; any other error, or a
 transient one that outlasts the retries, fails the micro-batch and Spark replays it from the
-checkpoint. Exactly-once (``JdbcSink.exactly_once_sink``): a task writes its whole part of a
-micro-batch in one transaction that also inserts ``(job, batch, task)`` into
-``kindling_jdbc_commits``; a replayed batch whose marker is there writes nothing. The job is
-Spark's query id, which lives in the checkpoint, so a restarted job keeps it.
+checkpoint. Exactly-once (``JdbcSink.exactly_once_sink``): a micro-batch's rows are spread over a
+fixed number of parts by their value, each part written in one transaction that also inserts
+``(job, batch, part)`` into ``kindling_jdbc_commits``; a replayed part whose marker is there
+writes nothing (see :class:`JdbcWriter`).
 """
 from __future__ import annotations
 
@@ -18,17 +18,18 @@ import pickle
 import re
 import time
 import uuid
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 from urllib.parse import parse_qsl, unquote
 
 import pyarrow as pa
 from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 
 from kindling.common.types import RowKind, _create_row
 from kindling.graph.specs import JdbcSinkSpec, JdbcSourceSpec, split_jdbc_sql
 from kindling.runtime.errors import user_function_failure
 from kindling.runtime.type_check import checker_for
-from kindling.spark.sinks import SinkWriter
+from kindling.spark.sinks import SinkBookkeeping, SinkWriter
 
 SINK_NAME = "Sink: JdbcSink"
 CONNECT_TIMEOUT_S = 5  # an unreachable database fails a write attempt after this long, not a hang
@@ -227,15 +228,25 @@ class _Connection:
         self.connection = None
 
 
-def write_task(spec: JdbcSinkSpec, job: str, batch_id: int, task: int, batches: Iterator[pa.RecordBatch]) -> int:
-    """Writes one task's part of a micro-batch; returns how many rows it wrote."""
+class Part(NamedTuple):
+    """What one exactly-once transaction writes: part ``index`` of the ``count`` parts of micro-batch
+    ``batch`` of job ``job``."""
+
+    job: str
+    batch: int
+    index: int
+    count: int
+
+
+def write_task(spec: JdbcSinkSpec, batches: Iterator[pa.RecordBatch], part: Part | None = None) -> int:
+    """Writes one task's rows of a micro-batch (exactly-once: ``part``); returns how many it wrote."""
     database = _Database(spec)
     try:
         rows = _rows(batches, _row_converter(spec), spec)
         connection = _Connection(database)
         try:
-            if spec.exactly_once:
-                return _write_exactly_once(database, connection, list(rows), job, batch_id, task)
+            if part is not None:
+                return _write_exactly_once(database, connection, list(rows), part)
             return _write_batches(database, connection, rows)
         finally:
             connection.close()
@@ -284,25 +295,28 @@ def _write_batches(database: _Database, connection: _Connection, rows: Iterator[
     return written
 
 
-def _write_exactly_once(database: _Database, connection: _Connection, rows: list, job: str, batch_id: int,
-                        task: int) -> int:
+def _write_exactly_once(database: _Database, connection: _Connection, rows: list, part: Part) -> int:
+    """Writes ``part`` and its marker in one transaction, or nothing if the marker is there (a
+    replay of a part that committed)."""
     m = database.marker
     size = database.spec.batch_size
+    marker = (part.job, part.batch, part.index)
 
     def work(db) -> int:
         cursor = db.cursor()
         try:
-            cursor.execute(f"SELECT 1 FROM {MARKER_TABLE} WHERE job = {m} AND batch = {m} AND task = {m}",
-                           (job, batch_id, task))
+            cursor.execute(f"SELECT 1 FROM {MARKER_TABLE} WHERE job = {m} AND batch = {m} AND part = {m}",
+                           marker)
             if cursor.fetchone() is not None:  # committed before: Spark replays the batch
                 return 0
             for lo in range(0, len(rows), size):
                 _run_statements(database, cursor, rows[lo:lo + size])
-            cursor.execute(f"INSERT INTO {MARKER_TABLE} (job, batch, task) VALUES ({m}, {m}, {m})",
-                           (job, batch_id, task))
-            # Spark replays the last batch only: earlier markers are never read again.
-            cursor.execute(f"DELETE FROM {MARKER_TABLE} WHERE job = {m} AND task = {m} AND batch < {m}",
-                           (job, task, batch_id))
+            cursor.execute(f"INSERT INTO {MARKER_TABLE} (job, batch, part) VALUES ({m}, {m}, {m})",
+                           marker)
+            # Spark replays the last batch only: earlier markers are never read again (parts >= count:
+            # an earlier batch had more parts).
+            cursor.execute(f"DELETE FROM {MARKER_TABLE} WHERE job = {m} AND batch < {m} AND (part = {m} OR "
+                           f"part >= {m})", marker + (part.count,))
         finally:
             cursor.close()
         return len(rows)
@@ -311,7 +325,16 @@ def _write_exactly_once(database: _Database, connection: _Connection, rows: list
 
 
 class JdbcWriter(SinkWriter):
-    """Writes each micro-batch from the tasks that hold it (see the module's docstring)."""
+    """Writes each micro-batch from the tasks that hold it (see the module's docstring).
+
+    Exactly-once: a micro-batch's rows are spread over ``n`` parts by their value (the pickled
+    element), so that a replay puts each row in the part it was in before whatever its
+    partitioning: ``n`` is ``spark.sql.shuffle.partitions`` when the batch first ran, kept in the
+    sink's bookkeeping beside the checkpoint. Part ``p`` is written in one transaction that also
+    inserts ``(job, batch, p)`` into ``kindling_jdbc_commits``; a replayed part that finds its
+    marker writes nothing, so a replay that computes the same rows writes exactly those the first
+    attempt did not commit. The job is Spark's query id, which lives in the checkpoint, so a
+    restarted job keeps it (a BATCH job, never replayed, has an id of its own)."""
 
     def __init__(self, spec: JdbcSinkSpec):
         self.spec = spec
@@ -319,27 +342,44 @@ class JdbcWriter(SinkWriter):
             _postgres_arguments(spec)  # fails on URL parameters Kindling cannot pass on, before any batch
         self.run_id = uuid.uuid4().hex  # the job's id when no streaming query has one (BATCH, one-step)
         self.marker_ready = False
+        self.books = SinkBookkeeping("jdbc", f"{spec.url} {spec.sql}")
+
+    def bind(self, checkpoint_dir: str) -> None:
+        """Keeps the number of parts of each micro-batch under the job's checkpoint directory."""
+        self.books.bind(checkpoint_dir)
+
+    def finish(self) -> None:
+        self.books.close()
 
     def _create_marker_table(self) -> None:
         connection = _Connection(_Database(self.spec))
         try:
             connection.run(lambda db: db.cursor().execute(
                 f"CREATE TABLE IF NOT EXISTS {MARKER_TABLE} (job VARCHAR(64) NOT NULL, batch BIGINT NOT NULL, "
-                "task INTEGER NOT NULL, PRIMARY KEY (job, batch, task))"))
+                "part INTEGER NOT NULL, PRIMARY KEY (job, batch, part))"))
+            connection.failure = (f"JdbcSink: the table {MARKER_TABLE} is not the (job, batch, part) table of "
+                                  "Kindling's commit markers (an older Kindling's? drop it once no job that wrote "
+                                  "it is to be restarted) in")
+            connection.run(lambda db: db.cursor().execute(f"SELECT job, batch, part FROM {MARKER_TABLE} WHERE 1 = 0"))
         finally:
             connection.close()
         self.marker_ready = True
 
     def write(self, df: DataFrame, batch_id: int) -> int:
         spec = self.spec
-        if spec.exactly_once and not self.marker_ready:
-            self._create_marker_table()
-        job = df.sparkSession.sparkContext.getLocalProperty("sql.streaming.queryId") or self.run_id
+        job, parts = None, 0
+        if spec.exactly_once:
+            if not self.marker_ready:
+                self._create_marker_table()
+            job = df.sparkSession.sparkContext.getLocalProperty("sql.streaming.queryId") or self.run_id
+            parts = self.books.transactions(df.sparkSession, batch_id)
+            df = df.repartition(parts, F.col(df.columns[0]))  # Spark's hash of the element picks the part
 
         def write_partition(batches):
             from pyspark import TaskContext
 
-            n = write_task(spec, job, batch_id, TaskContext.get().partitionId(), batches)
+            part = None if job is None else Part(job, batch_id, TaskContext.get().partitionId(), parts)
+            n = write_task(spec, batches, part)
             yield pa.RecordBatch.from_arrays([pa.array([n], pa.int64())], names=["n"])
 
         return sum(r[0] for r in df.mapInArrow(write_partition, "n long").collect())

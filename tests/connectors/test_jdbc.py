@@ -181,6 +181,19 @@ def test_sqlite_inserts_and_upserts(make_env, tmp_path):
     assert all(name in (f"n{i}?", f"again{i}?") for i, name in again.items())
 
 
+def test_sqlite_exactly_once(make_env, tmp_path):
+    path = tmp_path / "shop.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE items (id INTEGER, name TEXT, amount REAL)")
+    env = make_env()
+    env.from_collection(_rows(100), ROW).rebalance().add_sink(JdbcSink.exactly_once_sink(
+        "INSERT INTO items (id, name, amount) VALUES (?, ?, ?)", ROW, _options(f"jdbc:sqlite:{path}")))
+    env.execute("sqlite exactly-once")
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT id FROM items ORDER BY id").fetchall() == [(i,) for i in range(100)]
+        assert {part for part, in connection.execute("SELECT part FROM kindling_jdbc_commits")} == {0, 1}
+
+
 def test_sqlite_missing_table_fails_without_retrying(make_env, tmp_path):
     env = make_env()
     env.from_collection(_rows(2), ROW).add_sink(JdbcSink.sink(
@@ -276,3 +289,68 @@ def test_restart_with_plain_inserts_duplicates_the_replayed_batch(make_env, post
     assert twice and twice[-1] == first - 1  # at-least-once: the replayed batch (up to the failure) is there twice
     assert twice == list(range(twice[0], first))
     assert sorted(set(got))[:first + 200] == list(range(first + 200))
+
+
+FAIL_ONCE_AFTER_THE_OTHER_PART = """
+CREATE SEQUENCE claims;
+CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.i >= 20 THEN
+    IF nextval('claims') = 1 THEN
+      FOR attempt IN 1..600 LOOP
+        IF EXISTS (SELECT 1 FROM kindling_jdbc_commits WHERE batch = 1) THEN
+          RAISE EXCEPTION 'injected failure in the middle of a micro-batch';
+        END IF;
+        PERFORM pg_sleep(0.1);
+      END LOOP;
+      RAISE EXCEPTION 'no other transaction of the micro-batch committed within 60 s';
+    END IF;
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER fail_once BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_once();
+"""
+
+
+def test_exactly_once_replay_after_a_parallelism_change(make_env, postgres, tmp_path):
+    """A bounded sequence read in two micro-batches of 20 elements, each batch cut into as many
+    splits as the parallelism, into the exactly-once sink. A trigger on the table fails the
+    transaction that first inserts a row of the second micro-batch (claimed through a sequence,
+    which no rollback resets) once another transaction of the batch has committed its marker; the
+    job is started again with parallelism 3 instead of 2. The replay's tasks hold other rows than the
+    first attempt's, but each row goes to the part it went to before (chosen by its value), so the
+    replay skips the committed part and writes the other: the table holds every row once."""
+    database, query = _database_with(postgres, "CREATE TABLE events (i BIGINT NOT NULL)")
+    with postgres.connect(database) as connection:
+        connection.execute(FAIL_ONCE_AFTER_THE_OTHER_PART)
+    url = postgres.url(database)
+
+    def start(parallelism: int):
+        env = make_env(**{"execution.checkpointing.dir": str(tmp_path / "checkpoints"),
+                          "kindling.source.max-records-per-batch": "20"})
+        env.set_parallelism(parallelism)
+        env.generate_sequence(0, 39).map(lambda i: Row(i), Types.ROW([Types.LONG()])).add_sink(
+            JdbcSink.exactly_once_sink("INSERT INTO events (i) VALUES (?)", Types.ROW([Types.LONG()]),
+                                       _options(url)))
+        return env.execute_async("jdbc parallelism change")
+
+    ids = lambda: Counter(r[0] for r in query("SELECT i FROM events"))  # noqa: E731
+    with pytest.raises(Exception, match="injected failure"):
+        start(2).get_job_execution_result().result(300)
+    before = ids()
+    assert set(range(20)) < set(before) < set(range(40))  # the second batch in part
+    assert max(before.values()) == 1
+
+    start(3).get_job_execution_result().result(300)
+    assert ids() == Counter(range(40))
+    # the markers of the last batch's parts (as many as when it first ran) are kept, earlier ones deleted
+    assert sorted(query("SELECT batch, part FROM kindling_jdbc_commits")) == [(1, 0), (1, 1)]
+
+
+def test_marker_table_of_another_layout_fails_naming_it(make_env, postgres):
+    database, _ = _database_with(postgres, "CREATE TABLE kindling_jdbc_commits (job TEXT, batch BIGINT, task INT)")
+    env = make_env()
+    env.from_collection([Row(1)], Types.ROW([Types.LONG()])).add_sink(JdbcSink.exactly_once_sink(
+        "INSERT INTO t (i) VALUES (?)", Types.ROW([Types.LONG()]), _options(postgres.url(database))))
+    with pytest.raises(Exception, match=r"the table kindling_jdbc_commits is not the \(job, batch, part\) table"):
+        env.execute("jdbc old markers")

@@ -27,8 +27,9 @@ __all__ = ["JdbcSink", "JdbcConnectionOptions", "JdbcExecutionOptions"]
 
 class JdbcSink(SinkFunction):
     """A sink for ``stream.add_sink`` running an SQL statement per element. ``sink`` is
-    at-least-once (an upsert makes it idempotent); ``exactly_once_sink`` writes each task's part
-    of a micro-batch in one transaction with a commit marker, so a replayed batch writes nothing."""
+    at-least-once (an upsert makes it idempotent); ``exactly_once_sink`` writes each part of a
+    micro-batch in one transaction with a commit marker, so a replay writes only the parts that
+    did not commit."""
 
     def __init__(self, spec: JdbcSinkSpec):
         self._spec = spec
@@ -47,9 +48,11 @@ class JdbcSink(SinkFunction):
     @staticmethod
     def exactly_once_sink(sql: str, type_info: RowTypeInfo, jdbc_connection_options: "JdbcConnectionOptions",
                           jdbc_execution_options: "JdbcExecutionOptions" = None) -> "JdbcSink":
-        """Like :meth:`sink`, but each task writes its part of a micro-batch in one transaction that
-        also records ``(job, batch, task)`` in the table ``kindling_jdbc_commits``: a batch Spark
-        replays after a failure finds its marker and writes nothing (Flink's XA sink, without XA)."""
+        """Like :meth:`sink`, but a micro-batch's rows are spread over a fixed number of parts by
+        their value, each written in one transaction that also records ``(job, batch, part)`` in the
+        table ``kindling_jdbc_commits``: a part Spark replays after a failure finds its marker and
+        writes nothing, whatever the replay's parallelism (Flink's XA sink, without XA; see
+        docs/fault-tolerance.md for what it guarantees when)."""
         return JdbcSink(_spec(sql, type_info, jdbc_connection_options, jdbc_execution_options, True))
 
 
