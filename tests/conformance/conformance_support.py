@@ -75,7 +75,10 @@ def run_on_kindling(scripts: list[str], python: str = sys.executable, timeout: f
     returns each one's (stdout, "ok" or the failure)."""
     from run_on_kindling import MARKER
 
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "KINDLING_CONF")}
+    import kindling
+
+    env = {k: v for k, v in os.environ.items() if k != "KINDLING_CONF"}
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(kindling.__file__))  # the Kindling under test
     env.setdefault("KINDLING_SPARK_MASTER", "local[2]")
     command = [python, "-m", "kindling", "run", os.path.join(HERE, "run_on_kindling.py"), *scripts]
     try:
