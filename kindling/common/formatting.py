@@ -6,6 +6,7 @@ them: rows as ``+I[1,a]`` (a missing field as ``None``), tuples as ``(1,a)``, ma
 """
 from __future__ import annotations
 
+import decimal
 from typing import Any
 
 
@@ -57,3 +58,24 @@ def _java_row_string(value: Any, type_info: Any, kinds: tuple) -> str:
         return "null"
     short = value.get_row_kind().short_string() if hasattr(value, "get_row_kind") else "+I"
     return short + "[" + ", ".join(_java_string(v, t, kinds) for v, t in zip(value, type_info.get_field_types())) + "]"
+
+
+def java_number(value: float, single: bool = False) -> str:
+    """A FLOAT (``single``) or DOUBLE as Java's ``toString`` writes it: ``1.5``, ``1.0E20``."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    if single:
+        import numpy
+
+        text = str(numpy.float32(value))
+    else:
+        text = repr(float(value))
+    magnitude = abs(float(text))
+    if magnitude == 0 or 1e-3 <= magnitude < 1e7:
+        plain = format(decimal.Decimal(text), "f")
+        return plain if "." in plain else plain + ".0"
+    sign, digits, exponent = decimal.Decimal(text).as_tuple()
+    mantissa = str(digits[0]) + "." + ("".join(map(str, digits[1:])).rstrip("0") or "0")
+    return ("-" if sign else "") + f"{mantissa}E{len(digits) - 1 + exponent}"

@@ -1,4 +1,5 @@
 """Durations, time spans and instants, as in ``pyflink.common.time``."""
+import datetime
 from typing import Union
 
 __all__ = ['Duration', 'Time', 'Instant', 'to_millis', 'duration_millis', 'MIN_WATERMARK',
@@ -189,10 +190,39 @@ def to_millis(value: Union[Time, Duration, int]) -> int:
         raise TypeError("expected Time, Duration or int milliseconds, got bool")
     if isinstance(value, int):
         return value
-    import datetime
     if isinstance(value, datetime.timedelta):
         return value // datetime.timedelta(milliseconds=1)
     raise TypeError("expected Time, Duration or int milliseconds, got %s" % type(value).__name__)
+
+
+# -- TIMESTAMP and TIMESTAMP_LTZ values of the Table API ------------------------------------
+
+#: Flink's default pattern of UNIX_TIMESTAMP, FROM_UNIXTIME and TO_TIMESTAMP
+DEFAULT_TIMESTAMP_FORMAT = "yyyy-MM-dd HH:mm:ss"
+#: the epoch as a TIMESTAMP value (a naive datetime: Kindling's session time zone is UTC)
+EPOCH = datetime.datetime(1970, 1, 1)
+
+
+def epoch_millis(moment: datetime.datetime) -> int:
+    """Milliseconds since the epoch of a TIMESTAMP value (a naive datetime, UTC)."""
+    return (moment - EPOCH) // datetime.timedelta(milliseconds=1)
+
+
+def timestamp_of(value: Union[datetime.datetime, 'Instant', int]) -> datetime.datetime:
+    """The TIMESTAMP value (a naive datetime, UTC) of a datetime, an Instant or epoch milliseconds."""
+    if isinstance(value, datetime.datetime):
+        return value
+    millis = value.to_epoch_milli() if isinstance(value, Instant) else int(value)
+    return EPOCH + datetime.timedelta(milliseconds=millis)
+
+
+def instant_of(value: Union[datetime.datetime, 'Instant', int]) -> 'Instant':
+    """The TIMESTAMP_LTZ value (an Instant) of a TIMESTAMP's datetime (UTC), an Instant or epoch milliseconds."""
+    if isinstance(value, Instant):
+        return value
+    if isinstance(value, datetime.datetime):
+        return Instant.of_epoch_milli(epoch_millis(value))
+    return Instant.of_epoch_milli(int(value))
 
 
 # -- Flink's duration notation in configuration values ------------------------------------

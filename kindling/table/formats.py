@@ -18,6 +18,7 @@ import json
 import re
 from typing import Any, Callable, Dict, List, Optional
 
+from kindling.common.formatting import java_number
 from kindling.common.serialization import DeserializationSchema, Encoder, SerializationSchema
 from kindling.common.types import Row, RowKind, _create_row
 from kindling.datastream.formats.csv import CsvReaderFormat, CsvSchema
@@ -41,27 +42,6 @@ FORMAT_OPTIONS = {
 #: formats whose records are changes, so a sink using them takes an updating table
 CHANGELOG_FORMATS = ("canal-json",)
 _SQL_TIMESTAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z?)$")
-
-
-def java_number(value: float, single: bool = False) -> str:
-    """A FLOAT (``single``) or DOUBLE as Java's ``toString`` writes it: ``1.5``, ``1.0E20``."""
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    if single:
-        import numpy
-
-        text = str(numpy.float32(value))
-    else:
-        text = repr(float(value))
-    magnitude = abs(float(text))
-    if magnitude == 0 or 1e-3 <= magnitude < 1e7:
-        plain = format(decimal.Decimal(text), "f")
-        return plain if "." in plain else plain + ".0"
-    sign, digits, exponent = decimal.Decimal(text).as_tuple()
-    mantissa = str(digits[0]) + "." + ("".join(map(str, digits[1:])).rstrip("0") or "0")
-    return ("-" if sign else "") + f"{mantissa}E{len(digits) - 1 + exponent}"
 
 
 def _timestamp_text(moment: datetime.datetime) -> str:
