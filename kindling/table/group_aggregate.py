@@ -13,7 +13,8 @@ from kindling.common.types import RowKind, _create_row
 from kindling.datastream.functions import KeyedProcessFunction
 from kindling.common.time import MAX_WATERMARK
 from kindling.graph.specs import GroupAggregateSpec
-from kindling.table.expressions import INTEGRAL, NUMERIC, Expression, unaliased
+from kindling.table.expressions import Expression, unaliased
+from kindling.table.planner.types import INTEGRAL, NUMERIC
 
 __all__ = ["GroupAggregateFunction", "GroupKey", "relational_aggregate"]
 

@@ -178,8 +178,8 @@ def _literal(node) -> Tuple[Any, Any]:
 
 def _values_type(types: List[Any]) -> Any:
     """The type every value of a VALUES column fits."""
-    from kindling.table.builtins import common_type
-    from kindling.table.expressions import _precision_scale
+    from kindling.table.planner.types import common_type
+    from kindling.table.planner.types import precision_scale as _precision_scale
     from kindling.table.types import DataTypes
 
     known = [t for t in types if t.type_name != "NULL"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from kindling.common.time import DEFAULT_TIMESTAMP_FORMAT
 from kindling.table import builtins as fn
 from kindling.table import json_functions as js
 
@@ -88,8 +89,7 @@ def _case(node, t):
 
 
 def _null_like(value):
-    return fn.call("null", (value,), lambda types: types[0], lambda v: None, lambda c: fn._F().lit(None),
-                   strict=False, nullable=True)
+    return fn.builtin_call("null", (value,))
 
 
 def _is(node, t):
@@ -161,7 +161,7 @@ def _log(node, t):
     if base is None:
         return value.ln
     named = {"10": "log10", "2": "log2"}.get(base.name) if base.is_int else None
-    return getattr(value, named) if named else fn.log(t(base), value)
+    return getattr(value, named) if named else fn.log(value, t(base))
 
 
 def _time_to_str(node, t):
@@ -182,12 +182,12 @@ def _to_date(node, t):
 
 def _str_to_unix(node, t):
     pattern = _java_format(node.args.get("format"))
-    return fn.unix_timestamp(t(node.this), None if pattern == fn._DEFAULT_TIMESTAMP else pattern)
+    return fn.unix_timestamp(t(node.this), None if pattern == DEFAULT_TIMESTAMP_FORMAT else pattern)
 
 
 def _unix_to_str(node, t):
     pattern = _java_format(node.args.get("format"))
-    return fn.from_unixtime(t(node.this), None if pattern == fn._DEFAULT_TIMESTAMP else pattern)
+    return fn.from_unixtime(t(node.this), None if pattern == DEFAULT_TIMESTAMP_FORMAT else pattern)
 
 
 def _timestamp_diff(node, t):

@@ -176,7 +176,7 @@ def _with_metadata(t_env, table: Table, schema) -> Table:
 def _of_epoch_millis(data_type: DataType):
     """The function making a value of ``data_type`` of a timestamp in epoch milliseconds."""
     from kindling.common.time import Instant
-    from kindling.table.builtins import cast_value
+    from kindling.runtime.table.casts import cast_value
 
     if data_type.type_name == "TIMESTAMP_LTZ":
         return Instant.of_epoch_milli

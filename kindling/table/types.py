@@ -58,6 +58,11 @@ class DataType:
             return None
         return int(self._name.split("(", 1)[1].split(",")[0].rstrip(")"))
 
+    @functools.cached_property
+    def scale(self) -> Optional[int]:
+        """The scale of a DECIMAL (None for other types)."""
+        return int(self._name.split(",")[1].strip(" )")) if self.type_name == "DECIMAL" else None
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, DataType) and (self._name, self._nullable) == (other._name, other._nullable)
 

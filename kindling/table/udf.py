@@ -23,7 +23,7 @@ import abc
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 from kindling.common.unsupported import unsupported
-from kindling.table.expressions import Aggregate, Expression
+from kindling.table.expressions import Expression, _expr, aggregate_node, node
 from kindling.table.types import DataType
 
 __all__ = ["AggregateFunction", "FunctionContext", "ScalarFunction", "TableAggregateFunction", "TableFunction",
@@ -194,36 +194,34 @@ class UserDefinedScalarFunctionWrapper(_Function):
         self._result_type = _data_type(result_type, "result_type")
 
     def __call__(self, *args) -> Expression:
-        from kindling.table.expressions import _expr
-
         arguments = tuple(_expr(a) for a in args)
-        result_type = self._result_type
-        expression = Expression(_no_spark_column, lambda _: result_type,
-                                f"{self._name}({', '.join(a._text for a in arguments)})",
-                                evaluate=lambda env: self._scalar([a.evaluate(env) for a in arguments]),
-                                children=arguments)
-        expression._python_function = True
-        return expression
+        return node("udf", arguments, (self,), f"{self._name}({', '.join(a._text for a in arguments)})")
 
 
 class TableFunctionCall(Expression):
     """A call of a table function (``split(col('line'))``), for join_lateral; ``alias`` names its
     result columns."""
 
-    def __init__(self, function: "UserDefinedTableFunctionWrapper", arguments: tuple,
-                 names: Optional[List[str]] = None):
-        super().__init__(_no_spark_column, lambda _: None,
-                         f"{function._name}({', '.join(a._text for a in arguments)})", children=arguments)
-        self._function = function
-        self._names = names
-        self._python_function = True
+    @property
+    def _function(self) -> "UserDefinedTableFunctionWrapper":
+        return self._payload[0]
+
+    @property
+    def _names(self) -> Optional[List[str]]:
+        return self._payload[1]
 
     def alias(self, name: str, *extra_names: str) -> "TableFunctionCall":
         names = [name, *extra_names]
         if len(names) != len(self._function._result_types):
             raise ValueError(f"alias: {len(names)} names {names} for the {len(self._function._result_types)} "
                              f"result columns of {self._function._name}")
-        return TableFunctionCall(self._function, self._children, names)
+        return _table_function_call(self._function, self._operands, names)
+
+
+def _table_function_call(function: "UserDefinedTableFunctionWrapper", arguments: tuple,
+                         names: Optional[List[str]] = None) -> TableFunctionCall:
+    return node("udtf", arguments, (function, names), f"{function._name}({', '.join(a._text for a in arguments)})",
+                cls=TableFunctionCall)
 
 
 class UserDefinedTableFunctionWrapper(_Function):
@@ -241,9 +239,7 @@ class UserDefinedTableFunctionWrapper(_Function):
         return self
 
     def __call__(self, *args) -> TableFunctionCall:
-        from kindling.table.expressions import _expr
-
-        return TableFunctionCall(self, tuple(_expr(a) for a in args))
+        return _table_function_call(self, tuple(_expr(a) for a in args))
 
     def _produce(self, args: List[Any]) -> Iterable[List[Any]]:
         from kindling.common.types import Row
@@ -256,42 +252,6 @@ class UserDefinedTableFunctionWrapper(_Function):
                 yield list(value)
             else:
                 yield [value]
-
-
-class _UserAggregate(Aggregate):
-    """An aggregate function's accumulator calls, for the grouping operator."""
-
-    def __init__(self, function: "UserDefinedAggregateFunctionWrapper"):
-        super().__init__("udaf")
-        self.function = function
-
-    def data_type(self, argument: DataType) -> DataType:
-        return self.function._result_type
-
-    def create(self, float32: bool = False):
-        if self.function._func_type == "pandas":
-            return []
-        return self.function._object().create_accumulator()
-
-    def accumulate(self, acc, values: List[Any], sign: int) -> None:
-        if self.function._func_type == "pandas":
-            acc.append(values) if sign > 0 else acc.remove(values)
-        elif sign > 0:
-            self.function._object().accumulate(acc, *values)
-        else:
-            self.function._object().retract(acc, *values)
-
-    def result(self, acc, integral: bool) -> Any:
-        if self.function._func_type == "pandas":
-            import pandas
-
-            # PyFlink's Series have their column's dtype: FLOAT ones compute in float32
-            columns = [pandas.Series(list(values), dtype="float32" if self.argument_types[i:i + 1] == ["FLOAT"]
-                                     else None) for i, values in enumerate(zip(*acc))]
-            return self.function._callable()(*columns)
-        if self.function._table_aggregate:
-            return list(self.function._object().emit_value(acc))
-        return self.function._object().get_value(acc)
 
 
 class UserDefinedAggregateFunctionWrapper(_Function):
@@ -320,17 +280,8 @@ class UserDefinedAggregateFunctionWrapper(_Function):
         return self._f
 
     def __call__(self, *args) -> Expression:
-        from kindling.table.expressions import _expr
-
         arguments = tuple(_expr(a) for a in args)
-        aggregate = _UserAggregate(self)
-        return Expression(_no_spark_column, lambda _: self._result_type,
-                          f"{self._name}({', '.join(a._text for a in arguments)})", children=arguments,
-                          aggregate=aggregate)
-
-
-def _no_spark_column():
-    raise AssertionError("a Python function's expression is evaluated in Python, not as a Spark column")
+        return aggregate_node(self, arguments, text=f"{self._name}({', '.join(a._text for a in arguments)})")
 
 
 def udf(f: Any = None, input_types=None, result_type: Union[DataType, str, None] = None, deterministic=None,

@@ -1,0 +1,96 @@
+"""Flink's CAST between SQL types, as a function built once per cast (:func:`caster`): numbers, strings,
+BOOLEAN, DATE, TIME, TIMESTAMP and TIMESTAMP_LTZ values; a value that does not convert raises
+ValueError (TRY_CAST makes it null)."""
+from __future__ import annotations
+
+import datetime
+import decimal
+from typing import Any, Callable, Optional
+
+from kindling.common.formatting import java_number
+from kindling.common.time import instant_of, timestamp_of
+from kindling.runtime.table.dates import to_datetime
+
+__all__ = ["cast_value", "caster", "text_of"]
+
+_INTEGRAL = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+_STRINGS = ("STRING", "VARCHAR", "CHAR")
+_TRUE, _FALSE = {"t", "true", "y", "yes", "1"}, {"f", "false", "n", "no", "0"}
+
+
+def cast_value(value: Any, source: Any, target: Any) -> Any:
+    """``value`` of the type ``source`` (None: unknown) as a value of ``target``, as Flink's CAST
+    converts it; ValueError when it does not convert."""
+    return caster(source, target)(value)
+
+
+def caster(source: Any, target: Any) -> Callable[[Any], Any]:
+    """The function converting a (non-null) value of ``source`` (a DataType, None: unknown) to ``target``."""
+    name = target.type_name
+    if name in _INTEGRAL:
+        return lambda value: int(_number(value, int))
+    if name == "FLOAT":
+        import numpy
+
+        return lambda value: float(numpy.float32(_number(value, float)))
+    if name == "DOUBLE":
+        return lambda value: float(_number(value, float))
+    if name == "DECIMAL":
+        quantum = decimal.Decimal(1).scaleb(-int(target._name.split(",")[1].strip(" )")))
+
+        def to_decimal(value):
+            number = _number(value, decimal.Decimal)
+            exact = decimal.Decimal(repr(number) if isinstance(number, float) else number)
+            return exact.quantize(quantum, decimal.ROUND_HALF_UP)
+        return to_decimal
+    if name in _STRINGS:
+        return lambda value: text_of(value, source)
+    if name == "BOOLEAN":
+        return _boolean
+    if name == "DATE":
+        return lambda value: datetime.date.fromisoformat(value.strip()) if isinstance(value, str) else \
+            to_datetime(value).date()
+    if name == "TIME":
+        return lambda value: datetime.time.fromisoformat(value.strip()) if isinstance(value, str) else \
+            to_datetime(value).time()
+    if name == "TIMESTAMP":
+        return lambda value: datetime.datetime.fromisoformat(value.strip()) if isinstance(value, str) else \
+            to_datetime(value) if isinstance(value, datetime.date) else timestamp_of(value)
+    if name == "TIMESTAMP_LTZ":
+        return lambda value: instant_of(datetime.datetime.fromisoformat(value.strip())) if isinstance(value, str) \
+            else instant_of(to_datetime(value) if isinstance(value, datetime.date) else value)
+    raise ValueError(f"cast to {target!r} is not supported by Kindling yet")
+
+
+def _number(value: Any, kind: type) -> Any:
+    if isinstance(value, str):
+        return kind(value.strip())
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text not in _TRUE | _FALSE:
+            raise ValueError(f"CAST('{value}' AS BOOLEAN): not a boolean")
+        return text in _TRUE
+    return bool(value)
+
+
+def text_of(value: Any, source: Optional[Any]) -> str:
+    """A value as Flink's CAST(... AS STRING) writes it (timestamps with their type's fraction digits)."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        return java_number(value, source is not None and source.type_name == "FLOAT")
+    if isinstance(value, decimal.Decimal):
+        return format(value, "f")
+    if hasattr(value, "to_epoch_milli"):
+        value = timestamp_of(value)
+    if isinstance(value, datetime.datetime):
+        digits = (source.precision if source is not None else None) or 0
+        text = value.strftime("%Y-%m-%d %H:%M:%S")
+        return text + "." + f"{value.microsecond:06d}"[:digits].ljust(digits, "0") if digits else text
+    return str(value)

@@ -1,0 +1,87 @@
+"""A resolved expression (kindling/table/planner/expressions.py) compiled once into a Python function
+of a row, per plan and task: each built-in call's implementation (kindling/runtime/table/functions.py)
+is made once, with its literal patterns and formats prepared then, and a strict call returns null
+for a null operand without calling it.
+
+Example::
+
+    evaluate = compile_expression(resolve(col('s').like('a%'), ['s'], [DataTypes.STRING()]))
+    evaluate(['abc'])   # True
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, Optional, Sequence
+
+from kindling.runtime.table.functions import PYTHON
+
+__all__ = ["Leaf", "compile_expression"]
+
+Compiled = Callable[[Any], Any]
+#: compiles the nodes a caller evaluates its own way (a column read by name, an aggregate's result);
+#: None for the others
+Leaf = Callable[[Any], Optional[Compiled]]
+
+
+def compile_expression(node: Any, leaf: Optional[Leaf] = None) -> Compiled:
+    """The function of a row computing ``node``: a row is the sequence of the input columns' values,
+    read by the InputRefs' indexes, unless ``leaf`` compiles a node otherwise."""
+    return _Compiler(leaf).compile(node)
+
+
+class _Compiler:
+    def __init__(self, leaf: Optional[Leaf]):
+        self.leaf = leaf
+
+    def compile(self, node: Any) -> Compiled:
+        own = self.leaf(node) if self.leaf is not None else None
+        if own is not None:
+            return own
+        kind = type(node).__name__
+        if kind == "InputRef":
+            return operator.itemgetter(node.index)
+        if kind == "Literal":
+            value = node.value
+            return lambda row: value
+        if kind == "Call":
+            return _applied(PYTHON[node.function](node), self._operands(node.operands), node.strict)
+        if kind == "UdfCall":
+            function, operands = node.function, self._operands(node.operands)
+            return lambda row: function._scalar([o(row) for o in operands])
+        if kind == "ClosureCall":
+            return _applied(node.function, self._operands(node.operands), node.strict)
+        raise ValueError(f"{node} is computed by its operator (an aggregation, a window, a correlate), not "
+                         "evaluated on a row")
+
+    def _operands(self, operands: Sequence[Any]) -> list:
+        return [self.compile(o) for o in operands]
+
+
+def _applied(function: Callable[..., Any], operands: list, strict: bool) -> Compiled:
+    """``function`` of the operands' values (None for a null one when ``strict``)."""
+    if not operands:
+        return lambda row: function()
+    if len(operands) == 1:
+        (a,) = operands
+        if strict:
+            def unary(row):
+                value = a(row)
+                return None if value is None else function(value)
+            return unary
+        return lambda row: function(a(row))
+    if len(operands) == 2:
+        a, b = operands
+        if strict:
+            def binary(row):
+                x = a(row)
+                if x is None:
+                    return None
+                y = b(row)
+                return None if y is None else function(x, y)
+            return binary
+        return lambda row: function(a(row), b(row))
+
+    def nary(row):
+        values = [o(row) for o in operands]
+        return None if strict and any(v is None for v in values) else function(*values)
+    return nary

@@ -1,0 +1,30 @@
+"""A resolved expression (kindling/table/planner/expressions.py) as a Spark Column over a DataFrame
+whose columns are named as the expression's InputRefs name them: built-in calls by their Spark
+implementations (kindling/spark/table/functions.py). Only expressions the planner keeps in Spark
+(``python_only`` None) translate; anything else fails naming the node."""
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from kindling.spark.table.functions import SPARK, aggregate_column
+
+__all__ = ["column"]
+
+
+def column(node: Any) -> Column:
+    """The Spark Column computing ``node``."""
+    kind = type(node).__name__
+    if kind == "InputRef":
+        return F.col(f"`{node.name}`")
+    if kind == "Literal":
+        return F.lit(node.value)
+    if kind == "Call":
+        return SPARK[node.function](node, *[column(o) for o in node.operands])
+    if kind == "AggregateCall" and isinstance(node.function, str) and node.filter is None:
+        return aggregate_column(node.function, node.distinct, column(node.operands[0]))
+    if kind == "ClosureCall" and node.spark is not None:
+        return node.spark(*[column(o) for o in node.operands])
+    raise ValueError(f"{node} is computed in Python, not as a Spark column")
