@@ -18,9 +18,9 @@ from kindling.common.time import epoch_millis, timestamp_of  # noqa: F401 (epoch
 from kindling.common.time import instant_of as to_instant  # noqa: F401 (for the table operators)
 from kindling.table.builtins import (  # noqa: F401 (coalesce, map_from_arrays, with_all_columns: PyFlink's, not in *)
     BuiltinMethods, array, atan2, call_sql, coalesce, concat, concat_ws, convert_tz, current_database, current_date,
-    current_time, current_timestamp, date_format, e, from_unixtime, if_then_else, local_time, local_timestamp, log, map_,
-    map_from_arrays, negative, null_of, pi, rand, rand_integer, range_, row, timestamp_diff, to_date, to_timestamp_ltz,
-    unix_timestamp, uuid, with_all_columns, with_columns, without_columns)
+    current_time, current_timestamp, date_format, e, from_unixtime, if_then_else, local_time, local_timestamp, log,
+    map_, map_from_arrays, negative, null_of, pi, rand, rand_integer, range_, row, timestamp_diff, to_date,
+    to_timestamp_ltz, unix_timestamp, uuid, with_all_columns, with_columns, without_columns)
 from kindling.table.builtins import (current_watermark, descriptor, json_array_agg, json_object_agg, lag,  # noqa: F401
                                      lead, object_of, source_watermark, temporal_overlaps)  # gaps: raise clearly
 from kindling.table.json_functions import JsonMethods, json, json_array, json_object, json_string

@@ -1,7 +1,8 @@
 """Flink SQL's built-in functions (``UPPER(s)``, ``JSON_VALUE(j, '$.a')``, ``CASE WHEN ...``) translated
 from sqlglot's tree into the Table API's built-in functions (kindling/table/builtins.py), so SQL and the
 Table API compute them one way. sqlglot's Spark dialect reads many calls into typed nodes (``Upper``,
-``StrPosition``, ``TimeToStr`` with a strftime format); the others are ``Anonymous`` calls by name.
+``StrPosition``, ``TimeToStr`` with a strftime format); the others are ``Anonymous`` calls by name, which
+call the function definition of that SQL name (kindling/table/planner/functions.py).
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any, Callable, Optional
 
 from kindling.common.time import DEFAULT_TIMESTAMP_FORMAT
 from kindling.table import builtins as fn
-from kindling.table import json_functions as js
+from kindling.table.planner.functions import by_sql_name
 
 __all__ = ["sql_function"]
 
@@ -28,6 +29,13 @@ def sql_function(node: Any, translate: Translate) -> Optional[Any]:
         named = _NAMED.get(node.name.upper())
         if named is not None:
             return named(*[_argument(a, translate) for a in node.expressions])
+        definition = by_sql_name(node.name)
+        if definition is not None and definition.parameters is None:  # called as written: F(operands)
+            return fn.builtin_call(definition.name, [translate(a) for a in node.expressions])
+    elif isinstance(node, exp.Func) and set(node.args) == {"this"}:  # a function of one operand sqlglot types
+        definition = by_sql_name(node.sql_name())
+        if definition is not None and definition.parameters is None:
+            return fn.builtin_call(definition.name, [translate(node.this)])
     return None
 
 
@@ -314,20 +322,6 @@ _NODES.update({"StddevPop": _aggregate("stddev_pop"), "StddevSamp": _aggregate("
                "LastValue": _aggregate("last_value"), "ArrayAgg": _aggregate("array_agg"),
                "GroupConcat": lambda n, t: t(n.this).list_agg(_arg(n, "separator", t))})
 
-_NAMED = {
-    "SPLIT_INDEX": lambda s, sep, i: s.split_index(sep, i), "BIN": lambda v: v.bin, "BTRIM": lambda s, *c: s.btrim(*c),
-    "REGEXP": lambda s, r: s.regexp(r), "CARDINALITY": lambda v: v.cardinality, "ELEMENT": lambda v: v.element,
-    "ROW": fn.row, "JSON_VALUE": _json_value, "JSON_QUERY": _json_query, "JSON_EXISTS": _json_exists,
-    "JSON_STRING": js.json_string, "JSON_QUOTE": lambda s: s.json_quote(), "JSON_UNQUOTE": lambda s: s.json_unquote(),
-    "LOG2": lambda v: v.log2, "LOG10": lambda v: v.log10, "E": fn.e, "COT": lambda v: v.cot,
-    "RAND_INTEGER": fn.rand_integer, "TO_TIMESTAMP_LTZ": fn.to_timestamp_ltz, "LOCALTIMESTAMP": fn.local_timestamp,
-    "NOW": fn.current_timestamp, "URL_ENCODE": lambda s: s.url_encode(), "URL_DECODE": lambda s: s.url_decode(),
-    "TRANSLATE": lambda s, a, b: s.translate(a, b), "REGEXP_COUNT": lambda s, r: s.regexp_count(r),
-    "REGEXP_SUBSTR": lambda s, r: s.regexp_substr(r), "REGEXP_INSTR": lambda s, r: s.regexp_instr(r),
-    "ARRAY_CONTAINS": lambda a, v: a.array_contains(v), "ARRAY_DISTINCT": lambda a: a.array_distinct(),
-    "ARRAY_POSITION": lambda a, v: a.array_position(v), "ARRAY_REMOVE": lambda a, v: a.array_remove(v),
-    "ARRAY_REVERSE": lambda a: a.array_reverse(), "ARRAY_JOIN": lambda a, *d: a.array_join(*d),
-    "ARRAY_MAX": lambda a: a.array_max(), "ARRAY_MIN": lambda a: a.array_min(),
-    "ARRAY_SLICE": lambda a, *b: a.array_slice(*b), "ARRAY_UNION": lambda a, b: a.array_union(b),
-    "MAP_KEYS": lambda m: m.map_keys, "MAP_VALUES": lambda m: m.map_values,
-}
+#: the SQL functions sqlglot leaves unparsed whose Table API call differs from the definition's call
+_NAMED = {"ROW": fn.row, "JSON_VALUE": _json_value, "JSON_QUERY": _json_query, "JSON_EXISTS": _json_exists,
+          "E": fn.e, "TO_TIMESTAMP_LTZ": fn.to_timestamp_ltz, "BTRIM": lambda s, *c: s.btrim(*c)}

@@ -47,8 +47,8 @@ def test_every_definition_spark_may_compute_has_a_spark_implementation():
 
 def test_resolved_nodes_are_typed_data():
     resolved = _resolved(col("p") * 2)
-    assert resolved == Call("times", (InputRef(5, "p", DataTypes.DECIMAL(10, 2)), Literal(2, DataTypes.INT().not_null())),
-                            DataTypes.DECIMAL(21, 2))
+    two = Literal(2, DataTypes.INT().not_null())
+    assert resolved == Call("times", (InputRef(5, "p", DataTypes.DECIMAL(10, 2)), two), DataTypes.DECIMAL(21, 2))
     assert _resolved(col("s").upper_case.alias("u")).type == DataTypes.STRING()  # an alias names, it is no node
 
 
@@ -241,3 +241,47 @@ def test_the_facade_keeps_todays_callers_working():
     assert lit(5).seconds._interval_ms == 5000 and col("w").start._window_which == "start"
     assert col("v").sum.over(col("w"))._over_window == "w"
     assert col("s").cast(DataTypes.INT())._name == "s-INT"
+
+
+@pytest.mark.parametrize("expression, expected", [
+    (lit(2147483647) + 1, -2147483648),  # Java's integers wrap around, as Flink's arithmetic does
+    (lit(2147483647) * 2, -2),
+    (lit(-2147483648).abs, -2147483648),
+    (-lit(-2147483648), -2147483648),
+    (lit(9223372036854775807) + lit(1, DataTypes.BIGINT()), -9223372036854775808),
+    (lit(2147483647).round(-1), -2147483646),
+    (lit(-7) % 3, -1),
+    (lit(-7) / 2, -3),
+    (lit(3000000000).cast(DataTypes.INT()), -1294967296),
+    (lit(1e20).cast(DataTypes.INT()), 2147483647),  # a floating number saturates
+    (lit(float("nan")).cast(DataTypes.INT()), 0),
+    (lit(" 1.5 ").cast(DataTypes.INT()), 1),
+    (lit("3000000000").try_cast(DataTypes.INT()), None),
+    (lit(123.456).cast(DataTypes.DECIMAL(4, 2)), None),  # beyond the DECIMAL's digits
+    (lit(12.35).cast(DataTypes.DECIMAL(3, 1)), decimal.Decimal("12.4")),
+    (lit("%5s|%-5d|%05.1f").printf("a", 3, 2.25), "    a|3    |002.3"),  # Java's Formatter, half up
+    (lit("%s-%d").printf(lit("x").try_cast(DataTypes.INT()), lit("x").try_cast(DataTypes.INT())), "null-null"),
+    (lit("%x %o %c").printf(255, 8, 65), "ff 10 A"),
+])
+def test_numbers_and_casts_as_pyflink_computes_them(expression, expected):
+    assert compile_expression(resolve(expression, [], []))([]) == expected
+
+
+def test_a_string_overflowing_an_integer_fails_its_cast():
+    with pytest.raises(ValueError, match="overflows INT"):
+        compile_expression(resolve(lit("3000000000").cast(DataTypes.INT()), [], []))([])
+
+
+@pytest.mark.parametrize("start, end, unit, expected", [
+    ("2024-01-31 00:00:00", "2024-02-29 00:00:00", "MONTH", 1),  # as PyFlink: to the shorter month's last day
+    ("2024-01-31 10:00:00", "2024-02-29 09:00:00", "MONTH", 0),
+    ("2024-02-29 00:00:00", "2024-01-31 00:00:00", "MONTH", -1),
+    ("2023-03-01 00:00:00", "2024-02-29 00:00:00", "YEAR", 0),
+    ("2024-03-01 00:00:00", "2024-02-28 12:00:00", "DAY", -1),
+])
+def test_timestamp_diff_as_pyflink_counts(start, end, unit, expected):
+    from kindling.table.expression import TimePointUnit
+    from kindling.table.expressions import timestamp_diff
+
+    diff = timestamp_diff(TimePointUnit[unit], lit(start).to_timestamp, lit(end).to_timestamp)
+    assert compile_expression(resolve(diff, [], []))([]) == expected

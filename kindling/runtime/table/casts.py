@@ -11,9 +11,11 @@ from kindling.common.formatting import java_number
 from kindling.common.time import instant_of, timestamp_of
 from kindling.runtime.table.dates import to_datetime
 
-__all__ = ["cast_value", "caster", "text_of"]
+__all__ = ["INTEGRAL_BITS", "cast_value", "caster", "text_of", "wrapped"]
 
-_INTEGRAL = ("TINYINT", "SMALLINT", "INT", "BIGINT")
+#: the integral types and their widths: Java's arithmetic wraps around at them, as Flink's does
+INTEGRAL_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
+_INTEGRAL = tuple(INTEGRAL_BITS)
 _STRINGS = ("STRING", "VARCHAR", "CHAR")
 _TRUE, _FALSE = {"t", "true", "y", "yes", "1"}, {"f", "false", "n", "no", "0"}
 
@@ -28,20 +30,24 @@ def caster(source: Any, target: Any) -> Callable[[Any], Any]:
     """The function converting a (non-null) value of ``source`` (a DataType, None: unknown) to ``target``."""
     name = target.type_name
     if name in _INTEGRAL:
-        return lambda value: int(_number(value, int))
+        bits = INTEGRAL_BITS[name]
+        return lambda value: _integral(value, bits, name)
     if name == "FLOAT":
         import numpy
 
         return lambda value: float(numpy.float32(_number(value, float)))
     if name == "DOUBLE":
         return lambda value: float(_number(value, float))
-    if name == "DECIMAL":
-        quantum = decimal.Decimal(1).scaleb(-int(target._name.split(",")[1].strip(" )")))
+    if name == "DECIMAL":  # a value with more integer digits than the type takes is null, as Flink makes it
+        quantum = decimal.Decimal(1).scaleb(-target.scale)
+        integer_digits = target.precision - target.scale
 
         def to_decimal(value):
             number = _number(value, decimal.Decimal)
             exact = decimal.Decimal(repr(number) if isinstance(number, float) else number)
-            return exact.quantize(quantum, decimal.ROUND_HALF_UP)
+            with decimal.localcontext(prec=80):
+                rounded = exact.quantize(quantum, decimal.ROUND_HALF_UP)
+            return None if rounded and rounded.adjusted() >= integer_digits else rounded
         return to_decimal
     if name in _STRINGS:
         return lambda value: text_of(value, source)
@@ -60,6 +66,28 @@ def caster(source: Any, target: Any) -> Callable[[Any], Any]:
         return lambda value: instant_of(datetime.datetime.fromisoformat(value.strip())) if isinstance(value, str) \
             else instant_of(to_datetime(value) if isinstance(value, datetime.date) else value)
     raise ValueError(f"cast to {target!r} is not supported by Kindling yet")
+
+
+def wrapped(value: int, bits: int) -> int:
+    """An integer wrapped around into ``bits`` bits, as Java's integer arithmetic and narrowing do."""
+    low = -1 << (bits - 1)
+    return value if low <= value < -low else (value - low) % (1 << bits) + low
+
+
+def _integral(value: Any, bits: int, name: str) -> int:
+    """Flink's CAST to an integral type: a string's number cut toward zero (failing beyond the type),
+    a floating number saturated to the type (NaN: 0), an integral or DECIMAL one wrapped around."""
+    if isinstance(value, str):
+        number = int(decimal.Decimal(value.strip()))
+        if wrapped(number, bits) != number:
+            raise ValueError(f"CAST('{value}' AS {name}): the number overflows {name}")
+        return number
+    if isinstance(value, float):
+        if value != value:
+            return 0
+        low = -1 << (bits - 1)
+        return low if value <= low else -low - 1 if value >= -low else int(value)
+    return wrapped(int(value), bits)
 
 
 def _number(value: Any, kind: type) -> Any:

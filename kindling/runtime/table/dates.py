@@ -4,6 +4,7 @@ pattern), time units of EXTRACT, FLOOR, CEIL and TIMESTAMPDIFF, CONVERT_TZ. TIME
 naive datetimes (UTC, Kindling's session time zone), TIMESTAMP_LTZ values Instants."""
 from __future__ import annotations
 
+import calendar
 import datetime
 import functools
 import re
@@ -118,17 +119,28 @@ def epoch_seconds(moment: datetime.datetime) -> int:
 
 
 def timestamp_diff(unit: str, start: Any, end: Any) -> int:
-    """Flink's TIMESTAMPDIFF: whole units from ``start`` to ``end`` (months: calendar months)."""
+    """Flink's TIMESTAMPDIFF: whole units from ``start`` to ``end``, toward zero (months: calendar months,
+    a month from the 31st ending on a shorter month's last day, as Calcite counts them)."""
     a, b = to_datetime(start), to_datetime(end)
     if unit in _UNIT_MICROS:
         micros = (b - a) // datetime.timedelta(microseconds=1)
         return int(micros / _UNIT_MICROS[unit])
-    months = (b.year - a.year) * 12 + b.month - a.month
-    if months > 0 and (b.day, b.time()) < (a.day, a.time()):
-        months -= 1
-    elif months < 0 and (b.day, b.time()) > (a.day, a.time()):
-        months += 1
+    months = _months_between(a, b) if a <= b else -_months_between(b, a)
     return int(months / {"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit])
+
+
+def _months_between(start: datetime.datetime, end: datetime.datetime) -> int:
+    """The most months that added to ``start`` (clamped to the month's last day) do not pass ``end``."""
+    months = (end.year - start.year) * 12 + end.month - start.month
+    while months > 0 and _add_months(start, months) > end:
+        months -= 1
+    return months
+
+
+def _add_months(moment: datetime.datetime, months: int) -> datetime.datetime:
+    year, month = divmod(moment.month - 1 + months, 12)
+    last = calendar.monthrange(moment.year + year, month + 1)[1]
+    return moment.replace(year=moment.year + year, month=month + 1, day=min(moment.day, last))
 
 
 def extract(unit: str, value: Any) -> int:
@@ -171,8 +183,7 @@ def add_unit(moment: datetime.datetime, unit: str) -> datetime.datetime:
     """One time unit after ``moment``."""
     if unit in _UNIT_MICROS:
         return moment + datetime.timedelta(microseconds=_UNIT_MICROS[unit])
-    months = moment.month - 1 + {"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit]
-    return moment.replace(year=moment.year + months // 12, month=months % 12 + 1)
+    return _add_months(moment, {"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit])
 
 
 def zoned(text: str, source: str, target: str) -> str:

@@ -22,10 +22,11 @@ import re
 import uuid as uuids
 from typing import Any, Callable, Dict, List, Optional
 
+from kindling.common.formatting import java_number
 from kindling.common.time import DEFAULT_TIMESTAMP_FORMAT, EPOCH, instant_of
 from kindling.common.types import Row
 from kindling.runtime.table import dates, json_values
-from kindling.runtime.table.casts import caster
+from kindling.runtime.table.casts import INTEGRAL_BITS, caster, wrapped
 from kindling.runtime.table.java_regex import java_pattern
 
 __all__ = ["PYTHON", "divide", "like_regex", "round_half_up"]
@@ -172,7 +173,20 @@ def _arithmetic(call):
                 return exact(a, b).quantize(quantum, decimal.ROUND_HALF_UP)
         return decimal_arithmetic
     compute = _OPERATORS[call.function]
+    if call.type.type_name in INTEGRAL_BITS:  # wrapping around on overflow, as Java's integers do
+        bits = INTEGRAL_BITS[call.type.type_name]
+        return lambda a, b: wrapped(compute(a, b), bits)
     return lambda a, b: compute(float(a) if isinstance(b, float) else a, float(b) if isinstance(a, float) else b)
+
+
+def _integral(function: Callable[..., Any]) -> Factory:
+    """A function of numbers whose integral results wrap around at their type's width, as in Java."""
+    def make(call):
+        if call.type.type_name not in INTEGRAL_BITS:
+            return function
+        bits = INTEGRAL_BITS[call.type.type_name]
+        return lambda *values: wrapped(function(*values), bits)
+    return make
 
 
 def _java_math(function: Callable[[float], float]) -> Callable[[float], float]:
@@ -269,8 +283,8 @@ def _unhex(text: str) -> Optional[bytes]:
     return bytes(out)
 
 
-_plain("minusPrefix", operator.neg)
-_plain("abs", abs)
+PYTHON["minusPrefix"] = _integral(operator.neg)
+PYTHON["abs"] = _integral(abs)
 _plain("power", _java_power)
 for _name, _function in (("sqrt", math.sqrt), ("exp", math.exp), ("sin", math.sin), ("cos", math.cos),
                          ("tan", math.tan), ("cot", lambda x: 1 / math.tan(x)), ("asin", math.asin),
@@ -283,7 +297,7 @@ _plain("log2", lambda x: _java_ln(x) / math.log(2))
 _plain("log", lambda base, x: _java_ln(x) / _java_ln(base) if _java_ln(base) else math.nan)
 _plain("atan2", math.atan2)
 _plain("sign", _sign)
-_plain("round", round_half_up)
+PYTHON["round"] = _integral(round_half_up)
 _plain("truncate", lambda value, places: _to_places(value, places, decimal.ROUND_DOWN))
 _plain("bin", lambda n: format(int(n) & 0xFFFFFFFFFFFFFFFF, "b"))
 _plain("hex", _hex)
@@ -417,16 +431,90 @@ def _elt(index, *values):
     return values[index - 1] if index is not None and 1 <= index <= len(values) else None
 
 
-def _printf(fmt: Optional[str], *values: Any) -> Optional[str]:
-    """Java's String.format of the common conversions (``%s``, ``%d``, ``%.2f``, ``%x``, ``%e``, ``%b``,
-    ``%n``, ``%%``); null where Java fails, as Flink returns."""
-    if fmt is None:
-        return None
-    converted = tuple("null" if v is None else "true" if v is True else "false" if v is False else v for v in values)
-    try:
-        return fmt.replace("%n", "\n").replace("%b", "%s") % converted
-    except (TypeError, ValueError):
-        return None
+_SPECIFIER = re.compile(r"%(\d+\$)?([-#+ 0,(]*)(\d+)?(?:\.(\d+))?([a-zA-Z%])")
+
+
+def _java_text(value: Any) -> str:
+    """``String.valueOf`` of a value as Flink passes it to Java."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return java_number(value)
+    return "null" if value is None else str(value)
+
+
+def _java_conversion(value: Any, flags: str, width: Optional[str], precision: Optional[str], conversion: str,
+                     bits: int) -> str:
+    """One ``%`` conversion of Java's Formatter (ValueError where Java fails)."""
+    kind = conversion.lower()
+    if kind == "b":
+        text = "false" if value is None or value is False else "true"
+    elif value is None or kind in "sh":
+        text = _java_text(value) if kind != "h" else format(hash(value) & 0xFFFFFFFF, "x")
+    elif kind == "c":
+        text = chr(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    elif kind in "dxo":
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError(f"%{conversion} takes an integer, got {value!r}")
+        if kind == "d":
+            spec = ("+" if "+" in flags else " " if " " in flags else "") + ("," if "," in flags else "")
+            text = format(abs(value) if "(" in flags else value, spec + "d")
+            text = f"({text})" if "(" in flags and value < 0 else text
+        else:
+            text = format(value if value >= 0 else value + (1 << bits), "x" if kind == "x" else "o")
+            text = ("0x" if kind == "x" else "0") + text if "#" in flags else text
+    elif kind in "feg":
+        if not isinstance(value, float):  # Java's Formatter takes no DECIMAL as Flink passes it
+            raise ValueError(f"%{conversion} takes a floating number, got {value!r}")
+        digits = 6 if precision is None else int(precision)
+        sign = "+" if "+" in flags else " " if " " in flags else ""
+        if value != value or value in (math.inf, -math.inf):
+            text = java_number(value)
+        elif kind == "f":  # Java rounds half up
+            with decimal.localcontext(prec=400, rounding=decimal.ROUND_HALF_UP):
+                text = format(decimal.Decimal(repr(value)), sign + ("," if "," in flags else "") + f".{digits}f")
+        else:
+            text = format(value, sign + f".{digits}{kind}")
+    else:
+        raise ValueError(f"%{conversion} is not a conversion Kindling formats")
+    if conversion.isupper():
+        text = text.upper()
+    if width is not None and len(text) < int(width):
+        fill = int(width) - len(text)
+        if "-" in flags:
+            text += " " * fill
+        elif "0" in flags and kind in "dxofeg":
+            sign = text[0] if text[:1] in "+- " else ""
+            text = sign + "0" * fill + text[len(sign):]
+        else:
+            text = " " * fill + text
+    return text
+
+
+@_implements("printf")
+def _printf(call):
+    """Java's String.format, as Flink's PRINTF; null where Java fails."""
+    bits = [INTEGRAL_BITS.get(o.type.type_name, 64) for o in call.operands[1:]]
+
+    def formatted(fmt: Optional[str], *values: Any) -> Optional[str]:
+        if fmt is None:
+            return None
+        out, at, next_value = [], 0, 0
+        try:
+            for match in _SPECIFIER.finditer(fmt):
+                out.append(fmt[at:match.start()])
+                at = match.end()
+                position, flags, width, precision, conversion = match.groups()
+                if conversion in "%n":
+                    out.append("%" if conversion == "%" else "\n")
+                    continue
+                index = int(position[:-1]) - 1 if position else next_value
+                next_value += 0 if position else 1
+                out.append(_java_conversion(values[index], flags, width, precision, conversion, bits[index]))
+        except (IndexError, ValueError, TypeError):
+            return None
+        return "".join(out) + fmt[at:]
+    return formatted
 
 
 def _parse_url(url: str, part: str, key: Optional[str] = None) -> Optional[str]:
@@ -544,7 +632,6 @@ _plain("urlDecode", _url_decode)
 _plain("encode", lambda s, charset: s.encode(charset))
 _plain("decode", lambda b, charset: bytes(b).decode(charset))
 _plain("elt", _elt)
-_plain("printf", _printf)
 _plain("parseUrl", _parse_url)
 _plain("inetAton", _inet_aton)
 _plain("inetNtoa", _inet_ntoa)
@@ -577,70 +664,35 @@ def _regexp(call):
     return matches
 
 
-@_implements("regexpReplace")
-def _regexp_replace(call):
-    regex = _regex(call)
-
-    def replaced(s: str, r: str, replacement: str) -> Optional[str]:
-        pattern = regex(r)
-        return None if pattern is None else pattern.sub(lambda match: replacement, s)  # inserted as it is
-    return replaced
-
-
-def _extraction(default_index: int, every: bool) -> Factory:
-    """REGEXP_EXTRACT (the group of the first match) or REGEXP_EXTRACT_ALL (of every match): null for a
-    group the regex does not have."""
+def _on_pattern(compute: Callable[..., Any]) -> Factory:
+    """A REGEXP function: ``compute(pattern, s, *rest)`` of the compiled regex (null for a regex that is not
+    valid, as Flink returns)."""
     def make(call):
         regex = _regex(call)
 
-        def extracted(s: str, r: str, index: int = default_index) -> Any:
+        def computed(s: str, r: str, *rest: Any) -> Any:
             pattern = regex(r)
-            if pattern is None or not 0 <= index <= pattern.groups:
-                return None
-            if every:
-                return [m.group(index) for m in pattern.finditer(s)]
-            match = pattern.search(s)
-            return None if match is None else match.group(index)
-        return extracted
+            return None if pattern is None else compute(pattern, s, *rest)
+        return computed
     return make
 
 
-PYTHON["regexpExtract"] = _extraction(0, every=False)
-PYTHON["regexpExtractAll"] = _extraction(1, every=True)
+def _extracted(pattern: "re.Pattern", s: str, index: int, every: bool) -> Any:
+    """The group ``index`` of the first match (or of every match); null for a group the regex does not have."""
+    if not 0 <= index <= pattern.groups:
+        return None
+    if every:
+        return [m.group(index) for m in pattern.finditer(s)]
+    match = pattern.search(s)
+    return None if match is None else match.group(index)
 
 
-@_implements("regexpCount")
-def _regexp_count(call):
-    regex = _regex(call)
-
-    def counted(s: str, r: str) -> Optional[int]:
-        pattern = regex(r)
-        return None if pattern is None else sum(1 for _ in pattern.finditer(s))
-    return counted
-
-
-@_implements("regexpSubstr")
-def _regexp_substr(call):
-    regex = _regex(call)
-
-    def first(s: str, r: str) -> Optional[str]:
-        pattern = regex(r)
-        match = None if pattern is None else pattern.search(s)
-        return None if match is None else match.group(0)
-    return first
-
-
-@_implements("regexpInstr")
-def _regexp_instr(call):
-    regex = _regex(call)
-
-    def position(s: str, r: str) -> Optional[int]:
-        pattern = regex(r)
-        if pattern is None:
-            return None
-        match = pattern.search(s)
-        return 0 if match is None else match.start() + 1
-    return position
+PYTHON["regexpReplace"] = _on_pattern(lambda pattern, s, replacement: pattern.sub(lambda _: replacement, s))
+PYTHON["regexpExtract"] = _on_pattern(lambda pattern, s, index=0: _extracted(pattern, s, index, False))
+PYTHON["regexpExtractAll"] = _on_pattern(lambda pattern, s, index=1: _extracted(pattern, s, index, True))
+PYTHON["regexpCount"] = _on_pattern(lambda pattern, s: sum(1 for _ in pattern.finditer(s)))
+PYTHON["regexpSubstr"] = _on_pattern(lambda pattern, s: _extracted(pattern, s, 0, False))
+PYTHON["regexpInstr"] = _on_pattern(lambda pattern, s: 0 if (match := pattern.search(s)) is None else match.start() + 1)
 
 
 # -- casts --------------------------------------------------------------------------------------
@@ -819,7 +871,7 @@ _plain("mapFromArrays", lambda keys, values: dict(zip(keys, values)))
 _plain("at", _at)
 _plain("cardinality", len)
 _plain("element", _element)
-_plain("arrayContains", lambda array, needle: needle in array)
+_plain("arrayContains", lambda array, needle: None if array is None else needle in array)
 _plain("arrayDistinct", _distinct)
 _plain("arrayPosition", lambda array, needle: array.index(needle) + 1 if needle in array else 0)
 _plain("arrayRemove", lambda array, needle: [v for v in array if v != needle])

@@ -7,6 +7,7 @@ that keeps it in Python (``spark`` False or a rule of its literal operands).
 """
 from __future__ import annotations
 
+import decimal
 import math
 import operator
 from typing import Any, Callable, Dict
@@ -16,6 +17,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import DecimalType
 
 from kindling.common.time import DEFAULT_TIMESTAMP_FORMAT
+from kindling.runtime.table.casts import INTEGRAL_BITS
 from kindling.runtime.table.dates import UNPARSABLE
 from kindling.runtime.table.functions import like_regex
 from kindling.runtime.table.java_regex import capturing_groups
@@ -63,24 +65,88 @@ _plain("nullOf", lambda: F.lit(None))
 
 # -- numbers ------------------------------------------------------------------------------------
 
+#: integers exactly, beyond 64 bits: where Java's wrapping around of integers is computed
+_WIDE = DecimalType(38, 0)
+_TRY = {"plus": F.try_add, "minus": F.try_subtract, "times": F.try_multiply}
+
+
 def _decimal(data_type: Any) -> DecimalType:
     if data_type.type_name == "DECIMAL":
         return DecimalType(data_type.precision, data_type.scale)
     return DecimalType(_INTEGRAL_PRECISION[data_type.type_name], 0)
 
 
-def _arithmetic(compute: Callable[[Column, Column], Column]) -> Callable[..., Column]:
+def _wrapped(exact: Column, data_type: Any) -> Column:
+    """An exact integer (a DECIMAL column) wrapped around into an integral type, as Java's integers
+    wrap (Spark fails on overflow)."""
+    bits = INTEGRAL_BITS[data_type.type_name]
+    low = decimal.Decimal(-(1 << (bits - 1)))
+    wrapped = F.pmod(exact - F.lit(low), F.lit(decimal.Decimal(1 << bits))) + F.lit(low)
+    return wrapped.cast(data_type.type_info().to_spark_type())
+
+
+def _truncated(c: Column) -> Column:
+    """A number cut toward zero, as an exact integer."""
+    return F.when(c >= 0, F.floor(c)).otherwise(F.ceil(c)).cast(_WIDE)
+
+
+def _java_divide(a: Column, b: Column) -> Column:
+    """Java's floating division: by zero an infinity, or NaN (Spark fails)."""
+    return F.when(a.isNull() | b.isNull(), F.lit(None)).when(b != 0, a / b).when(
+        a > 0, F.lit(math.inf)).when(a < 0, F.lit(-math.inf)).otherwise(F.lit(math.nan))
+
+
+def _arithmetic(name: str, compute: Callable[[Column, Column], Column]) -> Callable[..., Column]:
     def column(call, a, b):
-        if call.type.type_name == "DECIMAL":  # Spark computes in the operands' own precision and scale, as Flink
+        result = call.type
+        if result.type_name == "DECIMAL":  # Spark computes in the operands' own precision and scale, as Flink
             left, right = call.operands
             return compute(a.cast(_decimal(left.type)), b.cast(_decimal(right.type)))
-        return compute(a, b)
+        if result.type_name in INTEGRAL_BITS and name != "mod":  # wrapping around on overflow, as Java
+            if name == "divide":  # Java's integer division, exactly
+                return _wrapped(_truncated(a.cast(_WIDE) / b.cast(_WIDE)), result)
+            spark_type = result.type_info().to_spark_type()
+            exact = _wrapped(compute(a.cast(_WIDE), b.cast(_WIDE)), result)
+            return F.coalesce(_TRY[name](a, b).cast(spark_type), exact)
+        return _java_divide(a, b) if name == "divide" else compute(a, b)
     return column
 
 
 for _name, _operate in (("plus", operator.add), ("minus", operator.sub), ("times", operator.mul),
                         ("divide", operator.truediv), ("mod", operator.mod)):
-    SPARK[_name] = _arithmetic(_operate)
+    SPARK[_name] = _arithmetic(_name, _operate)
+
+
+def _integral_edge(compute: Callable[[Column], Column]) -> Callable[..., Column]:
+    """A function of an integral type whose value of the type's smallest number overflows in Spark: that
+    number kept, as Java's wrapping around gives it (negation, ABS)."""
+    def column(call, c):
+        if call.type.type_name not in INTEGRAL_BITS:
+            return compute(c)
+        smallest = -(1 << (INTEGRAL_BITS[call.type.type_name] - 1))
+        return F.when(c == F.lit(smallest), c).otherwise(compute(c))
+    return column
+
+
+def _round(call, c, places) -> Column:
+    if call.type.type_name in INTEGRAL_BITS:  # wrapping around, as Java's integers
+        return _wrapped(F.round(c.cast(_WIDE), _literal(call, 1)), call.type)
+    return F.round(c, _literal(call, 1))
+
+
+def _whole(spark_function: Callable[[Column], Column]) -> Callable[..., Column]:
+    """FLOOR or CEIL: of a floating number a floating number (Spark's is a BIGINT, failing beyond it)."""
+    def column(call, c):
+        if call.operands[0].type.type_name in ("FLOAT", "DOUBLE"):
+            return F.when(F.abs(c) < 2 ** 52, spark_function(c)).otherwise(c)
+        return spark_function(c)
+    return column
+
+
+def _floor(call, c) -> Column:
+    if call.parameters:  # of a date or timestamp, to a time unit
+        return F.date_trunc(call.parameters[0].lower(), c)
+    return _whole(F.floor)(call, c)
 
 
 def _ln(column: Column, base: float = math.e) -> Column:
@@ -97,8 +163,8 @@ def _unhex(c: Column) -> Column:
     return F.when(~odd, F.try_to_binary(c, F.lit("hex"))).when(first_valid, F.concat(F.unhex(F.lit("00")), rest))
 
 
-_plain("minusPrefix", operator.neg)
-_plain("abs", F.abs)
+SPARK["minusPrefix"] = _integral_edge(operator.neg)
+SPARK["abs"] = _integral_edge(F.abs)
 _plain("power", F.pow)
 for _name in ("sqrt", "exp", "sin", "cos", "tan", "cot", "asin", "acos", "atan", "sinh", "cosh", "tanh", "degrees",
               "radians"):
@@ -109,9 +175,9 @@ _plain("log2", lambda c: _ln(c, 2))
 _plain("log", lambda base, c: _ln(c) / _ln(base))
 _plain("atan2", F.atan2)
 _plain("sign", F.signum)
-SPARK["floor"] = lambda call, c: F.date_trunc(call.parameters[0].lower(), c) if call.parameters else F.floor(c)
-_plain("ceil", F.ceil)
-SPARK["round"] = lambda call, c, places: F.round(c, _literal(call, 1))
+SPARK["floor"] = _floor
+SPARK["ceil"] = _whole(F.ceil)
+SPARK["round"] = _round
 _plain("bin", F.bin)
 _plain("hex", F.hex)
 _plain("unhex", _unhex)
@@ -195,12 +261,6 @@ def _regexp_extract_all(call, c, regex, *index) -> Column:
     return F.regexp_extract_all(c, regex, F.lit(group))
 
 
-def _concat_ws(call, separator, *columns) -> Column:
-    if type(call.operands[0]).__name__ == "Literal":
-        return F.concat_ws(_literal(call, 0), *columns)
-    return F.when(separator.isNotNull(), F.array_join(F.array(*columns), separator))
-
-
 _plain("upper", F.upper)
 _plain("lower", F.lower)
 _plain("charLength", F.char_length)
@@ -228,7 +288,7 @@ _plain("instr", lambda haystack, needle: F.position(needle, haystack))
 _plain("left", F.left)
 _plain("right", F.right)
 _plain("concat", F.concat)
-SPARK["concat_ws"] = _concat_ws
+_plain("concat_ws", lambda separator, *strings: F.call_function("concat_ws", separator, *strings))
 _plain("startsWith", F.startswith)
 _plain("endsWith", F.endswith)
 SPARK["splitIndex"] = _split_index
@@ -245,7 +305,7 @@ _plain("urlEncode", F.url_encode)
 _plain("urlDecode", F.try_url_decode)
 SPARK["encode"] = lambda call, c, charset: F.encode(c, _literal(call, 1))
 SPARK["decode"] = lambda call, c, charset: F.decode(c, _literal(call, 1))
-_plain("elt", lambda index, *values: F.try_element_at(F.array(*values), index))
+_plain("elt", lambda index, *values: F.when(index >= 1, F.try_element_at(F.array(*values), index)))
 _plain("printf", F.printf)
 _plain("parseUrl", F.try_parse_url)
 
@@ -259,8 +319,37 @@ def _cast(call, c) -> Column:
     if target.type_name in ("STRING", "VARCHAR", "CHAR") and source.type_name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         digits = source.precision or 0
         return F.date_format(c, "yyyy-MM-dd HH:mm:ss" + ("." + "S" * digits if digits else ""))
+    numeric = source.type_name not in ("STRING", "VARCHAR", "CHAR")
+    if target.type_name in INTEGRAL_BITS:
+        return _to_integral(c, source, target) if numeric else _text_to_integral(c, target, call.function == "tryCast")
     spark_type = _decimal(target) if target.type_name == "DECIMAL" else target.type_info().to_spark_type()
-    return c.try_cast(spark_type) if call.function == "tryCast" else c.cast(spark_type)
+    if call.function == "tryCast" or (target.type_name == "DECIMAL" and numeric):  # Flink: null beyond a DECIMAL
+        return c.try_cast(spark_type)
+    return c.cast(spark_type)
+
+
+def _text_to_integral(c: Column, target: Any, lenient: bool) -> Column:
+    """A text's number cut toward zero, as Flink casts a text to an integral type (Spark takes no
+    fraction); beyond the type it fails (null for TRY_CAST)."""
+    number = _truncated(c.try_cast(DecimalType(38, 10)) if lenient else c.cast(DecimalType(38, 10)))
+    largest = (1 << (INTEGRAL_BITS[target.type_name] - 1)) - 1
+    fits = F.when((number <= largest) & (number >= -largest - 1), number.cast(target.type_info().to_spark_type()))
+    if lenient:
+        return fits
+    return F.when(number.isNull(), F.lit(None)).otherwise(F.coalesce(fits, F.raise_error(F.concat(
+        F.lit("CAST: the number of '"), c, F.lit(f"' overflows {target.type_name}")))))
+
+
+def _to_integral(c: Column, source: Any, target: Any) -> Column:
+    """A number cast to an integral type as Java casts it: a floating one saturated (NaN 0), others cut
+    toward zero and wrapped around (Spark fails beyond the type)."""
+    spark_type = target.type_info().to_spark_type()
+    if source.type_name in ("FLOAT", "DOUBLE"):
+        largest = (1 << (INTEGRAL_BITS[target.type_name] - 1)) - 1
+        return F.when(F.isnan(c), F.lit(0)).when(c >= largest, F.lit(largest)).when(
+            c <= -largest - 1, F.lit(-largest - 1)).otherwise(c.cast(spark_type)).cast(spark_type)
+    exact = _truncated(c) if source.type_name == "DECIMAL" else c.cast(_WIDE)
+    return F.coalesce(c.try_cast(spark_type), _wrapped(exact, target))
 
 
 SPARK["cast"] = SPARK["tryCast"] = _cast
@@ -286,8 +375,9 @@ SPARK["dateFormat"] = lambda call, c, pattern: F.date_format(c, _literal(call, 1
 SPARK["toDate"] = lambda call, c, *pattern: F.try_to_date(c, _literal(call, 1)) if pattern else c.try_cast("date")
 SPARK["toTimestamp"] = lambda call, c, *pattern: F.try_to_timestamp(c, F.lit(_literal(call, 1))) if pattern else \
     F.to_timestamp(c)
-SPARK["toTimestampLtz"] = lambda call, c: F.timestamp_millis((c * (1000 if call.parameters[0] == 0 else 1))
-                                                             .cast("long"))
+SPARK["toTimestampLtz"] = lambda call, c: F.timestamp_millis(
+    ((c.cast("long") if call.operands[0].type.type_name in INTEGRAL_BITS else c.cast("double")) *
+     (1000 if call.parameters[0] == 0 else 1)).cast("long"))
 SPARK["unixTimestamp"] = _unix_timestamp
 SPARK["fromUnixtime"] = lambda call, c, *pattern: F.from_unixtime(c, _literal(call, 1) if pattern else
                                                                   DEFAULT_TIMESTAMP_FORMAT)
@@ -313,12 +403,12 @@ def _get(call, c) -> Column:
 _plain("array", F.array)
 SPARK["row"] = lambda call, *columns: F.struct(*[c.alias(n) for c, n in zip(columns, call.type.field_names())])
 _plain("map", F.create_map)
-_plain("mapFromArrays", F.map_from_arrays)
 _plain("at", F.try_element_at)
 SPARK["get"] = _get
 _plain("cardinality", F.size)
 _plain("element", _element)
-_plain("arrayContains", F.array_contains)
+_plain("arrayContains", lambda c, needle: F.when(c.isNotNull(), F.exists(  # a null needle finds a null element
+    c, lambda element: F.coalesce(element == needle, F.lit(False)) | (element.isNull() & needle.isNull()))))
 _plain("arrayDistinct", F.array_distinct)
 _plain("arrayPosition", F.array_position)
 _plain("arrayRemove", F.array_remove)

@@ -14,8 +14,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from kindling.table.planner.types import NUMERIC, arithmetic_type, common_type
 from kindling.table.types import DataType, DataTypes
 
-__all__ = ["AGGREGATES", "BUILTINS", "CASTABLE", "NOT_LITERAL", "AggregateDefinition", "FunctionDefinition", "by_sql_name",
-           "element_type"]
+__all__ = ["AGGREGATES", "BUILTINS", "CASTABLE", "NOT_LITERAL", "AggregateDefinition", "FunctionDefinition",
+           "by_sql_name", "element_type", "field_name"]
 
 #: what a spark predicate sees for an operand that is not a literal
 NOT_LITERAL = type("NotLiteral", (), {"__repr__": lambda self: "NOT_LITERAL"})()
@@ -29,12 +29,14 @@ SparkRule = Callable[[Tuple[Any, ...], Tuple[Any, ...]], bool]
 
 @dataclass(frozen=True)
 class FunctionDefinition:
-    """A built-in scalar function. ``nullable``: whether the result may be null (None: when an operand
-    may, for a ``strict`` function, else as ``result`` types it). ``check``: a problem with the
-    operands' types and texts, or None."""
+    """A built-in scalar function. ``parameters``: what its calls' constant parameters are (a time unit,
+    a JSON path: no expressions), None when it takes none; ``nullable``: whether the result may be null
+    (None: when an operand may, for a ``strict`` function, else as ``result`` types it); ``check``: a
+    problem with the operands' types and texts, or None."""
     name: str
     result: TypeRule
     sql: Tuple[str, ...] = ()
+    parameters: Optional[str] = None
     strict: bool = True
     nullable: Optional[bool] = None
     spark: Union[bool, SparkRule] = True
@@ -153,6 +155,12 @@ def _split_index_in_spark(literals, parameters) -> bool:
     return literals[1] is not NOT_LITERAL and literals[2] is not NOT_LITERAL and literals[1] != ""
 
 
+def _distinct_literal_keys(literals, parameters) -> bool:
+    """Spark fails on a repeated map key (Flink keeps the last value): keys known to differ only."""
+    keys = literals[::2]
+    return all(k is not NOT_LITERAL for k in keys) and len(set(keys)) == len(keys)
+
+
 def _time_unit_in_spark(literals, parameters) -> bool:
     return parameters[0] in ("DAY", "HOUR", "MINUTE", "SECOND")
 
@@ -177,16 +185,17 @@ for _name, _sql in (("isNull", "IS NULL"), ("isNotNull", "IS NOT NULL"), ("isTru
                     ("isFalse", "IS FALSE"), ("isNotTrue", "IS NOT TRUE"), ("isNotFalse", "IS NOT FALSE")):
     _define(_name, _BOOLEAN, _sql, strict=False, nullable=False)
 _define("in", _BOOLEAN, "IN", strict=False, nullable=True)
-_define("like", _BOOLEAN, "LIKE")
+_define("like", _BOOLEAN, "LIKE", parameters="(escape,)")
 _define("similar", _BOOLEAN, "SIMILAR TO", spark=_literal(1))
 _define("if", _of_rest("if_then_else"), "IF", strict=False)
 _define("coalesce", _coalesced, "COALESCE", strict=False)
 _define("null", _first, strict=False, nullable=True)  # a null of its operand's type
-_define("nullOf", lambda types, parameters: parameters[0], strict=False, nullable=True)
+_define("nullOf", lambda types, parameters: parameters[0], parameters="(type,)", strict=False, nullable=True)
 
 # arithmetic
 for _name, _symbol in (("plus", "+"), ("minus", "-"), ("times", "*"), ("divide", "/"), ("mod", "%")):
     _define(_name, _arithmetic(_symbol), _symbol, *(("MOD",) if _symbol == "%" else ()),
+            parameters="() or ('negation',): SQL's unary minus, written 0 - x" if _name == "minus" else None,
             check=_numeric_operands(_symbol))
 _define("minusPrefix", _first, "-")
 _define("abs", _first, "ABS")
@@ -197,8 +206,9 @@ for _name in ("sqrt", "exp", "sin", "cos", "tan", "cot", "asin", "acos", "atan",
 _define("log", _DOUBLE, "LOG")  # of (base, value)
 _define("atan2", _DOUBLE, "ATAN2")
 _define("sign", _first, "SIGN")
-_define("floor", _first, "FLOOR")  # parameters: () or (time unit,)
-_define("ceil", _first, "CEIL", "CEILING", spark=lambda literals, parameters: not parameters)
+_define("floor", _first, "FLOOR", parameters="() or (time unit,)")
+_define("ceil", _first, "CEIL", "CEILING", parameters="() or (time unit,)",
+        spark=lambda literals, parameters: not parameters)
 _define("round", _first, "ROUND", spark=_literal(1))
 _define("truncate", _first, "TRUNCATE", spark=False)
 _define("bin", _STRING, "BIN")
@@ -268,21 +278,21 @@ _define("inetNtoa", _STRING, "INET_NTOA", nullable=True, spark=False)
 #: the types Kindling casts to
 CASTABLE = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "STRING", "VARCHAR", "CHAR",
             "BOOLEAN", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ")
-_define("cast", lambda types, parameters: parameters[0], "CAST",
+_define("cast", lambda types, parameters: parameters[0], "CAST", parameters="(target type,)",
         spark=lambda literals, parameters: parameters[0].type_name != "TIME")
-_define("tryCast", lambda types, parameters: parameters[0], "TRY_CAST", nullable=True,
+_define("tryCast", lambda types, parameters: parameters[0], "TRY_CAST", parameters="(target type,)", nullable=True,
         spark=lambda literals, parameters: parameters[0].type_name != "TIME")
 
 # dates and times (time units are parameters)
-_define("extract", _BIGINT, "EXTRACT")
+_define("extract", _BIGINT, "EXTRACT", parameters="(time unit,)")
 _define("dateFormat", _STRING, "DATE_FORMAT", spark=_literal(1))
 _define("toDate", _fixed(DataTypes.DATE()), "TO_DATE", spark=_literal(1))
 _define("toTimestamp", _fixed(DataTypes.TIMESTAMP(3)), "TO_TIMESTAMP", spark=_literal(1))
-_define("toTimestampLtz", _fixed(DataTypes.TIMESTAMP_LTZ(3)), "TO_TIMESTAMP_LTZ")  # parameters: (precision,)
+_define("toTimestampLtz", _fixed(DataTypes.TIMESTAMP_LTZ(3)), "TO_TIMESTAMP_LTZ", parameters="(precision,)")
 _define("unixTimestamp", lambda types, parameters: DataTypes.BIGINT(bool(types)), "UNIX_TIMESTAMP", strict=False,
         spark=_literal(1), deterministic=False)
 _define("fromUnixtime", _STRING, "FROM_UNIXTIME", spark=_literal(1))
-_define("timestampDiff", _INT, "TIMESTAMPDIFF", spark=_time_unit_in_spark)
+_define("timestampDiff", _INT, "TIMESTAMPDIFF", parameters="(time unit,)", spark=_time_unit_in_spark)
 _define("convertTz", _STRING, "CONVERT_TZ", spark=False)
 _define("currentDate", _fixed(DataTypes.DATE()), "CURRENT_DATE", nullable=False, deterministic=False)
 _define("currentTimestamp", _fixed(DataTypes.TIMESTAMP_LTZ(3)), "CURRENT_TIMESTAMP", "NOW", nullable=False,
@@ -293,15 +303,15 @@ _define("currentTime", _fixed(DataTypes.TIME(0)), "CURRENT_TIME", "LOCALTIME", n
 
 # collections and rows
 _define("array", _array, "ARRAY", strict=False, nullable=False)
-_define("row", _row, "ROW", strict=False, nullable=False)  # parameters: () or (field names,)
-_define("map", _map, "MAP", strict=False, nullable=False)
+_define("row", _row, "ROW", parameters="() or (field names,)", strict=False, nullable=False)
+_define("map", _map, "MAP", strict=False, nullable=False, spark=_distinct_literal_keys)
 _define("mapFromArrays", lambda types, parameters: DataTypes.MAP(element_type(types[:1]), element_type(types[1:])),
-        "MAP_FROM_ARRAYS")
+        "MAP_FROM_ARRAYS", spark=False)  # Spark fails on a repeated key, Flink keeps the last
 _define("at", element_type, "ITEM", nullable=True)
-_define("get", _field, nullable=True)  # parameters: (field name or index,)
+_define("get", _field, parameters="(field name or index,)", nullable=True)
 _define("cardinality", _INT, "CARDINALITY")
 _define("element", element_type, "ELEMENT", nullable=True)
-_define("arrayContains", _BOOLEAN, "ARRAY_CONTAINS")
+_define("arrayContains", _BOOLEAN, "ARRAY_CONTAINS", strict=False)  # a null needle finds a null element
 _define("arrayDistinct", _first, "ARRAY_DISTINCT")
 _define("arrayPosition", _INT, "ARRAY_POSITION")
 _define("arrayRemove", _first, "ARRAY_REMOVE")
@@ -323,16 +333,19 @@ _define("mapEntries", _map_entries, "MAP_ENTRIES")
 _define("mapUnion", _first, "MAP_UNION", spark=False)
 
 # JSON (Spark's get_json_object answers otherwise: all in Python)
-_define("jsonValue", lambda types, parameters: parameters[2], "JSON_VALUE", nullable=True, spark=False)
-_define("jsonQuery", _STRING, "JSON_QUERY", nullable=True, spark=False)
-_define("jsonExists", _BOOLEAN, "JSON_EXISTS", nullable=True, spark=False)
-_define("isJson", _BOOLEAN, "IS JSON", strict=False, nullable=False, spark=False)
+_define("jsonValue", lambda types, parameters: parameters[2], "JSON_VALUE", nullable=True, spark=False,
+        parameters="(path, parsed path, returning type, on empty, default, on error, default)")
+_define("jsonQuery", _STRING, "JSON_QUERY", nullable=True, spark=False,
+        parameters="(path, parsed path, wrapper, on empty, on error)")
+_define("jsonExists", _BOOLEAN, "JSON_EXISTS", parameters="(path, parsed path, on error)", nullable=True,
+        spark=False)
+_define("isJson", _BOOLEAN, "IS JSON", parameters="(kind,)", strict=False, nullable=False, spark=False)
 _define("jsonQuote", _STRING, "JSON_QUOTE", spark=False)
 _define("jsonUnquote", _STRING, "JSON_UNQUOTE", spark=False)
 _define("json", _STRING, "JSON", spark=False)
 _define("jsonString", _STRING, "JSON_STRING", spark=False)
-_define("jsonObject", _STRING, "JSON_OBJECT", strict=False, nullable=False, spark=False)
-_define("jsonArray", _STRING, "JSON_ARRAY", strict=False, nullable=False, spark=False)
+_define("jsonObject", _STRING, "JSON_OBJECT", parameters="(on null,)", strict=False, nullable=False, spark=False)
+_define("jsonArray", _STRING, "JSON_ARRAY", parameters="(on null,)", strict=False, nullable=False, spark=False)
 
 #: the built-in scalar functions by name
 BUILTINS: Dict[str, FunctionDefinition] = {d.name: d for d in _DEFINITIONS}
@@ -340,7 +353,7 @@ del _name, _sql, _symbol, _length, _DEFINITIONS
 
 
 def by_sql_name(name: str) -> Optional[FunctionDefinition]:
-    """The definition a SQL name (``CHAR_LENGTH``) calls, or None."""
+    """The definition a SQL function name (``CHAR_LENGTH``) calls, or None."""
     return _SQL_NAMES.get(name.upper())
 
 
