@@ -32,10 +32,6 @@ def sql_function(node: Any, translate: Translate) -> Optional[Any]:
         definition = by_sql_name(node.name)
         if definition is not None and definition.parameters is None:  # called as written: F(operands)
             return fn.builtin_call(definition.name, [translate(a) for a in node.expressions])
-    elif isinstance(node, exp.Func) and set(node.args) == {"this"}:  # a function of one operand sqlglot types
-        definition = by_sql_name(node.sql_name())
-        if definition is not None and definition.parameters is None:
-            return fn.builtin_call(definition.name, [translate(node.this)])
     return None
 
 

@@ -44,7 +44,8 @@ class _Compiler:
             value = node.value
             return lambda row: value
         if kind == "Call":
-            return _applied(PYTHON[node.function](node), self._operands(node.operands), node.strict)
+            return _applied(PYTHON[node.function](node), self._operands(node.operands), node.strict,
+                            _constant(node.operands))
         if kind == "UdfCall":
             function, operands = node.function, self._operands(node.operands)
             return lambda row: function._scalar([o(row) for o in operands])
@@ -57,8 +58,24 @@ class _Compiler:
         return [self.compile(o) for o in operands]
 
 
-def _applied(function: Callable[..., Any], operands: list, strict: bool) -> Compiled:
-    """``function`` of the operands' values (None for a null one when ``strict``)."""
+def _constant(operands: Sequence[Any]) -> Optional[Any]:
+    """The value of the second of two operands when it is a literal (not null), else None."""
+    if len(operands) == 2 and type(operands[1]).__name__ == "Literal" and operands[1].value is not None:
+        return operands[1]
+    return None
+
+
+def _applied(function: Callable[..., Any], operands: list, strict: bool, constant: Any = None) -> Compiled:
+    """``function`` of the operands' values (None for a null one when ``strict``); ``constant``: the second
+    operand's Literal, bound once (``col('i') * 2``)."""
+    if constant is not None:
+        a, value = operands[0], constant.value
+        if strict:
+            def with_constant(row):
+                x = a(row)
+                return None if x is None else function(x, value)
+            return with_constant
+        return lambda row: function(a(row), value)
     if not operands:
         return lambda row: function()
     if len(operands) == 1:

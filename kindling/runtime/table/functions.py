@@ -175,7 +175,12 @@ def _arithmetic(call):
     compute = _OPERATORS[call.function]
     if call.type.type_name in INTEGRAL_BITS:  # wrapping around on overflow, as Java's integers do
         bits = INTEGRAL_BITS[call.type.type_name]
-        return lambda a, b: wrapped(compute(a, b), bits)
+        low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+        def integral(a, b):
+            value = compute(a, b)
+            return value if low <= value <= high else wrapped(value, bits)
+        return integral
     return lambda a, b: compute(float(a) if isinstance(b, float) else a, float(b) if isinstance(a, float) else b)
 
 
@@ -687,7 +692,17 @@ def _extracted(pattern: "re.Pattern", s: str, index: int, every: bool) -> Any:
     return None if match is None else match.group(index)
 
 
-PYTHON["regexpReplace"] = _on_pattern(lambda pattern, s, replacement: pattern.sub(lambda _: replacement, s))
+@_implements("regexpReplace")
+def _regexp_replace(call):
+    regex = _regex(call)
+    template = _prepared(call, 2, lambda text: text.replace("\\", "\\\\"))  # inserted as it is, as Flink
+
+    def replaced(s: str, r: str, replacement: str) -> Optional[str]:
+        pattern = regex(r)
+        return None if pattern is None else pattern.sub(template(replacement), s)
+    return replaced
+
+
 PYTHON["regexpExtract"] = _on_pattern(lambda pattern, s, index=0: _extracted(pattern, s, index, False))
 PYTHON["regexpExtractAll"] = _on_pattern(lambda pattern, s, index=1: _extracted(pattern, s, index, True))
 PYTHON["regexpCount"] = _on_pattern(lambda pattern, s: sum(1 for _ in pattern.finditer(s)))
