@@ -17,7 +17,7 @@ from kindling.table.planner.functions import AGGREGATES, BUILTINS, NOT_LITERAL
 from kindling.table.types import DataType, DataTypes
 
 __all__ = ["AggregateCall", "Call", "ClosureCall", "InputRef", "Literal", "OverCall", "Resolved", "UdfCall",
-           "UdtfCall", "WindowProperty", "python_only", "resolve"]
+           "UdtfCall", "WindowProperty", "literal_values", "python_only", "resolve"]
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,8 @@ def literal_type(value: Any) -> DataType:
 
 
 def value_type(value: Any) -> DataType:
-    """A type of a value found in a row whose column types are unknown (NULL for None)."""
+    """A type of a value found in a row whose column types are unknown (NULL for None): TRANSITION, for
+    Expression.evaluate of an expression never typed (a table function's arguments)."""
     from kindling.common.time import Instant
 
     if value is None:
