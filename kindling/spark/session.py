@@ -11,6 +11,7 @@ import atexit
 import contextlib
 import logging
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -434,7 +435,7 @@ def cluster_settings(conf: dict, master: str) -> dict[str, str]:
     archives = [_archive_uri(a) for a in _listed(conf, "python.archives")]
     if archives:
         settings["spark.archives"] = ",".join(_listed(conf, "spark.archives") + archives)
-    jars = [_jar_uri(j) for j in _listed(conf, "pipeline.jars") + _listed(conf, "pipeline.classpaths")]
+    jars = _spark_jars(conf)
     if jars:
         settings["spark.jars"] = ",".join(_listed(conf, "spark.jars") + jars)
     return settings
@@ -445,6 +446,18 @@ def _archive_uri(entry: str) -> str:
     if "://" not in path:
         path = _existing(path, "python.archives")
     return f"{path}#{target}" if target else path
+
+
+def _spark_jars(conf: dict) -> list[str]:
+    """The URIs of the ``pipeline.jars`` and ``pipeline.classpaths`` Spark's JVMs get. Flink's own
+    jars (``flink-*.jar``: its connectors and formats, such as the ``flink-sql-connector-kafka``
+    PyFlink's examples add) are left out, existing or not: Kindling implements those connectors
+    in Python, and Flink's classes do nothing in Spark."""
+    entries = _listed(conf, "pipeline.jars") + _listed(conf, "pipeline.classpaths")
+    return [_jar_uri(j) for j in entries if not _FLINK_JAR.match(os.path.basename(j))]
+
+
+_FLINK_JAR = re.compile(r"flink-.*\.jar$")
 
 
 def _jar_uri(entry: str) -> str:
@@ -489,7 +502,7 @@ def ship_python_dependencies(spark, conf: dict, master: str) -> None:
         if archive not in done and archive not in _split(started.get("spark.archives", "")):
             context.addArchive(archive)
             done.add(archive)
-    for jar in map(_jar_uri, _listed(conf, "pipeline.jars") + _listed(conf, "pipeline.classpaths")):
+    for jar in _spark_jars(conf):
         if jar not in done and jar not in _split(started.get("spark.jars", "")):
             context._jsc.addJar(jar)
             done.add(jar)

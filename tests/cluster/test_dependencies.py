@@ -45,6 +45,19 @@ def test_configuration_keys_map_to_spark_settings(tmp_path):
         cluster_settings({"pipeline.jars": str(tmp_path / "missing.jar")}, "local[2]")
 
 
+def test_flinks_own_jars_are_not_given_to_spark(tmp_path):
+    # PyFlink's Kafka examples add Flink's connector and format jars (at paths that do not exist):
+    # Kindling implements those connectors in Python, and Flink's classes do nothing in Spark
+    from kindling.spark.session import cluster_settings
+
+    flink_jars = "file:///path/to/flink-sql-avro-1.15.0.jar,file:///path/to/flink-sql-connector-kafka-1.15.0.jar"
+    assert cluster_settings({"pipeline.jars": flink_jars, "pipeline.classpaths": "/opt/flink-json-2.3.0.jar"},
+                            "local[2]") == {}
+    jar = tmp_path / "udfs.jar"
+    jar.write_bytes(b"")
+    assert cluster_settings({"pipeline.jars": f"{flink_jars},file://{jar}"}, "local[2]") == {"spark.jars": str(jar)}
+
+
 def _wheel(directory, name: str, source: str) -> None:
     """A minimal pure-Python wheel ``name``-1.0 in ``directory`` (pip installs it offline)."""
     info = f"{name}-1.0.dist-info"
