@@ -517,6 +517,17 @@ def test_builders_reject_incomplete_configuration():
             .set_value_only_deserializer(SimpleStringSchema()).build()
 
 
+def test_bootstrap_servers_may_be_a_property():
+    # as in Flink, where set_bootstrap_servers sets the property (PyFlink's Kafka examples set it so)
+    source = KafkaSource.builder().set_properties({"bootstrap.servers": "h:1", "group.id": "g"}).set_topics("t") \
+        .set_value_only_deserializer(SimpleStringSchema()).build()
+    assert source._spec.bootstrap_servers == "h:1" and source._spec.properties == {"group.id": "g"}
+    sink = KafkaSink.builder().set_property("bootstrap.servers", "h:2").set_record_serializer(
+        KafkaRecordSerializationSchema.builder().set_topic("t").set_value_serialization_schema(SimpleStringSchema())
+        .build()).build()
+    assert sink._spec.bootstrap_servers == "h:2" and sink._spec.properties == {}
+
+
 def test_a_missing_kafka_client_fails_when_the_job_is_built(monkeypatch):
     import importlib.util
 

@@ -201,7 +201,10 @@ class KafkaSourceBuilder:
         return self
 
     def set_property(self, key: str, value: str) -> "KafkaSourceBuilder":
-        """A Kafka consumer property (librdkafka names, which are Kafka's for the common ones)."""
+        """A Kafka consumer property (librdkafka names, which are Kafka's for the common ones);
+        ``bootstrap.servers`` is :meth:`set_bootstrap_servers`, as in Flink."""
+        if str(key) == "bootstrap.servers":
+            return self.set_bootstrap_servers(str(value))
         self._properties[str(key)] = str(value)
         return self
 
@@ -355,6 +358,9 @@ class KafkaSinkBuilder:
         return self
 
     def set_property(self, key: str, value: str) -> "KafkaSinkBuilder":
+        """A Kafka producer property; ``bootstrap.servers`` is :meth:`set_bootstrap_servers`, as in Flink."""
+        if str(key) == "bootstrap.servers":
+            return self.set_bootstrap_servers(str(value))
         self._properties[str(key)] = str(value)
         return self
 
