@@ -93,20 +93,29 @@ class ByteArraySchema(SerializationSchema, DeserializationSchema):
 
 
 class RowFieldExtractorSchema(SerializationSchema):
-    """Serializes one field (a str or bytes) of a row."""
+    """Serializes one field of a row, which must already be bytes (a null field is empty bytes),
+    as Flink's: e.g. a Kafka record's key and value from two fields of the same row.
+
+    Example: ``RowFieldExtractorSchema(0).serialize(Row(b'key', b'value')) == b'key'``.
+    """
 
     def __init__(self, field_index: int) -> None:
         if field_index < 0:
-            raise ValueError("field index must not be negative")
+            raise ValueError(f"Field index must be non-negative, got: {field_index}")
         self._field_index = field_index
 
     def serialize(self, value: Any) -> bytes:
-        field = value[self._field_index]
+        index = self._field_index
+        if index >= len(value):
+            raise ValueError(f"RowFieldExtractorSchema cannot read field {index} of a row of {len(value)} fields")
+        field = value[index]
         if field is None:
             return b''
-        if isinstance(field, (bytes, bytearray)):
-            return bytes(field)
-        return str(field).encode('utf-8')
+        if not isinstance(field, (bytes, bytearray)):
+            raise TypeError(f"RowFieldExtractorSchema: field {index} must be bytes, but was {type(field).__name__} "
+                            "(convert it first, e.g. with str.encode(), and declare it "
+                            "Types.PRIMITIVE_ARRAY(Types.BYTE()))")
+        return bytes(field)
 
 
 class Encoder(object):

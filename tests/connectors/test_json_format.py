@@ -33,6 +33,15 @@ def test_malformed_json_fails_unless_parse_errors_are_ignored():
         .deserialize(b"{not json") is None
 
 
-def test_a_named_row_type_is_required():
-    with pytest.raises(TypeError, match="ROW_NAMED"):
+def test_a_row_type_is_required():
+    with pytest.raises(TypeError, match="needs a row type such as Types.ROW_NAMED"):
         JsonRowSerializationSchema.builder().with_type_info(Types.INT()).build()
+
+
+def test_positional_rows_have_flinks_field_names():
+    # what PyFlink 2.3's JsonRowSerializationSchema (flink-json) writes for this row and type
+    row_type = Types.ROW([Types.INT(), Types.STRING()])
+    data = JsonRowSerializationSchema.Builder().with_type_info(row_type).build().serialize(Row(1, "hi"))
+    assert data == b'{"f0":1,"f1":"hi"}'
+    row = JsonRowDeserializationSchema.Builder().type_info(row_type).build().deserialize(data)
+    assert row == Row(1, "hi") and row._fields is None

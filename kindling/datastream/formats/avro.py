@@ -5,12 +5,14 @@ with ``env.create_input`` or a FileSource), ``AvroBulkWriters`` (FileSink), and 
 without a container header, as Flink writes them)."""
 from __future__ import annotations
 
+import datetime
 import io
 import json
+import uuid
 from typing import Any, Optional
 
 from kindling.common.serialization import BulkWriterFactory, DeserializationSchema, SerializationSchema
-from kindling.common.typeinfo import PickledBytesTypeInfo
+from kindling.common.typeinfo import PickledBytesTypeInfo, TypeInformation, Types
 from kindling.common.types import Row
 
 __all__ = ['AvroSchema', 'GenericRecordAvroTypeInfo', 'AvroInputFormat', 'AvroBulkWriters',
@@ -118,41 +120,128 @@ class AvroBulkWriters(object):
         return BulkWriterFactory('avro', schema=schema)
 
 
-def to_record(value: Any, schema: Any) -> Any:
-    """A Row (named or by position) or dict as the dict fastavro writes for an Avro ``schema``."""
+def _named_types(schema: Any, named: Optional[dict]) -> dict:
+    """The named types (records, enums, fixed) of a schema fastavro parsed, by full name."""
+    if named is not None:
+        return named
+    return schema.get('__named_schemas', {}) if isinstance(schema, dict) else {}
+
+
+def _resolved(schema: Any, named: dict) -> Any:
+    """``schema`` with a reference to a named type (a record, enum or fixed defined earlier in the
+    schema) replaced by its definition."""
+    return named.get(schema, schema) if isinstance(schema, str) else schema
+
+
+def _union_branch(schema: list) -> Any:
+    """The one type of a nullable (or one-branch) union, as Flink reads it; None for other unions."""
+    if len(schema) == 1:
+        return schema[0]
+    if len(schema) == 2 and 'null' in schema:
+        return schema[1] if schema[0] == 'null' else schema[0]
+    return None
+
+
+def to_record(value: Any, schema: Any, named: Optional[dict] = None) -> Any:
+    """A Row or dict as the dict fastavro writes for an Avro ``schema``: a dict by name, a Row by
+    position (as Flink's AvroRowSerializationSchema writes Rows) unless its field names are the
+    record's (then by name)."""
+    named = _named_types(schema, named)
+    schema = _resolved(schema, named)
     if isinstance(schema, list):  # a union: the first branch the value fits
         if value is None:
             return None
         branches = [s for s in schema if s != 'null']
-        return to_record(value, branches[0]) if len(branches) == 1 else value
+        return to_record(value, branches[0], named) if len(branches) == 1 else value
     if isinstance(schema, dict) and schema.get('type') == 'record':
+        fields = schema['fields']
         if isinstance(value, dict):
-            return {f['name']: to_record(value.get(f['name']), f['type']) for f in schema['fields']}
-        if isinstance(value, Row):
-            names = value._fields if getattr(value, '_fields', None) else None
-            if names:
-                mapping = value.as_dict()
-                return {f['name']: to_record(mapping.get(f['name']), f['type']) for f in schema['fields']}
-        return {f['name']: to_record(value[i], f['type']) for i, f in enumerate(schema['fields'])}
+            return {f['name']: to_record(value.get(f['name']), f['type'], named) for f in fields}
+        names = getattr(value, '_fields', None) if isinstance(value, Row) else None
+        if names and {f['name'] for f in fields} <= set(names):
+            mapping = value.as_dict()
+            return {f['name']: to_record(mapping[f['name']], f['type'], named) for f in fields}
+        return {f['name']: to_record(value[i], f['type'], named) for i, f in enumerate(fields)}
     if isinstance(schema, dict) and schema.get('type') == 'array':
-        return None if value is None else [to_record(v, schema['items']) for v in value]
+        return None if value is None else [to_record(v, schema['items'], named) for v in value]
+    if isinstance(schema, dict) and schema.get('type') == 'map':
+        return None if value is None else {k: to_record(v, schema['values'], named) for k, v in value.items()}
     return value
 
 
-def to_row(value: Any, schema: Any) -> Any:
-    """An Avro record (a dict) as a named Row, nested records too."""
+_EPOCH = datetime.datetime(1970, 1, 1)
+_LOCAL_TIMESTAMP_UNITS = {'local-timestamp-millis': datetime.timedelta(milliseconds=1),
+                          'local-timestamp-micros': datetime.timedelta(microseconds=1)}
+
+
+def to_row(value: Any, schema: Any, named: Optional[dict] = None) -> Any:
+    """An Avro value as fastavro read it, as Flink's AvroRowDeserializationSchema gives it (of the
+    type :func:`avro_type_info` says): records as named Rows, UUIDs as strings, timestamps without
+    a time zone (UTC), local timestamps as the number Avro stores (Flink's legacy mapping)."""
+    named = _named_types(schema, named)
+    schema = _resolved(schema, named)
+    if value is None:
+        return None
     if isinstance(schema, list):
-        if value is None:
-            return None
-        branches = [s for s in schema if s != 'null']
-        return to_row(value, branches[0]) if len(branches) == 1 else value
-    if isinstance(schema, dict) and schema.get('type') == 'record' and isinstance(value, dict):
-        row = Row(*[to_row(value.get(f['name']), f['type']) for f in schema['fields']])
+        branch = _union_branch(schema)
+        return value if branch is None else to_row(value, branch, named)
+    if not isinstance(schema, dict):
+        return value
+    kind, logical = schema.get('type'), schema.get('logicalType')
+    if kind == 'record' and isinstance(value, dict):
+        row = Row(*[to_row(value.get(f['name']), f['type'], named) for f in schema['fields']])
         row.set_field_names([f['name'] for f in schema['fields']])
         return row
-    if isinstance(schema, dict) and schema.get('type') == 'array' and value is not None:
-        return [to_row(v, schema['items']) for v in value]
+    if kind == 'array':
+        return [to_row(v, schema['items'], named) for v in value]
+    if kind == 'map':
+        return {k: to_row(v, schema['values'], named) for k, v in value.items()}
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, datetime.datetime) and value.tzinfo is not None:
+        return value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    if logical in _LOCAL_TIMESTAMP_UNITS and isinstance(value, datetime.datetime):
+        return (value - _EPOCH) // _LOCAL_TIMESTAMP_UNITS[logical]
+    if logical == 'timestamp-nanos' and isinstance(value, int):  # fastavro leaves nanoseconds as they are
+        return _EPOCH + datetime.timedelta(microseconds=value // 1000)
     return value
+
+
+_AVRO_PRIMITIVES = {'string': Types.STRING, 'int': Types.INT, 'long': Types.LONG, 'float': Types.FLOAT,
+                    'double': Types.DOUBLE, 'boolean': Types.BOOLEAN, 'enum': Types.STRING}
+_AVRO_LOGICAL = {('bytes', 'decimal'): Types.BIG_DEC, ('fixed', 'decimal'): Types.BIG_DEC,
+                 ('int', 'date'): Types.SQL_DATE, ('int', 'time-millis'): Types.SQL_TIME,
+                 ('long', 'time-micros'): Types.SQL_TIME, ('long', 'timestamp-millis'): Types.SQL_TIMESTAMP,
+                 ('long', 'timestamp-micros'): Types.SQL_TIMESTAMP, ('long', 'timestamp-nanos'): Types.SQL_TIMESTAMP}
+
+
+def avro_type_info(schema: Any, named: Optional[dict] = None, enclosing: frozenset = frozenset()) -> TypeInformation:
+    """The type of the values :func:`to_row` makes of an Avro ``schema``, as Flink's
+    AvroSchemaConverter maps Avro types (with its legacy timestamps): records as named rows,
+    arrays as object arrays, maps with string keys, nullable unions as their type. What Flink
+    serializes with Kryo (other unions, ``null``, a record inside itself) is pickled."""
+    named = _named_types(schema, named)
+    if isinstance(schema, str) and schema in enclosing:
+        return Types.PICKLED_BYTE_ARRAY()
+    schema = _resolved(schema, named)
+    if isinstance(schema, list):
+        branch = _union_branch(schema)
+        return Types.PICKLED_BYTE_ARRAY() if branch is None else avro_type_info(branch, named, enclosing)
+    kind = schema.get('type') if isinstance(schema, dict) else schema
+    logical = schema.get('logicalType') if isinstance(schema, dict) else None
+    if kind == 'record':
+        inner = enclosing | {schema['name']}
+        return Types.ROW_NAMED([f['name'] for f in schema['fields']],
+                               [avro_type_info(f['type'], named, inner) for f in schema['fields']])
+    if kind == 'array':
+        return Types.OBJECT_ARRAY(avro_type_info(schema['items'], named, enclosing))
+    if kind == 'map':
+        return Types.MAP(Types.STRING(), avro_type_info(schema['values'], named, enclosing))
+    if (kind, logical) in _AVRO_LOGICAL:
+        return _AVRO_LOGICAL[kind, logical]()
+    if kind in ('bytes', 'fixed'):
+        return Types.PRIMITIVE_ARRAY(Types.BYTE())
+    return _AVRO_PRIMITIVES[kind]() if kind in _AVRO_PRIMITIVES else Types.PICKLED_BYTE_ARRAY()
 
 
 def _schema_of(record_class: Optional[str], avro_schema_string: Optional[str], what: str) -> AvroSchema:
@@ -180,10 +269,14 @@ class AvroRowDeserializationSchema(DeserializationSchema):
             raise ValueError(f'malformed Avro record {bytes(message)[:100]!r}: {exc!r}') from None
         return to_row(record, self._schema.parsed)
 
+    def get_produced_type(self) -> TypeInformation:
+        """The row type of the schema's records (Flink's AvroSchemaConverter)."""
+        return avro_type_info(self._schema.parsed)
+
 
 class AvroRowSerializationSchema(SerializationSchema):
-    """Writes a Row (named, or by position in the schema's field order) or dict as one Avro
-    binary record (no container header).
+    """Writes a Row (by position in the schema's field order, as Flink's, unless its field names
+    are the schema's) or dict as one Avro binary record (no container header).
 
     Example: ``AvroRowSerializationSchema(avro_schema_string=schema_json)``.
     """

@@ -1,6 +1,7 @@
 """JSON rows, as in ``pyflink.datastream.formats.json``: ``JsonRowSerializationSchema`` and
-``JsonRowDeserializationSchema`` for a ``Types.ROW_NAMED(...)`` type (JSON object fields by name),
-and Kindling's ``JsonLinesFormat`` (a FileSource format: one JSON object per line)."""
+``JsonRowDeserializationSchema`` for a row type (JSON object fields by name: a ``Types.ROW(...)``
+row's are ``f0``, ``f1``, ... as in Flink), and Kindling's ``JsonLinesFormat`` (a FileSource
+format: one JSON object per line)."""
 from __future__ import annotations
 
 import json
@@ -15,8 +16,8 @@ __all__ = ["JsonLinesFormat", "JsonRowDeserializationSchema", "JsonRowSerializat
 
 
 def _row_type(type_info: Any, what: str) -> RowTypeInfo:
-    if not isinstance(type_info, RowTypeInfo) or not type_info.is_named:
-        raise TypeError(f"{what} needs a named row type such as Types.ROW_NAMED(['id', 'name'], "
+    if not isinstance(type_info, RowTypeInfo):
+        raise TypeError(f"{what} needs a row type such as Types.ROW_NAMED(['id', 'name'], "
                         f"[Types.INT(), Types.STRING()]), got {type_info!r}")
     return type_info
 
@@ -30,7 +31,8 @@ def _from_json(value: Any, type_info: TypeInformation, fail_on_missing: bool) ->
             raise ValueError(f"JSON field {name!r} is missing")
         fields.append(_from_json(value.get(name), field_type, fail_on_missing))
     row = Row(*fields)
-    row.set_field_names(type_info.get_field_names())
+    if type_info.is_named:
+        row.set_field_names(type_info.get_field_names())
     return row
 
 
