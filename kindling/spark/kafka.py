@@ -61,6 +61,30 @@ def client_config(servers: str, properties: dict, **extra: Any) -> dict:
     return config
 
 
+def reader_subtask(topic: str, partition: int, readers: int) -> int:
+    """The reader subtask Flink's KafkaSource gives a partition: partition 0 of a topic to the
+    subtask the Java hash of its name picks, the next partitions to the next subtasks in turn."""
+    name_hash = 0
+    for char in topic:  # String.hashCode(); Kafka's topic names are ASCII
+        name_hash = (31 * name_hash + ord(char)) & 0xFFFFFFFF
+    first = (name_hash * 31 & 0x7FFFFFFF) % readers
+    return (first + partition) % readers
+
+
+def _by_reader(splits: list["_Split"], readers: int) -> list["_Split"]:
+    """``splits`` placed so that each one's index (its Spark partition, which the stage reading it
+    takes as its subtask, modulo ``readers``) is its Kafka partition's Flink reader subtask; the
+    gaps are empty splits. So ``print()`` names the subtask Flink would."""
+    queues: list[list[_Split]] = [[] for _ in range(readers)]
+    for split in splits:
+        queues[reader_subtask(split.topic, split.partition, readers)].append(split)
+    placed = [queue[turn] if turn < len(queue) else _Split()
+              for turn in range(max(map(len, queues), default=0)) for queue in queues]
+    while placed and placed[-1].end <= placed[-1].start:
+        placed.pop()
+    return placed
+
+
 def _tp_key(topic: str, partition: int) -> str:
     return f"{topic}:{partition}"  # ':' cannot occur in a topic name
 
@@ -77,8 +101,9 @@ class KafkaPlan(SourcePlan):
     partitions run the stage on the records they read and hand Spark its output."""
 
     def __init__(self, spec: KafkaSourceSpec, type_info: Any, streaming: bool, watermark_file: str | None,
-                 name: str = "Kafka Source", metrics: Any = None):
+                 name: str = "Kafka Source", metrics: Any = None, readers: int = 1):
         super().__init__(spec, type_info, 0, streaming, watermark_file, name, metrics)  # a split per partition
+        self.readers = readers  # the source's parallel instances (Flink's reader subtasks)
         self.stage: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]] | None = None
         self.stage_schema: StructType | None = None
 
@@ -210,6 +235,8 @@ def _read_split(plan: KafkaPlan, split: _Split) -> Iterator[pa.RecordBatch]:
         yield pa.RecordBatch.from_arrays([pa.nulls(1, f.type) for f in codec.arrow_schema]
                                          + [pa.nulls(1, pa.int64()), pa.array([mark], pa.int64()),
                                             pa.array([payload], pa.binary()), pa.nulls(1, pa.int64())], names=names)
+        return
+    if split.end <= split.start:  # a gap between the splits of reader subtasks (_by_reader)
         return
     kafka = _kafka()
     spec = plan.spec
@@ -347,7 +374,8 @@ class _BatchReader(DataSourceReader):
             stop = metadata.resolve(self.plan.spec.stopping or ("latest",), tps)
         finally:
             metadata.close()
-        return [_Split(*_tp_of(k), start[k], stop[k]) for k in start if stop[k] > start[k]]
+        return _by_reader([_Split(*_tp_of(k), start[k], stop[k]) for k in start if stop[k] > start[k]],
+                          self.plan.readers)
 
     def read(self, partition: _Split):
         return _read(self.plan, partition)
@@ -415,6 +443,7 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                 begin = self.metadata.resolve(("earliest",), [_tp_of(key)])[key]
             if stop > begin:
                 splits.append(_Split(*_tp_of(key), begin, stop))
+        splits = _by_reader(splits, self.plan.readers)
         if end.get("end") and not start.get("end"):
             splits.append(_Split(end_of_input=True))
         if end.get("wm") is not None and end.get("wm") != start.get("wm"):
@@ -464,7 +493,7 @@ def kafka_stage_frame(compiler: Any, node: Any, stage: Callable[[Iterator[pa.Rec
     """A KafkaSource read by its stage's own Python pass: each task reads a partition's records and
     hands them straight to ``stage`` (no trip through the JVM between the consumer and the stage's
     functions). A streaming query's reader tasks run the stage; a batch job has a Spark partition
-    per Kafka partition."""
+    per Kafka partition (placed by :func:`_by_reader`)."""
     plan = _plan_of(compiler, node)
     if compiler.streaming:
         plan.stage, plan.stage_schema = stage, schema
@@ -485,7 +514,7 @@ def _plan_of(compiler: Any, node: Any) -> KafkaPlan:
         raise ValueError("an unbounded KafkaSource cannot run in BATCH mode; use set_bounded(...) or STREAMING mode")
     handoff = getattr(compiler, "handoff", None)
     return KafkaPlan(node.source, node.type_info, compiler.streaming, handoff.path if handoff is not None else None,
-                     node.name, getattr(compiler, "metrics", None))
+                     node.name, getattr(compiler, "metrics", None), compiler.parallelism)
 
 
 # -- sink ------------------------------------------------------------------------------------
@@ -631,12 +660,15 @@ def write_records(spec: KafkaSinkSpec, batch_id: int, batches: Iterator[pa.Recor
 
 class _Producer:
     """A confluent-kafka producer for a KafkaSink: ``acks=all`` for AT_LEAST_ONCE, a
-    transactional id for EXACTLY_ONCE. Only failed deliveries are reported (not one callback per
-    record); they are kept for :meth:`finish`."""
+    transactional id for EXACTLY_ONCE. Records with a key go to the partition Kafka's Java
+    producer (Flink's) picks, by the murmur2 hash of the key, unless the sink's properties name
+    another ``partitioner``. Only failed deliveries are reported (not one callback per record);
+    they are kept for :meth:`finish`."""
 
     def __init__(self, spec: KafkaSinkSpec, transactional_id: str | None = None):
         extra: dict[str, Any] = {"socket.connection.setup.timeout.ms": 10_000, "on_delivery": self.delivered,
-                                 "delivery.report.only.error": True}
+                                 "delivery.report.only.error": True,
+                                 "partitioner": spec.properties.get("partitioner", "murmur2_random")}
         if spec.guarantee == "AT_LEAST_ONCE":
             extra["acks"] = "all"
         if transactional_id is not None:

@@ -78,6 +78,27 @@ def produce(servers: str, topic: str, records) -> None:
         producer.flush(10)
 
 
+def java_partition(key: bytes, partitions: int) -> int:
+    """The partition Kafka's Java producer (its default partitioner) gives a record with ``key``:
+    Kafka's murmur2 hash of the key, made positive, modulo the partitions."""
+    m = 0x5BD1E995
+    length = len(key)
+    h = 0x9747B28C ^ length
+    body = length - length % 4
+    for i in range(0, body, 4):
+        k = int.from_bytes(key[i:i + 4], "little") * m & 0xFFFFFFFF
+        k = (k ^ k >> 24) * m & 0xFFFFFFFF
+        h = (h * m & 0xFFFFFFFF) ^ k
+    tail = key[body:]
+    for i in reversed(range(len(tail))):
+        h ^= tail[i] << (8 * i)
+    if tail:
+        h = h * m & 0xFFFFFFFF
+    h = (h ^ h >> 13) * m & 0xFFFFFFFF
+    h ^= h >> 15
+    return (h & 0x7FFFFFFF) % partitions
+
+
 def consume_all(servers: str, topic: str, expected: int, timeout_s: float = 30,
                 isolation: str = "read_uncommitted", timestamps: bool = False) -> list:
     """Reads a topic from the start until ``expected`` records came (or ``timeout_s`` passed, or

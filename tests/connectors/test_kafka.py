@@ -10,7 +10,7 @@ import uuid
 from collections import Counter
 
 import pytest
-from kafka_support import consume_all, produce
+from kafka_support import consume_all, java_partition, produce
 
 from kindling.common import Time, Types, WatermarkStrategy
 from kindling.common.serialization import SimpleStringSchema
@@ -217,6 +217,8 @@ def test_sink_writes_with_each_delivery_guarantee(spark, make_env, kafka_broker,
     records = consume_all(kafka_broker, topic, 20)
     assert sorted(json.loads(v)["id"] for _, _, v in records) == list(range(20))
     assert all(k is not None for _, k, _ in records)  # the key schema wrote keys
+    # each in the partition Kafka's Java producer gives its key (librdkafka's default would put about half elsewhere)
+    assert [p for p, _, _ in records] == [java_partition(k, 2) for _, k, _ in records]
 
 
 def _string_sink(servers: str, topic: str, **props) -> KafkaSink:
@@ -526,6 +528,20 @@ def test_bootstrap_servers_may_be_a_property():
         KafkaRecordSerializationSchema.builder().set_topic("t").set_value_serialization_schema(SimpleStringSchema())
         .build()).build()
     assert sink._spec.bootstrap_servers == "h:2" and sink._spec.properties == {}
+
+
+def test_partitions_are_placed_where_flinks_reader_subtasks_read_them():
+    # KafkaSourceEnumerator.getSplitOwner: partition 0 at the subtask the Java hash of the topic
+    # name picks (test_json_topic: 1 of 0..1, 2 of 0..3), the next ones in turn; a Spark partition's
+    # index is its stage's subtask (modulo the parallelism), so the gaps are empty splits
+    from kindling.spark.kafka import _by_reader, _Split, reader_subtask
+
+    assert [reader_subtask("test_json_topic", p, 2) for p in range(3)] == [1, 0, 1]
+    assert [reader_subtask("test_json_topic", p, 4) for p in range(3)] == [3, 0, 1]
+    placed = _by_reader([_Split("test_json_topic", p, 0, 5) for p in range(3)], 2)
+    assert [(s.partition, s.end) if s.end else None for s in placed] == [(1, 5), (0, 5), None, (2, 5)]
+    placed = _by_reader([_Split("test_json_topic", 0, 0, 5)], 4)
+    assert [s.end for s in placed] == [0, 0, 0, 5]
 
 
 def test_a_missing_kafka_client_fails_when_the_job_is_built(monkeypatch):
