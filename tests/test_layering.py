@@ -28,6 +28,9 @@ ALLOWED = {
     'kindling.metrics': ('kindling.common', 'kindling.metrics'),
     # the Table API builds DataStream jobs (kindling/table, docs/table.md)
     'kindling.table': ('kindling.common', 'kindling.graph', 'kindling.datastream', 'kindling.table'),
+    # the planner lowers a plan into the job: its Python nodes run the Table operators of kindling/runtime/table
+    'kindling.table.planner.lowering': ('kindling.common', 'kindling.graph', 'kindling.datastream', 'kindling.table',
+                                        'kindling.runtime.table'),
     # a lookup join's function reads the database in its Spark task with the JDBC connector's
     # connection (drivers, retries), as the JDBC sink's tasks do
     'kindling.table.lookup_join': ('kindling.common', 'kindling.graph', 'kindling.datastream', 'kindling.table',

@@ -125,6 +125,7 @@ class DataStream:
         return self
 
     def set_description(self, description: str) -> "DataStream":
+        self._transformation.description = description
         return self
 
     def get_type(self) -> TypeInformation:
@@ -595,6 +596,7 @@ class DataStreamSink:
         return self
 
     def set_description(self, description: str) -> "DataStreamSink":
+        self._transformation.description = description
         return self
 
     def set_parallelism(self, parallelism: int) -> "DataStreamSink":

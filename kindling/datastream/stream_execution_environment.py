@@ -414,5 +414,12 @@ class StreamExecutionEnvironment:
 
         return start_job(self, self._take_sinks(), job_name or "Flink Streaming Job")
 
+    def _run_mode(self, sources: list, eager_watermarks: bool) -> str:
+        """How a job reading ``sources`` (source specs) runs: the runner's rule (kindling/spark/runner.py
+        ``run_mode``), which the Table planner follows so that explain tells what runs."""
+        from kindling.spark.runner import run_mode
+
+        return run_mode(self, sources, eager_watermarks)
+
     def close(self) -> None:
         self._sinks = []

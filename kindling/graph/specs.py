@@ -390,14 +390,16 @@ class SocketTextSourceSpec(SourceSpec):
 # -- Table API (kindling/table, docs/table.md): a table's relational plan over another source --
 
 @dataclass(eq=False)
-class TableSourceSpec(SourceSpec):
-    """The rows of the ``base`` source (read as ``base_type``) after ``operations``, functions
-    ``(DataFrame, control_columns) -> DataFrame`` of Spark column expressions: relational work in
-    Spark's JVM operators. ``Compiler.source_frame`` applies them to the base's frame."""
+class RelationalSourceSpec(SourceSpec):
+    """The rows of the ``base`` source (read as ``base_type``) after ``plan``, the part of a table's
+    logical plan Spark's JVM operators compute (kindling/table/planner: nodes over the scan that
+    reads ``base``), its columns named ``names``. Plain data: kindling/spark/table/translate.py
+    turns the plan into DataFrame operations on the base's frame."""
 
     base: Any = None
     base_type: Any = None
-    operations: tuple = ()
+    plan: Any = None
+    names: list = field(default_factory=list)
 
     @property
     def bounded(self) -> bool:  # type: ignore[override]
@@ -431,11 +433,9 @@ class GroupAggregateSpec:
 
 
 @dataclass(eq=False)
-class DataFrameSourceSpec(SourceSpec):
-    """The rows of a Spark DataFrame the driver made (``frame``, the columns of the stream's
-    codec): the changes of an aggregation Spark computed, fed to the operators after it."""
+class ChangesSourceSpec(SourceSpec):
+    """The changes of a group aggregation Spark computed (kindling/spark/table/aggregation.py), fed
+    to the operators after it: the rows of the Spark temporary view ``view`` the driver registers
+    for each micro-batch (the columns of the stream's codec)."""
 
-    frame: Any = None
-
-    def __getstate__(self) -> dict:
-        return {}  # the frame is the driver's: a stage reading it needs nothing of it
+    view: str = ""

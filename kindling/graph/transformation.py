@@ -13,7 +13,9 @@ _ids = itertools.count(1)
 
 @dataclass(eq=False)
 class Transformation:
-    """A node of the job graph: an operation, its inputs and the type of what it emits."""
+    """A node of the job graph: an operation, its inputs and the type of what it emits; ``description``
+    says more than the name (``set_description``; a Table operator's: its plan node, as explain
+    prints it)."""
 
     name: str
     inputs: list["Transformation"] = field(default_factory=list)
@@ -21,6 +23,7 @@ class Transformation:
     parallelism: int | None = None
     uid: str | None = None
     id: int = field(default_factory=lambda: next(_ids))
+    description: str = ""
 
     kind = "transformation"
 
@@ -79,7 +82,8 @@ class KeyedTransformation(Transformation):
     where a yielded ``(OutputTag, value)`` pair goes, as in PyFlink. The Spark compiler
     chooses the runtime operator (``kindling.spark.operators``). ``relational``: a
     :class:`~kindling.graph.specs.GroupAggregateSpec` when the operation is a group aggregation
-    that Spark's own operators can compute instead of ``function`` (``kindling/spark/relational.py``).
+    that Spark's own operators compute instead of ``function`` (the planner's choice:
+    kindling/table/planner/physical.py; computed by kindling/spark/table/aggregation.py).
     """
 
     operation: str = "process"

@@ -17,8 +17,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from kindling.common.time import duration_millis
-from kindling.graph.specs import (CollectionSourceSpec, DataFrameSourceSpec, FileSinkSpec, FileSourceSpec,
-                                  KafkaSinkSpec, KafkaSourceSpec, SequenceSourceSpec, TableSourceSpec)
+from kindling.graph.specs import (ChangesSourceSpec, CollectionSourceSpec, FileSinkSpec, FileSourceSpec,
+                                  KafkaSinkSpec, KafkaSourceSpec, RelationalSourceSpec, SequenceSourceSpec)
 from kindling.graph.transformation import (
     ChainedTransformation,
     KeyByTransformation,
@@ -469,14 +469,13 @@ class Compiler:
             from kindling.spark.kafka import kafka_source_frame
 
             return kafka_source_frame(self, node)
-        if isinstance(spec, DataFrameSourceSpec):  # changes Spark computed (kindling/spark/relational.py)
-            return spec.frame
-        if isinstance(spec, TableSourceSpec):  # a Table's relational plan (kindling/table)
-            frame = self.source_frame(SourceTransformation(name=node.name, type_info=spec.base_type, source=spec.base))
-            control = [c for c in (WM, CHANNEL) if c in frame.columns]
-            for operation in spec.operations:
-                frame = operation(frame, control)
-            return frame
+        if isinstance(spec, ChangesSourceSpec):  # changes Spark computed (kindling/spark/table/aggregation.py)
+            return self.spark.table(spec.view)
+        if isinstance(spec, RelationalSourceSpec):  # a Table's plan Spark computes (kindling/spark/table)
+            from kindling.spark.table.translate import relational_frame
+
+            base = self.source_frame(SourceTransformation(name=node.name, type_info=spec.base_type, source=spec.base))
+            return relational_frame(spec, base, [c for c in (WM, CHANNEL) if c in base.columns])
         if isinstance(spec, SequenceSourceSpec) and not self.streaming:
             return self.spark.range(spec.start, spec.end + 1, numPartitions=self.parallelism).withColumnRenamed("id", "f0")
         source_plan = SourcePlan(node.source, node.type_info, self.parallelism, self.streaming,

@@ -84,7 +84,8 @@ def _two_inputs(node: TwoInputTransformation, inputs: list[Transformation], para
         union = UnionTransformation(name=node.name, inputs=tagged, id=_internal_id(node, 3))
         return ChainedTransformation(name=node.name, inputs=[union], type_info=node.type_info,
                                      parallelism=node.parallelism, uid=node.uid, id=node.id,
-                                     operation="process", function=CoProcessAdapter(node.function))
+                                     description=node.description, operation="process",
+                                     function=CoProcessAdapter(node.function))
     if broadcast:
         # A non-keyed stream is spread over the instances in turn; broadcast elements reach all.
         main_key = first.key_selector if keyed else RoundRobinKey(node.parallelism or parallelism)
@@ -97,5 +98,6 @@ def _two_inputs(node: TwoInputTransformation, inputs: list[Transformation], para
     key_bys = [KeyByTransformation(name="KeyBy", inputs=[t], key_type=key_type, id=_internal_id(node, side + 3),
                                    key_selector=selector) for side, t in enumerate(tagged)]
     return KeyedTransformation(name=node.name, inputs=key_bys, type_info=node.type_info,
-                               parallelism=node.parallelism, uid=node.uid, id=node.id, operation="process",
-                               function=function, has_side_output=node.has_side_output or broadcast)
+                               parallelism=node.parallelism, uid=node.uid, id=node.id, description=node.description,
+                               operation="process", function=function,
+                               has_side_output=node.has_side_output or broadcast)

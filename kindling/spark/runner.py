@@ -29,7 +29,7 @@ from kindling.runtime import lifecycle
 from kindling.runtime.errors import UserFunctionError, user_error_of
 from kindling.spark.compiler import CompiledJob, Compiler, TimeSettings
 from kindling.spark.metrics import metric_results
-from kindling.spark.relational import split_aggregations
+from kindling.spark.table.aggregation import split_aggregations
 from kindling.spark.savepoints import SAVEPOINT_PATH, JobSavepoints, SavepointError
 from kindling.spark.session import get_spark, job_failed, on_exit, scratch_dir, timing, timing_enabled
 from kindling.spark.sinks import writer_for
@@ -339,7 +339,7 @@ class _JobRun:
         self.savepoints.restore_into(self.checkpoint_dir)  # execution.savepoint.path, once, before the first query
         for _, sink_writer in self.writers:
             if hasattr(sink_writer, "bind"):
-                sink_writer.bind(self.checkpoint_dir)  # state kept beside the query's (kindling/spark/relational.py)
+                sink_writer.bind(self.checkpoint_dir)  # state kept beside the query's (kindling/spark/table/aggregation.py)
         while True:
             if self.client._cancel_requested.is_set():
                 return
@@ -436,22 +436,15 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
     """Compiles and starts a job; the returned client's result completes when it ends."""
     configuration = env.get_configuration()
     spark = get_spark(configuration, env._parallelism)
-    mode = env.get_runtime_mode()
-    all_bounded = all(getattr(s, "bounded", True) for s in _sources(sinks))
-    streaming = mode == RuntimeExecutionMode.STREAMING or (mode == RuntimeExecutionMode.AUTOMATIC and not all_bounded)
-    if not streaming and not all_bounded:
-        raise ValueError("BATCH runtime mode needs bounded sources; an unbounded source (e.g. a FileSource with "
-                         "monitor_continuously) needs RuntimeExecutionMode.STREAMING")
+    mode = run_mode(env, _sources(sinks), _eager_watermarks(sinks))
+    streaming = mode != BATCH
+    one_step = mode == ONE_STEP
     job_id = JobID()
     job_parameters = dict(env.get_config().get_global_job_parameters() or {})
     if not streaming:
         job_parameters["inBatchExecutionMode"] = "true"  # keyed reduce/aggregations emit final values only
     time_settings = TimeSettings.of(env)
-    # broadcast state needs the micro-batch path's control keys (kindling/spark/broadcast.py)
-    one_step = streaming and all_bounded and runs_in_one_step(env, time_settings, _sources(sinks)) and \
-        not _eager_watermarks(sinks)
-    sinks = split_aggregations(sinks, "one_step" if one_step else "micro_batch" if streaming else "batch",
-                               env.get_parallelism(), job_parameters, job_id.to_hex_string())
+    sinks = split_aggregations(sinks, mode, env.get_parallelism(), job_parameters, job_id.to_hex_string())
     compiler = Compiler(spark, sinks, streaming and not one_step, env.get_parallelism(), job_parameters,
                         job_id.to_hex_string(), time_settings, one_step=one_step)
     configured = configuration.get_string(MAX_RECORDS_PER_BATCH, "")
@@ -477,6 +470,29 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
 
 
 ONE_STEP_MAX_ELEMENTS = "kindling.bounded.one-step.max-elements"
+#: how a job runs: a Spark batch job of BATCH semantics, a bounded STREAMING job as one Spark batch
+#: job (kindling/spark/one_step.py), or a Structured Streaming query of micro-batches
+BATCH, ONE_STEP, MICRO_BATCH = "batch", "one_step", "micro_batch"
+
+
+def run_mode(env, sources: list, eager_watermarks: bool) -> str:
+    """How a job reading ``sources`` (source specs) runs: :data:`BATCH` in BATCH mode (or AUTOMATIC
+    with bounded sources only), else :data:`ONE_STEP` when its sources are bounded,
+    :func:`runs_in_one_step` allows it and no Flink SQL watermark (``eager_watermarks``) is in the
+    job (its input does not all precede the first watermark, as one step assumes), else
+    :data:`MICRO_BATCH`. The Table planner asks this too (kindling/table/planner/physical.py), so
+    that what it plans for is what runs."""
+    mode = env.get_runtime_mode()
+    all_bounded = all(getattr(s, "bounded", True) for s in sources)
+    streaming = mode == RuntimeExecutionMode.STREAMING or (mode == RuntimeExecutionMode.AUTOMATIC and not all_bounded)
+    if not streaming and not all_bounded:
+        raise ValueError("BATCH runtime mode needs bounded sources; an unbounded source (e.g. a FileSource with "
+                         "monitor_continuously) needs RuntimeExecutionMode.STREAMING")
+    if not streaming:
+        return BATCH
+    # broadcast state needs the micro-batch path's control keys (kindling/spark/broadcast.py)
+    one_step = all_bounded and runs_in_one_step(env, TimeSettings.of(env), sources) and not eager_watermarks
+    return ONE_STEP if one_step else MICRO_BATCH
 
 
 def runs_in_one_step(env, time_settings: TimeSettings, sources: list) -> bool:

@@ -160,7 +160,7 @@ def writer_for(spec) -> SinkWriter:
         from kindling.spark.jdbc import JdbcWriter
 
         return JdbcWriter(spec)
-    from kindling.spark.relational import AggregationSinkSpec, AggregationWriter
+    from kindling.spark.table.aggregation import AggregationSinkSpec, AggregationWriter
     if isinstance(spec, AggregationSinkSpec):
         return AggregationWriter(spec)
     if isinstance(spec, PrintSinkSpec):

@@ -140,11 +140,11 @@ class _PrintedRow:
 def parallelism_of(stream) -> Optional[int]:
     """The parallelism set on the stream's operator, 1 for a DataStream collection source
     (non-parallel in Flink; a Table's ``from_elements`` is parallel), else None (the environment's)."""
-    from kindling.graph.specs import CollectionSourceSpec, TableSourceSpec
+    from kindling.graph.specs import CollectionSourceSpec, RelationalSourceSpec
 
     node = stream._transformation
     source = getattr(node, "source", None)
-    if isinstance(source, TableSourceSpec):  # a table's operations on its source's rows
+    if isinstance(source, RelationalSourceSpec):  # a table's relational plan over its source's rows
         source = source.base
     return node.parallelism or (1 if isinstance(source, CollectionSourceSpec) and not getattr(source, "parallel", False)
                                 else None)
@@ -210,6 +210,7 @@ def metadata_keys(options: Dict[str, str]) -> set:
 def scan_table(t_env, name: str, descriptor) -> Any:
     """The Table of a connector table's rows (its physical columns), read by the DataStream source
     of its connector; the options are checked now, not when the job starts."""
+    from kindling.table.planner import nodes
     from kindling.table.table import Table
 
     options = descriptor.get_options()
@@ -219,22 +220,14 @@ def scan_table(t_env, name: str, descriptor) -> Any:
         raise ValueError(f"Table '{name}': the '{connector}' connector cannot be read by Kindling yet; sources: "
                          f"{', '.join(sorted(_SOURCES))}")
     if connector != "upsert-kafka":
-        return Table(t_env, schema, name, _SOURCES[connector](schema, options))
+        return Table(t_env, nodes.Scan(name=name, source=_SOURCES[connector](schema, options), out=nodes.Output(schema)))
     from kindling.table.types import DataTypes
 
     key = _upsert_key(descriptor.get_schema(), name)
     # the records' rows, each with whether it deletes its key (a record without a value)
-    records = Table(t_env, Schema(schema.get_field_names() + [DELETED], schema.get_field_data_types() +
-                                  [DataTypes.BOOLEAN()]), name, _kafka_scan(schema, options, key))
-    normalize = _ChangelogNormalize()
-    positions = [schema.get_field_names().index(k) for k in key]
-
-    def changes(rows, row_type):
-        from kindling.table.group_aggregate import GroupKey
-
-        return rows.key_by(GroupKey(positions)).process(normalize, output_type=row_type)
-
-    return records._python(schema, changes, updating=True)
+    records = nodes.Scan(name=name, source=_kafka_scan(schema, options, key), out=nodes.Output(Schema(
+        schema.get_field_names() + [DELETED], schema.get_field_data_types() + [DataTypes.BOOLEAN()])))
+    return Table(t_env, nodes.ChangelogNormalize(input=records, keys=tuple(key), out=nodes.Output(schema, True)))
 
 
 DELETED = "__deleted"
@@ -281,8 +274,7 @@ class _ChangelogNormalize(KeyedProcessFunction):
 
 
 def _datagen_scan(schema: Schema, options: Dict[str, str]):
-    DataGenRows(schema, options)
-    return lambda: datagen_source(schema, options, schema.row_type_info())
+    return datagen_source(schema, options, schema.row_type_info())
 
 
 FILESYSTEM_KEYS = {"connector", "path", "format", "source.monitor-interval", "sink.rolling-policy.file-size",
@@ -307,9 +299,8 @@ def _filesystem_scan(schema: Schema, options: Dict[str, str]):
     _check_options("filesystem", options, FILESYSTEM_KEYS, (f"{name}.",))
     path = _required("filesystem", options, "path")
     interval = options.get("source.monitor-interval")
-    source = file_source(name, schema, options, [path],
-                         duration_ms(interval, "source.monitor-interval") if interval else None)
-    return lambda: source
+    return file_source(name, schema, options, [path], duration_ms(interval, "source.monitor-interval") if interval
+                       else None)
 
 
 _STARTUP_MODES = ("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets")
@@ -444,8 +435,7 @@ def _kafka_scan(schema: Schema, options: Dict[str, str], upsert_key: Optional[Li
     if bounded != "unbounded":
         builder.set_bounded(_kafka_offsets(options, "bounded", bounded, topics))
     builder.set_value_only_deserializer(_KafkaRows(layout, upsert_key is not None))
-    source = builder.build()
-    return lambda: source
+    return builder.build()
 
 
 class _KafkaRows:
@@ -512,7 +502,7 @@ def _jdbc_scan(schema: Schema, options: Dict[str, str]):
                           upper_bound=int(bounds[2]) if partition else 0,
                           fetch_size=int(options.get("scan.fetch-size", "0")) or 1000)
     spec.check()
-    return lambda: Source(spec, schema.row_type_info())
+    return Source(spec, schema.row_type_info())
 
 
 _SOURCES = {"datagen": _datagen_scan, "filesystem": _filesystem_scan, "kafka": _kafka_scan, "upsert-kafka": _kafka_scan,

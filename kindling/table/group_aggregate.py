@@ -12,11 +12,10 @@ from typing import Any, List, Sequence
 from kindling.common.types import RowKind, _create_row
 from kindling.datastream.functions import KeyedProcessFunction
 from kindling.common.time import MAX_WATERMARK
-from kindling.graph.specs import GroupAggregateSpec
-from kindling.table.expressions import Expression, unaliased
-from kindling.table.planner.types import INTEGRAL, NUMERIC
+from kindling.table.expressions import Expression
+from kindling.table.planner.types import NUMERIC
 
-__all__ = ["GroupAggregateFunction", "GroupKey", "relational_aggregate"]
+__all__ = ["GroupAggregateFunction", "GroupKey"]
 
 STATE_NAME = "_kindling_group"
 
@@ -139,55 +138,3 @@ class GroupAggregateFunction(KeyedProcessFunction):
         elif result != previous:
             yield _create_row(self.names, previous, RowKind.UPDATE_BEFORE)
             yield _create_row(self.names, result, RowKind.UPDATE_AFTER)
-
-
-#: whether group aggregations Spark can compute run in Spark's own operators (default true; false:
-#: always the Python operator, for comparison)
-SPARK_AGGREGATION = "kindling.table.spark-aggregation"
-#: Flink's mini-batch aggregation: a group's changes once per micro-batch
-MINI_BATCH = "table.exec.mini-batch.enabled"
-
-#: the argument types of the aggregates Spark computes as Flink does (FLOAT sums in FLOAT and
-#: DECIMAL arithmetic differ: those stay in Python)
-_SPARK_SUMMABLE = INTEGRAL + ["DOUBLE"]
-_SPARK_COMPARABLE = _SPARK_SUMMABLE + ["STRING", "VARCHAR", "CHAR"]
-
-
-def relational_aggregate(keys: List[str], fields: List[Expression], types: dict, mini_batch: str = "false",
-                         window: tuple | None = None, window_columns: dict | None = None) -> GroupAggregateSpec | None:
-    """The aggregation as a :class:`GroupAggregateSpec` when Spark's own operators compute it as
-    Flink does: every field a key column, a built-in aggregate (not DISTINCT) of one column
-    (``COUNT`` also of a literal) or, of a ``window`` aggregation, a window property
-    (``col('w').start``, or the columns ``window_columns`` names: ``{'window_start': 'start', ...}``);
-    else None (the Python operator computes it)."""
-    spec = GroupAggregateSpec(keys=list(keys), per_batch=str(mini_batch).lower() == "true", window=window)
-    for field in fields:
-        inner = unaliased(field)
-        which = getattr(inner, "_window_which", None) if window else None
-        if which is None and window and getattr(inner, "_is_column", False):
-            which = (window_columns or {}).get(inner._name)
-        if which is not None:
-            spec.fields.append(("window", which))
-            continue
-        if field.needs_python():
-            return None
-        if getattr(inner, "_is_column", False) and inner._name in keys:
-            spec.fields.append(("key", keys.index(inner._name)))
-            continue
-        aggregate = inner._aggregate
-        if aggregate is None or aggregate.distinct or aggregate.kind not in (
-                "count", "sum", "sum0", "avg", "min", "max"):
-            return None
-        argument = inner._children[0]
-        if getattr(argument, "_is_column", False):
-            type_name = types[argument._name].type_name
-            if type_name not in (_SPARK_SUMMABLE if aggregate.kind in ("sum", "sum0", "avg") else _SPARK_COMPARABLE):
-                return None
-            call = (aggregate.kind, argument._name, type_name in INTEGRAL)
-        elif aggregate.kind == "count" and not argument._children and not argument.columns():
-            call = ("count", None, False)  # COUNT(*), or of a literal
-        else:
-            return None
-        spec.fields.append(("call", len(spec.calls)))
-        spec.calls.append(call)
-    return spec

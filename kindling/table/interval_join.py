@@ -22,7 +22,7 @@ __all__ = ["IntervalJoinFunction", "interval_join"]
 def interval_join(left, right, left_keys: List[str], right_keys: List[str], left_time: str, right_time: str,
                   lower: int, upper: int, predicate: Optional[Expression], left_outer: bool, right_outer: bool):
     """The join of rows with ``right_time + lower <= left_time <= right_time + upper`` (ms)."""
-    from kindling.table.group_aggregate import GroupKey
+    from kindling.table.planner import nodes
     from kindling.table.schema import Schema
 
     if left._in_batch():
@@ -34,20 +34,11 @@ def interval_join(left, right, left_keys: List[str], right_keys: List[str], left
     left_names, right_names = left.get_schema().get_field_names(), right.get_schema().get_field_names()
     schema = Schema(left_names + right_names, left.get_schema().get_field_data_types() +
                     right.get_schema().get_field_data_types())
-    function = IntervalJoinFunction(left_names, right_names, left_names.index(left_time),
-                                    right_names.index(right_time), lower, upper, predicate, left_outer, right_outer)
-    left_key = GroupKey([left_names.index(k) for k in left_keys])
-    right_key = GroupKey([right_names.index(k) for k in right_keys])
-
-    def joined(rows, row_type):
-        return rows.connect(right._stream()).key_by(left_key, right_key).process(function, output_type=row_type)
-
-    result = left._python(schema, joined, updating=False)
-    result._time_attributes = (left_time, right_time)
-    result._plan = (f"IntervalJoin(joinType=[{_join_type(left_outer, right_outer)}], where=[{left_keys} = "
-                    f"{right_keys} AND {right_time} + {lower} ms <= {left_time} <= {right_time} + {upper} ms"
-                    f"{' AND ' + str(predicate) if predicate is not None else ''}])", [left, right])
-    return result
+    return left._with(nodes.IntervalJoin(
+        left=left._node, right=right._node, left_keys=tuple(left_keys), right_keys=tuple(right_keys),
+        left_time=left_time, right_time=right_time, lower=lower, upper=upper, predicate=predicate,
+        left_outer=left_outer, right_outer=right_outer,
+        out=nodes.Output(schema, time_attributes=(left_time, right_time))))
 
 
 def _join_type(left_outer: bool, right_outer: bool) -> str:

@@ -18,13 +18,13 @@ import asyncio
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 from kindling.common.types import _create_row
 from kindling.datastream.functions import AsyncFunction
 from kindling.graph.specs import JdbcSourceSpec
 
-__all__ = ["LOOKUP_KEYS", "lookup_join"]
+__all__ = ["LOOKUP_KEYS", "lookup_function", "lookup_join"]
 
 #: the jdbc table options of lookups
 LOOKUP_KEYS = {"lookup.cache", "lookup.partial-cache.max-rows", "lookup.partial-cache.expire-after-write",
@@ -43,6 +43,7 @@ def lookup_join(probe, node, dim, dim_columns: List[str], condition, time_attrib
     ``condition`` the ON expression, ``time_attribute`` the FOR SYSTEM_TIME AS OF one."""
     from kindling.table.connectors import physical
     from kindling.table.join import equi_keys
+    from kindling.table.planner import nodes
     from kindling.table.schema import Schema
     from kindling.table.table import Table
 
@@ -87,26 +88,21 @@ def lookup_join(probe, node, dim, dim_columns: List[str], condition, time_attrib
                              f"[{types[right]}]; CAST one side")
     options = declared.get_options()
     spec = lookup_spec(options, name, dim_columns, dim.get_schema().row_type_info())
-    positions = [right_names.index(k) for k in right_keys]
-    function = LookupFunction(spec, [dim_columns[p] for p in positions], [left_names.index(k) for k in left_keys],
-                              positions, left_names + right_names, condition, side == "LEFT")
     schema = Schema(left_names + right_names, probe.get_schema().get_field_data_types() +
                     dim.get_schema().get_field_data_types())
+    return probe._with(nodes.LookupJoin(
+        input=probe._node, table=name, spec=spec, dim_names=tuple(right_names), dim_columns=tuple(dim_columns),
+        left_keys=tuple(left_keys), right_keys=tuple(right_keys), condition=condition, outer=side == "LEFT",
+        out=nodes.Output(schema, rowtime=probe._rowtime, proctime=probe._proctime)))
 
-    def joined(rows, row_type):
-        from kindling.common.time import Time
-        from kindling.datastream.async_data_stream import AsyncDataStream
-        from kindling.table.connectors import parallelism_of
 
-        looked_up = AsyncDataStream.ordered_wait(rows, function, Time.milliseconds(0), LOOKUP_BATCH, row_type)
-        parallelism = parallelism_of(rows)
-        return looked_up.set_parallelism(parallelism) if parallelism else looked_up
-
-    label = f"LookupJoin(table=[{name}], joinType=[{'LeftOuterJoin' if side else 'InnerJoin'}], " \
-            f"lookup=[{', '.join(f'{r}={k}' for k, r in zip(left_keys, right_keys))}], where=[{condition}])"
-    table = probe._python(schema, joined, rowtime=probe._rowtime, label=label, row_wise=True)
-    table._proctime = probe._proctime
-    return table
+def lookup_function(node) -> "LookupFunction":
+    """The function of a lookup join's plan node (kindling/table/planner/nodes.py ``LookupJoin``)."""
+    left_names = node.input.out.names
+    positions = [node.dim_names.index(k) for k in node.right_keys]
+    return LookupFunction(node.spec, [node.dim_columns[p] for p in positions],
+                          [left_names.index(k) for k in node.left_keys], positions,
+                          left_names + list(node.dim_names), node.condition, node.outer)
 
 
 @dataclass(eq=False)

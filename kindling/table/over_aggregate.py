@@ -49,9 +49,8 @@ class OverFrame:
 
 def over_aggregate(table, frame: OverFrame, aggregates: List[Expression], names: List[str]):
     """The table with one more column per aggregate (``names``), computed over ``frame``."""
-    from kindling.table.group_aggregate import GroupKey
+    from kindling.table.planner import nodes
     from kindling.table.schema import Schema
-    from kindling.table.table import _one_group
 
     types = table._types()
     for key in frame.partition_keys + [frame.order_field]:
@@ -71,17 +70,8 @@ def over_aggregate(table, frame: OverFrame, aggregates: List[Expression], names:
     input_names = table.get_schema().get_field_names()
     schema = Schema(input_names + names, table.get_schema().get_field_data_types() +
                     [a._data_type(types) for a in aggregates])
-    function = OverAggregateFunction(input_names, types, aggregates, frame, schema.get_field_names(), proctime)
-    keys = [input_names.index(k) for k in frame.partition_keys]
-
-    def over(rows, row_type):
-        keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(_one_group)
-        return keyed.process(function, output_type=row_type)
-
-    result = table._python(schema, over, rowtime=table._rowtime)
-    result._proctime = table._proctime
-    result._plan = (f"OverAggregate({frame}, select=[{', '.join(map(str, aggregates))}])", [table])
-    return result
+    return table._with(nodes.Over(input=table._node, frame=frame, aggregates=tuple(aggregates), names=tuple(names),
+                                  out=nodes.Output(schema, rowtime=table._rowtime, proctime=table._proctime)))
 
 
 class OverAggregateFunction(TableKeyedFunction):

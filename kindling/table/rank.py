@@ -35,7 +35,7 @@ from kindling.table.keyed_function import TableKeyedFunction
 
 __all__ = ["BatchRankFunction", "DeduplicateFunction", "FirstNFunction", "RankSpec", "RetractTopNFunction", "SortKey",
            "TemporalSortFunction", "Top1Function", "TopNFunction", "WindowRankFunction", "failing_table",
-           "sorted_stream"]
+           "SortAll", "pending_rank", "sorted_stream"]
 
 _ACCUMULATE = (RowKind.INSERT, RowKind.UPDATE_AFTER)
 
@@ -47,14 +47,30 @@ class SortKey:
         self.orders = list(orders)
 
     def __call__(self, values: Sequence) -> tuple:
-        from kindling.table.table import _Descending
-
         key = []
         for position, descending in self.orders:
             value = values[position]
             part = (0,) if value is None else (1, value)
-            key.append(_Descending(part) if descending else part)
+            key.append(Descending(part) if descending else part)
         return tuple(key)
+
+
+class Descending:
+    """A value that sorts in reverse."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __lt__(self, other: "Descending") -> bool:
+        return other.value < self.value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Descending) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
 
 
 class _RankBase(TableKeyedFunction):
@@ -426,6 +442,41 @@ class TemporalSortFunction(TableKeyedFunction):
         yield from sorted(rows, key=lambda r: self.then_by(r._values))
 
 
+class SortAll(KeyedProcessFunction):
+    """All rows in one group, sorted at the end of the (bounded) input, ``fetch`` of them after ``offset``
+    (BATCH mode's ORDER BY)."""
+
+    def __init__(self, input_names: List[str], keys: list, offset: int, fetch: Optional[int]):
+        self.input_names, self.keys, self.offset, self.fetch = input_names, keys, offset, fetch
+
+    def open(self, runtime_context):
+        from kindling.common.typeinfo import Types
+        from kindling.datastream.state import ListStateDescriptor
+
+        self.rows = runtime_context.get_list_state(ListStateDescriptor("_kindling_sorted", Types.PICKLED_BYTE_ARRAY()))
+
+    def process_element(self, row, ctx):
+        self.rows.add(row)
+        ctx.timer_service().register_event_time_timer(MAX_WATERMARK)
+
+    def _key(self, row):
+        env = dict(zip(self.input_names, row._values))
+        key = []
+        for expression in self.keys:
+            value = expression.evaluate(env)
+            # the Table API sorts null as the largest value, Flink SQL as the smallest
+            descending = getattr(expression, "_descending", False)
+            nulls_first = descending != getattr(expression, "_null_smallest", False)
+            rank = (value is None) != nulls_first
+            key.append((rank, 0 if value is None else Descending(value) if descending else value))
+        return key
+
+    def on_timer(self, timestamp, ctx):
+        rows = sorted(self.rows.get(), key=self._key) if self.keys else list(self.rows.get())
+        end = None if self.fetch is None else self.offset + self.fetch
+        yield from rows[self.offset:end]
+
+
 class FirstNFunction(KeyedProcessFunction):
     """The first ``n`` rows of a stream after ``offset`` rows (``LIMIT n`` in streaming mode), the rest
     ignored (Flink's ``AppendOnlyFirstNFunction``)."""
@@ -463,9 +514,9 @@ class RankSpec:
     def table(self, start: int, end: Optional[int], with_number: bool, pending: bool = False):
         """The ranked table: rows ranked ``start`` to ``end`` (None: all) in their partition; a
         ``pending`` one (the subquery itself) is remade by the query reading it (:meth:`table`)."""
-        from kindling.table.group_aggregate import GroupKey
+        from kindling.table.planner import nodes
+        from kindling.table.planner.physical import rank_strategy
         from kindling.table.schema import Schema
-        from kindling.table.table import _one_group
         from kindling.table.types import DataTypes
 
         base = self.base
@@ -473,58 +524,20 @@ class RankSpec:
         out_names = names + [self.name] if with_number else names
         schema = Schema(out_names, base.get_schema().get_field_data_types() +
                         ([DataTypes.BIGINT().not_null()] if with_number else []))
-        sort_key = SortKey([(names.index(n), descending) for n, descending in self.order])
-        updating, before = False, None
-        if base._in_batch():
-            function = BatchRankFunction(out_names, sort_key, start, end, with_number, self.function)
-            label = "Rank"
+        strategy = rank_strategy(base._node.out, self.function, self.partition, self.order, start, end,
+                                 base._in_batch())
+        out = base._node.out
+        if strategy.startswith("invalid"):  # fails when the job is built, as Flink's translation does
+            output = nodes.Output(schema, out.updating, out.rowtime, time_attributes=out.time_attributes)
         else:
-            if self.function != "ROW_NUMBER" or end is None:  # Flink's errors, raised when the job starts
-                message = f"{self.function}() on streaming table is not supported currently" \
-                    if self.function != "ROW_NUMBER" else "The window can only be ordered in ASCENDING mode." \
-                    if any(d for _, d in self.order) else "Rank end is not specified. Currently rank only support " \
-                                                          "TopN, which means the rank end must be specified."
-                return self._projected(failing_table(base, schema, message), with_number, pending)
-            time = self.order[0][0] if len(self.order) == 1 else None
-            if {"window_start", "window_end"} <= set(self.partition) and not base._updating and \
-                    not getattr(base, "_proctime_windows", base._proctime is not None):  # windows of event time
-                function = WindowRankFunction(out_names, sort_key, start, end, with_number, names.index("window_end"))
-                label = "WindowRank(windowing=[partitionBy=[window_start, window_end]])"
-            elif time is not None and time in (base._rowtime, base._proctime) and start == end == 1 \
-                    and not base._updating:
-                keep_last = self.order[0][1]
-                function = DeduplicateFunction(out_names, names.index(time) if time == base._rowtime else None,
-                                               keep_last, with_number)
-                updating = keep_last
-                label = f"Deduplicate(keep=[{'LastRow' if keep_last else 'FirstRow'}], order=[" \
-                        f"{'ROWTIME' if time == base._rowtime else 'PROCTIME'}])"
-            elif start == end == 1 and not base._updating:
-                function = Top1Function(out_names, sort_key, with_number, before=False)
-                before = Top1Function(out_names, sort_key, with_number, before=True)
-                updating, label = True, "Rank(strategy=[AppendFastStrategy])"
-            else:
-                kind = RetractTopNFunction if base._updating else TopNFunction
-                function = kind(out_names, sort_key, start, end, with_number)
-                updating = True
-                label = f"Rank(strategy=[{'RetractStrategy' if base._updating else 'AppendFastStrategy'}])"
-        keys = [names.index(k) for k in self.partition]
-        order = ", ".join(n + (" DESC" if d else "") for n, d in self.order)
-        label += (f", rankType=[{self.function}], rankRange=[rankStart={start}, rankEnd={end}], partitionBy=["
-                  f"{', '.join(self.partition)}], orderBy=[{order}]")
+            updating = strategy in ("deduplicate_last", "top1", "top_n", "retract_top_n")
+            output = nodes.Output(schema, updating, out.rowtime, out.proctime)
+        ranked = base._with(nodes.Rank(input=base._node, function=self.function, partition=tuple(self.partition),
+                                       order=tuple(self.order), start=start, end=end, with_number=with_number,
+                                       number_name=self.name, pending=pending, out=output))
+        return self._projected(ranked, with_number)
 
-        def ranking(operator):
-            def ranked(rows, row_type):
-                keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(_one_group)
-                return keyed.process(operator, output_type=row_type)
-            return ranked
-
-        table = base._python(schema, ranking(function), updating=updating, rowtime=base._rowtime, label=label)
-        if before is not None:  # what operators that retract rows read: with -U
-            table._with_before = base._python(schema, ranking(before), updating=True)._rows
-        table._proctime = base._proctime
-        return self._projected(table, with_number, pending)
-
-    def _projected(self, table, with_number: bool, pending: bool):
+    def _projected(self, table, with_number: bool):
         """The ranked rows as the query selects them (``rn`` among the fields)."""
         from kindling.table.expressions import col
 
@@ -535,59 +548,42 @@ class RankSpec:
         if [getattr(f, "_name", None) for f in fields] != out_names or not all(getattr(f, "_is_column", False)
                                                                                for f in fields):
             table = table.select(*fields)
-        table._rank = self if pending else None
         return table
 
 
-class _Failing:
-    """A plan that fails when the job is built, with Flink's message."""
+def pending_rank(table) -> Optional[RankSpec]:
+    """The ranking a query's subquery made (SQL's ``ROW_NUMBER() OVER (...) AS rn`` not yet bounded
+    by the query reading it), as a :class:`RankSpec` to bound; None when ``table`` is no such one."""
+    from kindling.table.expressions import col
+    from kindling.table.planner import nodes
 
-    def __init__(self, message: str):
-        self.message = message
-
-    def __call__(self, rows, row_type):
-        raise ValueError(self.message)
+    node = table._node
+    project = node if isinstance(node, nodes.Project) else None
+    rank = project.input if project is not None else node
+    if not isinstance(rank, nodes.Rank) or not rank.pending:
+        return None
+    fields = list(project.fields) if project is not None else [col(n) for n in rank.out.names]
+    before = next(i for i, f in enumerate(fields) if getattr(f, "_is_column", False) and f._name == rank.number_name)
+    del fields[before]
+    base = table._with(rank.input)
+    return RankSpec(base, rank.function, [col(n) for n in rank.partition],
+                    [(col(n), descending) for n, descending in rank.order], fields, rank.number_name, before)
 
 
 def failing_table(table, schema, message: str):
     """A table of ``schema`` over ``table`` whose job fails with ``message`` when it is built (as
     Flink fails when the plan is translated, after the query's schema was known)."""
-    failing = table._python(schema, _Failing(message), rowtime=table._rowtime, label="Invalid")
-    failing._time_attributes = table._time_attributes
-    return failing
+    from kindling.table.planner import nodes
+
+    out = table._node.out
+    return table._with(nodes.Invalid(input=table._node, message=message, out=nodes.Output(
+        schema, out.updating, out.rowtime, time_attributes=out.time_attributes)))
 
 
 def sorted_stream(table, keys: List[Tuple[str, bool]], offset: int, fetch: Optional[int]):
     """``ORDER BY`` / ``LIMIT`` of a streaming table, as Flink allows them: an order starting with the
     time attribute ascending (rows leave in time order; with LIMIT a Top-N), or LIMIT alone (the first
-    rows)."""
-    from kindling.table.table import _one_group
+    rows); kindling/table/planner/physical.py ``stream_sort`` says which."""
+    from kindling.table.expressions import col
 
-    names = table.get_schema().get_field_names()
-    if keys and (keys[0][0] not in (table._rowtime, table._proctime) or keys[0][1]):
-        return failing_table(table, table.get_schema(), "Sort on a non-time-attribute field is not supported.")
-    if table._updating:
-        return failing_table(table, table.get_schema(), "ORDER BY / LIMIT of an updating streaming table is not "
-                                                   "supported by Kindling yet")
-    sort_key = SortKey([(names.index(n), descending) for n, descending in keys])
-    updating, label = False, f"Sort(orderBy=[{', '.join(n + (' DESC' if d else '') for n, d in keys)}])"
-    if fetch is not None and keys:
-        function = TopNFunction(names, sort_key, offset + 1, offset + fetch, False)
-        updating, label = True, f"Rank(rankRange=[rankStart={offset + 1}, rankEnd={offset + fetch}], " \
-                                f"orderBy=[{', '.join(n for n, _ in keys)}])"
-    elif fetch is not None:
-        function, label = FirstNFunction(offset, fetch), f"Limit(offset=[{offset}], fetch=[{fetch}])"
-    elif offset:
-        raise ValueError("OFFSET without LIMIT (FETCH) on a stream is not supported by Kindling yet")
-    elif keys[0][0] == table._proctime:
-        return table  # rows already come in processing-time order
-    else:
-        function = TemporalSortFunction(names.index(keys[0][0]), SortKey(
-            [(names.index(n), descending) for n, descending in keys[1:]]))
-
-    def sort(rows, row_type):
-        return rows.key_by(_one_group).process(function, output_type=row_type).set_parallelism(1)
-
-    result = table._python(table.get_schema(), sort, updating=updating, rowtime=table._rowtime, label=label)
-    result._proctime = table._proctime
-    return result
+    return table._sorted([col(n).desc if descending else col(n) for n, descending in keys], offset, fetch)

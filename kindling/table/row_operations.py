@@ -98,7 +98,7 @@ def aggregate(table, keys: List[str], func: Any) -> "AggregatedTable":
 def flat_aggregate(table, keys: List[str], func: Any) -> "FlatAggregateTable":
     """``(Grouped)Table.flat_aggregate``: the rows a table aggregate function (``udtaf``) emits per group,
     after the keys; a group's earlier rows are retracted when it changes, as Flink emits them."""
-    from kindling.table.group_aggregate import GroupKey
+    from kindling.table.planner import nodes
     from kindling.table.schema import Schema
 
     call = _called(func, table, "flat_aggregate")
@@ -110,15 +110,9 @@ def flat_aggregate(table, keys: List[str], func: Any) -> "FlatAggregateTable":
     fields = getattr(result_type, "fields", None)
     schema = Schema(keys + names, [types[k] for k in keys] + ([f.data_type for f in fields] if fields else
                                                                 [result_type]))
-    input_names = table.get_schema().get_field_names()
-    function = GroupTableAggregateFunction(input_names, types, keys, [col(k) for k in keys] + [call], keys + names)
-    key = GroupKey([input_names.index(k) for k in keys])
-
-    def rows(stream, row_type):
-        return stream.key_by(key).process(function, output_type=row_type)
-
-    return FlatAggregateTable(table._python(schema, rows, updating=not table._in_batch(),
-                                            label=f"GroupTableAggregate(groupBy=[{', '.join(keys)}], select=[{call}])"))
+    return FlatAggregateTable(table._with(nodes.TableAggregate(
+        input=table._node, keys=tuple(keys), call=call, names=tuple(names),
+        out=nodes.Output(schema, updating=not table._in_batch()))))
 
 
 class GroupTableAggregateFunction(GroupAggregateFunction):

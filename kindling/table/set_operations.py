@@ -12,7 +12,7 @@ from kindling.common.time import MAX_WATERMARK
 from kindling.common.types import RowKind, _create_row
 from kindling.datastream.functions import KeyedCoProcessFunction
 
-__all__ = ["SetOperationFunction", "set_operation"]
+__all__ = ["SetOperationFunction"]
 
 _COPIES = {
     "intersect": lambda left, right: 1 if left > 0 and right > 0 else 0,
@@ -50,26 +50,3 @@ class SetOperationFunction(KeyedCoProcessFunction):
         counts = self.counts.value()
         for _ in range(self.copies(counts[0], counts[1]) if counts else 0):
             yield _create_row(self.names, list(counts[2]), RowKind.INSERT)
-
-
-def set_operation(left, right, kind: str):
-    """The table of ``left.<kind>(right)``: columns named as ``left``'s, of the same types as ``right``'s."""
-    from kindling.table.group_aggregate import GroupKey
-
-    if not left._in_batch():
-        raise ValueError(f"The {kind.split('_')[0].upper()} operation on two unbounded tables is currently not "
-                         "supported (as in Flink): run it in batch mode (EnvironmentSettings.in_batch_mode())")
-    ours, theirs = left._schema.get_field_data_types(), right._schema.get_field_data_types()
-    if [t.type_name for t in ours] != [t.type_name for t in theirs]:
-        raise ValueError(f"{kind} needs tables of the same column types, got {ours} and {theirs}")
-    names = left._schema.get_field_names()
-    key = GroupKey(range(len(names)))
-    function = SetOperationFunction(kind, names)
-
-    def rows(stream, row_type):
-        return stream.connect(right._stream()).key_by(key, key).process(function, output_type=row_type)
-
-    table = left._python(left._schema, rows, updating=False, label=f"{kind.title().replace('_', '')}(all=["
-                         f"{str(kind.endswith('_all')).lower()}])")
-    table._plan = (table._plan[0], [left, right])
-    return table

@@ -8,6 +8,8 @@ from kindling.table.ddl import DIALECT, parse_statement  # noqa: F401 (parse_sta
 from kindling.table.ddl import data_type as _data_type
 from kindling.table.ddl import parse_sql as _parse
 from kindling.table.expressions import col
+from kindling.table.rank import pending_rank
+from kindling.table.window_tvf import window_tvf_of
 
 __all__ = ["parse_query", "parse_statement"]
 
@@ -80,7 +82,7 @@ def _query(tree, table_of) -> Any:
         table, scope = _joined(table, alias, tree.args["joins"], table_of)
     windows = {w.alias_or_name: w for w in tree.args.get("windows") or []}
     ranking = _ranking(tree, windows)
-    rank = getattr(table, "_rank", None)
+    rank = pending_rank(table)
     if tree.args.get("where") is not None:
         table = _filtered(table, tree.args["where"].this, scope, rank, tree)
     elif rank is not None:
@@ -277,7 +279,7 @@ def _filtered(table, condition, scope, rank, tree) -> Any:
             return table
         condition = rest
     predicate = _expression(condition, scope)
-    tvf = getattr(table, "_window_tvf", None)
+    tvf = window_tvf_of(table)
     if tvf is not None and set(predicate.columns()) <= set(tvf.table.get_schema().get_field_names()):
         return tvf.filtered(predicate).table_of_windows()
     return table.where(predicate)
@@ -482,7 +484,7 @@ def _grouped(table, keys: list, fields: list) -> Any:
     from kindling.table.window_aggregate import WINDOW_COLUMNS
 
     names = [getattr(k, "_name", None) for k in keys]
-    tvf = getattr(table, "_window_tvf", None)
+    tvf = window_tvf_of(table)
     if tvf is not None and {"window_start", "window_end"} <= set(names):
         return tvf.aggregate([n for n in names if n not in WINDOW_COLUMNS], fields)
     return table.group_by(*keys).select(*fields)

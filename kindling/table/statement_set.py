@@ -50,22 +50,25 @@ class StatementSet:
     def explain(self, *extra_details) -> str:
         """Kindling's plan of the inserts, one sink after another (as ``Table.explain``)."""
         from kindling.table.explain_detail import plan_details
-        from kindling.table.table import _plan_lines
+        from kindling.table.planner.explain import explain
 
         ending = plan_details(extra_details)
-        lines = [line for path, table in self._inserts
-                 for line in [f"Sink(table=[{path}])"] + _plan_lines(table, "+- ", "   ")]
-        return "== Kindling Plan ==\n" + "\n".join(lines) + "\n" + ending
+        return explain(self._t_env, self._sinks()) + ending
 
     def print_explain(self, *extra_details) -> None:
         print(self.explain(*extra_details))
 
     def execute(self) -> TableResult:
         """Starts one job writing every insert."""
+        from kindling.table.planner.lowering import add_sinks
+
         if not self._inserts:
             raise ValueError("The statement set has no inserts: add_insert or add_insert_sql first")
-        for path, table in self._inserts:
-            self._t_env._add_sink(table, path)
+        add_sinks(self._t_env, self._sinks())
         names = ",".join(path for path, _ in self._inserts)
         self._inserts = []
         return TableResult(self._t_env._env.execute_async(f"insert-into_{names}"))
+
+    def _sinks(self) -> list:
+        """The plans of the inserts."""
+        return [self._t_env._sink_node(table, path) for path, table in self._inserts]

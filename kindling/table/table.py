@@ -1,6 +1,12 @@
 """``pyflink.table.Table`` and ``GroupedTable``: a table of a TableEnvironment, with its schema,
 and the relational operations on it.
 
+A Table is a handle on a node of the logical plan (kindling/table/planner/nodes.py): every
+operation checks its arguments, derives the result's columns and makes a new node over this one.
+Nothing runs until a job is started (``execute``, ``execute_insert``, a DataStream bridge); then
+the planner chooses where each node runs and lowers the plan into the job
+(kindling/table/planner/).
+
 Example::
 
     table = t_env.from_path('orders')
@@ -9,13 +15,13 @@ Example::
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 from kindling.common.typeinfo import ChangelogRowTypeInfo, RowTypeInfo, TypeInformation
-from kindling.common.types import Row, _create_row
+from kindling.common.types import Row
 from kindling.common.unsupported import unsupported
-from kindling.datastream.functions import KeyedProcessFunction
-from kindling.table.expressions import Expression, col, unaliased
+from kindling.table.expressions import Expression, col
+from kindling.table.planner import nodes
 from kindling.table.schema import Schema
 from kindling.table.table_result import TableResult
 from kindling.table.types import DataType
@@ -29,64 +35,83 @@ def changelog_type(row_type: RowTypeInfo) -> ChangelogRowTypeInfo:
 
 
 class Table:
-    """Columns (:meth:`get_schema`) and how the rows are made. A table read from a connector or
-    elements is a Spark DataFrame plan: a ``scan`` (``() -> Source``) with relational
-    ``operations`` run as Spark column expressions, in Spark's JVM operators. Any other table
-    (made from a DataStream, by a Python function, by an aggregation) is a DataStream of Rows
-    (``rows()``), its operations Python passes of the same job; an ``updating`` table's rows are
-    changes (``+I``, ``-U``, ``+U``, ``-D``).
+    """A handle on a plan node: the table's columns (:meth:`get_schema`) and how its rows are made.
+    Relational operations return new Tables; an ``updating`` table's rows are changes (``+I``,
+    ``-U``, ``+U``, ``-D``). :meth:`explain` prints the plan and where each node runs.
 
     Example::
 
         t_env.from_path('orders').where(col('amount') > 10).select(col('id'), (col('amount') * 2).alias('a2'))
     """
 
-    def __init__(self, t_env, schema: Schema, name: str, scan: Optional[Callable[[], object]] = None,
-                 operations: tuple = (), rows: Optional[Callable[[], object]] = None, updating: bool = False,
-                 rowtime: Optional[str] = None):
-        self._rowtime = rowtime  # the event-time column (its values are the rows' timestamps)
-        self._time_attributes = (rowtime,)  # the columns printed as *ROWTIME*
-        self._plan = (f"TableSourceScan(table=[{name}], fields=[{', '.join(schema.get_field_names())}])", [])
+    def __init__(self, t_env, node: nodes.Node):
         self._t_env = t_env
-        self._schema = schema
-        self._name = name
-        self._scan = scan
-        self._operations = operations
-        self._rows = rows
-        self._updating = updating
+        self._node = node
 
-    def get_schema(self) -> Schema:
-        return self._schema
+    # -- what the node says of the rows -----------------------------------------------------------
+
+    @property
+    def _schema(self) -> Schema:
+        return self._node.out.schema
+
+    @property
+    def _name(self) -> str:
+        return nodes.table_name(self._node)
+
+    @property
+    def _updating(self) -> bool:
+        return self._node.out.updating
+
+    @property
+    def _rowtime(self) -> Optional[str]:
+        """The event-time column (its values are the rows' timestamps), if any."""
+        return self._node.out.rowtime
 
     @property
     def _proctime(self) -> Optional[str]:
         """The processing-time attribute column (``PROCTIME()``), if any."""
-        return self.__dict__.get("_proctime_column") or getattr(self._schema, "proctime", None)
+        return self._node.out.proctime
 
-    @_proctime.setter
-    def _proctime(self, column: Optional[str]) -> None:
-        self._proctime_column = column
+    def _types(self) -> Dict[str, DataType]:
+        return self._node.out.types
+
+    def _in_batch(self) -> bool:
+        from kindling.datastream.execution_mode import RuntimeExecutionMode
+
+        return self._t_env._env.get_runtime_mode() == RuntimeExecutionMode.BATCH
+
+    def _with(self, node: nodes.Node) -> "Table":
+        return Table(self._t_env, node)
+
+    def _output(self, schema: Schema, updating: Optional[bool] = None, rowtime: Optional[str] = None,
+                **attributes) -> nodes.Output:
+        """The Output of a node over this table: ``updating`` as this table unless given."""
+        return nodes.Output(schema, self._updating if updating is None else updating, rowtime, **attributes)
+
+    def get_schema(self) -> Schema:
+        return self._schema
 
     def print_schema(self) -> None:
         text = repr(self._schema)
-        for column in filter(None, () if self._in_batch() else self._time_attributes):  # batch: none
-            text = text.replace(f"`{column}` {self._types()[column]!r}",
-                                f"`{column}` {self._types()[column]!r} *ROWTIME*")
+        out, types = self._node.out, self._types()
+        for column in () if self._in_batch() else out.rowtime_columns:  # batch: none
+            text = text.replace(f"`{column}` {types[column]!r}", f"`{column}` {types[column]!r} *ROWTIME*")
         proctime = self._proctime
         if proctime and getattr(self._schema, "proctime", None) != proctime:  # a declared schema prints its own
-            text = text.replace(f"`{proctime}` {self._types()[proctime]!r}",
-                                f"`{proctime}` {self._types()[proctime]!r} *PROCTIME*")
+            text = text.replace(f"`{proctime}` {types[proctime]!r}", f"`{proctime}` {types[proctime]!r} *PROCTIME*")
         print(text)
 
     def explain(self, *extra_details) -> str:
-        """Kindling's plan of the table, one operator a line, inputs indented below it: what each
-        computes, whether its rows are changes (``changelogMode``), and where it runs (Spark SQL or a
-        Python pass, a keyed operator on Spark's transformWithState). Of Flink's explain details,
+        """Kindling's plan of the table, one node a line, inputs indented below it: what each computes,
+        where it runs when the table is executed (Spark's JVM operators or Kindling's Python operator,
+        in one step, on micro-batches or as a BATCH job: kindling/table/planner/physical.py) and
+        whether its rows are changes (``changelogMode``). Of Flink's explain details,
         ``CHANGELOG_MODE`` and ``PLAN_ADVICE`` are accepted (kindling/table/explain_detail.py)."""
         from kindling.table.explain_detail import plan_details
+        from kindling.table.planner.explain import explain
 
         ending = plan_details(extra_details)
-        return "== Kindling Plan ==\n" + "\n".join(_plan_lines(self, "", "")) + "\n" + ending
+        return explain(self._t_env, [self._node]) + ending
 
     def print_explain(self, *extra_details) -> None:
         """Prints :meth:`explain`."""
@@ -94,27 +119,29 @@ class Table:
 
     def intersect(self, right: "Table") -> "Table":
         """The distinct rows in both tables."""
-        from kindling.table.set_operations import set_operation
-
-        return set_operation(self, right, "intersect")
+        return self._set_operation(right, "intersect")
 
     def intersect_all(self, right: "Table") -> "Table":
         """The rows in both tables, as many times as in the table holding fewer."""
-        from kindling.table.set_operations import set_operation
-
-        return set_operation(self, right, "intersect_all")
+        return self._set_operation(right, "intersect_all")
 
     def minus(self, right: "Table") -> "Table":
         """The distinct rows of this table not in ``right`` (batch mode, as in Flink)."""
-        from kindling.table.set_operations import set_operation
-
-        return set_operation(self, right, "minus")
+        return self._set_operation(right, "minus")
 
     def minus_all(self, right: "Table") -> "Table":
         """The rows of this table, as many times more than in ``right`` (batch mode, as in Flink)."""
-        from kindling.table.set_operations import set_operation
+        return self._set_operation(right, "minus_all")
 
-        return set_operation(self, right, "minus_all")
+    def _set_operation(self, right: "Table", kind: str) -> "Table":
+        if not self._in_batch():
+            raise ValueError(f"The {kind.split('_')[0].upper()} operation on two unbounded tables is currently not "
+                             "supported (as in Flink): run it in batch mode (EnvironmentSettings.in_batch_mode())")
+        ours, theirs = self._schema.get_field_data_types(), right._schema.get_field_data_types()
+        if [t.type_name for t in ours] != [t.type_name for t in theirs]:
+            raise ValueError(f"{kind} needs tables of the same column types, got {ours} and {theirs}")
+        return self._with(nodes.SetOperation(left=self._node, right=right._node, operation=kind,
+                                             out=self._output(self._schema, updating=False)))
 
     @unsupported("the changelog process table functions are not there; use StreamTableEnvironment's "
                  "to_changelog_stream")
@@ -129,71 +156,14 @@ class Table:
     @unsupported("TablePipeline is not there yet; use execute_insert or a StatementSet's add_insert")
     def insert_into(self, table_path: str, overwrite: bool = False): ...
 
-    def _row_type(self) -> RowTypeInfo:
-        row_type = self._schema.row_type_info()
-        return changelog_type(row_type) if self._updating else row_type
-
     def _stream(self, type_info: Optional[TypeInformation] = None):
         """The table's rows added to the environment's job: a DataStream of Rows of ``type_info``
         (default: the table's Row type, named by its columns)."""
-        natural = self._row_type()
-        wanted = type_info or natural
-        arity = len(getattr(wanted, "get_field_types", lambda: [None])())
-        if arity != len(self._schema.get_field_names()):
-            raise ValueError(f"The type {wanted} has {arity} fields, the table {self._name} has "
-                             f"{len(self._schema.get_field_names())} columns {self._schema.get_field_names()}")
-        if self._updating and not isinstance(wanted, ChangelogRowTypeInfo):
-            wanted = changelog_type(wanted)
-        if self._rows is not None:
-            stream = self._rows()
-            return stream if wanted == natural else _keeping_parallelism(stream, _Retyped(wanted), wanted)
-        from kindling.common.watermark_strategy import WatermarkStrategy
-        from kindling.datastream.connectors.base import Source
-        from kindling.graph.specs import TableSourceSpec
+        from kindling.table.planner.lowering import table_stream
 
-        env, source = self._t_env._env, self._scan()
-        if not self._operations and wanted == source._type_info:
-            return env.from_source(source, WatermarkStrategy.no_watermarks(), self._name)
-        names = wanted.get_field_names()
-        rename = (lambda df, control: df.toDF(*names, *control),)  # the columns as the Row type names them
-        spec = TableSourceSpec(base=source._spec, base_type=source._type_info, operations=self._operations + rename)
-        return env.from_source(Source(spec, wanted), WatermarkStrategy.no_watermarks(), self._name)
-
-    def _in_batch(self) -> bool:
-        from kindling.datastream.execution_mode import RuntimeExecutionMode
-
-        return self._t_env._env.get_runtime_mode() == RuntimeExecutionMode.BATCH
+        return table_stream(self._t_env, self._node, type_info)
 
     # -- relational operations ----------------------------------------------------------------
-
-    def _types(self) -> Dict[str, DataType]:
-        return dict(zip(self._schema.get_field_names(), self._schema.get_field_data_types()))
-
-    def _then(self, schema: Schema, operation: Callable, label: str = "Calc") -> "Table":
-        """The table after ``operation``, a ``(DataFrame, control_columns) -> DataFrame`` step."""
-        table = Table(self._t_env, schema, self._name, self._scan, self._operations + (operation,))
-        table._plan = (f"{label} [Spark SQL]", [self])
-        return table
-
-    def _python(self, schema: Schema, make: Callable[[object, TypeInformation], object],
-                updating: Optional[bool] = None, rowtime: Optional[str] = None, label: str = "Calc",
-                row_wise: bool = False) -> "Table":
-        """The table whose rows ``make(rows_of_this_table, row_type)`` makes, a Python pass (``label``
-        names it in :meth:`explain`). An updating table whose rows leave out ``-U`` (a Top-1, as Flink
-        sends them only where needed) gives its rows with ``-U`` to operators that are not ``row_wise``."""
-        updating = self._updating if updating is None else updating
-        row_type = schema.row_type_info()
-        row_type = changelog_type(row_type) if updating else row_type
-        with_before = getattr(self, "_with_before", None)
-
-        def rows():
-            return make(with_before() if with_before is not None and not row_wise else self._stream(), row_type)
-
-        table = Table(self._t_env, schema, self._name, rows=rows, updating=updating, rowtime=rowtime)
-        table._plan = (label, [self])
-        if with_before is not None and row_wise:
-            table._with_before = lambda: make(with_before(), row_type)
-        return table
 
     def select(self, *fields: Union[Expression, str]) -> "Table":
         """The given expressions as the columns (an unnamed one is ``_c<position>``); with
@@ -205,23 +175,16 @@ class Table:
         if any(f.aggregates() for f in fields):
             return self.group_by().select(*fields)
         types = self._types()
-        names = [f._name or f"_c{i}" for i, f in enumerate(fields)]
-        schema = Schema(names, [f._data_type(types) for f in fields])
-        label = f"Calc(select=[{', '.join(map(str, fields))}])"
-        if self._scan is not None and not any(f.needs_python() for f in fields):
-            def select(df, control):
-                return df.select(*[f.spark_column(types).alias(n) for f, n in zip(fields, names)], *control)
+        names = tuple(f._name or f"_c{i}" for i, f in enumerate(fields))
+        schema = Schema(list(names), [f._data_type(types) for f in fields])
+        out = self._node.out
 
-            return self._then(schema, select, label)
-        project = _Project(self._schema.get_field_names(), list(fields), names)
-        rowtime = next((n for f, n in zip(fields, names) if self._rowtime and _is_column(f, self._rowtime)), None)
-        table = self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, project, row_type),
-                             rowtime=rowtime, label=label, row_wise=True)
-        table._proctime = next((n for f, n in zip(fields, names) if self._proctime and _is_column(f, self._proctime)),
-                               None)
-        table._time_attributes = tuple(n for f, n in zip(fields, names)
-                                       if any(_is_column(f, t) for t in filter(None, self._time_attributes)))
-        return table
+        def kept(column: Optional[str]) -> Optional[str]:  # the name a time attribute keeps, if selected
+            return next((n for f, n in zip(fields, names) if column and _is_column(f, column)), None)
+
+        attributes = tuple(n for f, n in zip(fields, names) if any(_is_column(f, t) for t in out.rowtime_columns))
+        return self._with(nodes.Project(input=self._node, fields=fields, names=names, out=self._output(
+            schema, rowtime=kept(out.rowtime), proctime=kept(out.proctime), time_attributes=attributes)))
 
     def where(self, predicate: Expression) -> "Table":
         """The rows for which ``predicate`` is true."""
@@ -232,24 +195,10 @@ class Table:
         if predicate.aggregates():
             raise ValueError(f"where/filter cannot hold an aggregate ({predicate}); filter the result of "
                              "group_by(...).select(...) instead")
-        if getattr(self, "_join_sides", None):
-            return self._join_sides[0].join(self._join_sides[1], predicate)
-        if self._scan is not None and not predicate.needs_python():
-            def where(df, control):
-                from pyspark.sql import functions
-
-                condition = predicate.spark_column(types)
-                if control:  # control rows (a non-null watermark column) always pass (docs/table.md)
-                    condition = functions.coalesce(condition, functions.lit(False)) | \
-                        functions.col(control[0]).isNotNull()
-                return df.where(condition)
-
-            return self._then(self._schema, where, f"Calc(where=[{predicate}])")
-        condition = _Condition(self._schema.get_field_names(), predicate)
-        table = self._python(self._schema, lambda rows, row_type: rows.filter(condition), rowtime=self._rowtime,
-                             label=f"Calc(where=[{predicate}])", row_wise=True)
-        table._proctime, table._time_attributes = self._proctime, self._time_attributes
-        return table
+        node = self._node
+        if isinstance(node, nodes.Join) and node.predicate is None:  # join(right).where(predicate)
+            return self._with(node.left).join(self._with(node.right), predicate)
+        return self._with(nodes.Filter(input=node, predicate=predicate, out=node.out))
 
     filter = where
 
@@ -348,10 +297,8 @@ class Table:
         if not isinstance(func, UserDefinedTableFunctionWrapper):
             raise TypeError(f"flat_map takes a table function made with udtf(...), got {func!r}")
         schema = Schema([f"f{i}" for i in range(len(func._result_types))], func._result_types)
-        lateral = _Lateral(func, call, schema.get_field_names(), keep_input=False, outer=False,
-                           input_names=self._schema.get_field_names())
-        return self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, lateral, row_type, flat=True),
-                            label=f"Correlate(invocation=[{func}])")
+        return self._with(nodes.Correlate(input=self._node, function=func, call=call, keep_input=False, outer=False,
+                                          out=self._output(schema)))
 
     def join_lateral(self, table_function_call: Expression, join_predicate: Optional[Expression] = None) -> "Table":
         """Each row joined with the rows the table function call makes for it (an inner join)."""
@@ -375,10 +322,8 @@ class Table:
         names = call._names or [f"f{i}" for i in range(len(call._function._result_types))]
         schema = Schema(self._schema.get_field_names() + names,
                         self._schema.get_field_data_types() + list(call._function._result_types))
-        lateral = _Lateral(call._function, call, schema.get_field_names(), keep_input=True, outer=outer,
-                           input_names=self._schema.get_field_names())
-        table = self._python(schema, lambda rows, row_type: _keeping_parallelism(rows, lateral, row_type, flat=True),
-                             label=f"Correlate(invocation=[{call}], joinType=[{'LEFT' if outer else 'INNER'}])")
+        table = self._with(nodes.Correlate(input=self._node, function=call._function, call=call, keep_input=True,
+                                           outer=outer, out=self._output(schema)))
         return table.where(predicate) if predicate is not None else table
 
     def join(self, right: "Table", join_predicate: Optional[Expression] = None) -> "Table":
@@ -399,8 +344,7 @@ class Table:
         return self._join(right, join_predicate, True, True)
 
     def _join(self, right: "Table", predicate: Optional[Expression], left_outer: bool, right_outer: bool) -> "Table":
-        from kindling.table.group_aggregate import GroupKey
-        from kindling.table.join import RegularJoinFunction, equi_keys
+        from kindling.table.join import equi_keys
 
         left_names, right_names = self._schema.get_field_names(), right._schema.get_field_names()
         both = [n for n in left_names if n in right_names]
@@ -412,43 +356,25 @@ class Table:
         if predicate is None:
             if left_outer or right_outer:
                 raise ValueError("an outer join needs a join predicate: left_outer_join(right, col('a') == col('b'))")
-            pending = Table(self._t_env, schema, self._name, rows=_needs_predicate)
-            pending._join_sides = (self, right)
-            return pending
+            return self._with(nodes.Join(left=self._node, right=right._node, predicate=None,
+                                         out=self._output(schema, updating=False)))
         if predicate._data_type({**self._types(), **right._types()}).type_name != "BOOLEAN":
             raise ValueError(f"a join predicate is a BOOLEAN condition, got {predicate}")
-        left_keys, right_keys = equi_keys(predicate, left_names, right_names)
+        left_keys, _ = equi_keys(predicate, left_names, right_names)
         if not left_keys:
             raise ValueError(f"join: the predicate {predicate} has no equality of a column of each table; Kindling "
                              "joins on equal keys (col('a') == col('b'))")
-        function = RegularJoinFunction(left_names, right_names, predicate, left_outer, right_outer)
-        left_key = GroupKey([left_names.index(k) for k in left_keys])
-        right_key = GroupKey([right_names.index(k) for k in right_keys])
-
-        def joined(rows, row_type):
-            return rows.connect(right._stream()).key_by(left_key, right_key).process(function, output_type=row_type)
-
         updating = (self._updating or right._updating or left_outer or right_outer) and not self._in_batch()
-        table = self._python(schema, joined, updating=updating,
-                             label=f"Join(joinType=[{_JOIN_TYPES[(left_outer, right_outer)]}], where=[{predicate}])")
-        table._plan = (table._plan[0], [self, right])
-        return table
+        return self._with(nodes.Join(left=self._node, right=right._node, predicate=predicate, left_outer=left_outer,
+                                     right_outer=right_outer, out=self._output(schema, updating=updating)))
 
     def union_all(self, right: "Table") -> "Table":
         """The rows of both tables (same column types; names from this one)."""
         ours, theirs = self._schema.get_field_data_types(), right._schema.get_field_data_types()
         if [t.type_name for t in ours] != [t.type_name for t in theirs]:
             raise ValueError(f"union_all needs tables of the same column types, got {ours} and {theirs}")
-        updating = self._updating or right._updating
-
-        def union(rows, row_type):
-            if rows.get_type() != row_type:  # an append-only table beside an updating one
-                rows = _keeping_parallelism(rows, _Retyped(row_type), row_type)
-            return rows.union(right._stream(row_type))
-
-        table = self._python(self._schema, union, updating=updating, label="Union(all=[true])")
-        table._plan = (table._plan[0], [self, right])
-        return table
+        return self._with(nodes.Union(left=self._node, right=right._node,
+                                      out=self._output(self._schema, updating=self._updating or right._updating)))
 
     def union(self, right: "Table") -> "Table":
         """The distinct rows of both tables."""
@@ -461,48 +387,41 @@ class Table:
 
     def offset(self, offset: int) -> "Table":
         """The rows after the first ``offset`` (of a sorted table)."""
-        keys, _, fetch = self._sort or ([], 0, None)
-        return self._sort_base._sorted(keys, offset, fetch)
+        base, keys, _, fetch = self._sort()
+        return base._sorted(keys, offset, fetch)
 
     def fetch(self, fetch: int) -> "Table":
         """The first ``fetch`` rows (of a sorted table: after its offset)."""
-        keys, offset, _ = self._sort or ([], 0, None)
-        return self._sort_base._sorted(keys, offset, fetch)
+        base, keys, offset, _ = self._sort()
+        return base._sorted(keys, offset, fetch)
 
     def limit(self, fetch: int, offset: int = 0) -> "Table":
         """``fetch`` rows after ``offset``."""
-        keys = self._sort[0] if self._sort else []
-        return self._sort_base._sorted(keys, offset, fetch)
+        base, keys, _, _ = self._sort()
+        return base._sorted(keys, offset, fetch)
 
-    @property
-    def _sort_base(self) -> "Table":
-        return getattr(self, "_unsorted", None) or self
-
-    @property
-    def _sort(self):
-        return getattr(self, "_sort_spec", None)
+    def _sort(self) -> Tuple["Table", list, int, Optional[int]]:
+        """The table before its sort (or itself), the sort keys, offset and fetch."""
+        node = self._node
+        if isinstance(node, nodes.Sort):
+            return self._with(node.input), list(node.keys), node.offset, node.fetch
+        return self, [], 0, None
 
     def _sorted(self, keys: List[Expression], offset: int, fetch: Optional[int]) -> "Table":
+        from kindling.table.planner.physical import stream_sort
+
         types = self._types()
         for key in keys:
             key._data_type(types)  # a missing column fails now, naming the columns
-        if not self._in_batch():  # as Flink: sorted on the time attribute, or a Top-N with fetch
-            from kindling.table.rank import sorted_stream
-
-            if not all(getattr(k, "_name", None) in types for k in keys):
-                raise ValueError(f"order_by of a streaming table takes columns, got {list(map(str, keys))}")
-            table = sorted_stream(self, [(k._name, getattr(k, "_descending", False)) for k in keys], offset, fetch)
-            table._unsorted, table._sort_spec = self, (keys, offset, fetch)
-            return table
-        sort = _SortAll(self._schema.get_field_names(), keys, offset, fetch)
-
-        def sorted_rows(rows, row_type):
-            return rows.key_by(_one_group).process(sort, output_type=row_type).set_parallelism(1)
-
-        table = self._python(self._schema, sorted_rows, label=f"Sort(orderBy=[{', '.join(map(str, keys))}], "
-                                                             f"offset=[{offset}], fetch=[{fetch}])")
-        table._unsorted, table._sort_spec = self, (keys, offset, fetch)
-        return table
+        out = self._node.out
+        if self._in_batch():
+            out = nodes.Output(out.schema, out.updating)
+        elif not all(getattr(k, "_name", None) in types for k in keys):
+            raise ValueError(f"order_by of a streaming table takes columns, got {list(map(str, keys))}")
+        elif stream_sort(out, [k._name for k in keys], [getattr(k, "_descending", False) for k in keys], fetch,
+                         offset) == "top_n":  # a Top-N's rows are changes
+            out = nodes.Output(out.schema, True, out.rowtime, out.proctime)
+        return self._with(nodes.Sort(input=self._node, keys=tuple(keys), offset=offset, fetch=fetch, out=out))
 
     # -- results ------------------------------------------------------------------------------
 
@@ -530,10 +449,10 @@ class Table:
 
     def __getattr__(self, name: str) -> Expression:
         """``table.amount``: the column ``amount`` (as ``col('amount')``)."""
-        schema = self.__dict__.get("_schema")
-        if name.startswith("_") or schema is None or name not in schema.get_field_names():
-            raise AttributeError(f"The table has no column named '{name}'; columns: "
-                                 f"{schema.get_field_names() if schema is not None else []}")
+        node = self.__dict__.get("_node")
+        names = node.out.schema.get_field_names() if node is not None else []
+        if name.startswith("_") or name not in names:
+            raise AttributeError(f"The table has no column named '{name}'; columns: {names}")
         return col(name)
 
     def __str__(self) -> str:
@@ -592,17 +511,6 @@ class GroupWindowedTable:
         return WindowGroupedTable(self._table, self._window, GroupedTable(self._table, keys)._keys)
 
 
-def spark_window_aggregate(table: Table, keys: List[str], fields: List[Expression], types: dict, window: tuple,
-                           window_columns: Optional[dict] = None):
-    """A window aggregation's :class:`GroupAggregateSpec` when Spark's own operators can compute it
-    (over an append-only table's event time; ``kindling.table.spark-aggregation`` not false), else None."""
-    from kindling.table.group_aggregate import SPARK_AGGREGATION, relational_aggregate
-
-    if table._updating or not table._t_env._env.get_configuration().get_boolean(SPARK_AGGREGATION, True):
-        return None
-    return relational_aggregate(keys, fields, types, window=window, window_columns=window_columns)
-
-
 class WindowGroupedTable:
     """Rows grouped by keys and a window; :meth:`select` computes one row per key and fired window,
     with the window's ``col('w').start``, ``.end`` and ``.rowtime``."""
@@ -614,31 +522,14 @@ class WindowGroupedTable:
     def aggregate(self, func): ...
 
     def select(self, *fields: Union[Expression, str]) -> Table:
-        from kindling.table.group_aggregate import GroupKey
-        from kindling.table.window_aggregate import WindowAggregateFunction, slice_of
-
         table, window = self._table, self._window
         fields = [col(f) if isinstance(f, str) else f for f in fields]
         grouped = GroupedTable(table, [col(k) for k in self._keys])
         types = dict(table._types(), **{window.alias_name: table._types()[window.time_field]})
         names, schema = grouped._result_schema(fields, types, allowed=[window.alias_name])
-        input_names = table._schema.get_field_names()
-        slice_ms = slice_of(window.size_ms, window.slide_ms) if window.kind == "slide" else None
-        function = WindowAggregateFunction(input_names, table._types(), self._keys, fields, names,
-                                           window.time_field, slice_ms)
-        key = GroupKey([input_names.index(k) for k in self._keys])
-
-        session = window.kind == "session"
-        relational = None if session else spark_window_aggregate(
-            table, self._keys, fields, types, ("tumble" if window.kind == "tumble" else "hop", window.size_ms,
-                                               window.slide_ms or window.size_ms, 0))
-
-        def aggregate(rows, row_type):
-            return function.aggregated(rows.key_by(key).window(window.assigner()), row_type, relational, session)
-
-        return table._python(schema, aggregate, updating=False,
-                             label=f"GroupWindowAggregate(groupBy=[{', '.join(self._keys)}], window=[{window.kind}], "
-                                   f"select=[{', '.join(map(str, fields))}])")
+        return table._with(nodes.GroupWindowAggregate(input=table._node, window=window, keys=tuple(self._keys),
+                                                      fields=tuple(fields), names=tuple(names),
+                                                      out=table._output(schema, updating=False)))
 
 
 class GroupedTable:
@@ -663,28 +554,14 @@ class GroupedTable:
     def select(self, *fields: Union[Expression, str]) -> Table:
         """The group keys and aggregates (``col('v').sum``, ``lit(1).count``, ``call('max', ...)``)
         per group; unnamed ones are ``EXPR$<position>`` as in Flink."""
-        from kindling.table.group_aggregate import (MINI_BATCH, SPARK_AGGREGATION, GroupAggregateFunction, GroupKey,
-                                                    relational_aggregate)
+        from kindling.table.planner.rules import mini_batch
 
         table = self._table
         fields = [col(f) if isinstance(f, str) else f for f in fields]
-        types = table._types()
-        names, schema = self._result_schema(fields, types)
-        input_names = table._schema.get_field_names()
-        function = GroupAggregateFunction(input_names, types, self._keys, fields, names)
-        key = GroupKey([input_names.index(k) for k in self._keys])
-        configuration = table._t_env._env.get_configuration()
-        relational = None if table._updating or not configuration.get_boolean(SPARK_AGGREGATION, True) else \
-            relational_aggregate(self._keys, fields, types, configuration.get_string(MINI_BATCH, "false"))
-
-        def aggregate(rows, row_type):
-            aggregated = rows.key_by(key).process(function, output_type=row_type)
-            aggregated._transformation.relational = relational  # Spark's own operators can compute it
-            return aggregated
-
-        return table._python(schema, aggregate, updating=not table._in_batch(),
-                             label=f"GroupAggregate(groupBy=[{', '.join(self._keys)}], "
-                                   f"select=[{', '.join(map(str, fields))}])")
+        names, schema = self._result_schema(fields, table._types())
+        return table._with(nodes.Aggregate(input=table._node, keys=tuple(self._keys), fields=tuple(fields),
+                                           names=tuple(names), mini_batch=mini_batch(table._t_env),
+                                           out=table._output(schema, updating=not table._in_batch())))
 
     def aggregate(self, func):
         """One row per group of an aggregate function (``udaf``; given without arguments it takes the
@@ -717,13 +594,13 @@ class GroupedTable:
 def explanation(t_env, statement: str) -> TableResult:
     """The result of ``EXPLAIN statement``: Kindling's plan of a query or of an INSERT's query."""
     from kindling.table.ddl import parse_statement
+    from kindling.table.planner.explain import explain
 
     kind, *parts = parse_statement(statement)
     if kind == "query":
         return _PlanResult(t_env.sql_query(parts[0]).explain())
     if kind == "insert":
-        lines = _plan_lines(t_env.sql_query(parts[1]), "+- ", "   ")
-        return _PlanResult("== Kindling Plan ==\n" + "\n".join([f"Sink(table=[{parts[0]}])"] + lines) + "\n")
+        return _PlanResult(explain(t_env, [t_env._sink_node(t_env.sql_query(parts[1]), parts[0])]))
     raise ValueError(f"EXPLAIN takes a query or an INSERT INTO, got {statement.strip()[:80]!r}")
 
 
@@ -765,32 +642,6 @@ class _Rows:
         self._rows = iter(())
 
 
-_JOIN_TYPES = {(False, False): "InnerJoin", (True, False): "LeftOuterJoin", (False, True): "RightOuterJoin",
-               (True, True): "FullOuterJoin"}
-
-
-def _plan_lines(table: Table, first: str, rest: str) -> List[str]:
-    """The plan of ``table`` as Flink prints plans: a node, its inputs below it after ``+-`` (the last)
-    or ``:-``; each node says whether its rows are changes and where it runs."""
-    label, inputs = table._plan
-    where = "" if label.endswith("[Spark SQL]") or not inputs else " [Python]"
-    mode = "I,UB,UA,D" if table._updating else "I"
-    lines = [f"{first}{label}{where}, changelogMode=[{mode}]"]
-    for i, child in enumerate(inputs):
-        last = i == len(inputs) - 1
-        lines += _plan_lines(child, rest + ("+- " if last else ":- "), rest + ("   " if last else ":  "))
-    return lines
-
-
-def _keeping_parallelism(stream, function, output_type, flat: bool = False):
-    """``stream.map`` (or ``flat_map``) with the parallelism of the stream's operator."""
-    from kindling.table.connectors import parallelism_of
-
-    mapped = (stream.flat_map if flat else stream.map)(function, output_type=output_type)
-    parallelism = parallelism_of(stream)
-    return mapped.set_parallelism(parallelism) if parallelism else mapped
-
-
 def _final_rows(changes) -> list:
     """The rows an applied changelog leaves (retractions remove an equal earlier row)."""
     rows: list = []
@@ -803,141 +654,9 @@ def _final_rows(changes) -> list:
     return rows
 
 
-class _Project:
-    """A row's selected expressions, evaluated in Python, keeping its RowKind."""
-
-    def __init__(self, input_names: List[str], fields: List[Expression], names: List[str]):
-        self.input_names, self.fields, self.names = input_names, fields, names
-        # a column (maybe aliased) is read by its position: no expression evaluated for it
-        self.positions = [_column_position(f, input_names) for f in fields]
-
-    def __call__(self, row):
-        values = row._values
-        if None not in self.positions:
-            return _create_row(self.names, [values[p] for p in self.positions], row._row_kind)
-        env = dict(zip(self.input_names, values))
-        return _create_row(self.names, [f.evaluate(env) if p is None else values[p]
-                                        for f, p in zip(self.fields, self.positions)], row._row_kind)
-
-
-def _column_position(expression: Expression, names: List[str]) -> Optional[int]:
-    """The position of the input column ``expression`` reads as it is (maybe aliased), else None."""
-    expression = unaliased(expression)
-    if getattr(expression, "_is_column", False) and expression._name in names:
-        return names.index(expression._name)
-    return None
-
-
-class _Condition:
-    """Whether a row passes a predicate evaluated in Python (null is false, as in SQL)."""
-
-    def __init__(self, input_names: List[str], predicate: Expression):
-        self.input_names, self.predicate = input_names, predicate
-
-    def __call__(self, row) -> bool:
-        return self.predicate.evaluate(dict(zip(self.input_names, row._values))) is True
-
-
-class _Lateral:
-    """The rows a table function makes for a row: its own values (``flat_map``) or the row's
-    followed by them (``join_lateral``; with nulls when it makes none and ``outer``)."""
-
-    def __init__(self, function, call: Optional[Expression], names: List[str], keep_input: bool, outer: bool,
-                 input_names: Optional[List[str]] = None):
-        self.function, self.call, self.names = function, call, names
-        self.keep_input, self.outer, self.input_names = keep_input, outer, input_names
-
-    def __call__(self, row):
-        if self.call is None:
-            produced = self.function._produce([row])
-        else:
-            env = dict(zip(self.input_names, row._values))
-            produced = self.function._produce([a.evaluate(env) for a in self.call._children])
-        kind, prefix = row._row_kind, (list(row._values) if self.keep_input else [])
-        made = False
-        for values in produced:
-            made = True
-            yield _create_row(self.names, prefix + values, kind)
-        if not made and self.outer:
-            yield _create_row(self.names, prefix + [None] * (len(self.names) - len(prefix)), kind)
-
-
-class _Retyped:
-    """A Row with the field names of the wanted Row type, keeping its RowKind."""
-
-    def __init__(self, type_info: RowTypeInfo):
-        self.names = type_info.get_field_names()
-
-    def __call__(self, row):
-        return _create_row(self.names, list(row), row._row_kind if isinstance(row, Row) else None)
-
-
 def _is_column(expression: Expression, name: str) -> bool:
     """Whether the expression is the column ``name`` (maybe aliased)."""
     while not getattr(expression, "_is_column", False) and len(expression._children) == 1 and \
             " AS " in expression._text:
         expression = expression._children[0]
     return getattr(expression, "_is_column", False) and expression._name == name
-
-
-def _needs_predicate():
-    raise ValueError("join(right) needs a join predicate: join(right, col('a') == col('b')) or "
-                     "join(right).where(col('a') == col('b'))")
-
-
-def _one_group(row) -> int:
-    return 0
-
-
-class _Descending:
-    """A value that sorts in reverse."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-    def __lt__(self, other: "_Descending") -> bool:
-        return other.value < self.value
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Descending) and self.value == other.value
-
-    def __hash__(self) -> int:
-        return hash(self.value)
-
-
-class _SortAll(KeyedProcessFunction):
-    """All rows in one group, sorted at the end of the (bounded) input, ``fetch`` of them after ``offset``."""
-
-    def __init__(self, input_names: List[str], keys: List[Expression], offset: int, fetch: Optional[int]):
-        self.input_names, self.keys, self.offset, self.fetch = input_names, keys, offset, fetch
-
-    def open(self, runtime_context):
-        from kindling.common.typeinfo import Types
-        from kindling.datastream.state import ListStateDescriptor
-
-        self.rows = runtime_context.get_list_state(ListStateDescriptor("_kindling_sorted", Types.PICKLED_BYTE_ARRAY()))
-
-    def process_element(self, row, ctx):
-        from kindling.common.time import MAX_WATERMARK
-
-        self.rows.add(row)
-        ctx.timer_service().register_event_time_timer(MAX_WATERMARK)
-
-    def _key(self, row):
-        env = dict(zip(self.input_names, row._values))
-        key = []
-        for expression in self.keys:
-            value = expression.evaluate(env)
-            # the Table API sorts null as the largest value, Flink SQL as the smallest
-            descending = getattr(expression, "_descending", False)
-            nulls_first = descending != getattr(expression, "_null_smallest", False)
-            rank = (value is None) != nulls_first
-            key.append((rank, 0 if value is None else _Descending(value) if descending else value))
-        return key
-
-    def on_timer(self, timestamp, ctx):
-        rows = sorted(self.rows.get(), key=self._key) if self.keys else list(self.rows.get())
-        end = None if self.fetch is None else self.offset + self.fetch
-        yield from rows[self.offset:end]

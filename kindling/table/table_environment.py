@@ -9,6 +9,7 @@ Example::
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from typing import Dict, List, Optional, Union
@@ -18,8 +19,9 @@ from kindling.common.watermark_strategy import TimestampAssigner
 from kindling.common.types import Row, _create_row
 from kindling.common.unsupported import unsupported
 from kindling.table.environment_settings import EnvironmentSettings
+from kindling.table.planner import nodes
 from kindling.table.schema import Schema
-from kindling.table.table import Table, _Retyped
+from kindling.table.table import Table
 from kindling.table.table_descriptor import TableDescriptor
 from kindling.table.table_result import TableResult
 from kindling.table.types import DataType, DataTypes, RowType
@@ -88,27 +90,18 @@ def _declared_table(t_env, table: Table, schema, metadata: set, owner: str, eage
             table = _with_timestamps(t_env, table)
         result = table.select(*fields)
     declared = schema.resolved(result.get_schema().get_field_data_types(), proctime)
+    node = result._node
+    typed = dataclasses.replace(node, out=dataclasses.replace(node.out, schema=declared,
+                                                               proctime=node.out.proctime or proctime))
     if schema.watermark_spec is None:
-        return Table(t_env, declared, result._name, result._scan, result._operations, result._rows, result._updating)
+        return Table(t_env, typed)
     column, expression = schema.watermark_spec
     if column not in result.get_schema().get_field_names() or \
             result._types()[column].type_name not in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         raise ValueError(f"watermark: '{column}' must be a TIMESTAMP or TIMESTAMP_LTZ column of the schema")
-    delay = _watermark_delay(column, expression)
-    position = result.get_schema().get_field_names().index(column)
-
-    def rows():
-        if delay is None:  # SOURCE_WATERMARK(): the stream's own timestamps and watermarks
-            return result._stream()
-        from kindling.common.time import Duration
-        from kindling.common.watermark_strategy import WatermarkStrategy
-
-        # Flink SQL's watermark is max(ts) - delay; a DataStream strategy's is one ms less
-        strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(max(delay - 1, 0)))
-        strategy.eager = eager
-        return result._stream().assign_timestamps_and_watermarks(strategy.with_timestamp_assigner(_RowtimeOf(position)))
-
-    return Table(t_env, declared, result._name, rows=rows, rowtime=column)
+    return Table(t_env, nodes.WatermarkAssigner(input=typed, column=column, delay=_watermark_delay(column, expression),
+                                                eager=eager, out=nodes.Output(declared, rowtime=column,
+                                                                              proctime=typed.out.proctime)))
 
 
 def _proctime():
@@ -150,11 +143,7 @@ def _with_timestamps(t_env, table: Table) -> Table:
     """The table with its rows' DataStream timestamps (epoch ms) as one more column."""
     schema = Schema(table.get_schema().get_field_names() + [TIMESTAMP_COLUMN],
                     table.get_schema().get_field_data_types() + [DataTypes.BIGINT()])
-
-    def rows():
-        return table._stream().process(_AddTimestamp(schema.get_field_names()), output_type=schema.row_type_info())
-
-    return Table(t_env, schema, table._name, rows=rows)
+    return Table(t_env, nodes.AppendTimestamp(input=table._node, out=nodes.Output(schema)))
 
 
 def _with_metadata(t_env, table: Table, schema) -> Table:
@@ -163,14 +152,9 @@ def _with_metadata(t_env, table: Table, schema) -> Table:
     names, input_names = schema.get_field_names(), table.get_schema().get_field_names()
     types = dict(zip(input_names, table.get_schema().get_field_data_types()))
     columns = [(n, declared if n in schema.metadata else types[n]) for n, declared in zip(names, schema.get_field_data_types())]
-    sources = [_of_epoch_millis(t) if n in schema.metadata else input_names.index(n) for n, t in columns]
+    sources = tuple(t if n in schema.metadata else input_names.index(n) for n, t in columns)
     result_schema = Schema(names, [t for _, t in columns])
-
-    def rows():
-        elements = getattr(table, "_elements", None) or table._stream()
-        return elements.process(_DeclaredRow(names, sources), output_type=result_schema.row_type_info())
-
-    return Table(t_env, result_schema, table._name, rows=rows)
+    return Table(t_env, nodes.MetadataColumns(input=table._node, sources=sources, out=nodes.Output(result_schema)))
 
 
 def _of_epoch_millis(data_type: DataType):
@@ -554,9 +538,6 @@ class TableEnvironment:
     def _elements_table(self, elements, schema: Union[DataType, List[str], None], parallel: bool) -> Table:
         """The table of ``from_elements``; not ``parallel``: read by a source of parallelism 1 (SQL's
         VALUES), else by one instance of a source of the job's parallelism (the Table API's elements)."""
-        from kindling.datastream.connectors.base import Source
-        from kindling.graph.specs import CollectionSourceSpec
-
         rows = [tuple(e) if isinstance(e, (tuple, list, Row)) else (e,) for e in elements]
         if not rows and not isinstance(schema, RowType):
             raise ValueError("from_elements of no elements needs a DataTypes.ROW([...]) schema")
@@ -568,19 +549,12 @@ class TableEnvironment:
                 raise ValueError(f"from_elements: {len(names)} column names {names} for elements of "
                                  f"{len(rows[0])} fields")
             table_schema = Schema(names, [_inferred_type(v) for v in rows[0]])
-        row_type = table_schema.row_type_info()
         arity = len(table_schema.get_field_names())
         bad = next((r for r in rows if len(r) != arity), None)
         if bad is not None:
             raise ValueError(f"from_elements: the element {bad!r} has {len(bad)} fields, the table {arity}")
-        values = [_create_row(table_schema.get_field_names(), list(r)) for r in rows]
-
-        def scan():
-            spec = CollectionSourceSpec(values=values)
-            spec.parallel = parallel
-            return Source(spec, row_type)
-
-        return Table(self, table_schema, "from_elements", scan)
+        values = tuple(_create_row(table_schema.get_field_names(), list(r)) for r in rows)
+        return Table(self, nodes.Values(rows=values, parallel=parallel, out=nodes.Output(table_schema)))
 
     def from_pandas(self, pdf, schema: Union[DataType, List[str], None] = None, splits_num: int = 1) -> Table:
         """A bounded table of a pandas DataFrame's rows; columns named as the DataFrame's unless
@@ -679,17 +653,8 @@ class TableEnvironment:
         else:
             schema = Schema(["f0"], [_data_type_of(type_info)])
 
-        def rows():  # Rows named as the columns (a chained function may have made tuples)
-            from kindling.table.table import _keeping_parallelism
-
-            convert = _Retyped(schema.row_type_info()) if isinstance(type_info, RowTypeInfo) else \
-                _AsRow(schema.get_field_names())
-            return _keeping_parallelism(data_stream, convert, schema.row_type_info())
-
-        table = Table(self, schema, "from_data_stream", rows=rows)
-        if isinstance(type_info, RowTypeInfo):
-            table._elements = data_stream  # Rows or tuples, for a function reading fields by position
-        return table
+        return Table(self, nodes.FromDataStream(stream=data_stream, rows=isinstance(type_info, RowTypeInfo),
+                                                out=nodes.Output(schema)))
 
     def create_statement_set(self) -> "StatementSet":
         """Inserts run together in one job by ``StatementSet.execute()``."""
@@ -702,7 +667,13 @@ class TableEnvironment:
         return TableResult(self._env.execute_async(f"insert-into_{sink_path}"))
 
     def _add_sink(self, table: Table, sink_path: str) -> None:
-        from kindling.table.connectors import insert_into
+        from kindling.table.planner.lowering import add_sinks
+
+        add_sinks(self, [self._sink_node(table, sink_path)])
+
+    def _sink_node(self, table: Table, sink_path: str) -> nodes.Sink:
+        """The plan writing ``table`` into the sink table ``sink_path``: its columns cast to the sink's
+        time types (Flink casts them implicitly); fails on a view or on columns that do not fit."""
         from kindling.table.schema import _DeclaredSchema
 
         what = self._lookup(sink_path)
@@ -717,8 +688,8 @@ class TableEnvironment:
         if written:
             raise ValueError(f"Table '{sink_path}': writing the metadata columns {written} is not supported by "
                              "Kindling yet; declare them VIRTUAL (read only)")
-        insert_into(_as_sink_types(table, sink_schema)._stream(sink_schema.row_type_info()), declared,
-                    what.get_options(), sink_path, table._updating)
+        rows = _as_sink_types(table, sink_schema)._node
+        return nodes.Sink(input=rows, path=sink_path, descriptor=what, out=rows.out)
 
 
 class StreamTableEnvironment(TableEnvironment):

@@ -25,7 +25,7 @@ def temporal_join(probe, versioned, left_keys: List[str], right_keys: List[str],
                   outer: bool, primary_key: bool):
     """The probe table joined with the versions of ``versioned`` (declared with a ``primary_key`` or
     an updating table) valid at the probe's event time."""
-    from kindling.table.group_aggregate import GroupKey
+    from kindling.table.planner import nodes
     from kindling.table.schema import Schema
 
     if probe._in_batch():
@@ -40,20 +40,11 @@ def temporal_join(probe, versioned, left_keys: List[str], right_keys: List[str],
         raise ValueError("an event-time temporal join needs a versioned table with an event-time attribute "
                          "(declare its watermark), e.g. a view keeping each key's last row by event time")
     left_names, right_names = probe.get_schema().get_field_names(), versioned.get_schema().get_field_names()
-    names = left_names + right_names
-    function = TemporalJoinFunction(names, left_names.index(probe._rowtime), len(left_names),
-                                    len(left_names) + right_names.index(versioned._rowtime), condition, outer)
-    left_key = GroupKey([left_names.index(k) for k in left_keys])
-    right_key = GroupKey([right_names.index(k) for k in right_keys])
-
-    def joined(rows, row_type):
-        return rows.connect(versioned._stream()).key_by(left_key, right_key).process(function, output_type=row_type)
-
-    schema = Schema(names, probe.get_schema().get_field_data_types() + versioned.get_schema().get_field_data_types())
-    result = probe._python(schema, joined, updating=False, rowtime=probe._rowtime)
-    result._plan = (f"TemporalJoin(joinType=[{'LeftOuterJoin' if outer else 'InnerJoin'}], where=[{condition}], "
-                    f"rowtime=[{probe._rowtime}])", [probe, versioned])
-    return result
+    schema = Schema(left_names + right_names,
+                    probe.get_schema().get_field_data_types() + versioned.get_schema().get_field_data_types())
+    return probe._with(nodes.TemporalJoin(left=probe._node, right=versioned._node, left_keys=tuple(left_keys),
+                                          right_keys=tuple(right_keys), condition=condition, outer=outer,
+                                          out=nodes.Output(schema, rowtime=probe._rowtime)))
 
 
 class TemporalJoinFunction(KeyedCoProcessFunction):

@@ -57,7 +57,7 @@ class WindowAggregateFunction(ProcessWindowFunction):
     def aggregated(self, windowed, row_type, relational=None, merging: bool = False):
         """``windowed`` (a WindowedStream) aggregated by this function, each row added to its windows'
         accumulators as it comes where it can be (not in merging windows); ``relational``: the
-        aggregation's spec for Spark's own operators (kindling/spark/relational.py), or None."""
+        aggregation's spec for Spark's own operators (kindling/spark/table/aggregation.py), or None."""
         incremental = None if merging else self.incremental()
         if incremental is not None:
             aggregated = windowed.aggregate(*incremental, output_type=row_type)

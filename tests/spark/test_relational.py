@@ -1,4 +1,4 @@
-"""Group aggregations computed by Spark's own operators (kindling/spark/relational.py) give the
+"""Group aggregations computed by Spark's own operators (kindling/spark/table/aggregation.py) give the
 changes the Python operator gives (Flink's, tests/conformance/programs/table_*.py), on two
 partitions, across micro-batches, when a batch is replayed, and with Flink's mini-batches; what
 Spark cannot compute as Flink does stays on the Python operator."""
@@ -125,7 +125,7 @@ def test_a_filter_and_a_print_table_after_the_aggregation_print_as_on_the_python
 
 def test_a_replayed_micro_batch_gives_the_same_changes_and_state(spark, tmp_path):
     from kindling.common.typeinfo import RowTypeInfo
-    from kindling.spark.relational import AggregationSinkSpec, AggregationWriter, _SnapshotStore
+    from kindling.spark.table.aggregation import AggregationSinkSpec, AggregationWriter, _SnapshotStore
     from kindling.table.table import changelog_type
 
     output_type = changelog_type(RowTypeInfo([Types.STRING(), Types.LONG()], ["k", "n"]))
@@ -160,7 +160,7 @@ def test_what_spark_cannot_compute_as_flink_stays_on_the_python_operator(env, se
 
 def test_a_stateful_operator_after_the_aggregation_keeps_it_on_the_python_operator(env):
     from kindling.datastream.connectors import DiscardingSink
-    from kindling.spark.relational import split_aggregations
+    from kindling.spark.table.aggregation import split_aggregations
 
     t_env, table = _table(env, True)
     changes = t_env.to_changelog_stream(_aggregated(table))
@@ -208,7 +208,7 @@ def _window_queries(env, spark_aggregation: bool) -> list:
 @pytest.mark.parametrize("mode", ["one-step", "BATCH"])
 def test_spark_computes_the_windows_the_python_window_operator_computes(env, mode, monkeypatch):
     from kindling.datastream import RuntimeExecutionMode
-    from kindling.spark import relational
+    from kindling.spark.table import aggregation as relational
 
     env.set_parallelism(2)
     if mode == "BATCH":

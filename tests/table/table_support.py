@@ -17,3 +17,9 @@ def collected(t_env, query: str) -> list:
     """The rows of ``query`` as sorted tuples (runs a job)."""
     with t_env.execute_sql(query).collect() as rows:
         return sorted(tuple(r) for r in rows)
+
+
+def runs_in(table) -> str:
+    """Where explain says the table's last node runs: ``Spark JVM`` or ``Python``."""
+    first = table.explain().splitlines()[1].rsplit(", changelogMode=", 1)[0]
+    return first.rsplit(" [", 1)[1].split(",")[0]

@@ -9,6 +9,8 @@ import decimal
 
 import pytest
 
+from table_support import runs_in
+
 from kindling.common import Types
 from kindling.table import DataTypes, StreamTableEnvironment
 from kindling.table.expression import JsonValueOnEmptyOrError, TimeIntervalUnit, TimePointUnit
@@ -105,7 +107,7 @@ def tables(env):
 def test_functions_give_flinks_values_as_spark_columns_and_in_python(tables):
     spark_table, python_table = tables
     spark_selected = spark_table.select(col('id'), *_columns(CASES))
-    assert "[Spark SQL]" in spark_selected.explain()  # all in Spark's JVM operators
+    assert runs_in(spark_selected) == "Spark JVM"  # all in Spark's JVM operators
     expected = [[row[0]] + [values[n] for _, values in CASES] for n, row in enumerate(ROWS)]
     assert _values(spark_selected) == expected
     assert _values(python_table.select(col('id'), *_columns(CASES))) == expected
@@ -114,7 +116,7 @@ def test_functions_give_flinks_values_as_spark_columns_and_in_python(tables):
 def test_functions_spark_computes_otherwise_run_in_python(tables):
     spark_table, _ = tables
     selected = spark_table.select(col('id'), *_columns(PYTHON_ONLY))
-    assert "[Spark SQL]" not in selected.explain()
+    assert runs_in(selected) == "Python"
     assert _values(selected) == [[row[0]] + [values[n] for _, values in PYTHON_ONLY] for n, row in enumerate(ROWS)]
 
 
@@ -169,7 +171,7 @@ def test_sql_functions_agree_in_spark_and_python(tables):
     t_env.create_temporary_view('python_texts', python_table)
     query = "SELECT id, " + ", ".join(SQL_CALLS) + " FROM "
     in_spark = t_env.sql_query(query + 'spark_texts')
-    assert "[Spark SQL]" in in_spark.explain()
+    assert runs_in(in_spark) == "Spark JVM"
     assert _values(in_spark) == _values(t_env.sql_query(query + 'python_texts'))
 
 
@@ -191,7 +193,7 @@ AGREEING = [s.translate('lo', 'L'), s.url_encode(), s.to_base64.from_base64, s.s
 def test_more_functions_agree_as_spark_columns_and_in_python(tables):
     spark_table, python_table = tables
     in_spark = spark_table.select(col('id'), *[f.alias(f"c{n}") for n, f in enumerate(AGREEING)])
-    assert "[Spark SQL]" in in_spark.explain()
+    assert runs_in(in_spark) == "Spark JVM"
     assert _values(in_spark) == _values(python_table.select(col('id'), *[f.alias(f"c{n}") for n, f in
                                                                         enumerate(AGREEING)]))
 

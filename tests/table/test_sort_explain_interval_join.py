@@ -44,13 +44,15 @@ def test_explain_prints_kindlings_plan(env, capsys):
     table = t_env.sql_query("SELECT u, SUM(amount) AS total FROM orders WHERE amount > 1 GROUP BY u")
     assert table.explain() == (
         "== Kindling Plan ==\n"
-        "GroupAggregate(groupBy=[u], select=[u, sum(amount) AS total]) [Python], changelogMode=[I,UB,UA,D]\n"
-        "+- Calc(where=[(amount > 1)]) [Spark SQL], changelogMode=[I]\n"
-        "   +- TableSourceScan(table=[from_elements], fields=[id, u, amount]), changelogMode=[I]\n")
+        "GroupAggregate(groupBy=[u], select=[u, sum(amount) AS total]) [Spark JVM, one step], "
+        "changelogMode=[I,UB,UA,D]\n"
+        "+- Calc(where=[(amount > 1)]) [Spark JVM, one step], changelogMode=[I]\n"
+        "   +- TableSourceScan(table=[from_elements], fields=[id, u, amount]) [Spark JVM, one step], "
+        "changelogMode=[I]\n")
     t_env.execute_sql("EXPLAIN PLAN FOR SELECT u FROM orders").print()
-    assert capsys.readouterr().out == ("== Kindling Plan ==\nCalc(select=[u]) [Spark SQL], changelogMode=[I]\n"
-                                       "+- TableSourceScan(table=[from_elements], fields=[id, u, amount]), "
-                                       "changelogMode=[I]\n\n")
+    assert capsys.readouterr().out == ("== Kindling Plan ==\nCalc(select=[u]) [Spark JVM, one step], changelogMode=[I]\n"
+                                       "+- TableSourceScan(table=[from_elements], fields=[id, u, amount]) "
+                                       "[Spark JVM, one step], changelogMode=[I]\n\n")
     with pytest.raises(ValueError, match="EXPLAIN CHANGELOG_MODE is not supported"):
         t_env.execute_sql("EXPLAIN CHANGELOG_MODE SELECT u FROM orders")
 

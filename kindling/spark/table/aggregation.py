@@ -1,12 +1,14 @@
 """Group aggregations computed by Spark's own (JVM) operators, with Flink's changelog.
 
-A Table API or SQL group aggregation of key columns and built-in aggregates (``COUNT``, ``SUM``,
-``SUM0``, ``AVG``, ``MIN``, ``MAX``) over an append-only table carries a
-:class:`~kindling.graph.specs.GroupAggregateSpec`. When everything after it is stateless (maps,
-filters, sinks), :func:`split_aggregations` takes it and what follows out of the streaming query:
-the query's sink is then the aggregation's *input*, and :class:`AggregationWriter` computes the
-changes of each micro-batch with Spark DataFrame operations and runs the operators after the
-aggregation on them, as a Spark batch job of the same operators (``DataFrameSourceSpec``).
+kindling/table/planner/physical.py decides which aggregations Spark computes (group keys and
+built-in ``COUNT``, ``SUM``, ``SUM0``, ``AVG``, ``MIN``, ``MAX`` over an append-only table, only
+stateless nodes after it; windows only where no row can be late) and the lowering gives such an
+aggregation's keyed node a :class:`~kindling.graph.specs.GroupAggregateSpec`.
+:func:`split_aggregations` takes it and what follows out of the streaming query: the query's sink
+is then the aggregation's *input*, and :class:`AggregationWriter` computes the changes of each
+micro-batch with Spark DataFrame operations and runs the operators after the aggregation on them,
+as a Spark batch job of the same operators reading the changes (a temporary view,
+``ChangesSourceSpec``).
 
 Changes are Flink's: without mini-batches, after every input row of a group (``+I`` for a new
 group, ``-U old`` / ``+U new`` when its result changed, nothing when it did not), computed with
@@ -15,9 +17,6 @@ once per group and micro-batch. BATCH mode gives one ``+I`` per group. Between m
 each group's accumulators and last result live in a Parquet snapshot per batch id under the
 job's checkpoint directory: a replayed batch reads the snapshot of the batch before it again and
 rewrites its own, so the changes are exactly once with the query's checkpoint.
-
-Other aggregations (Python aggregate functions, DISTINCT, updating inputs, a stateful operator
-after the aggregation) run in Python on transformWithState (``kindling/table/group_aggregate.py``).
 """
 from __future__ import annotations
 
@@ -31,7 +30,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from kindling.common.typeinfo import ChangelogRowTypeInfo
-from kindling.graph.specs import DataFrameSourceSpec, DiscardSinkSpec, GroupAggregateSpec, SinkSpec
+from kindling.graph.specs import ChangesSourceSpec, DiscardSinkSpec, GroupAggregateSpec, SinkSpec
 from kindling.graph.transformation import (ChainedTransformation, KeyedTransformation, SinkTransformation,
                                            SourceTransformation, Transformation, upstream_graph)
 from kindling.spark.codec import ROW_KIND, codec_for
@@ -50,17 +49,19 @@ _INSERT, _UPDATE_BEFORE, _UPDATE_AFTER = 0, 1, 2
 class AggregationSinkSpec(SinkSpec):
     """What the streaming query hands the aggregation: the input rows' columns (``columns_type``),
     and what to do with them (``aggregate`` into ``output_type`` rows, fed to ``downstream``, the
-    sinks of the operators after the aggregation, which read ``source``)."""
+    sinks of the operators after the aggregation, which read ``source``); ``description``: the
+    aggregation's plan node, as explain prints it."""
 
     aggregate: GroupAggregateSpec = None
     columns_type: Any = None
     output_type: Any = None
     name: str = ""
+    description: str = ""
     state_key: str = ""
     mode: str = "micro_batch"  # micro_batch | one_step | batch
     parallelism: int = 1
     downstream: list = dataclasses.field(default_factory=list)
-    source: DataFrameSourceSpec = None
+    source: ChangesSourceSpec = None
     job_parameters: dict = dataclasses.field(default_factory=dict)
     job_id: str = "job"
     layout = "columns"
@@ -88,10 +89,10 @@ def split_aggregations(sinks: list[Transformation], mode: str, parallelism: int,
     for node in nodes:
         taken = _aggregation_and_after(node, consumers)
         if taken is None or (node.relational.window is not None and mode == "micro_batch"):
-            # between micro-batches Flink's watermark (the minimum over splits, element by element)
-            # decides which rows are late and when a window fires: the Python window operator keeps it
+            # a table handed to the DataStream API may end up in a job of micro-batches although the
+            # planner saw a bounded one: Spark's windows need the whole input in one batch
             continue
-        source = DataFrameSourceSpec()
+        source = ChangesSourceSpec(view=f"kindling_changes_{job_id}_{node.id}")
         copies: dict[int, Transformation] = {node.id: SourceTransformation(
             name=node.name, type_info=node.type_info, parallelism=node.parallelism, uid=node.uid, id=node.id,
             source=source)}
@@ -100,7 +101,8 @@ def split_aggregations(sinks: list[Transformation], mode: str, parallelism: int,
         downstream = [copies[t.id] for t in taken if isinstance(t, SinkTransformation)]
         rows = node.inputs[0].inputs[0]
         spec = AggregationSinkSpec(aggregate=node.relational, columns_type=rows.type_info, output_type=node.type_info,
-                                   name=node.name, state_key=uids[node.id][0], mode=mode,
+                                   name=node.name, description=node.description, state_key=uids[node.id][0],
+                                   mode=mode,
                                    parallelism=node.parallelism or parallelism, downstream=downstream, source=source,
                                    job_parameters=job_parameters, job_id=job_id)
         # named as the sink it stands for, when one (its count is that sink's records written)
@@ -118,11 +120,10 @@ def split_aggregations(sinks: list[Transformation], mode: str, parallelism: int,
 
 
 def _aggregation_and_after(node: Transformation, consumers: dict) -> list[Transformation] | None:
-    """The nodes after ``node`` (inputs first) when it is a group aggregation Spark can compute over
-    one append-only input and only stateless operators and sinks follow it; else None."""
-    if not isinstance(node, KeyedTransformation) or node.relational is None or len(node.inputs) != 1:
-        return None
-    if node.has_side_output or isinstance(node.inputs[0].inputs[0].type_info, ChangelogRowTypeInfo):
+    """The nodes after ``node`` (inputs first) when it is a group aggregation the planner gave Spark
+    and only stateless operators and sinks follow it (a keyed DataStream operator reading a table's
+    changes cannot be fed by Spark's aggregation); else None."""
+    if not isinstance(node, KeyedTransformation) or node.relational is None:
         return None
     order, frontier = [], [node]
     while frontier:
@@ -196,14 +197,14 @@ class AggregationWriter(SinkWriter):
         others = [s for s in spec.downstream if s not in dropped]
         if not others:
             return written
-        spec.source.frame = _partitioned(changes, spec)
+        spark = changes.sparkSession
+        _partitioned(changes, spec).createOrReplaceTempView(spec.source.view)
         try:
-            compiled = Compiler(changes.sparkSession, others, False, spec.parallelism, spec.job_parameters,
-                                spec.job_id).compile()
+            compiled = Compiler(spark, others, False, spec.parallelism, spec.job_parameters, spec.job_id).compile()
             return written + sum(self.writers[sink.node.id].write(sink.select(compiled.df), batch_id)
                                  for sink in compiled.sinks)
         finally:
-            spec.source.frame = None
+            spark.catalog.dropTempView(spec.source.view)
 
     def finish(self) -> None:
         for writer in self.writers.values():

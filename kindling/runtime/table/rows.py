@@ -1,0 +1,74 @@
+"""Stateless row operators of the Table API: projections, filters, table function calls, renamed
+Rows, and the one group of operators that see all rows together."""
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+from kindling.common.types import Row, _create_row
+
+__all__ = ["Condition", "Lateral", "Project", "Retyped", "one_group"]
+
+
+class Project:
+    """A row's selected expressions, evaluated in Python, keeping its RowKind; ``positions``: per
+    field the input column it reads as it is (no expression evaluated), else None."""
+
+    def __init__(self, input_names: List[str], fields: list, names: List[str], positions: List[Optional[int]]):
+        self.input_names, self.fields, self.names, self.positions = input_names, fields, names, positions
+
+    def __call__(self, row):
+        values = row._values
+        if None not in self.positions:
+            return _create_row(self.names, [values[p] for p in self.positions], row._row_kind)
+        env = dict(zip(self.input_names, values))
+        return _create_row(self.names, [f.evaluate(env) if p is None else values[p]
+                                        for f, p in zip(self.fields, self.positions)], row._row_kind)
+
+
+class Condition:
+    """Whether a row passes a predicate evaluated in Python (null is false, as in SQL)."""
+
+    def __init__(self, input_names: List[str], predicate: Any):
+        self.input_names, self.predicate = input_names, predicate
+
+    def __call__(self, row) -> bool:
+        return self.predicate.evaluate(dict(zip(self.input_names, row._values))) is True
+
+
+class Lateral:
+    """The rows a table function makes for a row: its own values (``flat_map``) or the row's
+    followed by them (``join_lateral``; with nulls when it makes none and ``outer``)."""
+
+    def __init__(self, function, arguments: Optional[list], names: List[str], keep_input: bool, outer: bool,
+                 input_names: Optional[List[str]] = None):
+        self.function, self.arguments, self.names = function, arguments, names
+        self.keep_input, self.outer, self.input_names = keep_input, outer, input_names
+
+    def __call__(self, row):
+        if self.arguments is None:
+            produced = self.function._produce([row])
+        else:
+            env = dict(zip(self.input_names, row._values))
+            produced = self.function._produce([a.evaluate(env) for a in self.arguments])
+        kind, prefix = row._row_kind, (list(row._values) if self.keep_input else [])
+        made = False
+        for values in produced:
+            made = True
+            yield _create_row(self.names, prefix + values, kind)
+        if not made and self.outer:
+            yield _create_row(self.names, prefix + [None] * (len(self.names) - len(prefix)), kind)
+
+
+class Retyped:
+    """A Row with the field names ``names``, keeping its RowKind."""
+
+    def __init__(self, names: List[str]):
+        self.names = names
+
+    def __call__(self, row):
+        return _create_row(self.names, list(row), row._row_kind if isinstance(row, Row) else None)
+
+
+def one_group(row) -> int:
+    """The key of an operator that sees all rows as one group."""
+    return 0

@@ -1,0 +1,38 @@
+"""A table's plan nodes Spark computes (a :class:`~kindling.graph.specs.RelationalSourceSpec`'s
+``plan``: Calcs over a scan, kindling/table/planner/nodes.py) as DataFrame operations on the scan's
+frame. Nodes are read as data, by their class name and fields; expressions become Spark Columns
+(``spark_column``), evaluated in the JVM.
+
+Control rows (a non-null watermark column: kindling/spark/stage.py) travel through every
+operation: projections keep the control columns, filters always pass them."""
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from kindling.graph.specs import RelationalSourceSpec
+
+__all__ = ["relational_frame"]
+
+
+def relational_frame(spec: RelationalSourceSpec, base: DataFrame, control: list[str]) -> DataFrame:
+    """The frame of ``spec``'s plan over ``base`` (the scan's frame), its columns named ``spec.names``
+    then the ``control`` columns."""
+    return _frame(spec.plan, base, control).toDF(*spec.names, *control)
+
+
+def _frame(node, base: DataFrame, control: list[str]) -> DataFrame:
+    kind = type(node).__name__
+    if kind in ("Scan", "Values"):  # the scan's columns and the control columns (no source timestamps)
+        return base.select(*[F.col(f"`{name}`") for name in node.out.names], *control)
+    frame = _frame(node.input, base, control)
+    types = node.input.out.types
+    if kind == "Project":
+        return frame.select(*[f.spark_column(types).alias(n) for f, n in zip(node.fields, node.names)], *control)
+    if kind == "Filter":
+        condition = node.predicate.spark_column(types)
+        if control:  # control rows always pass (docs/table.md)
+            condition = F.coalesce(condition, F.lit(False)) | F.col(control[0]).isNotNull()
+        return frame.where(condition)
+    raise TypeError(f"Spark does not compute the plan node {kind}: kindling/table/planner/physical.py left it to "
+                    "the Python operator")

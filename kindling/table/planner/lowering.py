@@ -1,0 +1,414 @@
+"""The plan turned into the job: each node the physical choice (:mod:`.physical`) leaves to Python
+becomes DataStream transformations running a Table operator inside Spark tasks; each subtree Spark
+computes becomes one source of the job carrying that subplan as data
+(:class:`~kindling.graph.specs.RelationalSourceSpec`, translated into DataFrame operations by
+kindling/spark/table/translate.py); an aggregation Spark computes is the Python operator's keyed
+node carrying its :class:`~kindling.graph.specs.GroupAggregateSpec`, which the Spark compiler takes
+out of the streaming query (kindling/spark/table/aggregation.py).
+
+A path's consumers matter twice: an aggregation runs in Spark only when stateless nodes read its
+changes (``stateless_above``), and a Top-1 sends ``-U`` before its ``+U`` only to operators that
+retract rows (``before``; Flink sends them only where needed, not to a sink)."""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from kindling.common.typeinfo import ChangelogRowTypeInfo, RowTypeInfo, TypeInformation
+from kindling.table.planner import nodes
+from kindling.table.planner.explain import label
+from kindling.table.planner.physical import Physical, passes_through, rank_strategy, sort_strategy, stateless
+
+__all__ = ["Lowering", "add_sinks", "table_stream"]
+
+#: nodes that read their input row by row: a Top-1 below them sends ``-U`` only if their reader needs it
+_ROW_WISE = (nodes.Project, nodes.Filter, nodes.LookupJoin)
+
+
+def table_stream(t_env, node: nodes.Node, type_info: Optional[TypeInformation] = None):
+    """The rows of the plan ``node`` added to the environment's job: a DataStream of Rows of
+    ``type_info`` (default: the node's Row type, named by its columns)."""
+    return Lowering(t_env, [node]).stream_as(node, type_info)
+
+
+def add_sinks(t_env, sinks: Sequence[nodes.Sink]) -> None:
+    """Adds the plans writing into sink tables (the inserts of one job) to the environment's job."""
+    lowering = Lowering(t_env, sinks)
+    for sink in sinks:
+        lowering.sink(sink)
+
+
+def row_type(out: nodes.Output) -> RowTypeInfo:
+    """The Row type of a node's rows in a DataStream (keeping each row's RowKind when updating)."""
+    natural = out.schema.row_type_info()
+    return _changelog(natural) if out.updating else natural
+
+
+def _changelog(row_type_info: RowTypeInfo) -> ChangelogRowTypeInfo:
+    return ChangelogRowTypeInfo(row_type_info.get_field_types(), row_type_info.get_field_names())
+
+
+def keeping_parallelism(stream, function, output_type, flat: bool = False):
+    """``stream.map`` (or ``flat_map``) with the parallelism of the stream's operator."""
+    from kindling.table.connectors import parallelism_of
+
+    mapped = (stream.flat_map if flat else stream.map)(function, output_type=output_type)
+    parallelism = parallelism_of(stream)
+    return mapped.set_parallelism(parallelism) if parallelism else mapped
+
+
+class Lowering:
+    """Lowers the plans ``roots`` of one job into the TableEnvironment's StreamExecutionEnvironment."""
+
+    def __init__(self, t_env, roots: Sequence[nodes.Node]):
+        self.t_env, self.env = t_env, t_env._env
+        self.physical = Physical(t_env, roots)
+        self.in_batch = self.physical.in_batch
+
+    # -- entry points -------------------------------------------------------------------------------
+
+    def stream_as(self, node: nodes.Node, type_info: Optional[TypeInformation] = None, stateless_above: bool = True,
+                  before: bool = False):
+        """The rows of ``node`` as a DataStream of ``type_info`` (default: its Row type)."""
+        from kindling.runtime.table.rows import Retyped
+
+        natural = row_type(node.out)
+        wanted = type_info or natural
+        arity = len(getattr(wanted, "get_field_types", lambda: [None])())
+        if arity != len(node.out.names):
+            raise ValueError(f"The type {wanted} has {arity} fields, the table {nodes.table_name(node)} has "
+                             f"{len(node.out.names)} columns {node.out.names}")
+        if node.out.updating and not isinstance(wanted, ChangelogRowTypeInfo):
+            wanted = _changelog(wanted)
+        if self.physical.jvm_chain(node):
+            return self._jvm_source(node, wanted)
+        stream = self.stream(node, stateless_above, before)
+        return stream if wanted == natural else keeping_parallelism(stream, Retyped(wanted.get_field_names()), wanted)
+
+    def sink(self, sink: nodes.Sink):
+        """Adds the sink writing ``sink``'s rows."""
+        from kindling.table.connectors import insert_into
+        from kindling.table.schema import _DeclaredSchema
+
+        declared = sink.descriptor.get_schema()
+        written = declared.persisted() if isinstance(declared, _DeclaredSchema) else declared
+        rows = self.stream_as(sink.input, written.row_type_info())
+        return insert_into(rows, declared, sink.descriptor.get_options(), sink.path, sink.input.out.updating)
+
+    def stream(self, node: nodes.Node, stateless_above: bool = True, before: bool = False):
+        """The rows of ``node`` as a DataStream of its Row type, its last operator described as explain
+        prints the node."""
+        if self.physical.jvm_chain(node):
+            return self._jvm_source(node, row_type(node.out))
+        if passes_through(node, self.in_batch):
+            return self._input(node, node.input, stateless_above, before)
+        produced = getattr(self, "_" + type(node).__name__)(node, stateless_above, before)
+        return produced.set_description(label(node, self.physical))
+
+    def _input(self, node: nodes.Node, child: nodes.Node, stateless_above: bool, before: bool):
+        """The rows of ``child`` as ``node`` reads them."""
+        return self.stream(child, stateless_above and stateless(node), before if isinstance(node, _ROW_WISE) else True)
+
+    def _inputs(self, node: nodes.Node, stateless_above: bool):
+        return [self._input(node, child, stateless_above, True) for child in node.inputs]
+
+    def _jvm_source(self, node: nodes.Node, wanted: RowTypeInfo):
+        """The source reading a subtree Spark computes: its scan, and the Calcs above it as data."""
+        from kindling.common.watermark_strategy import WatermarkStrategy
+        from kindling.datastream.connectors.base import Source
+        from kindling.graph.specs import CollectionSourceSpec, RelationalSourceSpec
+
+        leaf = node
+        while leaf.inputs:
+            leaf = leaf.inputs[0]
+        if isinstance(leaf, nodes.Values):
+            spec = CollectionSourceSpec(values=list(leaf.rows))
+            spec.parallel = leaf.parallel
+            source = Source(spec, leaf.out.schema.row_type_info())
+        else:
+            source = leaf.source
+        name = nodes.table_name(node)
+        if node is leaf and wanted == source._type_info:
+            return self.env.from_source(source, WatermarkStrategy.no_watermarks(), name)
+        spec = RelationalSourceSpec(base=source._spec, base_type=source._type_info, plan=node,
+                                    names=list(wanted.get_field_names()))
+        return self.env.from_source(Source(spec, wanted), WatermarkStrategy.no_watermarks(), name)
+
+    def _relational(self, node: nodes.Node, stateless_above: bool):
+        """The aggregation's spec when Spark computes it (None: the Python operator does)."""
+        return self.physical.spark_aggregation_spec(node, stateless_above)
+
+    # -- one method per node the Python operators run -------------------------------------------------
+
+    def _FromDataStream(self, node: nodes.FromDataStream, stateless_above: bool, before: bool):
+        from kindling.runtime.table.rows import Retyped
+        from kindling.table.table_environment import _AsRow
+
+        names = node.out.names  # Rows named as the columns (a chained function may have made tuples)
+        convert = Retyped(names) if node.rows else _AsRow(names)
+        return keeping_parallelism(node.stream, convert, row_type(node.out))
+
+    def _Project(self, node: nodes.Project, stateless_above: bool, before: bool):
+        from kindling.runtime.table.rows import Project
+
+        names = node.input.out.names
+        project = Project(names, list(node.fields), list(node.names), [_column_position(f, names) for f in node.fields])
+        return keeping_parallelism(self._input(node, node.input, stateless_above, before), project, row_type(node.out))
+
+    def _Filter(self, node: nodes.Filter, stateless_above: bool, before: bool):
+        from kindling.runtime.table.rows import Condition
+
+        rows = self._input(node, node.input, stateless_above, before)
+        return rows.filter(Condition(node.input.out.names, node.predicate))
+
+    def _Aggregate(self, node: nodes.Aggregate, stateless_above: bool, before: bool):
+        from kindling.table.group_aggregate import GroupAggregateFunction, GroupKey
+
+        names, types = node.input.out.names, node.input.out.types
+        function = GroupAggregateFunction(names, types, list(node.keys), list(node.fields), list(node.names))
+        rows = self._input(node, node.input, stateless_above, before)
+        aggregated = rows.key_by(GroupKey([names.index(k) for k in node.keys])).process(
+            function, output_type=row_type(node.out))
+        aggregated._transformation.relational = self._relational(node, stateless_above)
+        return aggregated
+
+    def _TableAggregate(self, node: nodes.TableAggregate, stateless_above: bool, before: bool):
+        from kindling.table.expressions import col
+        from kindling.table.group_aggregate import GroupKey
+        from kindling.table.row_operations import GroupTableAggregateFunction
+
+        names, keys = node.input.out.names, list(node.keys)
+        function = GroupTableAggregateFunction(names, node.input.out.types, keys, [col(k) for k in keys] + [node.call],
+                                               keys + list(node.names))
+        rows = self._input(node, node.input, stateless_above, before)
+        return rows.key_by(GroupKey([names.index(k) for k in keys])).process(function, output_type=row_type(node.out))
+
+    def _GroupWindowAggregate(self, node: nodes.GroupWindowAggregate, stateless_above: bool, before: bool):
+        from kindling.table.group_aggregate import GroupKey
+        from kindling.table.window_aggregate import WindowAggregateFunction, slice_of
+
+        window, names = node.window, node.input.out.names
+        slice_ms = slice_of(window.size_ms, window.slide_ms) if window.kind == "slide" else None
+        function = WindowAggregateFunction(names, node.input.out.types, list(node.keys), list(node.fields),
+                                           list(node.names), window.time_field, slice_ms)
+        rows = self._input(node, node.input, stateless_above, before)
+        windowed = rows.key_by(GroupKey([names.index(k) for k in node.keys])).window(window.assigner())
+        return function.aggregated(windowed, row_type(node.out), self._relational(node, stateless_above),
+                                   window.kind == "session")
+
+    def _WindowAggregate(self, node: nodes.WindowAggregate, stateless_above: bool, before: bool):
+        from kindling.runtime.table.rows import one_group
+        from kindling.table.group_aggregate import GroupKey
+        from kindling.table.window_aggregate import WindowAggregateFunction
+        from kindling.table.window_tvf import assigner, slice_ms
+
+        windows, names = node.windows, node.input.out.names
+        function = WindowAggregateFunction(names, node.input.out.types, list(node.keys), list(node.fields),
+                                           list(node.names), windows.time_field, slice_ms(windows), window_columns=True)
+        rows = self._input(node, node.input, stateless_above, before)
+        keyed = rows.key_by(GroupKey([names.index(k) for k in node.keys])) if node.keys else rows.key_by(one_group)
+        return function.aggregated(keyed.window(assigner(windows)), row_type(node.out),
+                                   self._relational(node, stateless_above), windows.window == "SESSION")
+
+    def _WindowTVF(self, node: nodes.WindowTVF, stateless_above: bool, before: bool):
+        from kindling.runtime.table.rows import one_group
+        from kindling.table.group_aggregate import GroupKey
+        from kindling.table.window_tvf import _AssignWindows, _SessionRows, assigner
+
+        names, out_names = node.input.out.names, node.out.names
+        ltz = node.out.schema.get_field_data_types()[-1].type_name == "TIMESTAMP_LTZ"
+        rows = self._input(node, node.input, stateless_above, before)
+        if node.window == "SESSION":
+            keys = [names.index(k) for k in node.partition_keys]
+            keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(one_group)
+            return keyed.window(assigner(node)).process(_SessionRows(out_names, ltz), output_type=row_type(node.out))
+        assign = _AssignWindows(out_names, names.index(node.time_field), assigner(node, True), ltz)
+        return keeping_parallelism(rows, assign, row_type(node.out), flat=True)
+
+    def _Over(self, node: nodes.Over, stateless_above: bool, before: bool):
+        from kindling.runtime.table.rows import one_group
+        from kindling.table.group_aggregate import GroupKey
+        from kindling.table.over_aggregate import OverAggregateFunction
+
+        frame, names = node.frame, node.input.out.names
+        function = OverAggregateFunction(names, node.input.out.types, list(node.aggregates), frame, node.out.names,
+                                         frame.order_field == node.input.out.proctime)
+        rows = self._input(node, node.input, stateless_above, before)
+        keys = [names.index(k) for k in frame.partition_keys]
+        keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(one_group)
+        return keyed.process(function, output_type=row_type(node.out))
+
+    def _Rank(self, node: nodes.Rank, stateless_above: bool, before: bool):
+        from kindling.runtime.table.rows import one_group
+        from kindling.table import rank
+        from kindling.table.group_aggregate import GroupKey
+
+        base, names, out_names = node.input.out, node.input.out.names, node.out.names
+        strategy = rank_strategy(base, node.function, node.partition, node.order, node.start, node.end, self.in_batch)
+        if strategy.startswith("invalid: "):
+            raise ValueError(strategy[len("invalid: "):])
+        sort_key = rank.SortKey([(names.index(n), descending) for n, descending in node.order])
+        shape = (out_names, sort_key, node.start, node.end, node.with_number)
+        if strategy == "batch":
+            function = rank.BatchRankFunction(*shape, node.function)
+        elif strategy == "window":
+            function = rank.WindowRankFunction(*shape, names.index("window_end"))
+        elif strategy.startswith("deduplicate"):
+            time = node.order[0][0]
+            function = rank.DeduplicateFunction(out_names, names.index(time) if time == base.rowtime else None,
+                                                strategy == "deduplicate_last", node.with_number)
+        elif strategy == "top1":
+            function = rank.Top1Function(out_names, sort_key, node.with_number, before=before)
+        else:
+            function = (rank.RetractTopNFunction if strategy == "retract_top_n" else rank.TopNFunction)(*shape)
+        rows = self._input(node, node.input, stateless_above, before)
+        keys = [names.index(k) for k in node.partition]
+        keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(one_group)
+        return keyed.process(function, output_type=row_type(node.out))
+
+    def _Sort(self, node: nodes.Sort, stateless_above: bool, before: bool):
+        from kindling.runtime.table.rows import one_group
+        from kindling.table import rank
+
+        names = node.input.out.names
+        rows = self._input(node, node.input, stateless_above, before)
+        if self.in_batch:
+            function = rank.SortAll(names, list(node.keys), node.offset, node.fetch)
+        else:
+            keys = [(k._name, getattr(k, "_descending", False)) for k in node.keys]
+            strategy = sort_strategy(node, False)
+            if strategy.startswith("invalid: "):
+                raise ValueError(strategy[len("invalid: "):])
+            sort_key = rank.SortKey([(names.index(n), descending) for n, descending in keys])
+            if strategy == "top_n":
+                function = rank.TopNFunction(names, sort_key, node.offset + 1, node.offset + node.fetch, False)
+            elif strategy == "first_n":
+                function = rank.FirstNFunction(node.offset, node.fetch)
+            else:
+                function = rank.TemporalSortFunction(names.index(keys[0][0]), rank.SortKey(
+                    [(names.index(n), descending) for n, descending in keys[1:]]))
+        return rows.key_by(one_group).process(function, output_type=row_type(node.out)).set_parallelism(1)
+
+    def _Correlate(self, node: nodes.Correlate, stateless_above: bool, before: bool):
+        from kindling.runtime.table.rows import Lateral
+
+        arguments = list(node.call._children) if node.call is not None else None
+        lateral = Lateral(node.function, arguments, node.out.names, node.keep_input, node.outer, node.input.out.names)
+        rows = self._input(node, node.input, stateless_above, before)
+        return keeping_parallelism(rows, lateral, row_type(node.out), flat=True)
+
+    def _ChangelogNormalize(self, node: nodes.ChangelogNormalize, stateless_above: bool, before: bool):
+        from kindling.table.connectors import _ChangelogNormalize
+        from kindling.table.group_aggregate import GroupKey
+
+        positions = [node.out.names.index(k) for k in node.keys]
+        rows = self._input(node, node.input, stateless_above, before)
+        return rows.key_by(GroupKey(positions)).process(_ChangelogNormalize(), output_type=row_type(node.out))
+
+    def _WatermarkAssigner(self, node: nodes.WatermarkAssigner, stateless_above: bool, before: bool):
+        from kindling.common.time import Duration
+        from kindling.common.watermark_strategy import WatermarkStrategy
+        from kindling.table.table_environment import _RowtimeOf
+
+        rows = self._input(node, node.input, stateless_above, before)
+        # Flink SQL's watermark is max(ts) - delay; a DataStream strategy's is one ms less
+        strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(max(node.delay - 1, 0)))
+        strategy.eager = node.eager
+        position = node.out.names.index(node.column)
+        return rows.assign_timestamps_and_watermarks(strategy.with_timestamp_assigner(_RowtimeOf(position)))
+
+    def _AppendTimestamp(self, node: nodes.AppendTimestamp, stateless_above: bool, before: bool):
+        from kindling.table.table_environment import _AddTimestamp
+
+        rows = self._input(node, node.input, stateless_above, before)
+        return rows.process(_AddTimestamp(node.out.names), output_type=row_type(node.out))
+
+    def _MetadataColumns(self, node: nodes.MetadataColumns, stateless_above: bool, before: bool):
+        from kindling.table.table_environment import _DeclaredRow, _of_epoch_millis
+
+        source = node.input
+        # a Row DataStream's elements are read as they are: a function reads their fields by position
+        rows = source.stream if isinstance(source, nodes.FromDataStream) and source.rows else \
+            self._input(node, source, stateless_above, before)
+        makers = [s if isinstance(s, int) else _of_epoch_millis(s) for s in node.sources]
+        return rows.process(_DeclaredRow(node.out.names, makers), output_type=row_type(node.out))
+
+    def _Invalid(self, node: nodes.Invalid, stateless_above: bool, before: bool):
+        raise ValueError(node.message)
+
+    def _LookupJoin(self, node: nodes.LookupJoin, stateless_above: bool, before: bool):
+        from kindling.common.time import Time
+        from kindling.datastream.async_data_stream import AsyncDataStream
+        from kindling.table.connectors import parallelism_of
+        from kindling.table.lookup_join import LOOKUP_BATCH, lookup_function
+
+        rows = self._input(node, node.input, stateless_above, before)
+        looked_up = AsyncDataStream.ordered_wait(rows, lookup_function(node), Time.milliseconds(0), LOOKUP_BATCH,
+                                                 row_type(node.out))
+        parallelism = parallelism_of(rows)
+        return looked_up.set_parallelism(parallelism) if parallelism else looked_up
+
+    def _Join(self, node: nodes.Join, stateless_above: bool, before: bool):
+        from kindling.table.join import RegularJoinFunction, equi_keys
+
+        if node.predicate is None:
+            raise ValueError("join(right) needs a join predicate: join(right, col('a') == col('b')) or "
+                             "join(right).where(col('a') == col('b'))")
+        left_names, right_names = node.left.out.names, node.right.out.names
+        left_keys, right_keys = equi_keys(node.predicate, left_names, right_names)
+        function = RegularJoinFunction(left_names, right_names, node.predicate, node.left_outer, node.right_outer)
+        return self._keyed_pair(node, stateless_above, [left_names.index(k) for k in left_keys],
+                                [right_names.index(k) for k in right_keys], function)
+
+    def _IntervalJoin(self, node: nodes.IntervalJoin, stateless_above: bool, before: bool):
+        from kindling.table.interval_join import IntervalJoinFunction
+
+        left_names, right_names = node.left.out.names, node.right.out.names
+        function = IntervalJoinFunction(left_names, right_names, left_names.index(node.left_time),
+                                        right_names.index(node.right_time), node.lower, node.upper, node.predicate,
+                                        node.left_outer, node.right_outer)
+        return self._keyed_pair(node, stateless_above, [left_names.index(k) for k in node.left_keys],
+                                [right_names.index(k) for k in node.right_keys], function)
+
+    def _TemporalJoin(self, node: nodes.TemporalJoin, stateless_above: bool, before: bool):
+        from kindling.table.temporal_join import TemporalJoinFunction
+
+        left_names, right_names = node.left.out.names, node.right.out.names
+        width = len(left_names)
+        function = TemporalJoinFunction(left_names + right_names, left_names.index(node.left.out.rowtime), width,
+                                        width + right_names.index(node.right.out.rowtime), node.condition, node.outer)
+        return self._keyed_pair(node, stateless_above, [left_names.index(k) for k in node.left_keys],
+                                [right_names.index(k) for k in node.right_keys], function)
+
+    def _SetOperation(self, node: nodes.SetOperation, stateless_above: bool, before: bool):
+        from kindling.table.set_operations import SetOperationFunction
+
+        everything = range(len(node.out.names))
+        return self._keyed_pair(node, stateless_above, everything, everything,
+                                SetOperationFunction(node.operation, node.out.names))
+
+    def _keyed_pair(self, node: nodes.Node, stateless_above: bool, left_key, right_key, function):
+        """The two inputs of ``node`` connected, keyed by the columns at ``left_key`` and ``right_key``."""
+        from kindling.table.group_aggregate import GroupKey
+
+        left, right = self._inputs(node, stateless_above)
+        return left.connect(right).key_by(GroupKey(left_key), GroupKey(right_key)).process(
+            function, output_type=row_type(node.out))
+
+    def _Union(self, node: nodes.Union, stateless_above: bool, before: bool):
+        from kindling.runtime.table.rows import Retyped
+
+        wanted = row_type(node.out)
+        rows = self._input(node, node.left, stateless_above, before)
+        if rows.get_type() != wanted:  # an append-only table beside an updating one
+            rows = keeping_parallelism(rows, Retyped(wanted.get_field_names()), wanted)
+        return rows.union(self.stream_as(node.right, wanted, False, True))
+
+
+def _column_position(expression, names: list) -> Optional[int]:
+    """The position of the input column ``expression`` reads as it is (maybe aliased), else None."""
+    from kindling.table.expressions import unaliased
+
+    expression = unaliased(expression)
+    if getattr(expression, "_is_column", False) and expression._name in names:
+        return names.index(expression._name)
+    return None

@@ -1,0 +1,328 @@
+"""Where each plan node runs: THE one place that chooses between Spark's JVM operators and Kindling's
+Python operators (kindling/runtime, inside Spark tasks), and how the job runs.
+
+The rule: **a node runs in Spark's JVM operators when they give Flink's answer for it in the run
+mode; otherwise in the Python operator.** The run mode is the job's (the runner's rule,
+kindling/spark/runner.py ``run_mode``): BATCH, a bounded STREAMING job in *one step* (one Spark
+batch job; the watermark stays at its minimum until the input ends), or *micro-batches* (a
+Structured Streaming query). Per node kind, today:
+
+* **Scan, Values**: a connector table is read by its Kindling source, in Python; elements given in
+  the program are a Spark local relation (JVM) in one step and BATCH, a Kindling source on
+  micro-batches (the compiler's rule for collections).
+* **Project, Filter (Calc)**: JVM when their input is a JVM Calc chain over a scan and no
+  expression calls a Python function (a UDF, a function Spark does not compute as Flink does):
+  Spark column expressions (kindling/spark/table/translate.py). Else a Python map or filter.
+* **Aggregate (GROUP BY)**: JVM when its input is append-only, every field is a group key or a
+  built-in ``COUNT``/``SUM``/``SUM0``/``AVG``/``MIN``/``MAX`` (not DISTINCT) of a column of a type
+  whose arithmetic Spark shares with Flink (integers, DOUBLE; MIN/MAX also strings), and only
+  stateless nodes (Calc, Correlate, a sink) read its changes: DataFrame aggregations per batch
+  (kindling/spark/table/aggregation.py). ``kindling.table.spark-aggregation: false`` keeps it in
+  Python. Else the Python group aggregation on keyed state.
+* **Window aggregations** (a window TVF's GROUP BY, the Table API's tumbling and sliding group
+  windows): as the Aggregate, and only in one step or BATCH: on micro-batches Flink's per-element
+  watermark (the minimum over splits) decides which rows are late and when a window fires, which
+  Spark's per-batch watermark cannot; session windows and windows of processing time are Python.
+* **Every other node** (joins, OVER, Top-N, deduplication, sorts, set operations, table
+  functions, watermark assignment, ...): the Python operator.
+
+One thing the plan cannot see: a table handed to the DataStream API (``to_changelog_stream``) whose
+changes a keyed DataStream operator reads. Spark's aggregation cannot feed one, so the job then
+computes that aggregation in Python (kindling/spark/table/aggregation.py keeps to what follows it in
+the job). Explain tells what runs when the table itself is executed or inserted.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+from kindling.graph.specs import GroupAggregateSpec
+from kindling.table.expressions import Expression, unaliased
+from kindling.table.planner import nodes
+from kindling.table.planner.types import INTEGRAL
+
+__all__ = ["BATCH", "MICRO_BATCHES", "ONE_STEP", "PYTHON", "SPARK_JVM", "Choice", "Physical", "aggregation_spec",
+           "passes_through", "rank_strategy", "sort_strategy", "stream_sort"]
+
+SPARK_JVM, PYTHON = "Spark JVM", "Python"
+#: the run modes, as explain prints them (the runner's names: kindling/spark/runner.py)
+ONE_STEP, MICRO_BATCHES, BATCH = "one step", "micro-batches", "BATCH"
+_MODES = {"one_step": ONE_STEP, "micro_batch": MICRO_BATCHES, "batch": BATCH}
+_RUNNER_MODES = {v: k for k, v in _MODES.items()}
+
+#: whether group aggregations Spark can compute run in Spark's own operators (default true; false:
+#: always the Python operator, for comparison)
+SPARK_AGGREGATION = "kindling.table.spark-aggregation"
+
+#: the argument types of the aggregates Spark computes as Flink does (FLOAT sums in FLOAT and
+#: DECIMAL arithmetic differ: those stay in Python)
+_SPARK_SUMMABLE = INTEGRAL + ["DOUBLE"]
+_SPARK_COMPARABLE = _SPARK_SUMMABLE + ["STRING", "VARCHAR", "CHAR"]
+#: nodes that read their input row by row, keeping no state: Spark's aggregation can feed them
+_STATELESS = (nodes.Project, nodes.Filter, nodes.Correlate, nodes.Sink)
+_JVM_CALC = (nodes.Project, nodes.Filter)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Where a node runs (``engine``: :data:`SPARK_JVM` or :data:`PYTHON`) and why."""
+
+    engine: str
+    reason: str
+
+    @property
+    def jvm(self) -> bool:
+        return self.engine == SPARK_JVM
+
+
+class Physical:
+    """The physical choices for the plans ``roots`` of one job (a query, or the inserts of a
+    statement set): the run mode, and per node :meth:`choose`."""
+
+    def __init__(self, t_env, roots: Sequence[nodes.Node]):
+        from kindling.datastream.execution_mode import RuntimeExecutionMode
+
+        env = t_env._env
+        self.mode = _MODES[env._run_mode(_sources(roots), _eager_watermarks(roots))]
+        self.in_batch = env.get_runtime_mode() == RuntimeExecutionMode.BATCH  # the tables' semantics
+        self.spark_aggregation = env.get_configuration().get_boolean(SPARK_AGGREGATION, True)
+
+    @property
+    def runner_mode(self) -> str:
+        """The run mode by the runner's name (``one_step``, ``micro_batch``, ``batch``)."""
+        return _RUNNER_MODES[self.mode]
+
+    def choose(self, node: nodes.Node, stateless_above: bool) -> Choice:
+        """Where ``node`` runs; ``stateless_above``: only stateless nodes read its rows, up to the
+        plan's root."""
+        if isinstance(node, nodes.Values):
+            if self.mode == MICRO_BATCHES:
+                return Choice(PYTHON, "elements read by Kindling's source on micro-batches")
+            return Choice(SPARK_JVM, "elements as Spark's local relation")
+        if isinstance(node, nodes.Scan):
+            return Choice(PYTHON, "the connector's rows read by Kindling's source")
+        if isinstance(node, _JVM_CALC):
+            return self._calc(node)
+        if isinstance(node, (nodes.Aggregate, nodes.WindowAggregate, nodes.GroupWindowAggregate)):
+            return self._aggregation(node, stateless_above)
+        return Choice(PYTHON, "Kindling's Python operator")
+
+    def jvm_chain(self, node: nodes.Node) -> bool:
+        """Whether ``node`` is a scan, or Calcs over one, that Spark computes (one JVM subtree)."""
+        return isinstance(node, (nodes.Scan, nodes.Values) + _JVM_CALC) and (
+            isinstance(node, (nodes.Scan, nodes.Values)) or self._calc(node).jvm)
+
+    def _calc(self, node: nodes.Node) -> Choice:
+        expressions = node.fields if isinstance(node, nodes.Project) else (node.predicate,)
+        if not self.jvm_chain(node.input):
+            return Choice(PYTHON, "its input is computed in Python")
+        if any(e.needs_python() for e in expressions):
+            return Choice(PYTHON, "an expression calls a Python function")
+        return Choice(SPARK_JVM, "Spark column expressions")
+
+    def _aggregation(self, node: nodes.Node, stateless_above: bool) -> Choice:
+        if self.spark_aggregation_spec(node, stateless_above) is None:
+            return Choice(PYTHON, self._why_python(node, stateless_above))
+        return Choice(SPARK_JVM, "Spark aggregations per batch")
+
+    def spark_aggregation_spec(self, node: nodes.Node, stateless_above: bool) -> Optional[GroupAggregateSpec]:
+        """The aggregation node as a :class:`GroupAggregateSpec` when Spark computes it (the rule in
+        the module docstring), else None."""
+        if node.input.out.updating or not self.spark_aggregation or not stateless_above:
+            return None
+        if isinstance(node, nodes.Aggregate):
+            return aggregation_spec(node.keys, node.fields, node.input.out.types, node.mini_batch)
+        if self.mode == MICRO_BATCHES:
+            return None
+        if isinstance(node, nodes.WindowAggregate):
+            windows = node.windows
+            if windows.window == "SESSION" or windows.proctime:
+                return None
+            return aggregation_spec(node.keys, node.fields, _window_types(node), window=(
+                windows.window.lower(), windows.size_ms, windows.slide_ms or windows.size_ms, windows.offset_ms),
+                window_columns=_WINDOW_COLUMNS)
+        window = node.window
+        if window.kind == "session":
+            return None
+        return aggregation_spec(node.keys, node.fields, node.input.out.types, window=(
+            "tumble" if window.kind == "tumble" else "hop", window.size_ms, window.slide_ms or window.size_ms, 0))
+
+    def _why_python(self, node: nodes.Node, stateless_above: bool) -> str:
+        if node.input.out.updating:
+            return "its input is updating"
+        if not self.spark_aggregation:
+            return f"{SPARK_AGGREGATION} is false"
+        if not stateless_above:
+            return "a stateful node reads its changes"
+        if not isinstance(node, nodes.Aggregate) and self.mode == MICRO_BATCHES:
+            return "windows on micro-batches follow Flink's per-element watermark"
+        return "an aggregate Spark does not compute as Flink does"
+
+
+_WINDOW_COLUMNS = {"window_start": "start", "window_end": "end", "window_time": "rowtime"}
+
+
+def _window_types(node: nodes.WindowAggregate) -> dict:
+    from kindling.table.window_tvf import window_column_types
+
+    types = node.input.out.types
+    return dict(types, **dict(zip(_WINDOW_COLUMNS, window_column_types(types[node.windows.time_field]))))
+
+
+def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: dict, mini_batch: bool = False,
+                     window: Optional[tuple] = None, window_columns: Optional[dict] = None
+                     ) -> Optional[GroupAggregateSpec]:
+    """The aggregation as a :class:`GroupAggregateSpec` when Spark's own operators compute it as
+    Flink does: every field a key column, a built-in aggregate (not DISTINCT) of one column
+    (``COUNT`` also of a literal) or, of a ``window`` aggregation, a window property
+    (``col('w').start``, or the columns ``window_columns`` names: ``{'window_start': 'start', ...}``);
+    else None (the Python operator computes it)."""
+    spec = GroupAggregateSpec(keys=list(keys), per_batch=mini_batch, window=window)
+    for field in fields:
+        inner = unaliased(field)
+        which = getattr(inner, "_window_which", None) if window else None
+        if which is None and window and getattr(inner, "_is_column", False):
+            which = (window_columns or {}).get(inner._name)
+        if which is not None:
+            spec.fields.append(("window", which))
+            continue
+        if field.needs_python():
+            return None
+        if getattr(inner, "_is_column", False) and inner._name in keys:
+            spec.fields.append(("key", list(keys).index(inner._name)))
+            continue
+        aggregate = inner._aggregate
+        if aggregate is None or aggregate.distinct or aggregate.kind not in (
+                "count", "sum", "sum0", "avg", "min", "max"):
+            return None
+        argument = inner._children[0]
+        if getattr(argument, "_is_column", False):
+            type_name = types[argument._name].type_name
+            if type_name not in (_SPARK_SUMMABLE if aggregate.kind in ("sum", "sum0", "avg") else _SPARK_COMPARABLE):
+                return None
+            call = (aggregate.kind, argument._name, type_name in INTEGRAL)
+        elif aggregate.kind == "count" and not argument._children and not argument.columns():
+            call = ("count", None, False)  # COUNT(*), or of a literal
+        else:
+            return None
+        spec.fields.append(("call", len(spec.calls)))
+        spec.calls.append(call)
+    return spec
+
+
+def stateless(node: nodes.Node) -> bool:
+    """Whether ``node`` reads its input row by row without state (Spark's aggregation may feed it)."""
+    return isinstance(node, _STATELESS)
+
+
+# -- which Python operator: ranks and sorts of a stream --------------------------------------------
+
+def rank_strategy(base: nodes.Output, function: str, partition: Sequence[str], order: Sequence[tuple], start: int,
+                  end: Optional[int], in_batch: bool) -> str:
+    """Which operator ranks: ``batch`` (BATCH mode), ``window`` (window Top-N or deduplication of
+    event-time windows), ``deduplicate_first`` / ``deduplicate_last`` (ROW_NUMBER over a time
+    attribute, rank 1), ``top1``, ``top_n`` (append-only input) or ``retract_top_n`` (updating
+    input), as Flink chooses; ``invalid: <Flink's message>`` for what Flink refuses on a stream."""
+    if in_batch:
+        return "batch"
+    if function != "ROW_NUMBER" or end is None:  # Flink's errors, raised when the job starts
+        return "invalid: " + (f"{function}() on streaming table is not supported currently"
+                              if function != "ROW_NUMBER" else "The window can only be ordered in ASCENDING mode."
+                              if any(d for _, d in order) else "Rank end is not specified. Currently rank only "
+                              "support TopN, which means the rank end must be specified.")
+    time = order[0][0] if len(order) == 1 else None
+    if {"window_start", "window_end"} <= set(partition) and not base.updating and not base.windows_of_proctime:
+        return "window"
+    if time is not None and time in (base.rowtime, base.proctime) and start == end == 1 and not base.updating:
+        return "deduplicate_last" if order[0][1] else "deduplicate_first"
+    if start == end == 1 and not base.updating:
+        return "top1"
+    return "retract_top_n" if base.updating else "top_n"
+
+
+def stream_sort(base: nodes.Output, names: List[str], descending: List[bool], fetch: Optional[int],
+                offset: int = 0) -> str:
+    """How a stream is sorted, as Flink allows it: ``top_n`` (an order starting with the time
+    attribute ascending, with a fetch), ``first_n`` (a fetch alone), ``temporal`` (rows leave in
+    time order), ``as_is`` (an order on the processing time: rows already come in it), or
+    ``invalid: <Flink's message>``. OFFSET without a fetch fails now."""
+    if names and (names[0] not in (base.rowtime, base.proctime) or descending[0]):
+        return "invalid: Sort on a non-time-attribute field is not supported."
+    if base.updating:
+        return "invalid: ORDER BY / LIMIT of an updating streaming table is not supported by Kindling yet"
+    if fetch is not None:
+        return "top_n" if names else "first_n"
+    if offset:
+        raise ValueError("OFFSET without LIMIT (FETCH) on a stream is not supported by Kindling yet")
+    return "as_is" if not names or names[0] == base.proctime else "temporal"
+
+
+def passes_through(node: nodes.Node, in_batch: bool) -> bool:
+    """Whether ``node`` leaves its input's rows as they are, so that nothing runs for it: a sort on the
+    processing time of a stream (rows come in that order), the stream's own watermarks
+    (``SOURCE_WATERMARK()``)."""
+    if isinstance(node, nodes.Sort):
+        return sort_strategy(node, in_batch) == "as_is"
+    return isinstance(node, nodes.WatermarkAssigner) and node.delay is None
+
+
+def sort_strategy(node: nodes.Sort, in_batch: bool) -> str:
+    """How a Sort node sorts: ``batch`` (all rows at the end of the input), else :func:`stream_sort`."""
+    if in_batch:
+        return "batch"
+    return stream_sort(node.input.out, [k._name for k in node.keys],
+                       [getattr(k, "_descending", False) for k in node.keys], node.fetch, node.offset)
+
+
+# -- the job's sources, for its run mode ----------------------------------------------------------
+
+def _leaves(roots: Sequence[nodes.Node]) -> List[nodes.Node]:
+    out, stack, seen = [], list(roots), set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if not node.inputs:
+            out.append(node)
+        stack.extend(node.inputs)
+        if isinstance(node, nodes.WindowAggregate):
+            stack.append(node.windows)
+    return out
+
+
+def _sources(roots: Sequence[nodes.Node]) -> list:
+    """The source specs the plans read (a DataStream's: those of its job graph)."""
+    from kindling.graph.specs import CollectionSourceSpec
+    from kindling.graph.transformation import SourceTransformation, upstream_graph
+
+    specs = []
+    for leaf in _leaves(roots):
+        if isinstance(leaf, nodes.Scan):
+            specs.append(leaf.source._spec)
+        elif isinstance(leaf, nodes.Values):
+            specs.append(CollectionSourceSpec(values=list(leaf.rows)))
+        elif isinstance(leaf, nodes.FromDataStream):
+            specs += [n.source for n in upstream_graph([leaf.stream._transformation])
+                      if isinstance(n, SourceTransformation)]
+    return specs
+
+
+def _eager_watermarks(roots: Sequence[nodes.Node]) -> bool:
+    """Whether a Flink SQL watermark (emitted as elements move it) is in the plans or their DataStreams."""
+    from kindling.graph.transformation import upstream_graph
+
+    stack, seen = list(roots), set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, nodes.WatermarkAssigner) and node.eager and node.delay is not None:
+            return True
+        if isinstance(node, nodes.FromDataStream) and any(
+                getattr(n, "operation", None) == "timestamps" and getattr(n.function, "eager", False)
+                for n in upstream_graph([node.stream._transformation])):
+            return True
+        stack.extend(node.inputs)
+    return False

@@ -1,0 +1,180 @@
+"""EXPLAIN tells where a query runs: for each kind of plan node, what ``Table.explain()`` claims (Spark's
+JVM operators or Kindling's Python operator; one step, micro-batches or BATCH) is what the job then
+ran. What ran is read from the running job: the plan nodes Spark translated into DataFrame
+operations (kindling/spark/table/translate.py), the aggregations Spark computed
+(kindling/spark/table/aggregation.py), the Python operators in the compiled job graph (each described
+as explain prints its node), the source frames (a Spark local relation or Kindling's source) and
+the run mode the runner chose."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from event_views import event_view
+
+from kindling.common import Configuration
+from kindling.table import DataTypes, StreamTableEnvironment
+from kindling.table.expressions import col
+from kindling.table.udf import udf, udtf
+
+_LINE = re.compile(r"^[ :+|-]*(?P<label>.*) \[(?P<engine>Spark JVM|Python), (?P<mode>[^\]]+)\], changelogMode=")
+_MODES = {"one_step": "one step", "micro_batch": "micro-batches", "batch": "BATCH"}
+
+
+class _Ran:
+    """What the jobs run since the last :meth:`clear` did, recorded by spies on the driver."""
+
+    def __init__(self):
+        self.clear()
+
+    def clear(self) -> None:
+        self.python, self.jvm, self.modes, self.local_relation = set(), set(), [], False
+
+
+@pytest.fixture
+def ran(monkeypatch):
+    from kindling.graph.transformation import SourceTransformation, upstream_graph
+    from kindling.spark import compiler, runner
+    from kindling.spark.table import aggregation, translate
+    from kindling.table.planner.explain import label
+
+    record = _Ran()
+    compile_job, source_frame = compiler.Compiler.compile, compiler.Compiler.source_frame
+    relational_frame, write, split = translate.relational_frame, aggregation.AggregationWriter.write, \
+        runner.split_aggregations
+
+    def compile_spy(self):
+        compiled = compile_job(self)
+        record.python |= {n.description for n in upstream_graph(self.sinks)
+                          if n.description and not isinstance(n, SourceTransformation)}
+        return compiled
+
+    def source_frame_spy(self, node):
+        frame = source_frame(self, node)
+        record.local_relation |= "LocalRelation" in frame._jdf.queryExecution().logical().toString()
+        return frame
+
+    def relational_frame_spy(spec, base, control):
+        node = spec.plan
+        while node.inputs:
+            record.jvm.add(label(node, None))
+            node = node.inputs[0]
+        return relational_frame(spec, base, control)
+
+    def write_spy(self, df, batch_id):
+        record.jvm.add(self.spec.description)
+        return write(self, df, batch_id)
+
+    def split_spy(sinks, mode, *arguments):
+        record.modes.append(mode)
+        return split(sinks, mode, *arguments)
+
+    monkeypatch.setattr(compiler.Compiler, "compile", compile_spy)
+    monkeypatch.setattr(compiler.Compiler, "source_frame", source_frame_spy)
+    monkeypatch.setattr(translate, "relational_frame", relational_frame_spy)
+    monkeypatch.setattr(aggregation.AggregationWriter, "write", write_spy)
+    monkeypatch.setattr(runner, "split_aggregations", split_spy)
+    return record
+
+
+def _check(table, ran: _Ran) -> Counter:
+    """Runs ``table`` and checks every claim of its explain against what ran; the claims, counted
+    as (node kind, engine)."""
+    claims = [_LINE.match(line) for line in table.explain().splitlines()[1:]]
+    assert None not in claims, table.explain()
+    ran.clear()
+    with table.execute().collect() as rows:
+        assert list(rows)
+    assert {_MODES[m] for m in ran.modes} == {c["mode"] for c in claims}
+    for claim in claims:
+        name, engine = claim["label"], claim["engine"]
+        if name.startswith("TableSourceScan(table=[from_elements]"):
+            assert ran.local_relation == (engine == "Spark JVM"), claim.string
+        elif not name.startswith("TableSourceScan"):  # connector scans and DataStreams: Python sources
+            where = {"Python"} if name in ran.python else set()
+            where |= {"Spark JVM"} if name in ran.jvm else set()
+            assert where == {engine}, f"explain says {engine}, the job ran it in {where or 'nothing'}: {name}"
+    return Counter((c["label"].split("(")[0], c["engine"]) for c in claims)
+
+
+def _orders(t_env):
+    return t_env.from_elements([(n, f"u{n % 3}", n * 10) for n in range(30)], ["id", "u", "amount"])
+
+
+@udf(result_type=DataTypes.STRING())
+def shout(text):
+    return text.upper()
+
+
+@udtf(result_types=[DataTypes.STRING()])
+def letters(text):
+    yield from text
+
+
+def test_explain_says_what_runs_in_one_step_and_on_micro_batches(env, ran):
+    seen = Counter()
+    for one_step in ("true", "false"):
+        env.configure(Configuration().set_string("kindling.bounded.one-step", one_step))
+        t_env = StreamTableEnvironment.create(env)
+        orders = _orders(t_env)
+        t_env.create_temporary_view("orders", orders)
+        seen += _check(t_env.sql_query("SELECT u, total * 2 AS twice FROM (SELECT u, SUM(amount) AS total, COUNT(*) "
+                                       "AS n FROM orders WHERE amount > 20 GROUP BY u) WHERE n > 1"), ran)
+        seen += _check(orders.select(shout(col('u')).alias('s'), col('amount'))
+                       .group_by(col('s')).select(col('s'), col('amount').count.distinct), ran)
+        seen += _check(orders.join_lateral(letters(col('u')).alias('letter'))
+                       .union_all(orders.select(col('id'), col('u'), col('amount'), col('u').alias('letter'))), ran)
+    assert {("Calc", "Spark JVM"), ("Calc", "Python"), ("GroupAggregate", "Spark JVM"),
+            ("GroupAggregate", "Python"), ("Correlate", "Python"), ("Union", "Python")} <= set(seen)
+
+
+def test_explain_says_what_runs_in_batch_mode(env, ran):
+    from kindling.datastream import RuntimeExecutionMode
+
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    t_env = StreamTableEnvironment.create(env)
+    orders = _orders(t_env)
+    t_env.create_temporary_view("orders", orders)
+    t_env.create_temporary_view("more", _orders(t_env).where(col('id') > 10))
+    seen = _check(t_env.sql_query("SELECT u, MAX(amount) AS top FROM (SELECT * FROM orders INTERSECT SELECT * FROM "
+                                  "more) GROUP BY u ORDER BY top DESC LIMIT 2"), ran)
+    seen += _check(t_env.sql_query("SELECT b.u, COUNT(*) AS n FROM orders AS a JOIN more AS b ON a.id = b.id "
+                                   "GROUP BY b.u"), ran)
+    seen += _check(t_env.sql_query("SELECT u, MIN(amount) AS low FROM more GROUP BY u"), ran)
+    # an aggregation read by a sort (stateful) is Python, one read by the sink Spark's
+    assert {("GroupAggregate", "Spark JVM"), ("GroupAggregate", "Python"), ("Intersect", "Python"),
+            ("Sort", "Python"), ("Join", "Python"), ("Calc", "Spark JVM")} <= set(seen)
+
+
+def _events(env, t_env, name: str, eager: bool, directory) -> None:
+    """A table of 200 events ``(ts, k, v)``: a CSV file's rows with a Flink SQL watermark (``eager``: the
+    job runs on micro-batches, kindling/spark/runner.py), or a DataStream's over two splits with a
+    watermark emitted periodically (one step)."""
+    event = lambda n: (1000 + n * 37 % 5000, n % 4, n)  # noqa: E731
+    if not eager:
+        event_view(env, t_env, name, 200, event)
+        return
+    path = directory / "events.csv"
+    path.write_text("".join(f"1970-01-01 00:00:{t // 1000:02d}.{t % 1000:03d},{k},{v}\n"
+                            for t, k, v in map(event, range(200))))
+    t_env.execute_sql(f"CREATE TABLE {name} (ts TIMESTAMP(3), k BIGINT, v BIGINT, WATERMARK FOR ts AS ts - "
+                      f"INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')")
+
+
+@pytest.mark.parametrize("eager", [False, True], ids=["source-watermark", "sql-watermark"])
+def test_explain_says_what_runs_for_event_time_nodes(env, ran, eager, tmp_path):
+    env.set_parallelism(2)
+    t_env = StreamTableEnvironment.create(env)
+    _events(env, t_env, "events", eager, tmp_path)
+    windows = ("SELECT window_start, k, SUM(v) AS total FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), "
+               "INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k")
+    seen = _check(t_env.sql_query(windows), ran)
+    seen += _check(t_env.sql_query("SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING "
+                                   "AND CURRENT ROW) AS s FROM events"), ran)
+    seen += _check(t_env.sql_query("SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) "
+                                   "AS rn FROM events) WHERE rn = 1"), ran)
+    engine = "Python" if eager else "Spark JVM"  # Flink's per-element watermark decides windows on micro-batches
+    assert {("WindowAggregate", engine), ("OverAggregate", "Python"), ("Deduplicate", "Python"),
+            ("WatermarkAssigner", "Python")} <= set(seen)
