@@ -6,7 +6,7 @@ Kindling's Table API ``window(Tumble...)``):
   (the JVM's streaming aggregation: one changed row per key per micro-batch, no previous value);
 * Kindling's Table API: ``group_by(col('key')).select(key, count, sum)`` with Flink's changelog
   (``+I``, then ``-U``/``+U`` per row), into a discarding sink, computed by Spark's own operators
-  (kindling/spark/relational.py); the same with ``table.exec.mini-batch.enabled`` (a group's changes
+  (kindling/spark/table/aggregation.py); the same with ``table.exec.mini-batch.enabled`` (a group's changes
   once per micro-batch); and the same on the Python operator (``kindling.table.spark-aggregation``
   false), for reference;
 * Kindling's DataStream API: ``key_by(key).reduce(...)`` emitting every rolling (count, sum).

@@ -37,11 +37,9 @@ ALLOWED = {
                                    'kindling.spark.jdbc'),
     # TEMPORARY, until the plan translator lands (kindling/table/planner): the Expression facade's
     # evaluate/_aggregate/spark_column compile resolved expressions with the runtime's and Spark's
-    # compilers, and table_environment converts epoch milliseconds with the runtime's cast
+    # compilers
     'kindling.table.expressions': ('kindling.common', 'kindling.graph', 'kindling.datastream', 'kindling.table',
                                    'kindling.runtime.table', 'kindling.spark.table.columns'),
-    'kindling.table.table_environment': ('kindling.common', 'kindling.graph', 'kindling.datastream',
-                                         'kindling.table', 'kindling.runtime.table.casts'),
     'kindling.graph': ('kindling.common', 'kindling.graph'),
     # the user-facing modules stand on their own: runtime operators import them
     **{m: ('kindling.common',) + USER_FACING for m in USER_FACING if m != 'kindling.metrics'},

@@ -11,7 +11,6 @@ from typing import Any, Dict, List, Optional
 
 from kindling.common.types import Row, _create_row
 from kindling.common.typeinfo import TypeInformation, Types
-from kindling.datastream.functions import KeyedProcessFunction
 from kindling.table.lookup_join import LOOKUP_KEYS
 from kindling.table.schema import Schema
 
@@ -239,38 +238,6 @@ def _upsert_key(schema: Schema, name: str) -> List[str]:
         raise ValueError(f"Table '{name}': the 'upsert-kafka' connector needs a PRIMARY KEY (...) NOT ENFORCED: "
                          "record keys are its columns")
     return list(key[1])
-
-
-class _ChangelogNormalize(KeyedProcessFunction):
-    """A KeyedProcessFunction turning a key's upserts and deletes (upsert-kafka records) into Flink's
-    changelog, as Flink's ChangelogNormalize: ``+I`` for a new key, ``-U`` old / ``+U`` new for a
-    changed row (nothing for an unchanged one), ``-D`` (the last row) for a delete of a known key."""
-
-    def open(self, runtime_context):
-        from kindling.common.typeinfo import Types
-        from kindling.datastream.state import ValueStateDescriptor
-
-        self.last = runtime_context.get_state(ValueStateDescriptor("_kindling_upsert_last", Types.PICKLED_BYTE_ARRAY()))
-
-    def close(self):
-        pass
-
-    def process_element(self, record, ctx):
-        from kindling.common.types import RowKind
-
-        previous = self.last.value()
-        names, values = record._fields[:-1], list(record)[:-1]  # the last field: whether it deletes
-        if record[-1]:
-            if previous is not None:
-                self.last.clear()
-                yield _create_row(names, previous, RowKind.DELETE)
-            return
-        if previous is None:
-            yield _create_row(names, values, RowKind.INSERT)
-        elif previous != values:
-            yield _create_row(names, previous, RowKind.UPDATE_BEFORE)
-            yield _create_row(names, values, RowKind.UPDATE_AFTER)
-        self.last.update(values)
 
 
 def _datagen_scan(schema: Schema, options: Dict[str, str]):

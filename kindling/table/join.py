@@ -1,33 +1,25 @@
-"""The regular join of two tables on equal keys: both sides' rows in keyed state, as Flink's
-streaming join keeps them.
-
-STREAMING: a row joins the other side's rows of its key that pass the rest of the predicate; an
-inner join emits the joined rows with the row's own kind (``+I``, ``-U``, ``+U``, ``-D``). An outer join also emits a
-row padded with nulls while it has no partner, retracts it (``-D``) when the first partner comes and
-emits it again when the last partner goes. BATCH: each key's final joined rows at the end of the
-input."""
+"""The equi-join keys of a join predicate: the equalities of a column of each table it holds (a
+regular join runs on kindling/runtime/table/join.py, keyed by them)."""
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
-from kindling.common.types import RowKind, _create_row
-from kindling.datastream.functions import KeyedCoProcessFunction
-from kindling.common.time import MAX_WATERMARK
 from kindling.table.expressions import Expression
 
-__all__ = ["RegularJoinFunction", "equi_keys"]
+__all__ = ["conjuncts", "equi_keys"]
 
 
-def _conjuncts(predicate: Expression) -> List[Expression]:
+def conjuncts(predicate: Expression) -> List[Expression]:
+    """The conditions a predicate's ANDs join."""
     if getattr(predicate, "_and", False):
-        return [c for child in predicate._children for c in _conjuncts(child)]
+        return [c for child in predicate._children for c in conjuncts(child)]
     return [predicate]
 
 
 def equi_keys(predicate: Expression, left: List[str], right: List[str]) -> Tuple[List[str], List[str]]:
     """The column pairs ``left_column == right_column`` the predicate's conjunction holds."""
     left_keys, right_keys = [], []
-    for condition in _conjuncts(predicate):
+    for condition in conjuncts(predicate):
         operands = condition._children
         if getattr(condition, "_equals", False) and all(getattr(o, "_is_column", False) for o in operands):
             a, b = (o._name for o in operands)
@@ -36,95 +28,3 @@ def equi_keys(predicate: Expression, left: List[str], right: List[str]) -> Tuple
             elif b in left and a in right:
                 left_keys.append(b), right_keys.append(a)
     return left_keys, right_keys
-
-
-class RegularJoinFunction(KeyedCoProcessFunction):
-    """Joins the rows of two keyed inputs (the left table's and the right's) of one key."""
-
-    def __init__(self, left_names: List[str], right_names: List[str], predicate: Optional[Expression],
-                 left_outer: bool, right_outer: bool):
-        self.left_names, self.right_names = left_names, right_names
-        self.names = left_names + right_names
-        self.predicate = predicate
-        self.outer = (left_outer, right_outer)
-
-    def open(self, runtime_context):
-        from kindling.common.typeinfo import Types
-        from kindling.datastream.state import ValueStateDescriptor
-
-        self.sides = [runtime_context.get_state(ValueStateDescriptor(f"_kindling_join_{side}",
-                                                                     Types.PICKLED_BYTE_ARRAY()))
-                      for side in ("left", "right")]
-        self.in_batch = str(runtime_context.get_job_parameter("inBatchExecutionMode", "false")).lower() == "true"
-
-    def _joined(self, side: int, mine: tuple, other: tuple) -> list:
-        return list(mine + other) if side == 0 else list(other + mine)
-
-    def _padded(self, side: int, values: tuple) -> list:
-        nulls = (None,) * len(self.right_names if side == 0 else self.left_names)
-        return self._joined(side, values, nulls)
-
-    def _passes(self, joined: list) -> bool:
-        return self.predicate is None or self.predicate.evaluate(dict(zip(self.names, joined))) is True
-
-    def process_element1(self, row, ctx):
-        yield from self._process(0, row, ctx)
-
-    def process_element2(self, row, ctx):
-        yield from self._process(1, row, ctx)
-
-    def _process(self, side: int, row, ctx):
-        values = tuple(row._values)
-        # per side: row values -> [multiplicity, partners on the other side]
-        mine, others = self.sides[side].value() or {}, self.sides[1 - side].value() or {}
-        matches = [(o, entry) for o, entry in others.items() if self._passes(self._joined(side, values, o))]
-        partners = sum(entry[0] for _, entry in matches)
-        out = []
-        if row._row_kind in (RowKind.UPDATE_BEFORE, RowKind.DELETE):
-            entry = mine.get(values)
-            if entry is None:
-                return  # a retraction of a row never added, ignored as Flink does
-            entry[0] -= 1
-            if entry[0] == 0:
-                del mine[values]
-            for other, other_entry in matches:
-                out += [(RowKind.DELETE, self._joined(side, values, other))] * other_entry[0]
-                other_entry[1] -= 1
-                if self.outer[1 - side] and other_entry[1] == 0:
-                    out.append((RowKind.INSERT, self._padded(1 - side, other)))
-            if not matches and self.outer[side]:
-                out.append((RowKind.DELETE, self._padded(side, values)))
-        else:
-            for other, other_entry in matches:
-                if self.outer[1 - side] and other_entry[1] == 0:
-                    out.append((RowKind.DELETE, self._padded(1 - side, other)))
-                other_entry[1] += 1
-                out += [(RowKind.INSERT, self._joined(side, values, other))] * other_entry[0]
-            if not matches and self.outer[side]:
-                out.append((RowKind.INSERT, self._padded(side, values)))
-            mine.setdefault(values, [0, partners])[0] += 1
-        self.sides[side].update(mine)
-        self.sides[1 - side].update(others)
-        if self.in_batch:
-            ctx.timer_service().register_event_time_timer(MAX_WATERMARK)
-            return
-        inner = not any(self.outer)
-        for kind, joined in out:
-            yield _create_row(self.names, joined, row._row_kind if inner else kind)
-
-    def on_timer(self, timestamp, ctx):
-        left, right = self.sides[0].value() or {}, self.sides[1].value() or {}
-        for values, (count, partners) in left.items():
-            for other, (other_count, _) in right.items():
-                joined = list(values + other)
-                if self._passes(joined):
-                    for _ in range(count * other_count):
-                        yield _create_row(self.names, joined, RowKind.INSERT)
-            if partners == 0 and self.outer[0]:
-                for _ in range(count):
-                    yield _create_row(self.names, self._padded(0, values), RowKind.INSERT)
-        if self.outer[1]:
-            for values, (count, partners) in right.items():
-                if partners == 0:
-                    for _ in range(count):
-                        yield _create_row(self.names, self._padded(1, values), RowKind.INSERT)

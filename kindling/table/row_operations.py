@@ -17,7 +17,6 @@ from typing import Any, List
 
 from kindling.common.types import RowKind, _create_row
 from kindling.table.expressions import Expression, col
-from kindling.table.group_aggregate import GroupAggregateFunction
 from kindling.table.types import DataType
 
 __all__ = ["AggregatedTable", "FlatAggregateTable", "add_or_replace_columns", "aggregate", "expand_columns",
@@ -113,34 +112,6 @@ def flat_aggregate(table, keys: List[str], func: Any) -> "FlatAggregateTable":
     return FlatAggregateTable(table._with(nodes.TableAggregate(
         input=table._node, keys=tuple(keys), call=call, names=tuple(names),
         out=nodes.Output(schema, updating=not table._in_batch()))))
-
-
-class GroupTableAggregateFunction(GroupAggregateFunction):
-    """A table aggregate function's rows per group: on a change, ``-D`` for each row emitted before and
-    ``+I`` for each row emitted now (Flink's GroupTableAggFunction)."""
-
-    def __init__(self, input_names, input_types, keys, fields, row_names: List[str]):
-        super().__init__(input_names, input_types, keys, fields, keys + [RESULT])
-        self.row_names = row_names
-
-    def _emit(self, values: list, kind):
-        *keys, rows = values
-        for row in rows or ():
-            row_values = list(row._values) if hasattr(row, "_values") else list(row) if \
-                isinstance(row, (tuple, list)) else [row]
-            yield _create_row(self.row_names, keys + row_values, kind)
-
-    def _changes(self, group: list):
-        previous = group[2]
-        if previous is not None:
-            yield from self._emit(previous, RowKind.DELETE)
-        if group[0] <= 0:
-            self.state.clear()
-            return
-        result = self.calls.result(group[3], group[1])
-        group[2] = result
-        self.state.update(group)
-        yield from self._emit(result, RowKind.INSERT)
 
 
 class AggregatedTable:

@@ -10,12 +10,10 @@ Example::
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 from typing import Dict, List, Optional, Union
 
 from kindling.common.typeinfo import RowTypeInfo, TypeInformation, Types
-from kindling.common.watermark_strategy import TimestampAssigner
 from kindling.common.types import Row, _create_row
 from kindling.common.unsupported import unsupported
 from kindling.table.environment_settings import EnvironmentSettings
@@ -60,7 +58,7 @@ def _declared_table(t_env, table: Table, schema, metadata: set, owner: str, eage
     watermark the schema declares: emitted as Flink SQL's watermark assigner emits it (``eager``:
     also after an element that moves it past the interval), or periodically only, as a Kafka source
     does with the watermark pushed into it."""
-    from kindling.table.expressions import col
+    from kindling.table.expressions import col, current_timestamp
     from kindling.table.sql import sql_expression
 
     fields, types, proctime = [], table._types(), None
@@ -68,8 +66,8 @@ def _declared_table(t_env, table: Table, schema, metadata: set, owner: str, eage
         if name in schema.computed:
             text = schema.computed[name]
             if "".join(text.split()).upper() == "PROCTIME()":
-                proctime = name
-                fields.append(_proctime().alias(name))
+                proctime = name  # the time a row is processed (Spark's current time of the micro-batch in its JVM)
+                fields.append(current_timestamp().alias(name))
             else:
                 fields.append(sql_expression(text).alias(name))
         elif name in schema.metadata:
@@ -102,24 +100,6 @@ def _declared_table(t_env, table: Table, schema, metadata: set, owner: str, eage
     return Table(t_env, nodes.WatermarkAssigner(input=typed, column=column, delay=_watermark_delay(column, expression),
                                                 eager=eager, out=nodes.Output(declared, rowtime=column,
                                                                               proctime=typed.out.proctime)))
-
-
-def _proctime():
-    """``PROCTIME()``: the time a row is processed, a TIMESTAMP_LTZ(3) (Spark's current time of the
-    micro-batch in Spark's operators)."""
-    from pyspark.sql import functions
-
-    from kindling.table.expressions import Expression
-
-    def now(env):
-        import time
-
-        from kindling.common.time import Instant
-
-        return Instant.of_epoch_milli(int(time.time() * 1000))
-
-    return Expression(functions.current_timestamp, lambda _: DataTypes.TIMESTAMP_LTZ(3).not_null(), "PROCTIME()",
-                      evaluate=now)
 
 
 def _as_sink_types(table: Table, sink: Schema) -> Table:
@@ -157,51 +137,6 @@ def _with_metadata(t_env, table: Table, schema) -> Table:
     return Table(t_env, nodes.MetadataColumns(input=table._node, sources=sources, out=nodes.Output(result_schema)))
 
 
-def _of_epoch_millis(data_type: DataType):
-    """The function making a value of ``data_type`` of a timestamp in epoch milliseconds."""
-    from kindling.common.time import Instant
-    from kindling.runtime.table.casts import cast_value
-
-    if data_type.type_name == "TIMESTAMP_LTZ":
-        return Instant.of_epoch_milli
-    return functools.partial(cast_value, source=DataTypes.BIGINT(), target=data_type)
-
-
-class _DeclaredRow:
-    """A ProcessFunction making a row of a schema's columns in one step: each a field of the element
-    (its position) or made of the element's timestamp (a function of it)."""
-
-    def __init__(self, names, sources):
-        self.names, self.sources = names, sources
-
-    def open(self, runtime_context):
-        pass
-
-    def close(self):
-        pass
-
-    def process_element(self, row, ctx):
-        values, timestamp = row._values if isinstance(row, Row) else row, ctx.timestamp()
-        yield _create_row(self.names, [values[s] if type(s) is int else None if timestamp is None else s(timestamp)
-                                       for s in self.sources])
-
-
-class _AddTimestamp:
-    """A ProcessFunction appending the element's timestamp to its Row."""
-
-    def __init__(self, names):
-        self.names = names
-
-    def open(self, runtime_context):
-        pass
-
-    def close(self):
-        pass
-
-    def process_element(self, row, ctx):
-        yield _create_row(self.names, list(row) + [ctx.timestamp()])
-
-
 def _watermark_delay(column: str, expression: str):
     """How far the watermark trails ``column`` in ms (None: ``SOURCE_WATERMARK()``)."""
     import sqlglot.expressions as exp
@@ -223,18 +158,6 @@ def _watermark_delay(column: str, expression: str):
                      f"and SOURCE_WATERMARK(), got {expression!r}")
 
 
-class _RowtimeOf(TimestampAssigner):
-    """A row's event time in epoch ms: its event-time column."""
-
-    def __init__(self, position: int):
-        self.position = position
-
-    def extract_timestamp(self, row, record_timestamp: int) -> int:
-        from kindling.table.expressions import epoch_millis, to_timestamp
-
-        return epoch_millis(to_timestamp(row[self.position]))
-
-
 def _described(table: Table) -> List[List[str]]:
     """The rows of ``DESCRIBE``: per column its type (with its time attribute), nullability, key,
     computed expression or metadata, and watermark, as Flink lists them."""
@@ -250,16 +173,6 @@ def _described(table: Table) -> List[List[str]]:
                      schema.extras(name) if hasattr(schema, "extras") else "",
                      watermark[1] if watermark and watermark[0] == name else ""])
     return rows
-
-
-class _AsRow:
-    """An atomic stream element as a one-column Row (``f0``)."""
-
-    def __init__(self, names):
-        self.names = names
-
-    def __call__(self, value):
-        return _create_row(self.names, [value])
 
 
 _CATALOGS = "catalogs are not there: tables live in the TableEnvironment's one catalog, 'default_catalog'"

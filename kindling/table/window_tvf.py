@@ -17,14 +17,12 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from kindling.common.types import RowKind, _create_row
-from kindling.datastream.functions import ProcessWindowFunction
-from kindling.table.expressions import Expression, col, epoch_millis, to_timestamp
+from kindling.table.expressions import Expression, col
 from kindling.table.planner import nodes
 from kindling.table.rank import failing_table
 from kindling.table.schema import Schema
 from kindling.table.types import DataTypes
-from kindling.table.window_aggregate import WINDOW_COLUMNS, window_values
+from kindling.table.window_aggregate import WINDOW_COLUMNS
 
 __all__ = ["WindowTVF", "assigner", "describe", "slice_ms", "window_column_types", "window_tvf_of"]
 
@@ -151,31 +149,3 @@ def _unique(name: str, taken: List[str]) -> str:
     while unique in taken:
         unique, n = f"{name}{n}", n + 1
     return unique
-
-
-class _AssignWindows:
-    """A row once per window it falls in, with the window's columns (the windows in the assigner's order)."""
-
-    def __init__(self, names: List[str], time_position: int, assigner, ltz: bool):
-        self.names, self.time_position, self.assigner, self.ltz = names, time_position, assigner, ltz
-
-    def __call__(self, row):
-        value = row._values[self.time_position]
-        if value is None:
-            return  # as Flink: a row without a time is in no window
-        for window in self.assigner.assign_windows(row, epoch_millis(to_timestamp(value)), None):
-            columns = window_values(window.start, window.end, self.ltz)
-            yield _create_row(self.names, list(row._values) + list(columns.values()), RowKind.INSERT)
-
-
-class _SessionRows(ProcessWindowFunction):
-    """A closed session's rows with its bounds."""
-
-    def __init__(self, names: List[str], ltz: bool):
-        self.names, self.ltz = names, ltz
-
-    def process(self, key, context, elements):
-        window = context.window()
-        columns = list(window_values(window.start, window.end, self.ltz).values())
-        for row in elements:
-            yield _create_row(self.names, list(row._values) + columns, RowKind.INSERT)

@@ -9,7 +9,7 @@ from event_views import event_view
 
 from kindling.common.types import Row, RowKind
 from kindling.table import EnvironmentSettings, StreamTableEnvironment
-from kindling.table.rank import RetractTopNFunction, SortKey, TopNFunction
+from kindling.runtime.table.rank import RetractTopNFunction, SortKey, TopNFunction
 from kindling.table.table import _final_rows
 from kindling.testing import KeyedProcessFunctionTestHarness
 
@@ -109,7 +109,7 @@ def test_deduplication_keeping_the_first_row_over_splits_at_different_speeds(env
 
 
 def test_deduplication_keeping_the_last_row_by_event_time_ignores_earlier_rows():
-    from kindling.table.rank import DeduplicateFunction
+    from kindling.runtime.table.rank import DeduplicateFunction
 
     function = DeduplicateFunction(["ts", "k", "rn"], 0, keep_last=True, with_number=True)
     with KeyedProcessFunctionTestHarness(function, lambda row: row[1]) as harness:
@@ -139,7 +139,7 @@ def test_rank_functions_in_batch_mode(env):
 def test_window_top_n_emits_each_window_once_when_the_watermark_passes_its_end_and_drops_late_rows():
     import datetime
 
-    from kindling.table.rank import WindowRankFunction
+    from kindling.runtime.table.rank import WindowRankFunction
 
     def at(seconds):
         return datetime.datetime(1970, 1, 1) + datetime.timedelta(seconds=seconds)

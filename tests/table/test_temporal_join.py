@@ -8,7 +8,7 @@ import datetime
 
 from kindling.common.types import Row, RowKind
 from kindling.table.expressions import lit
-from kindling.table.temporal_join import TemporalJoinFunction
+from kindling.runtime.table.temporal_join import TemporalJoinFunction
 from kindling.runtime.co_functions import KeyedCoProcessAdapter, SideKeySelector, Tagged
 from kindling.testing import KeyedProcessFunctionTestHarness
 

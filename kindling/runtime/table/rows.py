@@ -1,12 +1,15 @@
 """Stateless row operators of the Table API: projections, filters, table function calls, renamed
-Rows, and the one group of operators that see all rows together."""
+Rows, rows made of DataStream elements and their timestamps, the event time of a row, and the one
+group of operators that see all rows together."""
 from __future__ import annotations
 
 from typing import Any, List, Optional
 
+from kindling.common.time import epoch_millis, timestamp_of
 from kindling.common.types import Row, _create_row
+from kindling.common.watermark_strategy import TimestampAssigner
 
-__all__ = ["Condition", "Lateral", "Project", "Retyped", "one_group"]
+__all__ = ["AddTimestamp", "AsRow", "Condition", "DeclaredRow", "Lateral", "Project", "Retyped", "RowtimeOf", "one_group"]
 
 
 class Project:
@@ -67,6 +70,61 @@ class Retyped:
 
     def __call__(self, row):
         return _create_row(self.names, list(row), row._row_kind if isinstance(row, Row) else None)
+
+
+class DeclaredRow:
+    """A ProcessFunction making a row of a schema's columns in one step: each a field of the element
+    (its position) or made of the element's timestamp (a function of it)."""
+
+    def __init__(self, names, sources):
+        self.names, self.sources = names, sources
+
+    def open(self, runtime_context):
+        pass
+
+    def close(self):
+        pass
+
+    def process_element(self, row, ctx):
+        values, timestamp = row._values if isinstance(row, Row) else row, ctx.timestamp()
+        yield _create_row(self.names, [values[s] if type(s) is int else None if timestamp is None else s(timestamp)
+                                       for s in self.sources])
+
+
+class AddTimestamp:
+    """A ProcessFunction appending the element's timestamp to its Row."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def open(self, runtime_context):
+        pass
+
+    def close(self):
+        pass
+
+    def process_element(self, row, ctx):
+        yield _create_row(self.names, list(row) + [ctx.timestamp()])
+
+
+class RowtimeOf(TimestampAssigner):
+    """A row's event time in epoch ms: its event-time column."""
+
+    def __init__(self, position: int):
+        self.position = position
+
+    def extract_timestamp(self, row, record_timestamp: int) -> int:
+        return epoch_millis(timestamp_of(row[self.position]))
+
+
+class AsRow:
+    """An atomic stream element as a one-column Row (``f0``)."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def __call__(self, value):
+        return _create_row(self.names, [value])
 
 
 def one_group(row) -> int:

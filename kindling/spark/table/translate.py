@@ -23,8 +23,9 @@ def relational_frame(spec: RelationalSourceSpec, base: DataFrame, control: list[
 
 def _frame(node, base: DataFrame, control: list[str]) -> DataFrame:
     kind = type(node).__name__
-    if kind in ("Scan", "Values"):  # the scan's columns and the control columns (no source timestamps)
-        return base.select(*[F.col(f"`{name}`") for name in node.out.names], *control)
+    if kind in ("Scan", "Values"):  # the scan's columns (its codec's, first), named as the plan names them
+        names = node.out.names
+        return base.select(*[F.col(f"`{c}`") for c in base.columns[:len(names)]], *control).toDF(*names, *control)
     frame = _frame(node.input, base, control)
     types = node.input.out.types
     if kind == "Project":

@@ -8,6 +8,7 @@ from typing import List, Sequence
 
 from kindling.table.planner import nodes
 from kindling.table.planner.physical import Physical, passes_through, rank_strategy, sort_strategy, stateless
+from kindling.table.planner.rules import optimize
 
 __all__ = ["explain", "label"]
 
@@ -16,7 +17,9 @@ _JOIN_TYPES = {(False, False): "InnerJoin", (True, False): "LeftOuterJoin", (Fal
 
 
 def explain(t_env, roots: Sequence[nodes.Node]) -> str:
-    """The text of the plans ``roots`` (a query, or sinks: the inserts of one job)."""
+    """The text of the plans ``roots`` (a query, or sinks: the inserts of one job), rewritten as they
+    run (kindling/table/planner/rules.py)."""
+    roots = optimize(roots)
     physical = Physical(t_env, roots)
     lines = ["== Kindling Plan =="]
     for root in roots:

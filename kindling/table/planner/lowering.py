@@ -17,6 +17,7 @@ from kindling.common.typeinfo import ChangelogRowTypeInfo, RowTypeInfo, TypeInfo
 from kindling.table.planner import nodes
 from kindling.table.planner.explain import label
 from kindling.table.planner.physical import Physical, passes_through, rank_strategy, sort_strategy, stateless
+from kindling.table.planner.rules import optimize
 
 __all__ = ["Lowering", "add_sinks", "table_stream"]
 
@@ -27,13 +28,14 @@ _ROW_WISE = (nodes.Project, nodes.Filter, nodes.LookupJoin)
 def table_stream(t_env, node: nodes.Node, type_info: Optional[TypeInformation] = None):
     """The rows of the plan ``node`` added to the environment's job: a DataStream of Rows of
     ``type_info`` (default: the node's Row type, named by its columns)."""
-    return Lowering(t_env, [node]).stream_as(node, type_info)
+    lowering = Lowering(t_env, [node])
+    return lowering.stream_as(lowering.roots[0], type_info)
 
 
 def add_sinks(t_env, sinks: Sequence[nodes.Sink]) -> None:
     """Adds the plans writing into sink tables (the inserts of one job) to the environment's job."""
     lowering = Lowering(t_env, sinks)
-    for sink in sinks:
+    for sink in lowering.roots:
         lowering.sink(sink)
 
 
@@ -57,11 +59,13 @@ def keeping_parallelism(stream, function, output_type, flat: bool = False):
 
 
 class Lowering:
-    """Lowers the plans ``roots`` of one job into the TableEnvironment's StreamExecutionEnvironment."""
+    """Lowers the plans ``roots`` of one job, rewritten (:attr:`roots`, kindling/table/planner/rules.py),
+    into the TableEnvironment's StreamExecutionEnvironment."""
 
     def __init__(self, t_env, roots: Sequence[nodes.Node]):
         self.t_env, self.env = t_env, t_env._env
-        self.physical = Physical(t_env, roots)
+        self.roots = optimize(roots)
+        self.physical = Physical(t_env, self.roots)
         self.in_batch = self.physical.in_batch
 
     # -- entry points -------------------------------------------------------------------------------
@@ -133,18 +137,13 @@ class Lowering:
                                     names=list(wanted.get_field_names()))
         return self.env.from_source(Source(spec, wanted), WatermarkStrategy.no_watermarks(), name)
 
-    def _relational(self, node: nodes.Node, stateless_above: bool):
-        """The aggregation's spec when Spark computes it (None: the Python operator does)."""
-        return self.physical.spark_aggregation_spec(node, stateless_above)
-
     # -- one method per node the Python operators run -------------------------------------------------
 
     def _FromDataStream(self, node: nodes.FromDataStream, stateless_above: bool, before: bool):
-        from kindling.runtime.table.rows import Retyped
-        from kindling.table.table_environment import _AsRow
+        from kindling.runtime.table.rows import AsRow, Retyped
 
         names = node.out.names  # Rows named as the columns (a chained function may have made tuples)
-        convert = Retyped(names) if node.rows else _AsRow(names)
+        convert = Retyped(names) if node.rows else AsRow(names)
         return keeping_parallelism(node.stream, convert, row_type(node.out))
 
     def _Project(self, node: nodes.Project, stateless_above: bool, before: bool):
@@ -161,58 +160,74 @@ class Lowering:
         return rows.filter(Condition(node.input.out.names, node.predicate))
 
     def _Aggregate(self, node: nodes.Aggregate, stateless_above: bool, before: bool):
-        from kindling.table.group_aggregate import GroupAggregateFunction, GroupKey
+        from kindling.runtime.table.group_aggregate import GroupAggregateFunction, GroupKey
 
-        names, types = node.input.out.names, node.input.out.types
-        function = GroupAggregateFunction(names, types, list(node.keys), list(node.fields), list(node.names))
+        names = node.input.out.names
+        function = GroupAggregateFunction(aggregate_calls(node.input.out, node.keys, node.fields, node.names),
+                                          list(node.names))
         rows = self._input(node, node.input, stateless_above, before)
         aggregated = rows.key_by(GroupKey([names.index(k) for k in node.keys])).process(
             function, output_type=row_type(node.out))
-        aggregated._transformation.relational = self._relational(node, stateless_above)
+        aggregated._transformation.relational = self.physical.spark_aggregation_spec(node, stateless_above)
         return aggregated
 
     def _TableAggregate(self, node: nodes.TableAggregate, stateless_above: bool, before: bool):
+        from kindling.runtime.table.group_aggregate import GroupKey, GroupTableAggregateFunction
         from kindling.table.expressions import col
-        from kindling.table.group_aggregate import GroupKey
-        from kindling.table.row_operations import GroupTableAggregateFunction
+        from kindling.table.row_operations import RESULT
 
         names, keys = node.input.out.names, list(node.keys)
-        function = GroupTableAggregateFunction(names, node.input.out.types, keys, [col(k) for k in keys] + [node.call],
-                                               keys + list(node.names))
+        calls = aggregate_calls(node.input.out, keys, [col(k) for k in keys] + [node.call], keys + [RESULT])
+        function = GroupTableAggregateFunction(calls, keys + list(node.names))
         rows = self._input(node, node.input, stateless_above, before)
         return rows.key_by(GroupKey([names.index(k) for k in keys])).process(function, output_type=row_type(node.out))
 
     def _GroupWindowAggregate(self, node: nodes.GroupWindowAggregate, stateless_above: bool, before: bool):
-        from kindling.table.group_aggregate import GroupKey
-        from kindling.table.window_aggregate import WindowAggregateFunction, slice_of
+        from kindling.runtime.table.group_aggregate import GroupKey
+        from kindling.table.window_aggregate import slice_of
 
         window, names = node.window, node.input.out.names
         slice_ms = slice_of(window.size_ms, window.slide_ms) if window.kind == "slide" else None
-        function = WindowAggregateFunction(names, node.input.out.types, list(node.keys), list(node.fields),
-                                           list(node.names), window.time_field, slice_ms)
         rows = self._input(node, node.input, stateless_above, before)
         windowed = rows.key_by(GroupKey([names.index(k) for k in node.keys])).window(window.assigner())
-        return function.aggregated(windowed, row_type(node.out), self._relational(node, stateless_above),
-                                   window.kind == "session")
+        return self._window_aggregated(node, windowed, window.time_field, slice_ms, False, window.kind == "session",
+                                       stateless_above)
 
     def _WindowAggregate(self, node: nodes.WindowAggregate, stateless_above: bool, before: bool):
+        from kindling.runtime.table.group_aggregate import GroupKey
         from kindling.runtime.table.rows import one_group
-        from kindling.table.group_aggregate import GroupKey
-        from kindling.table.window_aggregate import WindowAggregateFunction
         from kindling.table.window_tvf import assigner, slice_ms
 
         windows, names = node.windows, node.input.out.names
-        function = WindowAggregateFunction(names, node.input.out.types, list(node.keys), list(node.fields),
-                                           list(node.names), windows.time_field, slice_ms(windows), window_columns=True)
         rows = self._input(node, node.input, stateless_above, before)
         keyed = rows.key_by(GroupKey([names.index(k) for k in node.keys])) if node.keys else rows.key_by(one_group)
-        return function.aggregated(keyed.window(assigner(windows)), row_type(node.out),
-                                   self._relational(node, stateless_above), windows.window == "SESSION")
+        return self._window_aggregated(node, keyed.window(assigner(windows)), windows.time_field, slice_ms(windows),
+                                       True, windows.window == "SESSION", stateless_above)
+
+    def _window_aggregated(self, node: nodes.Node, windowed, time_field: str, slice_ms: Optional[int],
+                           window_columns: bool, merging: bool, stateless_above: bool):
+        """``windowed`` (a WindowedStream) aggregated: each row added to its windows' accumulators as it
+        comes where it can be (not in merging windows), the keyed node carrying the aggregation's spec
+        when Spark computes it."""
+        from kindling.runtime.table.window_aggregate import WindowAggregateFunction
+        from kindling.table.window_aggregate import WINDOW_BOUNDS
+
+        ltz = node.input.out.types[time_field].type_name == "TIMESTAMP_LTZ"
+        function = WindowAggregateFunction(aggregate_calls(node.input.out, node.keys, node.fields, node.names),
+                                           time_field, slice_ms, ltz, WINDOW_BOUNDS, window_columns)
+        incremental = None if merging else function.incremental()
+        if incremental is not None:
+            aggregated = windowed.aggregate(*incremental, output_type=row_type(node.out))
+        else:
+            aggregated = windowed.process(function, output_type=row_type(node.out))
+        aggregated._transformation.relational = self.physical.spark_aggregation_spec(node, stateless_above)
+        return aggregated
 
     def _WindowTVF(self, node: nodes.WindowTVF, stateless_above: bool, before: bool):
+        from kindling.runtime.table.group_aggregate import GroupKey
         from kindling.runtime.table.rows import one_group
-        from kindling.table.group_aggregate import GroupKey
-        from kindling.table.window_tvf import _AssignWindows, _SessionRows, assigner
+        from kindling.runtime.table.window_aggregate import AssignWindows, SessionRows
+        from kindling.table.window_tvf import assigner
 
         names, out_names = node.input.out.names, node.out.names
         ltz = node.out.schema.get_field_data_types()[-1].type_name == "TIMESTAMP_LTZ"
@@ -220,27 +235,29 @@ class Lowering:
         if node.window == "SESSION":
             keys = [names.index(k) for k in node.partition_keys]
             keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(one_group)
-            return keyed.window(assigner(node)).process(_SessionRows(out_names, ltz), output_type=row_type(node.out))
-        assign = _AssignWindows(out_names, names.index(node.time_field), assigner(node, True), ltz)
+            return keyed.window(assigner(node)).process(SessionRows(out_names, ltz), output_type=row_type(node.out))
+        assign = AssignWindows(out_names, names.index(node.time_field), assigner(node, True), ltz)
         return keeping_parallelism(rows, assign, row_type(node.out), flat=True)
 
     def _Over(self, node: nodes.Over, stateless_above: bool, before: bool):
+        from kindling.runtime.table.group_aggregate import GroupKey
+        from kindling.runtime.table.over_aggregate import OverAggregateFunction
         from kindling.runtime.table.rows import one_group
-        from kindling.table.group_aggregate import GroupKey
-        from kindling.table.over_aggregate import OverAggregateFunction
 
         frame, names = node.frame, node.input.out.names
-        function = OverAggregateFunction(names, node.input.out.types, list(node.aggregates), frame, node.out.names,
-                                         frame.order_field == node.input.out.proctime)
+        calls = aggregate_calls(node.input.out, (), node.aggregates, [str(a) for a in node.aggregates])
+        function = OverAggregateFunction(calls, frame, node.out.names, frame.order_field == node.input.out.proctime,
+                                         node.input.out.types[frame.order_field].type_name in ("TIMESTAMP",
+                                                                                              "TIMESTAMP_LTZ"))
         rows = self._input(node, node.input, stateless_above, before)
         keys = [names.index(k) for k in frame.partition_keys]
         keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(one_group)
         return keyed.process(function, output_type=row_type(node.out))
 
     def _Rank(self, node: nodes.Rank, stateless_above: bool, before: bool):
+        from kindling.runtime.table import rank
+        from kindling.runtime.table.group_aggregate import GroupKey
         from kindling.runtime.table.rows import one_group
-        from kindling.table import rank
-        from kindling.table.group_aggregate import GroupKey
 
         base, names, out_names = node.input.out, node.input.out.names, node.out.names
         strategy = rank_strategy(base, node.function, node.partition, node.order, node.start, node.end, self.in_batch)
@@ -266,8 +283,8 @@ class Lowering:
         return keyed.process(function, output_type=row_type(node.out))
 
     def _Sort(self, node: nodes.Sort, stateless_above: bool, before: bool):
+        from kindling.runtime.table import rank
         from kindling.runtime.table.rows import one_group
-        from kindling.table import rank
 
         names = node.input.out.names
         rows = self._input(node, node.input, stateless_above, before)
@@ -297,40 +314,40 @@ class Lowering:
         return keeping_parallelism(rows, lateral, row_type(node.out), flat=True)
 
     def _ChangelogNormalize(self, node: nodes.ChangelogNormalize, stateless_above: bool, before: bool):
-        from kindling.table.connectors import _ChangelogNormalize
-        from kindling.table.group_aggregate import GroupKey
+        from kindling.runtime.table.changelog_normalize import ChangelogNormalize
+        from kindling.runtime.table.group_aggregate import GroupKey
 
         positions = [node.out.names.index(k) for k in node.keys]
         rows = self._input(node, node.input, stateless_above, before)
-        return rows.key_by(GroupKey(positions)).process(_ChangelogNormalize(), output_type=row_type(node.out))
+        return rows.key_by(GroupKey(positions)).process(ChangelogNormalize(), output_type=row_type(node.out))
 
     def _WatermarkAssigner(self, node: nodes.WatermarkAssigner, stateless_above: bool, before: bool):
         from kindling.common.time import Duration
         from kindling.common.watermark_strategy import WatermarkStrategy
-        from kindling.table.table_environment import _RowtimeOf
+        from kindling.runtime.table.rows import RowtimeOf
 
         rows = self._input(node, node.input, stateless_above, before)
         # Flink SQL's watermark is max(ts) - delay; a DataStream strategy's is one ms less
         strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_millis(max(node.delay - 1, 0)))
         strategy.eager = node.eager
         position = node.out.names.index(node.column)
-        return rows.assign_timestamps_and_watermarks(strategy.with_timestamp_assigner(_RowtimeOf(position)))
+        return rows.assign_timestamps_and_watermarks(strategy.with_timestamp_assigner(RowtimeOf(position)))
 
     def _AppendTimestamp(self, node: nodes.AppendTimestamp, stateless_above: bool, before: bool):
-        from kindling.table.table_environment import _AddTimestamp
+        from kindling.runtime.table.rows import AddTimestamp
 
         rows = self._input(node, node.input, stateless_above, before)
-        return rows.process(_AddTimestamp(node.out.names), output_type=row_type(node.out))
+        return rows.process(AddTimestamp(node.out.names), output_type=row_type(node.out))
 
     def _MetadataColumns(self, node: nodes.MetadataColumns, stateless_above: bool, before: bool):
-        from kindling.table.table_environment import _DeclaredRow, _of_epoch_millis
+        from kindling.runtime.table.rows import DeclaredRow
 
         source = node.input
         # a Row DataStream's elements are read as they are: a function reads their fields by position
         rows = source.stream if isinstance(source, nodes.FromDataStream) and source.rows else \
             self._input(node, source, stateless_above, before)
         makers = [s if isinstance(s, int) else _of_epoch_millis(s) for s in node.sources]
-        return rows.process(_DeclaredRow(node.out.names, makers), output_type=row_type(node.out))
+        return rows.process(DeclaredRow(node.out.names, makers), output_type=row_type(node.out))
 
     def _Invalid(self, node: nodes.Invalid, stateless_above: bool, before: bool):
         raise ValueError(node.message)
@@ -348,7 +365,8 @@ class Lowering:
         return looked_up.set_parallelism(parallelism) if parallelism else looked_up
 
     def _Join(self, node: nodes.Join, stateless_above: bool, before: bool):
-        from kindling.table.join import RegularJoinFunction, equi_keys
+        from kindling.runtime.table.join import RegularJoinFunction
+        from kindling.table.join import equi_keys
 
         if node.predicate is None:
             raise ValueError("join(right) needs a join predicate: join(right, col('a') == col('b')) or "
@@ -360,7 +378,7 @@ class Lowering:
                                 [right_names.index(k) for k in right_keys], function)
 
     def _IntervalJoin(self, node: nodes.IntervalJoin, stateless_above: bool, before: bool):
-        from kindling.table.interval_join import IntervalJoinFunction
+        from kindling.runtime.table.interval_join import IntervalJoinFunction
 
         left_names, right_names = node.left.out.names, node.right.out.names
         function = IntervalJoinFunction(left_names, right_names, left_names.index(node.left_time),
@@ -370,7 +388,7 @@ class Lowering:
                                 [right_names.index(k) for k in node.right_keys], function)
 
     def _TemporalJoin(self, node: nodes.TemporalJoin, stateless_above: bool, before: bool):
-        from kindling.table.temporal_join import TemporalJoinFunction
+        from kindling.runtime.table.temporal_join import TemporalJoinFunction
 
         left_names, right_names = node.left.out.names, node.right.out.names
         width = len(left_names)
@@ -380,7 +398,7 @@ class Lowering:
                                 [right_names.index(k) for k in node.right_keys], function)
 
     def _SetOperation(self, node: nodes.SetOperation, stateless_above: bool, before: bool):
-        from kindling.table.set_operations import SetOperationFunction
+        from kindling.runtime.table.set_operations import SetOperationFunction
 
         everything = range(len(node.out.names))
         return self._keyed_pair(node, stateless_above, everything, everything,
@@ -388,7 +406,7 @@ class Lowering:
 
     def _keyed_pair(self, node: nodes.Node, stateless_above: bool, left_key, right_key, function):
         """The two inputs of ``node`` connected, keyed by the columns at ``left_key`` and ``right_key``."""
-        from kindling.table.group_aggregate import GroupKey
+        from kindling.runtime.table.group_aggregate import GroupKey
 
         left, right = self._inputs(node, stateless_above)
         return left.connect(right).key_by(GroupKey(left_key), GroupKey(right_key)).process(
@@ -402,6 +420,39 @@ class Lowering:
         if rows.get_type() != wanted:  # an append-only table beside an updating one
             rows = keeping_parallelism(rows, Retyped(wanted.get_field_names()), wanted)
         return rows.union(self.stream_as(node.right, wanted, False, True))
+
+
+def aggregate_calls(rows: nodes.Output, keys: Sequence[str], fields: Sequence, names: Sequence[str]):
+    """The runtime's AggregateCalls of the aggregates in ``fields`` (result columns ``names``, group keys
+    ``keys``) over ``rows``, each typed: a pandas function's Series take its arguments' dtypes, AVG of
+    integers divides as integers, FLOAT sums in FLOAT."""
+    from kindling.runtime.table.group_aggregate import AggregateCalls
+    from kindling.table.planner.types import INTEGRAL
+
+    types, seen = rows.types, {}
+    for field in fields:
+        for aggregate in field.aggregates():
+            seen.setdefault(id(aggregate), aggregate)
+    aggregates = list(seen.values())
+    argument_types = [[c._data_type(types).type_name for c in a._children] for a in aggregates]
+    for aggregate, type_names in zip(aggregates, argument_types):
+        aggregate._aggregate.argument_types = type_names
+    return AggregateCalls(rows.names, list(keys), list(fields), list(names), aggregates,
+                          [any(t in INTEGRAL for t in type_names) for type_names in argument_types],
+                          [type_names == ["FLOAT"] for type_names in argument_types])
+
+
+def _of_epoch_millis(data_type):
+    """The function making a value of ``data_type`` of a timestamp in epoch milliseconds."""
+    import functools
+
+    from kindling.common.time import Instant
+    from kindling.runtime.table.casts import cast_value
+    from kindling.table.types import DataTypes
+
+    if data_type.type_name == "TIMESTAMP_LTZ":
+        return Instant.of_epoch_milli
+    return functools.partial(cast_value, source=DataTypes.BIGINT(), target=data_type)
 
 
 def _column_position(expression, names: list) -> Optional[int]:

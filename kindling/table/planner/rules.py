@@ -1,12 +1,28 @@
-"""Rewrites of the logical plan, and the planner's choices that follow the configuration.
+"""Rewrites of the logical plan before the physical choice, and the planner's choices that follow the
+configuration. Each rewrite keeps the rows the plan gives (their values and changes); it only moves
+work to where it is cheaper:
 
-* **Mini-batch aggregation** (:func:`mini_batch`): Flink's ``table.exec.mini-batch.enabled`` makes
-  a group aggregation emit a group's changes once per micro-batch (Spark's aggregation honours it;
+* **Filter push-down**: a filter moves below a projection that passes the columns it reads through
+  unchanged (so it runs before a Python projection, in Spark's JVM operators when they read a scan);
+  of a filter over a join, each condition comparing one side's columns with literals moves into
+  that side (either side of an inner join, the preserved side of an outer one).
+* **Projection merging**: a projection that only picks and renames columns of the projection below
+  it becomes one projection (one pass over the rows, not two).
+* **Constant folding**: a filter whose condition is the literal TRUE (``WHERE TRUE``) goes.
+* **Mini-batch aggregation** (:func:`mini_batch`): Flink's ``table.exec.mini-batch.enabled`` makes a
+  group aggregation emit a group's changes once per micro-batch (Spark's aggregation honours it;
   kindling/spark/table/aggregation.py).
 """
 from __future__ import annotations
 
-__all__ = ["MINI_BATCH", "mini_batch"]
+import dataclasses
+from typing import Dict, List, Optional, Sequence
+
+from kindling.table.expressions import unaliased
+from kindling.table.join import conjuncts
+from kindling.table.planner import nodes
+
+__all__ = ["MINI_BATCH", "mini_batch", "optimize"]
 
 #: Flink's mini-batch aggregation: a group's changes once per micro-batch
 MINI_BATCH = "table.exec.mini-batch.enabled"
@@ -15,3 +31,101 @@ MINI_BATCH = "table.exec.mini-batch.enabled"
 def mini_batch(t_env) -> bool:
     """Whether group aggregations emit a group's changes once per micro-batch (Flink's mini-batch)."""
     return t_env._env.get_configuration().get_string(MINI_BATCH, "false").lower() == "true"
+
+
+def optimize(roots: Sequence[nodes.Node]) -> List[nodes.Node]:
+    """The plans ``roots`` rewritten (a node read by several keeps one rewritten node)."""
+    done: Dict[int, nodes.Node] = {}
+
+    def visit(node: nodes.Node) -> nodes.Node:
+        if id(node) not in done:
+            done[id(node)] = _rewritten(_with_inputs(node, [visit(i) for i in node.inputs]))
+        return done[id(node)]
+
+    return [visit(root) for root in roots]
+
+
+def _with_inputs(node: nodes.Node, inputs: List[nodes.Node]) -> nodes.Node:
+    """``node`` reading ``inputs`` (itself when they are its own)."""
+    if all(new is old for new, old in zip(inputs, node.inputs)):
+        return node
+    if isinstance(node, nodes.WindowAggregate):  # its windows read the same input
+        return dataclasses.replace(node, input=inputs[0], windows=dataclasses.replace(node.windows, input=inputs[0]))
+    if len(inputs) == 2:
+        return dataclasses.replace(node, left=inputs[0], right=inputs[1])
+    return dataclasses.replace(node, input=inputs[0])
+
+
+def _rewritten(node: nodes.Node) -> nodes.Node:
+    if isinstance(node, nodes.Filter):
+        return _filter(node)
+    if isinstance(node, nodes.Project) and isinstance(node.input, nodes.Project):
+        return _merged(node, node.input) or node
+    return node
+
+
+def _filter(node: nodes.Filter) -> nodes.Node:
+    """A filter folded away, pushed below its input, or as it is."""
+    predicate, below = node.predicate, node.input
+    if getattr(predicate, "_literal", None) == (True,):
+        return below
+    columns = set(predicate.columns())
+    if isinstance(below, nodes.Project) and columns <= _passed_through(below):
+        pushed = _filter(nodes.Filter(input=below.input, predicate=predicate, out=below.input.out))
+        return dataclasses.replace(below, input=pushed)
+    if isinstance(below, nodes.Join) and below.predicate is not None:
+        return _into_join(node, below)
+    return node
+
+
+def _into_join(node: nodes.Filter, join: nodes.Join) -> nodes.Node:
+    """A filter over a join with each condition that reads one side's columns only on that side (a side
+    an outer join pads with nulls keeps its conditions above the join). A condition moves only when
+    it surely gives each row the same answer below the join as above it, where a row may be joined
+    several times: a comparison of columns and literals."""
+    sides = {"left": (set(join.left.out.names), not join.right_outer, []),
+             "right": (set(join.right.out.names), not join.left_outer, [])}
+    kept = []
+    for condition in conjuncts(node.predicate):
+        simple = not condition.needs_python() and all(
+            getattr(c, "_is_column", False) or getattr(c, "_literal", None) is not None for c in condition._children)
+        side = next((s for s, (names, free, _) in sides.items() if simple and free and condition.columns()
+                     and set(condition.columns()) <= names), None)
+        (sides[side][2] if side else kept).append(condition)
+    if not sides["left"][2] and not sides["right"][2]:
+        return node
+    inputs = {}
+    for side, (_, _, pushed) in sides.items():
+        below = getattr(join, side)
+        inputs[side] = _filter(nodes.Filter(input=below, predicate=_all(pushed), out=below.out)) if pushed else below
+    moved = dataclasses.replace(join, **inputs)
+    return nodes.Filter(input=moved, predicate=_all(kept), out=node.out) if kept else moved
+
+
+def _all(conditions: list):
+    """The conditions joined by AND."""
+    predicate = conditions[0]
+    for condition in conditions[1:]:
+        predicate = predicate & condition
+    return predicate
+
+
+def _passed_through(project: nodes.Project) -> set:
+    """The columns a projection gives as they are, under their own names."""
+    return {name for field, name in zip(project.fields, project.names) if _column(field) == name}
+
+
+def _column(expression) -> Optional[str]:
+    """The input column an expression is (maybe aliased), else None."""
+    inner = unaliased(expression)
+    return inner._name if getattr(inner, "_is_column", False) else None
+
+
+def _merged(outer: nodes.Project, inner: nodes.Project) -> Optional[nodes.Project]:
+    """The two projections as one, when ``outer`` only picks (and renames) ``inner``'s columns."""
+    picked = [_column(f) for f in outer.fields]
+    if None in picked:
+        return None
+    by_name = dict(zip(inner.names, inner.fields))
+    fields = tuple(by_name[c] if c == n else by_name[c].alias(n) for c, n in zip(picked, outer.names))
+    return dataclasses.replace(outer, input=inner.input, fields=fields)

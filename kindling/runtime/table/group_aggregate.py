@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from typing import Any, List, Sequence
 
+from kindling.common.time import MAX_WATERMARK
 from kindling.common.types import RowKind, _create_row
 from kindling.datastream.functions import KeyedProcessFunction
-from kindling.common.time import MAX_WATERMARK
-from kindling.table.expressions import Expression
-from kindling.table.planner.types import NUMERIC
 
-__all__ = ["GroupAggregateFunction", "GroupKey"]
+__all__ = ["AggregateCalls", "GroupAggregateFunction", "GroupKey", "GroupTableAggregateFunction"]
 
 STATE_NAME = "_kindling_group"
 
@@ -35,21 +33,15 @@ class GroupKey:
 
 
 class AggregateCalls:
-    """The distinct aggregates of result expressions, their accumulators and the result row."""
+    """The aggregates in result expressions (``fields``, named ``names``; each aggregate an expression
+    with its Python accumulator, ``_aggregate``), their accumulators and the result row. The planner
+    types them: per aggregate, whether its argument is of an integer type (``integral``: AVG divides
+    as integers) and FLOAT (``float32``: sums in FLOAT arithmetic, as Flink's)."""
 
-    def __init__(self, input_names: List[str], input_types: dict, key_names: List[str], fields: List[Expression],
-                 names: List[str]):
+    def __init__(self, input_names: List[str], key_names: List[str], fields: list, names: List[str],
+                 aggregates: list, integral: List[bool], float32: List[bool]):
         self.input_names, self.key_names, self.fields, self.names = input_names, key_names, fields, names
-        seen: dict = {}
-        for field in fields:
-            for aggregate in field.aggregates():
-                seen.setdefault(id(aggregate), aggregate)
-        self.aggregates = list(seen.values())
-        argument_types = [[c._data_type(input_types).type_name for c in a._children] for a in self.aggregates]
-        for aggregate, types in zip(self.aggregates, argument_types):
-            aggregate._aggregate.argument_types = types  # a pandas function's Series take their dtypes
-        self.integral = [any(t in NUMERIC[:4] for t in types) for types in argument_types]
-        self.float32 = [types == ["FLOAT"] for types in argument_types]
+        self.aggregates, self.integral, self.float32 = aggregates, integral, float32
 
     def create(self) -> list:
         return [a._aggregate.create(f32) for a, f32 in zip(self.aggregates, self.float32)]
@@ -67,12 +59,11 @@ class AggregateCalls:
 
 
 class GroupAggregateFunction(KeyedProcessFunction):
-    """Accumulates the aggregates of ``fields`` per group and emits the group's result row
-    (``names``) as changes. Input rows may be changes too: ``-U``/``-D`` retract."""
+    """Accumulates the aggregates of ``calls`` per group and emits the group's result row (``names``)
+    as changes. Input rows may be changes too: ``-U``/``-D`` retract."""
 
-    def __init__(self, input_names: List[str], input_types: dict, key_names: List[str], fields: List[Expression],
-                 names: List[str]):
-        self.calls = AggregateCalls(input_names, input_types, key_names, fields, names)
+    def __init__(self, calls: AggregateCalls, names: List[str]):
+        self.calls = calls
         self.names = names
         # PyFlink runs Python aggregate functions in bundles and emits a group's changes once per
         # bundle; Kindling once per micro-batch (a processing-time timer at the current time)
@@ -138,3 +129,32 @@ class GroupAggregateFunction(KeyedProcessFunction):
         elif result != previous:
             yield _create_row(self.names, previous, RowKind.UPDATE_BEFORE)
             yield _create_row(self.names, result, RowKind.UPDATE_AFTER)
+
+
+class GroupTableAggregateFunction(GroupAggregateFunction):
+    """A table aggregate function's rows per group: on a change, ``-D`` for each row emitted before and
+    ``+I`` for each row emitted now (Flink's GroupTableAggFunction). ``calls``' last field is the
+    function's call, after the keys; its result rows are named ``row_names``."""
+
+    def __init__(self, calls: AggregateCalls, row_names: List[str]):
+        super().__init__(calls, calls.names)
+        self.row_names = row_names
+
+    def _emit(self, values: list, kind):
+        *keys, rows = values
+        for row in rows or ():
+            row_values = list(row._values) if hasattr(row, "_values") else list(row) if \
+                isinstance(row, (tuple, list)) else [row]
+            yield _create_row(self.row_names, keys + row_values, kind)
+
+    def _changes(self, group: list):
+        previous = group[2]
+        if previous is not None:
+            yield from self._emit(previous, RowKind.DELETE)
+        if group[0] <= 0:
+            self.state.clear()
+            return
+        result = self.calls.result(group[3], group[1])
+        group[2] = result
+        self.state.update(group)
+        yield from self._emit(result, RowKind.INSERT)

@@ -1,0 +1,39 @@
+"""Upserts and deletes (upsert-kafka records) as Flink's changelog of their primary key."""
+from __future__ import annotations
+
+from kindling.common.types import _create_row
+from kindling.datastream.functions import KeyedProcessFunction
+
+__all__ = ["ChangelogNormalize"]
+
+
+class ChangelogNormalize(KeyedProcessFunction):
+    """A KeyedProcessFunction turning a key's upserts and deletes (upsert-kafka records) into Flink's
+    changelog, as Flink's ChangelogNormalize: ``+I`` for a new key, ``-U`` old / ``+U`` new for a
+    changed row (nothing for an unchanged one), ``-D`` (the last row) for a delete of a known key."""
+
+    def open(self, runtime_context):
+        from kindling.common.typeinfo import Types
+        from kindling.datastream.state import ValueStateDescriptor
+
+        self.last = runtime_context.get_state(ValueStateDescriptor("_kindling_upsert_last", Types.PICKLED_BYTE_ARRAY()))
+
+    def close(self):
+        pass
+
+    def process_element(self, record, ctx):
+        from kindling.common.types import RowKind
+
+        previous = self.last.value()
+        names, values = record._fields[:-1], list(record)[:-1]  # the last field: whether it deletes
+        if record[-1]:
+            if previous is not None:
+                self.last.clear()
+                yield _create_row(names, previous, RowKind.DELETE)
+            return
+        if previous is None:
+            yield _create_row(names, values, RowKind.INSERT)
+        elif previous != values:
+            yield _create_row(names, previous, RowKind.UPDATE_BEFORE)
+            yield _create_row(names, values, RowKind.UPDATE_AFTER)
+        self.last.update(values)
