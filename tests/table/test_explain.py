@@ -16,10 +16,12 @@ from event_views import event_view
 
 from kindling.common import Configuration
 from kindling.table import DataTypes, StreamTableEnvironment
-from kindling.table.expressions import col
+from kindling.table.expressions import col, lit
 from kindling.table.udf import udf, udtf
+from kindling.table.window import Tumble
 
-_LINE = re.compile(r"^[ :+|-]*(?P<label>.*) \[(?P<engine>Spark JVM|Python), (?P<mode>[^\]]+)\], changelogMode=")
+_LINE = re.compile(r"^[ :+|-]*(?P<label>.*) \[(?P<engine>Spark JVM|Python), (?P<mode>[^\]:]+)(: [^\]]+)?\], "
+                   r"changelogMode=")
 _MODES = {"one_step": "one step", "micro_batch": "micro-batches", "batch": "BATCH"}
 
 
@@ -90,9 +92,9 @@ def _check(table, ran: _Ran) -> Counter:
     assert {_MODES[m] for m in ran.modes} == {c["mode"] for c in claims}
     for claim in claims:
         name, engine = claim["label"], claim["engine"]
-        if name.startswith("TableSourceScan(table=[from_elements]"):
-            assert ran.local_relation == (engine == "Spark JVM"), claim.string
-        elif not name.startswith("TableSourceScan"):  # connector scans and DataStreams: Python sources
+        if name.startswith("TableSourceScan") and "[from_data_stream]" not in name:  # read by a source
+            assert ran.local_relation == (engine == "Spark JVM"), claim.string  # else Kindling's Python one
+        else:
             where = {"Python"} if name in ran.python else set()
             where |= {"Spark JVM"} if name in ran.jvm else set()
             assert where == {engine}, f"explain says {engine}, the job ran it in {where or 'nothing'}: {name}"
@@ -138,8 +140,10 @@ def test_explain_says_what_runs_in_batch_mode(env, ran):
     orders = _orders(t_env)
     t_env.create_temporary_view("orders", orders)
     t_env.create_temporary_view("more", _orders(t_env).where(col('id') > 10))
-    seen = _check(t_env.sql_query("SELECT u, MAX(amount) AS top FROM (SELECT * FROM orders INTERSECT SELECT * FROM "
-                                  "more) GROUP BY u ORDER BY top DESC LIMIT 2"), ran)
+    sorted_totals = t_env.sql_query("SELECT u, MAX(amount) AS top FROM (SELECT * FROM orders INTERSECT SELECT * FROM "
+                                    "more) GROUP BY u ORDER BY top DESC LIMIT 2")
+    assert "[Python, BATCH: a stateful node reads its changes]" in sorted_totals.explain()  # the sort
+    seen = _check(sorted_totals, ran)
     seen += _check(t_env.sql_query("SELECT b.u, COUNT(*) AS n FROM orders AS a JOIN more AS b ON a.id = b.id "
                                    "GROUP BY b.u"), ran)
     seen += _check(t_env.sql_query("SELECT u, MIN(amount) AS low FROM more GROUP BY u"), ran)
@@ -175,6 +179,10 @@ def test_explain_says_what_runs_for_event_time_nodes(env, ran, eager, tmp_path):
                                    "AND CURRENT ROW) AS s FROM events"), ran)
     seen += _check(t_env.sql_query("SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) "
                                    "AS rn FROM events) WHERE rn = 1"), ran)
+    seen += _check(t_env.sql_query("SELECT a.v, b.v FROM events AS a JOIN events AS b ON a.k = b.k AND a.ts BETWEEN "
+                                   "b.ts - INTERVAL '0.1' SECOND AND b.ts"), ran)
+    seen += _check(t_env.from_path("events").window(Tumble.over(lit(2).seconds).on(col('ts')).alias('w'))
+                   .group_by(col('k'), col('w')).select(col('k'), col('w').end, col('v').max), ran)
     engine = "Python" if eager else "Spark JVM"  # Flink's per-element watermark decides windows on micro-batches
-    assert {("WindowAggregate", engine), ("OverAggregate", "Python"), ("Deduplicate", "Python"),
-            ("WatermarkAssigner", "Python")} <= set(seen)
+    assert {("WindowAggregate", engine), ("GroupWindowAggregate", engine), ("OverAggregate", "Python"),
+            ("Deduplicate", "Python"), ("IntervalJoin", "Python"), ("WatermarkAssigner", "Python")} <= set(seen)

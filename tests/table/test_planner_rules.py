@@ -100,3 +100,14 @@ def test_a_join_gives_the_same_rows_with_its_conditions_moved(env):
     expected = [(n, f"u{n % 3}", n * 10, n if n % 2 == 0 else None, f"name{n}" if n % 2 == 0 else None)
                 for n in range(4, 12) if n != 6]
     assert final == expected
+
+
+def test_a_view_of_a_ranking_query_is_bounded_by_the_query_reading_it(t_env):
+    t_env.create_temporary_view("orders", _orders(t_env))
+    t_env.create_temporary_view("ranked", t_env.sql_query(
+        "SELECT *, ROW_NUMBER() OVER (PARTITION BY u ORDER BY amount DESC) AS rn FROM orders"))
+    top = t_env.sql_query("SELECT u, amount FROM ranked WHERE rn <= 2")._node
+    rank = top.input if isinstance(top, nodes.Project) else top
+    assert isinstance(rank, nodes.Rank) and (rank.start, rank.end, rank.with_number) == (1, 2, False)
+    assert "Rank(strategy=[AppendFastStrategy]), rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=2]" in \
+        t_env.sql_query("SELECT * FROM ranked WHERE rn <= 2").explain()

@@ -1,7 +1,9 @@
 """``Table.explain()`` and ``EXPLAIN``: the plan as Flink prints plans (a node a line, its inputs
 below it after ``+-`` for the last and ``:-`` for the others), each node with where it runs, as
 :mod:`.physical` chooses and :mod:`.lowering` follows (``[Spark JVM, one step]``,
-``[Python, micro-batches]``, ...), and whether its rows are changes (``changelogMode``)."""
+``[Python, micro-batches]``; for a node Spark can compute that runs in Python, why:
+``[Python, one step: a stateful node reads its changes]``), and whether its rows are changes
+(``changelogMode``)."""
 from __future__ import annotations
 
 from typing import List, Sequence
@@ -34,7 +36,8 @@ def _lines(physical: Physical, node: nodes.Node, first: str, rest: str, stateles
         lines = [f"{first}Sink(table=[{node.path}])"]
     else:
         choice = physical.choose(node, stateless_above)
-        lines = [f"{first}{label(node, physical)} [{choice.engine}, {physical.mode}], "
+        why = f": {choice.reason}" if choice.reason else ""
+        lines = [f"{first}{label(node, physical)} [{choice.engine}, {physical.mode}{why}], "
                  f"changelogMode=[{node.out.changelog_mode}]"]
     inputs = node.inputs
     for i, child in enumerate(inputs):

@@ -24,7 +24,8 @@ Structured Streaming query). Per node kind, today:
   watermark (the minimum over splits) decides which rows are late and when a window fires, which
   Spark's per-batch watermark cannot; session windows and windows of processing time are Python.
 * **Every other node** (joins, OVER, Top-N, deduplication, sorts, set operations, table
-  functions, watermark assignment, ...): the Python operator.
+  functions, watermark assignment, ...): the Python operator; which one for ranks and sorts of a
+  stream, as Flink chooses it, :func:`rank_strategy` and :func:`sort_strategy` say.
 
 One thing the plan cannot see: a table handed to the DataStream API (``to_changelog_stream``) whose
 changes a keyed DataStream operator reads. Spark's aggregation cannot feed one, so the job then
@@ -34,7 +35,7 @@ the job). Explain tells what runs when the table itself is executed or inserted.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from kindling.graph.specs import GroupAggregateSpec
 from kindling.table.expressions import Expression, unaliased
@@ -48,7 +49,6 @@ SPARK_JVM, PYTHON = "Spark JVM", "Python"
 #: the run modes, as explain prints them (the runner's names: kindling/spark/runner.py)
 ONE_STEP, MICRO_BATCHES, BATCH = "one step", "micro-batches", "BATCH"
 _MODES = {"one_step": ONE_STEP, "micro_batch": MICRO_BATCHES, "batch": BATCH}
-_RUNNER_MODES = {v: k for k, v in _MODES.items()}
 
 #: whether group aggregations Spark can compute run in Spark's own operators (default true; false:
 #: always the Python operator, for comparison)
@@ -65,10 +65,11 @@ _JVM_CALC = (nodes.Project, nodes.Filter)
 
 @dataclass(frozen=True)
 class Choice:
-    """Where a node runs (``engine``: :data:`SPARK_JVM` or :data:`PYTHON`) and why."""
+    """Where a node runs (``engine``: :data:`SPARK_JVM` or :data:`PYTHON`); ``reason``: why a node Spark
+    can compute runs in Python (None otherwise)."""
 
     engine: str
-    reason: str
+    reason: Optional[str] = None
 
     @property
     def jvm(self) -> bool:
@@ -87,25 +88,18 @@ class Physical:
         self.in_batch = env.get_runtime_mode() == RuntimeExecutionMode.BATCH  # the tables' semantics
         self.spark_aggregation = env.get_configuration().get_boolean(SPARK_AGGREGATION, True)
 
-    @property
-    def runner_mode(self) -> str:
-        """The run mode by the runner's name (``one_step``, ``micro_batch``, ``batch``)."""
-        return _RUNNER_MODES[self.mode]
-
     def choose(self, node: nodes.Node, stateless_above: bool) -> Choice:
         """Where ``node`` runs; ``stateless_above``: only stateless nodes read its rows, up to the
         plan's root."""
         if isinstance(node, nodes.Values):
-            if self.mode == MICRO_BATCHES:
-                return Choice(PYTHON, "elements read by Kindling's source on micro-batches")
-            return Choice(SPARK_JVM, "elements as Spark's local relation")
-        if isinstance(node, nodes.Scan):
-            return Choice(PYTHON, "the connector's rows read by Kindling's source")
+            return Choice(PYTHON, "elements are read by Kindling's source on micro-batches") \
+                if self.mode == MICRO_BATCHES else Choice(SPARK_JVM)
         if isinstance(node, _JVM_CALC):
             return self._calc(node)
         if isinstance(node, (nodes.Aggregate, nodes.WindowAggregate, nodes.GroupWindowAggregate)):
-            return self._aggregation(node, stateless_above)
-        return Choice(PYTHON, "Kindling's Python operator")
+            spec, reason = self._aggregation(node, stateless_above)
+            return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
+        return Choice(PYTHON)
 
     def jvm_chain(self, node: nodes.Node) -> bool:
         """Whether ``node`` is a scan, or Calcs over one, that Spark computes (one JVM subtree)."""
@@ -118,45 +112,39 @@ class Physical:
             return Choice(PYTHON, "its input is computed in Python")
         if any(e.needs_python() for e in expressions):
             return Choice(PYTHON, "an expression calls a Python function")
-        return Choice(SPARK_JVM, "Spark column expressions")
-
-    def _aggregation(self, node: nodes.Node, stateless_above: bool) -> Choice:
-        if self.spark_aggregation_spec(node, stateless_above) is None:
-            return Choice(PYTHON, self._why_python(node, stateless_above))
-        return Choice(SPARK_JVM, "Spark aggregations per batch")
+        return Choice(SPARK_JVM)
 
     def spark_aggregation_spec(self, node: nodes.Node, stateless_above: bool) -> Optional[GroupAggregateSpec]:
         """The aggregation node as a :class:`GroupAggregateSpec` when Spark computes it (the rule in
         the module docstring), else None."""
-        if node.input.out.updating or not self.spark_aggregation or not stateless_above:
-            return None
+        return self._aggregation(node, stateless_above)[0]
+
+    def _aggregation(self, node: nodes.Node, stateless_above: bool) -> Tuple[Optional[GroupAggregateSpec], str]:
+        """The aggregation's spec when Spark computes it, else None, and why not."""
+        if node.input.out.updating:
+            return None, "its input is updating"
+        if not self.spark_aggregation:
+            return None, f"{SPARK_AGGREGATION} is false"
+        if not stateless_above:
+            return None, "a stateful node reads its changes"
         if isinstance(node, nodes.Aggregate):
-            return aggregation_spec(node.keys, node.fields, node.input.out.types, node.mini_batch)
-        if self.mode == MICRO_BATCHES:
-            return None
-        if isinstance(node, nodes.WindowAggregate):
+            spec = aggregation_spec(node.keys, node.fields, node.input.out.types, node.mini_batch)
+        elif self.mode == MICRO_BATCHES:
+            return None, "windows on micro-batches follow Flink's per-element watermark"
+        elif isinstance(node, nodes.WindowAggregate):
             windows = node.windows
             if windows.window == "SESSION" or windows.proctime:
-                return None
-            return aggregation_spec(node.keys, node.fields, _window_types(node), window=(
+                return None, "session windows and windows of processing time"
+            spec = aggregation_spec(node.keys, node.fields, _window_types(node), window=(
                 windows.window.lower(), windows.size_ms, windows.slide_ms or windows.size_ms, windows.offset_ms),
                 window_columns=_WINDOW_COLUMNS)
-        window = node.window
-        if window.kind == "session":
-            return None
-        return aggregation_spec(node.keys, node.fields, node.input.out.types, window=(
-            "tumble" if window.kind == "tumble" else "hop", window.size_ms, window.slide_ms or window.size_ms, 0))
-
-    def _why_python(self, node: nodes.Node, stateless_above: bool) -> str:
-        if node.input.out.updating:
-            return "its input is updating"
-        if not self.spark_aggregation:
-            return f"{SPARK_AGGREGATION} is false"
-        if not stateless_above:
-            return "a stateful node reads its changes"
-        if not isinstance(node, nodes.Aggregate) and self.mode == MICRO_BATCHES:
-            return "windows on micro-batches follow Flink's per-element watermark"
-        return "an aggregate Spark does not compute as Flink does"
+        elif node.window.kind == "session":
+            return None, "session windows"
+        else:
+            window = node.window
+            spec = aggregation_spec(node.keys, node.fields, node.input.out.types, window=(
+                "tumble" if window.kind == "tumble" else "hop", window.size_ms, window.slide_ms or window.size_ms, 0))
+        return spec, "an aggregate Spark does not compute as Flink does"
 
 
 _WINDOW_COLUMNS = {"window_start": "start", "window_end": "end", "window_time": "rowtime"}
