@@ -3,7 +3,8 @@
 The API (``kindling.datastream``) records what the user asked for in the job graph
 (``kindling.graph``, plain data); the Spark compiler (``kindling.spark``) chooses the runtime
 operators (``kindling.runtime``), which know only the user-facing base classes of functions,
-state and windows, and ``kindling.common``. Every import statement of the package, also those
+state and windows, and ``kindling.common``. Only ``kindling.spark`` imports pyspark (but for the
+exceptions :data:`PYSPARK_OUTSIDE_SPARK` names). Every import statement of the package, also those
 inside functions, is checked.
 """
 from __future__ import annotations
@@ -118,6 +119,27 @@ def test_imports_point_one_way():
     assert wrong == []
 
 
+#: modules outside kindling/spark that import pyspark today, and why: TypeInformation maps itself to a
+#: Spark type, the runtime asks for its Spark task, the command line prints PySpark's version
+PYSPARK_OUTSIDE_SPARK = {'kindling.common.typeinfo', 'kindling.runtime.lifecycle', 'kindling.cli'}
+
+
+def pyspark_imports_of(path: pathlib.Path, module: str) -> list[str]:
+    """The imports of pyspark in ``path`` (module ``module``) when it is outside kindling/spark."""
+    if _within(module, 'kindling.spark') or module in PYSPARK_OUTSIDE_SPARK:
+        return []
+    return ['%s:%d imports %s' % (module, line, target) for line, target in _imports(path, module)
+            if _within(target, 'pyspark')]
+
+
+def test_only_kindling_spark_imports_pyspark():
+    """Spark is reached through kindling/spark: plans, graphs and the runtime stay Spark-free data."""
+    wrong = []
+    for path in sorted(PACKAGE.rglob('*.py')):
+        wrong += pyspark_imports_of(path, _module_name(path))
+    assert wrong == []
+
+
 def test_the_check_finds_a_wrong_direction_import(tmp_path):
     """The check itself: the API importing the runtime inside a function is found, and so is
     the runtime importing the API's DataStream."""
@@ -129,3 +151,7 @@ def test_the_check_finds_a_wrong_direction_import(tmp_path):
     runtime.write_text("from kindling.datastream import data_stream, functions\n")
     assert wrong_imports_of(runtime, 'kindling.runtime.operator') == [
         'kindling.runtime.operator:1 imports kindling.datastream.data_stream']
+    planner = tmp_path / 'planner.py'
+    planner.write_text("def f():\n    from pyspark.sql import functions\n")
+    assert pyspark_imports_of(planner, 'kindling.table.planner.probe') == [
+        'kindling.table.planner.probe:2 imports pyspark.sql']

@@ -157,11 +157,11 @@ def test_a_restarted_driver_replays_a_batch_into_its_first_bucket_and_clears_ear
 
 
 def test_a_file_sink_after_a_spark_aggregation_keeps_its_bookkeeping_with_the_checkpoint(tmp_path):
-    """The sinks after a group aggregation Spark computes (kindling/spark/relational.py) are
+    """The sinks after a group aggregation Spark computes (kindling/spark/table/aggregation.py) are
     written by the aggregation's writer: it hands them the job's checkpoint directory too."""
     from types import SimpleNamespace
 
-    from kindling.spark.relational import AggregationSinkSpec, AggregationWriter
+    from kindling.spark.table.aggregation import AggregationSinkSpec, AggregationWriter
 
     after = SimpleNamespace(id=1, sink=FileSinkSpec(base_path=str(tmp_path / "out"),
                                                     encoder=Encoder.simple_string_encoder()))
