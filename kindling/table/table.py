@@ -183,7 +183,7 @@ class Table:
             return next((n for f, n in zip(fields, names) if column and _is_column(f, column)), None)
 
         attributes = tuple(n for f, n in zip(fields, names) if any(_is_column(f, t) for t in out.rowtime_columns))
-        return self._with(nodes.Project(input=self._node, fields=fields, names=names, out=self._output(
+        return self._with(nodes.project(self._node, fields, names, self._output(
             schema, rowtime=kept(out.rowtime), proctime=kept(out.proctime), time_attributes=attributes)))
 
     def where(self, predicate: Expression) -> "Table":
@@ -198,7 +198,7 @@ class Table:
         node = self._node
         if isinstance(node, nodes.Join) and node.predicate is None:  # join(right).where(predicate)
             return self._with(node.left).join(self._with(node.right), predicate)
-        return self._with(nodes.Filter(input=node, predicate=predicate, out=node.out))
+        return self._with(nodes.filtered(node, predicate))
 
     filter = where
 

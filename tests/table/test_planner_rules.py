@@ -9,7 +9,7 @@ import pytest
 from kindling.common import Configuration
 from kindling.datastream import StreamExecutionEnvironment
 from kindling.table import DataTypes, StreamTableEnvironment
-from kindling.table.expressions import col, lit
+from kindling.table.expressions import col, lit, rand
 from kindling.table.planner import nodes
 from kindling.table.planner.rules import optimize
 from kindling.table.table import _final_rows
@@ -72,8 +72,11 @@ def test_join_conditions_move_to_their_side_where_no_side_is_padded(t_env):
 
 def test_conditions_that_may_differ_per_joined_row_stay_above_the_join(t_env):
     orders, users = _orders(t_env), _users(t_env)
-    table = orders.join(users, col('id') == col('uid')).where(shout(col('name')) == 'ANN')
-    assert _shape(_optimized(table)) == "Filter(Join(Values, Values))"
+    joined = orders.join(users, col('id') == col('uid'))
+    assert _shape(_optimized(joined.where(shout(col('name')) == 'ANN'))) == "Filter(Join(Values, Values))"
+    assert _shape(_optimized(joined.where(col('amount') > rand() * 20))) == "Filter(Join(Values, Values))"
+    deterministic = joined.where(col('name').upper_case.char_length == 3)
+    assert _shape(_optimized(deterministic)) == "Join(Values, Filter(Values))"
 
 
 def test_a_projection_of_columns_merges_with_the_one_below(t_env):
@@ -83,9 +86,11 @@ def test_a_projection_of_columns_merges_with_the_one_below(t_env):
     assert list(optimized.names) == ["loud"] and table.get_schema().get_field_names() == ["loud"]
 
 
-def test_where_true_goes(t_env):
-    table = _orders(t_env).where(lit(True))
-    assert isinstance(_optimized(table), nodes.Values)
+def test_a_condition_that_is_always_true_goes(t_env):
+    for condition in (lit(True), lit(1) == 1, (lit(2) > 1) & (lit('a').upper_case == 'A')):
+        assert isinstance(_optimized(_orders(t_env).where(condition)), nodes.Values), condition
+    for condition in (lit(1) == 2, rand() < 2, lit(1) / 0 == 1):  # false, not deterministic, failing
+        assert isinstance(_optimized(_orders(t_env).where(condition)), nodes.Filter), condition
 
 
 def test_a_join_gives_the_same_rows_with_its_conditions_moved(env):

@@ -8,34 +8,50 @@ from typing import Any, List, Optional
 from kindling.common.time import epoch_millis, timestamp_of
 from kindling.common.types import Row, _create_row
 from kindling.common.watermark_strategy import TimestampAssigner
+from kindling.runtime.table.evaluate import compile_expression
 
 __all__ = ["AddTimestamp", "AsRow", "Condition", "DeclaredRow", "Lateral", "Project", "Retyped", "RowtimeOf", "one_group"]
 
 
 class Project:
-    """A row's selected expressions, evaluated in Python, keeping its RowKind; ``positions``: per
-    field the input column it reads as it is (no expression evaluated), else None."""
+    """A row's selected expressions (resolved: kindling/table/planner/expressions.py), keeping its
+    RowKind; compiled once per task (kindling/runtime/table/evaluate.py). A field that is an input
+    column is read by its position."""
 
-    def __init__(self, input_names: List[str], fields: list, names: List[str], positions: List[Optional[int]]):
-        self.input_names, self.fields, self.names, self.positions = input_names, fields, names, positions
+    def __init__(self, names: List[str], resolved: list):
+        self.names, self.resolved = names, resolved
+        self.positions = [r.index if type(r).__name__ == "InputRef" else None for r in resolved]
 
     def __call__(self, row):
         values = row._values
         if None not in self.positions:
             return _create_row(self.names, [values[p] for p in self.positions], row._row_kind)
-        env = dict(zip(self.input_names, values))
-        return _create_row(self.names, [f.evaluate(env) if p is None else values[p]
-                                        for f, p in zip(self.fields, self.positions)], row._row_kind)
+        return _create_row(self.names, [f(values) for f in self._fields()], row._row_kind)
+
+    def _fields(self) -> list:
+        fields = self.__dict__.get("_compiled")
+        if fields is None:
+            fields = self._compiled = [compile_expression(r) for r in self.resolved]
+        return fields
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in vars(self).items() if k != "_compiled"}
 
 
 class Condition:
-    """Whether a row passes a predicate evaluated in Python (null is false, as in SQL)."""
+    """Whether a row passes a predicate (resolved) evaluated in Python (null is false, as in SQL)."""
 
-    def __init__(self, input_names: List[str], predicate: Any):
-        self.input_names, self.predicate = input_names, predicate
+    def __init__(self, resolved: Any):
+        self.resolved = resolved
 
     def __call__(self, row) -> bool:
-        return self.predicate.evaluate(dict(zip(self.input_names, row._values))) is True
+        test = self.__dict__.get("_compiled")
+        if test is None:
+            test = self._compiled = compile_expression(self.resolved)
+        return test(row._values) is True
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in vars(self).items() if k != "_compiled"}
 
 
 class Lateral:

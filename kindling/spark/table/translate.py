@@ -1,16 +1,17 @@
 """A table's plan nodes Spark computes (a :class:`~kindling.graph.specs.RelationalSourceSpec`'s
 ``plan``: Calcs over a scan, kindling/table/planner/nodes.py) as DataFrame operations on the scan's
-frame. Nodes are read as data, by their class name and fields; expressions become Spark Columns
-(``spark_column``), evaluated in the JVM.
+frame. Nodes are read as data, by their class name and fields; their resolved expressions become
+Spark Columns (kindling/spark/table/columns.py), evaluated in the JVM.
 
 Control rows (a non-null watermark column: kindling/spark/stage.py) travel through every
 operation: projections keep the control columns, filters always pass them."""
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from kindling.graph.specs import RelationalSourceSpec
+from kindling.spark.table.columns import column
 
 __all__ = ["relational_frame"]
 
@@ -27,13 +28,17 @@ def _frame(node, base: DataFrame, control: list[str]) -> DataFrame:
         names = node.out.names
         return base.select(*[F.col(f"`{c}`") for c in base.columns[:len(names)]], *control).toDF(*names, *control)
     frame = _frame(node.input, base, control)
-    types = node.input.out.types
     if kind == "Project":
-        return frame.select(*[f.spark_column(types).alias(n) for f, n in zip(node.fields, node.names)], *control)
+        return frame.select(*[_column(r).alias(n) for r, n in zip(node.resolved, node.names)], *control)
     if kind == "Filter":
-        condition = node.predicate.spark_column(types)
+        condition = _column(node.resolved)
         if control:  # control rows always pass (docs/table.md)
             condition = F.coalesce(condition, F.lit(False)) | F.col(control[0]).isNotNull()
         return frame.where(condition)
     raise TypeError(f"Spark does not compute the plan node {kind}: kindling/table/planner/physical.py left it to "
                     "the Python operator")
+
+
+def _column(resolved) -> Column:
+    """A resolved expression's Spark Column, of the Spark type of its SQL type."""
+    return column(resolved).cast(resolved.type.type_info().to_spark_type())

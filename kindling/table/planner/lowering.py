@@ -149,15 +149,14 @@ class Lowering:
     def _Project(self, node: nodes.Project, stateless_above: bool, before: bool):
         from kindling.runtime.table.rows import Project
 
-        names = node.input.out.names
-        project = Project(names, list(node.fields), list(node.names), [_column_position(f, names) for f in node.fields])
+        project = Project(list(node.names), list(node.resolved))
         return keeping_parallelism(self._input(node, node.input, stateless_above, before), project, row_type(node.out))
 
     def _Filter(self, node: nodes.Filter, stateless_above: bool, before: bool):
         from kindling.runtime.table.rows import Condition
 
         rows = self._input(node, node.input, stateless_above, before)
-        return rows.filter(Condition(node.input.out.names, node.predicate))
+        return rows.filter(Condition(node.resolved))
 
     def _Aggregate(self, node: nodes.Aggregate, stateless_above: bool, before: bool):
         from kindling.runtime.table.group_aggregate import GroupAggregateFunction, GroupKey
@@ -455,11 +454,3 @@ def _of_epoch_millis(data_type):
     return functools.partial(cast_value, source=DataTypes.BIGINT(), target=data_type)
 
 
-def _column_position(expression, names: list) -> Optional[int]:
-    """The position of the input column ``expression`` reads as it is (maybe aliased), else None."""
-    from kindling.table.expressions import unaliased
-
-    expression = unaliased(expression)
-    if getattr(expression, "_is_column", False) and expression._name in names:
-        return names.index(expression._name)
-    return None

@@ -3,15 +3,16 @@ are (:class:`Output`: columns, whether they are changes, time attributes). The T
 build them (a Table is a handle on one); :mod:`.physical` chooses where each runs and
 :mod:`.lowering` turns them into the job.
 
-Nodes are data: their fields are names, numbers, types, expressions, connector sources and the
-user's functions; nothing is computed when a node is made (the builders in kindling/table check
-the operation and derive its :class:`Output` first). Nodes compare by identity: a node used twice
-(a view read by two queries) is one node.
+Nodes are data: their fields are names, numbers, types, expressions (and, of Calcs, the resolved
+expressions Spark and Python compute), connector sources and the user's functions. The builders in
+kindling/table check the operation and derive its :class:`Output` first. Nodes compare by identity:
+a node used twice (a view read by two queries) is one node.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 from kindling.table.schema import Schema
 from kindling.table.types import DataType
@@ -19,7 +20,8 @@ from kindling.table.types import DataType
 __all__ = ["Aggregate", "AppendTimestamp", "ChangelogNormalize", "Correlate", "Filter", "FromDataStream",
            "GroupWindowAggregate", "IntervalJoin", "Invalid", "Join", "LookupJoin", "MetadataColumns", "Node",
            "Output", "Over", "Project", "Rank", "Scan", "SetOperation", "Sink", "Sort", "TableAggregate",
-           "TemporalJoin", "Union", "Values", "WatermarkAssigner", "WindowAggregate", "WindowTVF", "table_name"]
+           "TemporalJoin", "Union", "Values", "WatermarkAssigner", "WindowAggregate", "WindowTVF", "filtered",
+           "project", "table_name"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,17 +126,22 @@ class FromDataStream(Node):
 
 @dataclass(frozen=True, eq=False, kw_only=True)
 class Project(_Unary):
-    """``select``: one column per expression of ``fields``, named ``names``."""
+    """``select``: one column per expression of ``fields``, named ``names``; ``resolved``: the fields
+    resolved against the input's columns (kindling/table/planner/expressions.py), as Spark and the
+    Python operator compute them (:func:`project` makes one)."""
 
     fields: tuple
     names: tuple
+    resolved: tuple
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
 class Filter(_Unary):
-    """``where``: the rows for which ``predicate`` is true."""
+    """``where``: the rows for which ``predicate`` is true; ``resolved``: the predicate resolved
+    against the input's columns (:func:`filtered` makes one)."""
 
     predicate: Any
+    resolved: Any
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -357,6 +364,40 @@ class SetOperation(_Binary):
     """``intersect``, ``intersect_all``, ``minus`` or ``minus_all`` (``operation``)."""
 
     operation: str
+
+
+def project(input: Node, fields: Sequence, names: Sequence[str], out: Output) -> Project:
+    """The Project of ``fields`` over ``input``, resolved. An OVER call reads the column its OVER node
+    computed (``_over_column``: kindling/table/table.py ``OverWindowedTable``)."""
+    from kindling.table.planner.expressions import resolve
+
+    resolved = []
+    for field in fields:
+        origins: Dict[int, Any] = {}
+        resolved.append(_over_calls_read(resolve(field, input.out.names, input.out.schema.get_field_data_types(),
+                                                 origins), origins, input.out.names))
+    return Project(input=input, fields=tuple(fields), names=tuple(names), resolved=tuple(resolved), out=out)
+
+
+def filtered(input: Node, predicate: Any, out: Optional[Output] = None) -> Filter:
+    """The Filter of ``predicate`` over ``input``, resolved; its rows are the input's (``out``)."""
+    from kindling.table.planner.expressions import resolve
+
+    return Filter(input=input, predicate=predicate, out=out or input.out,
+                  resolved=resolve(predicate, input.out.names, input.out.schema.get_field_data_types()))
+
+
+def _over_calls_read(node: Any, origins: Dict[int, Any], names: list) -> Any:
+    """A resolved expression with each OVER call replaced by the input column holding its values."""
+    from kindling.table.planner.expressions import InputRef, OverCall
+
+    if isinstance(node, OverCall):
+        column = origins[id(node)]._over_column
+        return InputRef(names.index(column), column, node.type)
+    operands = getattr(node, "operands", ())
+    if not operands:
+        return node
+    return dataclasses.replace(node, operands=tuple(_over_calls_read(o, origins, names) for o in operands))
 
 
 def table_name(node: Node) -> str:

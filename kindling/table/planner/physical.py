@@ -10,9 +10,10 @@ Structured Streaming query). Per node kind, today:
 * **Scan, Values**: a connector table is read by its Kindling source, in Python; elements given in
   the program are a Spark local relation (JVM) in one step and BATCH, a Kindling source on
   micro-batches (the compiler's rule for collections).
-* **Project, Filter (Calc)**: JVM when their input is a JVM Calc chain over a scan and no
-  expression calls a Python function (a UDF, a function Spark does not compute as Flink does):
-  Spark column expressions (kindling/spark/table/translate.py). Else a Python map or filter.
+* **Project, Filter (Calc)**: JVM when their input is a JVM Calc chain over a scan and every
+  expression is one Spark computes as Flink does (no Python function, no built-in Spark computes
+  otherwise: kindling/table/planner/expressions.py ``python_only``): Spark column expressions
+  (kindling/spark/table/translate.py). Else a Python map or filter.
 * **Aggregate (GROUP BY)**: JVM when its input is append-only, every field is a group key or a
   built-in ``COUNT``/``SUM``/``SUM0``/``AVG``/``MIN``/``MAX`` (not DISTINCT) of a column of a type
   whose arithmetic Spark shares with Flink (integers, DOUBLE; MIN/MAX also strings), and only
@@ -107,12 +108,13 @@ class Physical:
             isinstance(node, (nodes.Scan, nodes.Values)) or self._calc(node).jvm)
 
     def _calc(self, node: nodes.Node) -> Choice:
-        expressions = node.fields if isinstance(node, nodes.Project) else (node.predicate,)
+        from kindling.table.planner.expressions import python_only
+
         if not self.jvm_chain(node.input):
             return Choice(PYTHON, "its input is computed in Python")
-        if any(e.needs_python() for e in expressions):
-            return Choice(PYTHON, "an expression calls a Python function")
-        return Choice(SPARK_JVM)
+        resolved = node.resolved if isinstance(node, nodes.Project) else (node.resolved,)
+        reason = next((r for r in map(python_only, resolved) if r is not None), None)
+        return Choice(SPARK_JVM) if reason is None else Choice(PYTHON, reason)
 
     def spark_aggregation_spec(self, node: nodes.Node, stateless_above: bool) -> Optional[GroupAggregateSpec]:
         """The aggregation node as a :class:`GroupAggregateSpec` when Spark computes it (the rule in

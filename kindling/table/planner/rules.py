@@ -4,11 +4,12 @@ work to where it is cheaper:
 
 * **Filter push-down**: a filter moves below a projection that passes the columns it reads through
   unchanged (so it runs before a Python projection, in Spark's JVM operators when they read a scan);
-  of a filter over a join, each condition comparing one side's columns with literals moves into
-  that side (either side of an inner join, the preserved side of an outer one).
+  of a filter over a join, each deterministic condition of one side's columns moves into that side
+  (either side of an inner join, the preserved side of an outer one).
 * **Projection merging**: a projection that only picks and renames columns of the projection below
   it becomes one projection (one pass over the rows, not two).
-* **Constant folding**: a filter whose condition is the literal TRUE (``WHERE TRUE``) goes.
+* **Constant folding**: a filter whose condition reads no column and is deterministic is computed
+  once; when it is TRUE (``WHERE TRUE``, ``WHERE 1 = 1``) the filter goes.
 * **Mini-batch aggregation** (:func:`mini_batch`): Flink's ``table.exec.mini-batch.enabled`` makes a
   group aggregation emit a group's changes once per micro-batch (Spark's aggregation honours it;
   kindling/spark/table/aggregation.py).
@@ -67,11 +68,11 @@ def _rewritten(node: nodes.Node) -> nodes.Node:
 def _filter(node: nodes.Filter) -> nodes.Node:
     """A filter folded away, pushed below its input, or as it is."""
     predicate, below = node.predicate, node.input
-    if getattr(predicate, "_literal", None) == (True,):
+    if _constant(node.resolved) and _value(predicate) is True:
         return below
     columns = set(predicate.columns())
     if isinstance(below, nodes.Project) and columns <= _passed_through(below):
-        pushed = _filter(nodes.Filter(input=below.input, predicate=predicate, out=below.input.out))
+        pushed = _filter(nodes.filtered(below.input, predicate))
         return dataclasses.replace(below, input=pushed)
     if isinstance(below, nodes.Join) and below.predicate is not None:
         return _into_join(node, below)
@@ -81,25 +82,27 @@ def _filter(node: nodes.Filter) -> nodes.Node:
 def _into_join(node: nodes.Filter, join: nodes.Join) -> nodes.Node:
     """A filter over a join with each condition that reads one side's columns only on that side (a side
     an outer join pads with nulls keeps its conditions above the join). A condition moves only when
-    it surely gives each row the same answer below the join as above it, where a row may be joined
-    several times: a comparison of columns and literals."""
+    it gives each row the same answer below the join as above it, where a row may be joined several
+    times: built-in deterministic functions of columns and literals (no RAND(), no Python function)."""
+    from kindling.table.planner.expressions import resolve
+
     sides = {"left": (set(join.left.out.names), not join.right_outer, []),
              "right": (set(join.right.out.names), not join.left_outer, [])}
+    names, types = join.out.names, join.out.schema.get_field_data_types()
     kept = []
     for condition in conjuncts(node.predicate):
-        simple = not condition.needs_python() and all(
-            getattr(c, "_is_column", False) or getattr(c, "_literal", None) is not None for c in condition._children)
-        side = next((s for s, (names, free, _) in sides.items() if simple and free and condition.columns()
-                     and set(condition.columns()) <= names), None)
+        movable = _deterministic(resolve(condition, names, types))
+        side = next((s for s, (columns, free, _) in sides.items() if movable and free and condition.columns()
+                     and set(condition.columns()) <= columns), None)
         (sides[side][2] if side else kept).append(condition)
     if not sides["left"][2] and not sides["right"][2]:
         return node
     inputs = {}
     for side, (_, _, pushed) in sides.items():
         below = getattr(join, side)
-        inputs[side] = _filter(nodes.Filter(input=below, predicate=_all(pushed), out=below.out)) if pushed else below
+        inputs[side] = _filter(nodes.filtered(below, _all(pushed))) if pushed else below
     moved = dataclasses.replace(join, **inputs)
-    return nodes.Filter(input=moved, predicate=_all(kept), out=node.out) if kept else moved
+    return nodes.filtered(moved, _all(kept), node.out) if kept else moved
 
 
 def _all(conditions: list):
@@ -108,6 +111,34 @@ def _all(conditions: list):
     for condition in conditions[1:]:
         predicate = predicate & condition
     return predicate
+
+
+def _deterministic(resolved) -> bool:
+    """Whether a resolved expression gives a row the same value every time it is computed: columns,
+    literals and the built-in functions their definitions mark deterministic."""
+    from kindling.table.planner.functions import BUILTINS
+
+    kind = type(resolved).__name__
+    if kind in ("InputRef", "Literal"):
+        return True
+    return kind == "Call" and BUILTINS[resolved.function].deterministic and all(map(_deterministic,
+                                                                                     resolved.operands))
+
+
+def _constant(resolved) -> bool:
+    """Whether a resolved expression reads no column and is deterministic: one value for every row."""
+    if type(resolved).__name__ == "InputRef":
+        return False
+    return _deterministic(resolved) and all(map(_constant, getattr(resolved, "operands", ())))
+
+
+def _value(expression):
+    """The value of a constant expression, computed once by the planner (None when computing it fails:
+    the row's operator then fails as it would have)."""
+    try:
+        return expression.evaluate({})
+    except Exception:  # noqa: BLE001 - not folded; the job meets the error where the query puts it
+        return None
 
 
 def _passed_through(project: nodes.Project) -> set:
@@ -127,5 +158,5 @@ def _merged(outer: nodes.Project, inner: nodes.Project) -> Optional[nodes.Projec
     if None in picked:
         return None
     by_name = dict(zip(inner.names, inner.fields))
-    fields = tuple(by_name[c] if c == n else by_name[c].alias(n) for c, n in zip(picked, outer.names))
-    return dataclasses.replace(outer, input=inner.input, fields=fields)
+    fields = [by_name[c] if c == n else by_name[c].alias(n) for c, n in zip(picked, outer.names)]
+    return nodes.project(inner.input, fields, outer.names, outer.out)
