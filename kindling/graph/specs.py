@@ -152,8 +152,7 @@ class KafkaSourceSpec(SourceSpec):
     ``[(topic, partition)]``), read from ``starting`` offsets up to ``stopping`` ones (None:
     never stop); offsets are ``("earliest",)``, ``("latest",)``, ``("committed", reset)``,
     ``("timestamp", ms)`` or ``("offsets", {(topic, partition): offset}, reset)``. Each
-    partition is a split with its own watermark, and stays one from micro-batch to micro-batch
-    (``continuous_splits``)."""
+    partition is a split with its own watermark, and stays one from micro-batch to micro-batch."""
 
     bootstrap_servers: str = ""
     topics: list = field(default_factory=list)
@@ -167,7 +166,6 @@ class KafkaSourceSpec(SourceSpec):
     value_only: bool = True
     properties: dict = field(default_factory=dict)
     client_id_prefix: str | None = None
-    continuous_splits = True
 
     @property
     def bounded(self) -> bool:  # type: ignore[override]
@@ -361,12 +359,11 @@ def split_jdbc_sql(sql: str) -> list[str]:
 class DataGenSourceSpec(SourceSpec):
     """``generator(i)`` for the indexes ``0 <= i < count`` (Flink's DataGeneratorSource), at most
     ``rate`` records a second over all splits (None: as fast as read); unbounded when ``count`` is
-    None. Its splits stay the same from micro-batch to micro-batch (``continuous_splits``)."""
+    None. Its splits stay the same from micro-batch to micro-batch."""
 
     generator: Any = None
     count: int | None = None
     rate: float | None = None
-    continuous_splits = True
 
     @property
     def bounded(self) -> bool:  # type: ignore[override]
@@ -377,14 +374,13 @@ class DataGenSourceSpec(SourceSpec):
 class SocketTextSourceSpec(SourceSpec):
     """Lines (split at ``delimiter``) read from a TCP server at ``hostname:port``; on a closed
     connection, reconnects up to ``max_retry`` times (negative: forever) half a second apart, then
-    ends. One split, the same from micro-batch to micro-batch (``continuous_splits``)."""
+    ends. One split, the same from micro-batch to micro-batch."""
 
     hostname: str = "localhost"
     port: int = 0
     delimiter: str = "\n"
     max_retry: int = 0
     bounded = False
-    continuous_splits = True
 
 
 # -- Table API (kindling/table, docs/table.md): a table's relational plan over another source --
@@ -404,10 +400,6 @@ class RelationalSourceSpec(SourceSpec):
     @property
     def bounded(self) -> bool:  # type: ignore[override]
         return self.base.bounded
-
-    @property
-    def continuous_splits(self) -> bool:
-        return getattr(self.base, "continuous_splits", False)
 
     def check(self) -> None:
         self.base.check()

@@ -182,10 +182,6 @@ class Compiler:
                              parallelism=self.parallelism, uid=f"{self.job_id}/{root.id}",
                              channels=self.streaming, reads_source=source,
                              source=root.source if source else None,
-                             # a Kafka partition stays one split across micro-batches: it never finishes
-                             splits_finish=(source or self.bounded) and not (
-                                 source and getattr(root.source, "continuous_splits", False)),
-                             splits_end_input=source and root.source.bounded,
                              shuffle_partitions=self.shuffle_partitions,
                              watermark_interval_ms=self.time.interval_ms,
                              per_element_watermarks=self.time.per_element,

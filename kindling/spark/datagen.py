@@ -68,8 +68,10 @@ def lines(plan: Any, part: _LineSlice) -> Iterator[pa.RecordBatch]:
 
 
 class DataGenFeed:
-    """The offsets of a generator in a streaming query: all at once without a rate limit (a
-    bounded count) or a chunk a micro-batch (unbounded), else as many as came due."""
+    """The offsets of a generator in a streaming query. A bounded one (a count) is read by
+    ``parallelism`` splits of its indexes, as Flink's (kindling/spark/sources.py, ``IndexSplits``),
+    each micro-batch taking what :meth:`due` allows; an unbounded one takes a chunk a micro-batch
+    (or what came due), the k-th range of every micro-batch being split ``gen-k``."""
 
     def __init__(self, plan: Any, reading: Any):
         self.spec: DataGenSourceSpec = plan.spec
@@ -77,29 +79,34 @@ class DataGenFeed:
         self.reading = reading
         self.origin: tuple[float, int] | None = None  # (when, index) the pacing counts from
 
-    def latest(self, start: dict | None) -> dict:
+    def _paced(self, pos: int) -> int:
+        """How many records came due by now under the rate limit, when ``pos`` have been read."""
         spec = self.spec
+        if self.origin is None:
+            self.origin = (time.monotonic(), pos)
+        since, first = self.origin
+        target = first + int((time.monotonic() - since) * spec.rate)
+        if target <= pos and spec.count is not None and pos < spec.count:
+            # A bounded query (availableNow) ends at the first micro-batch without data: wait for the next record.
+            time.sleep(max(0.0, since + (pos + 1 - first) / spec.rate - time.monotonic()))
+            target = pos + 1
+        return max(target, pos)
+
+    def due(self, read: int) -> int | None:
+        """A bounded generator: how many more records may be read when ``read`` have been (None: all)."""
+        if self.spec.rate is None:
+            return None
+        return min(self._paced(read), self.spec.count) - read
+
+    def latest(self, start: dict | None) -> dict:
+        """An unbounded generator's next offset."""
         pos = (start or {}).get("pos", 0)
-        count = spec.count
-        if spec.rate is None:
-            target = count if count is not None else pos + ROWS_PER_ARROW_BATCH * self.parallelism
-        else:
-            if self.origin is None:
-                self.origin = (time.monotonic(), pos)
-            since, first = self.origin
-            target = first + int((time.monotonic() - since) * spec.rate)
-            if target <= pos and count is not None and pos < count:
-                # A bounded query (availableNow) ends at the first micro-batch without data: wait for the next record.
-                time.sleep(max(0.0, since + (pos + 1 - first) / spec.rate - time.monotonic()))
-                target = pos + 1
-            target = max(target, pos)
-        if count is not None:
-            target = min(target, count)
-        return {"pos": target, "end": count is not None and target >= count}
+        target = pos + ROWS_PER_ARROW_BATCH * self.parallelism if self.spec.rate is None else self._paced(pos)
+        return {"pos": target, "end": False}
 
     def slices(self, start: dict, end: dict) -> list:
-        """The micro-batch's indexes in ``parallelism`` consecutive ranges; the k-th range of every
-        batch is split ``gen-k`` (continuous: its watermark goes on from batch to batch)."""
+        """An unbounded generator's micro-batch: its indexes in ``parallelism`` consecutive ranges;
+        the k-th range of every batch is split ``gen-k`` (its watermark goes on from batch to batch)."""
         slices = self.reading.slices(start["pos"], end["pos"])
         for k, piece in enumerate(slices):
             piece.label = f"gen-{k}"

@@ -5,10 +5,13 @@ Reading (``FileSource``): the driver lists the files and cuts them into splits (
 line formats, runs of Avro blocks, runs of row groups of Parquet; other formats a file per
 split); Spark's tasks read the splits, streaming, never a whole file into memory: in a bounded
 job the tasks of the source's stage itself (:func:`file_stage_frame`), else Kindling's Python
-data source. A monitored source remembers what it has read as a high-water mark, the newest
-modification time read plus the files of that time, so its offsets stay small however many
-files it reads (files must appear complete, by an atomic move, and with a modification time not
-older than the mark).
+data source. There a micro-batch reads at most its share of records of a split (``FileListing``):
+a split is read ``parallelism`` at a time, each from where the last micro-batch stopped (a line's
+byte offset for line formats, else a record's number), and its watermark channel finishes only in
+the micro-batch that reads it to its end. The offsets remember which files were taken as a
+high-water mark, the newest modification time taken plus the files of that time, and the splits
+taken but not read to their end, so they stay small however many files the source reads (files
+must appear complete, by an atomic move, and with a modification time not older than the mark).
 
 Writing (``FileSink``): Spark's tasks write hidden in-progress part files (:class:`TaskPartFiles`:
 the tasks of the stage computing the elements, or of a pass of the sink's own), named from the
@@ -43,8 +46,10 @@ from kindling.common.types import Row
 from kindling.graph.specs import FileSinkSpec, FileSourceSpec
 from kindling.spark.codec import ValueTypeError, codec_for
 from kindling.spark.metrics import report_skipped
+from kindling.spark.read_shares import share_out
 from kindling.spark.sinks import SinkBookkeeping, SinkWriter
-from kindling.spark.stage import WRITTEN_COUNT, WRITTEN_FILE
+from kindling.spark.stage import (LAST_SPLIT_END_MARK, PART_SEPARATOR, SPLIT_END_MARK, WRITTEN_COUNT,
+                                  WRITTEN_FILE)
 
 ROWS_PER_ARROW_BATCH = 10_000
 READ_CHUNK_BYTES = 1 << 20
@@ -121,17 +126,27 @@ def estimated_elements(spec: FileSourceSpec) -> int:
 
 @dataclass
 class FileSplit:
-    """A part of a file: bytes ``start`` to ``end`` (line formats), row groups ``start`` to
-    ``end`` (Parquet), or the whole file (``end`` None)."""
+    """A part of a file: bytes ``start`` to ``end`` (line formats, Avro), row groups ``start`` to
+    ``end`` (Parquet), or the whole file (``end`` None); of its records, the first ``skip`` are
+    left out and at most ``count`` read (None: all), when a micro-batch reads a part of a split."""
 
     root: str
     path: str
     start: int = 0
     end: int | None = None
+    skip: int = 0
+    count: int | None = None
 
     @property
     def label(self) -> str:
         return self.path if self.end is None else f"{self.path}@{self.start}"
+
+
+def channel_label(label: str, part: FileSplit) -> str:
+    """What names the rows of ``part`` (read from the split ``label``) in a source's ``__ch``: the
+    split (their watermark channel), then where the part starts when that is not the split's start
+    (``record_position`` counts lines from there)."""
+    return label if part.label == label else f"{label}{PART_SEPARATOR}{part.start}"
 
 
 def _byte_splittable(fmt: Any) -> bool:
@@ -178,13 +193,23 @@ def _row_group_splits(f: FileStatus, split_bytes: int) -> list[FileSplit]:
 
 
 class FileListing:
-    """What a FileSource reads: its splits (a bounded read), or, for the stream reader, the
-    files between two offsets. An offset is a high-water mark ``{"mtime": ns, "at": [paths]}``:
-    every file modified before ``mtime``, and the files ``at`` it, have been read."""
+    """What a FileSource reads: its splits (a bounded read), or, for the stream reader, the parts
+    of splits each micro-batch reads. An offset is ``{"mtime": ns, "at": [paths], "open": [...]}``:
+    every file modified before ``mtime``, and the files ``at`` it, have been taken, and ``open``
+    holds the splits taken but not read to their end, in the order taken, each as ``[root, path,
+    start, end, position]``: the byte offset of its next line (line formats) or the number of its
+    records read (others). The first ``parallelism`` open splits are read, sharing a micro-batch's
+    records (``share_out``); a split read to its end makes room for the next one taken. ``"end"``:
+    a bounded source has read every split. ``type_info`` is needed to count the records of formats
+    read whole (``record_count``)."""
 
-    def __init__(self, spec: FileSourceSpec):
+    def __init__(self, spec: FileSourceSpec, parallelism: int = 1, type_info: Any = None):
         self.spec = spec
+        self.parallelism = max(1, parallelism)
+        self.type_info = type_info
         self.listing: list[FileStatus] | None = None
+        self.by_lines = _byte_splittable(spec.format)  # positions are byte offsets of lines, else record numbers
+        self.records: dict[tuple, int] = {}  # a split's records, when its position counts records
 
     def _files(self, fresh: bool) -> list[FileStatus]:
         if self.listing is None or (fresh and not self.spec.bounded):
@@ -196,27 +221,142 @@ class FileListing:
 
     @staticmethod
     def initial_offset() -> dict:
-        return {"mtime": -1, "at": []}
+        return {"mtime": -1, "at": [], "open": [], "end": False}
 
     @staticmethod
     def _read_by(f: FileStatus, mark: dict) -> bool:
         return f.mtime_ns < mark["mtime"] or (f.mtime_ns == mark["mtime"] and f.path in mark["at"])
 
-    def latest_offset(self, start: dict) -> dict:
-        mark = {"mtime": start.get("mtime", -1), "at": list(start.get("at", []))}
-        new = [f for f in self._files(True) if not self._read_by(f, mark)]
-        if new:
-            newest = max(f.mtime_ns for f in new)
-            at = [f.path for f in new if f.mtime_ns == newest]
-            mark = {"mtime": newest, "at": sorted(set(at + (mark["at"] if newest == mark["mtime"] else [])))}
-        return mark
+    def _untaken(self, mark: dict, fresh: bool = True) -> list[FileStatus]:
+        """The files not taken by ``mark``, in the order they are taken: by modification time, then path."""
+        return sorted((f for f in self._files(fresh) if not self._read_by(f, mark)), key=lambda f: (f.mtime_ns, f.path))
 
-    def splits_between(self, start: dict, end: dict) -> list[FileSplit]:
-        """The splits of the files read by ``end`` but not by ``start`` (listed again: a replayed
-        micro-batch reads the same files)."""
+    def _first(self, split: FileSplit) -> int:
+        return split.start if self.by_lines else 0
+
+    def _left(self, split: FileSplit, position: int) -> int:
+        """How many records of ``split`` are left from ``position``: at most, for line formats (bytes)."""
+        if self.by_lines:
+            return (split.end if split.end is not None else _fs(split.root).get_file_info(split.path).size) - position
+        return self._records(split) - position
+
+    def _records(self, split: FileSplit) -> int:
+        key = (split.path, split.start)
+        if key not in self.records:
+            self.records[key] = record_count(self.spec.format, self.type_info, split)
+        return self.records[key]
+
+    def _advance(self, split: FileSplit, position: int, most: int | None) -> tuple[int | None, int]:
+        """``(position, records)`` after reading at most ``most`` more records of ``split`` (None:
+        all); the position is None once the split is read to its end."""
+        if most is None:
+            return None, 0
+        if self.by_lines:
+            return line_cut(split, position, most)
+        left = self._records(split) - position
+        return (None if most >= left else position + most), min(most, left)
+
+    def latest_offset(self, start: dict, budget: int | None = None) -> dict:
+        """The offset after a micro-batch of at most ``budget`` records (None: everything there is)."""
+        mark = {"mtime": start.get("mtime", -1), "at": list(start.get("at", []))}
+        taken = [list(entry) for entry in start.get("open", [])]
+        untaken = self._untaken(mark)
+        while True:
+            while len(taken) < self.parallelism and untaken:
+                f = untaken.pop(0)
+                taken += [[s.root, s.path, s.start, s.end, self._first(s)]
+                          for s in make_splits([f], self.spec.format, self.spec.split_bytes)]
+                at = set(mark["at"]) if f.mtime_ns == mark["mtime"] else set()
+                mark = {"mtime": f.mtime_ns, "at": sorted(at | {f.path})}
+            reading = taken[:self.parallelism]
+            if not reading or budget == 0:
+                break
+            splits = [FileSplit(*entry[:4]) for entry in reading]
+            left = None if budget is None else [self._left(s, e[4]) for s, e in zip(splits, reading)]
+            shares = [None] * len(reading) if budget is None else share_out(budget, left)
+            ended = []
+            for i, (split, entry, share) in enumerate(zip(splits, reading, shares)):
+                if left is not None and left[i] == 0:
+                    entry[4] = None  # nothing (more) in it
+                elif share != 0:
+                    entry[4], records = self._advance(split, entry[4], share)
+                    budget = None if budget is None else max(budget - records, 0)
+                if entry[4] is None:
+                    ended.append(entry)
+            if not ended:
+                break
+            taken = [entry for entry in taken if entry[4] is not None]
+        return {**mark, "open": taken, "end": self.spec.bounded and not taken and not untaken}
+
+    def parts_between(self, start: dict, end: dict) -> list[tuple[str, FileSplit, int | None]]:
+        """``(split label, part, ending)`` of every part of a split read between two offsets (listed
+        again: a replayed micro-batch reads the same parts); ``ending`` is the mark of a split read to
+        its end: ``LAST_SPLIT_END_MARK`` (it ends at MAX_WATERMARK) once a bounded source has taken
+        every file and started every split, else ``SPLIT_END_MARK``."""
         start = start if "mtime" in start else self.initial_offset()
-        files = [f for f in self._files(True) if self._read_by(f, end) and not self._read_by(f, start)]
-        return make_splits(files, self.spec.format, self.spec.split_bytes)
+        before = {tuple(e[:4]): e[4] for e in start.get("open", [])}
+        after = {tuple(e[:4]): e[4] for e in end.get("open", [])}
+        fresh = [f for f in self._files(True) if self._read_by(f, end) and not self._read_by(f, start)]
+        splits = [FileSplit(*key) for key in before] + make_splits(fresh, self.spec.format, self.spec.split_bytes)
+        started = all(position != self._first(FileSplit(*key)) for key, position in after.items())
+        ending = LAST_SPLIT_END_MARK if self.spec.bounded and started and not self._untaken(end, False) \
+            else SPLIT_END_MARK
+        parts = []
+        for split in splits:
+            key = (split.root, split.path, split.start, split.end)
+            a = before.get(key, self._first(split))
+            b = after.get(key)
+            if b == a:
+                continue
+            if self.by_lines:
+                part = FileSplit(split.root, split.path, a, split.end if b is None else b)
+            else:
+                part = FileSplit(split.root, split.path, split.start, split.end, a, None if b is None else b - a)
+            parts.append((split.label, part, ending if b is None else None))
+        return parts
+
+
+def line_cut(split: FileSplit, position: int, lines: int) -> tuple[int | None, int]:
+    """``(cut, counted)``: the byte after ``lines`` more lines of ``split`` from ``position`` (a
+    line's start), None when fewer lines start before the split's end, and how many lines that
+    is (lines end at a ``\\n``; the file's last may have none)."""
+    with _fs(split.root).open_input_file(split.path) as f:
+        end = split.end if split.end is not None else f.size()
+        f.seek(position)
+        at, counted, open_line = position, 0, False
+        while at < end:
+            data = f.read(min(READ_CHUNK_BYTES, end - at))
+            if not data:  # the file is shorter than the split said: it ends here
+                break
+            newlines = data.count(b"\n")
+            if counted + newlines < lines:
+                counted += newlines
+                at += len(data)
+                open_line = not data.endswith(b"\n")
+                continue
+            i = -1
+            for _ in range(lines - counted):
+                i = data.find(b"\n", i + 1)
+            at += i + 1
+            if at < end:
+                return at, lines
+            return None, lines
+        return None, counted + open_line
+
+
+def record_count(fmt: Any, type_info: Any, split: FileSplit) -> int:
+    """How many records a split of a format read by record numbers holds: Parquet's from its row
+    groups' metadata, Avro's from its blocks' headers, other formats' (read whole) by reading it."""
+    if fmt.kind in ("parquet", "avro_parquet"):
+        import pyarrow.parquet as pq
+
+        with _fs(split.root).open_input_file(split.path) as stream:
+            metadata = pq.ParquetFile(stream).metadata
+        groups = range(split.start, split.end) if split.end is not None else range(metadata.num_row_groups)
+        return sum(metadata.row_group(i).num_rows for i in groups)
+    if fmt.kind == "avro":
+        return sum(records for _, records in _avro_blocks(split))
+    return sum(batch.num_rows for batch in read_split(fmt, type_info, split))
 
 
 # -- reading ------------------------------------------------------------------------------------
@@ -240,9 +380,12 @@ def _line_number(split: FileSplit, offset: int) -> int:
 
 
 def record_position(spec: FileSourceSpec, label: str, index: int) -> str:
-    """Where the ``index``-th record (0-based) of the split ``label`` is: its file and line for
-    line formats (one record a line; JSON skips blank lines), its file and number otherwise."""
+    """Where the ``index``-th record (0-based) of the split ``label`` (or of the part of it that
+    ``channel_label`` names) is: its file and line for line formats (one record a line; JSON skips
+    blank lines), its file and number otherwise."""
+    label, _, part_start = label.partition(PART_SEPARATOR)
     path, _, start = label.rpartition("@") if "@" in label else (label, "", "0")
+    start = part_start or start
     root = next((r for r in spec.paths if path.startswith(filesystem(r)[1])), spec.paths[0])
     split = FileSplit(root, path, int(start))
     if spec.format.kind in ("text_line", "json"):
@@ -422,12 +565,56 @@ def _fail(fmt: Any, split: FileSplit, where: str, error: Exception) -> ParseErro
 
 
 def read_split(fmt: Any, type_info: Any, split: FileSplit, skipped: list | None = None) -> Iterator[pa.RecordBatch]:
-    """The records of a split as Arrow batches in the layout of the stream's type; ``skipped[0]``
-    counts the records a format told to ignore parse errors skipped."""
+    """The records of a split (but its first ``skip``, at most ``count``) as Arrow batches in the
+    layout of the stream's type; ``skipped[0]`` counts the records a format told to ignore parse
+    errors skipped (after the first ``skip`` records, which an earlier micro-batch counted)."""
+    skipped = skipped if skipped is not None else [0]
+    if not split.skip and split.count is None:
+        yield from _records(fmt, type_info, split, skipped)
+        return
+    split = _past_blocks(fmt, split)
+    skip, count = split.skip, split.count
+    for batch in _records(fmt, type_info, split, skipped):
+        if skip >= batch.num_rows:
+            skip -= batch.num_rows
+            skipped[0] = 0
+            continue
+        batch = batch.slice(skip, count)
+        skip = 0
+        if count is not None:
+            count -= batch.num_rows
+        if batch.num_rows:
+            yield batch
+        if count == 0:
+            return
+
+
+def _past_blocks(fmt: Any, split: FileSplit) -> FileSplit:
+    """``split`` starting at the Parquet row group or Avro block that holds its first record to read."""
+    skip = split.skip
+    if fmt.kind in ("parquet", "avro_parquet"):
+        import pyarrow.parquet as pq
+
+        with _fs(split.root).open_input_file(split.path) as stream:
+            metadata = pq.ParquetFile(stream).metadata
+        group = split.start
+        last = split.end if split.end is not None else metadata.num_row_groups
+        while group < last - 1 and skip >= metadata.row_group(group).num_rows:
+            skip -= metadata.row_group(group).num_rows
+            group += 1
+        return FileSplit(split.root, split.path, group, last, skip, split.count)
+    if fmt.kind == "avro":
+        for offset, records in _avro_blocks(split):
+            if skip < records:
+                return FileSplit(split.root, split.path, offset, split.end, skip, split.count)
+            skip -= records
+    return split
+
+
+def _records(fmt: Any, type_info: Any, split: FileSplit, skipped: list) -> Iterator[pa.RecordBatch]:
     codec = codec_for(type_info)
     names = [f.name for f in codec.fields]
     kind = fmt.kind
-    skipped = skipped if skipped is not None else [0]
     if kind == "text_line":
         for _, lines in _text_lines(split, fmt.charset):
             for lo in range(0, len(lines), ROWS_PER_ARROW_BATCH):
@@ -556,6 +743,43 @@ def _after_sync(f: Any, start: int, sync: bytes) -> int | None:
             return pos - len(tail) + i + len(sync)
         tail = buffer[-(len(sync) - 1):]
         pos += len(data)
+
+
+def _avro_long(f: Any) -> int | None:
+    """An Avro long (zig-zag varint) read from ``f`` (None at the end of the file)."""
+    value = shift = 0
+    while True:
+        byte = f.read(1)
+        if not byte:
+            return None
+        value |= (byte[0] & 0x7F) << shift
+        shift += 7
+        if not byte[0] & 0x80:
+            return (value >> 1) ^ -(value & 1)
+
+
+def _avro_blocks(split: FileSplit) -> Iterator[tuple[int, int]]:
+    """``(byte offset, records)`` of the Avro blocks starting within the split, from their headers
+    alone (a block: its record count, its size, its data, the sync marker)."""
+    import fastavro
+
+    with _fs(split.root).open_input_file(split.path) as f:
+        end = split.end if split.end is not None else f.size()
+        try:
+            fastavro.block_reader(f)
+        except Exception:  # noqa: BLE001 - a damaged header: reading the split says what is wrong
+            return
+        header_size = f.tell()
+        f.seek(header_size - 16)
+        sync = f.read(16)
+        pos = header_size if split.start == 0 else _after_sync(f, max(split.start - len(sync), 0), sync)
+        while pos is not None and pos < end:
+            f.seek(pos)
+            records, size = _avro_long(f), _avro_long(f)
+            if records is None or size is None or records < 0 or size < 0:
+                return
+            yield pos, records
+            pos = f.tell() + size + len(sync)
 
 
 def _avro_runs(fmt: Any, split: FileSplit, skipped: list) -> Iterator[list]:

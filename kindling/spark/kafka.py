@@ -22,12 +22,13 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.datasource import DataSourceReader, DataSourceStreamReader, InputPartition
-from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
+from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from kindling.graph.specs import KafkaSinkSpec, KafkaSourceSpec
 from kindling.spark.codec import codec_for
 from kindling.spark.metrics import report_skipped
+from kindling.spark.read_shares import share_out
 from kindling.spark.sinks import SinkBookkeeping, SinkWriter
 from kindling.spark.sources import KindlingSource, SourcePlan, encode_option, read_handed_watermark
 from kindling.spark.stage import CHANNEL, CONTROL_MARK, END_MARK, POS, PRODUCED, TS, WM
@@ -101,8 +102,9 @@ class KafkaPlan(SourcePlan):
     partitions run the stage on the records they read and hand Spark its output."""
 
     def __init__(self, spec: KafkaSourceSpec, type_info: Any, streaming: bool, watermark_file: str | None,
-                 name: str = "Kafka Source", metrics: Any = None, readers: int = 1):
-        super().__init__(spec, type_info, 0, streaming, watermark_file, name, metrics)  # a split per partition
+                 name: str = "Kafka Source", metrics: Any = None, readers: int = 1, max_records_per_batch: int = 0):
+        super().__init__(spec, type_info, 0, streaming, watermark_file, name, metrics,  # a split per partition
+                         max_records_per_batch)
         self.readers = readers  # the source's parallel instances (Flink's reader subtasks)
         self.stage: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]] | None = None
         self.stage_schema: StructType | None = None
@@ -425,6 +427,9 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             if self.limit > 0:
                 end = min(end, position + self.limit)
             latest[key] = max(position, end)
+        if isinstance(limit, ReadMaxRows):  # kindling.source.max-records-per-batch, shared by the partitions
+            shares = share_out(limit.max_rows, [latest[key] - positions[key] for key in latest])
+            latest = {key: positions[key] + share for key, share in zip(latest, shares)}
         reached = stop is not None and all(latest[k] >= stop[k] for k in latest)
         offset = {"p": latest, "stop": stop, "end": bool(reached and self.spec.bounded)}
         handed = read_handed_watermark(self.plan.watermark_file)
@@ -434,6 +439,11 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         elif known is not None:
             offset["wm"] = known
         return offset
+
+    def getDefaultReadLimit(self) -> ReadLimit:
+        """At most ``kindling.source.max-records-per-batch`` offsets per micro-batch over all partitions, when set."""
+        most = self.plan.max_records_per_batch
+        return ReadMaxRows(most) if most > 0 else ReadAllAvailable()
 
     def partitions(self, start: dict, end: dict):
         splits = []
@@ -514,7 +524,8 @@ def _plan_of(compiler: Any, node: Any) -> KafkaPlan:
         raise ValueError("an unbounded KafkaSource cannot run in BATCH mode; use set_bounded(...) or STREAMING mode")
     handoff = getattr(compiler, "handoff", None)
     return KafkaPlan(node.source, node.type_info, compiler.streaming, handoff.path if handoff is not None else None,
-                     node.name, getattr(compiler, "metrics", None), compiler.parallelism)
+                     node.name, getattr(compiler, "metrics", None), compiler.parallelism,
+                     getattr(compiler, "source_batch_records", 0))
 
 
 # -- sink ------------------------------------------------------------------------------------

@@ -29,9 +29,11 @@ from kindling.graph.specs import (CollectionSourceSpec, DataGenSourceSpec, FileS
                                   KafkaSourceSpec, SequenceSourceSpec, SocketTextSourceSpec)
 from kindling.spark import datagen
 from kindling.spark.codec import codec_for
-from kindling.spark.files import FileListing, FileSplit, read_split, record_position
+from kindling.spark.files import FileListing, FileSplit, channel_label, read_split, record_position
 from kindling.spark.metrics import report_skipped
-from kindling.spark.stage import CHANNEL, CONTROL_MARK, ELEMENTS, END_MARK, KEY, POS, TS, WM
+from kindling.spark.read_shares import share_out
+from kindling.spark.stage import (CHANNEL, CONTROL_MARK, ELEMENTS, END_MARK, KEY, LAST_SPLIT_END_MARK, POS,
+                                  SPLIT_END_MARK, TS, WM)
 
 FORMAT = "kindling_source"
 ROWS_PER_ARROW_BATCH = 10_000
@@ -84,19 +86,21 @@ def _to_ipc(codec, values: list) -> bytes:
 
 
 class _Slice(InputPartition):
-    """A split: rows ``start`` (inclusive) to ``end`` (exclusive) of a collection or sequence,
-    or a part of a file (``file``, see kindling/spark/files.py); or a control row: the end of a
-    bounded input (``control``), the job's watermark handed to the source (``watermark``).
-    ``label`` names the split (its channel)."""
+    """What one task reads: rows ``start`` (inclusive) to ``end`` (exclusive) of a collection or
+    sequence, or a part of a file (``file``, see kindling/spark/files.py); or a control row: the
+    end of a bounded input (``control``), the job's watermark handed to the source (``watermark``).
+    ``label`` names the split the rows belong to (its channel); ``ending`` (``SPLIT_END_MARK``,
+    ``LAST_SPLIT_END_MARK``) says that they are the last of that split."""
 
     def __init__(self, start: int = 0, end: int = 0, file: FileSplit | None = None, control: bool = False,
-                 label: str = "", watermark: int | None = None):
+                 label: str = "", watermark: int | None = None, ending: int | None = None):
         self.start = start
         self.end = end
         self.file = file
         self.control = control
         self.label = label or (file.label if file is not None else f"{start}-{end}")
         self.watermark = watermark
+        self.ending = ending
 
 
 def _split(start: int, end: int, parts: int) -> list[_Slice]:
@@ -104,6 +108,40 @@ def _split(start: int, end: int, parts: int) -> list[_Slice]:
     parts = max(1, min(parts, count)) if count > 0 else 1
     bounds = [start + count * i // parts for i in range(parts + 1)]
     return [_Slice(bounds[i], bounds[i + 1]) for i in range(parts)]
+
+
+class IndexSplits:
+    """The offsets of a source whose records are numbered (collection, sequence, bounded DataGen,
+    JDBC scan splits): Flink's splits of the indexes, one per parallel reader (a collection has
+    one), each at its own position: ``{"splits": [[start, end, next], ...]}``. A micro-batch moves
+    the unfinished splits on by their shares of its records (``share_out``); a split ends, and so
+    its watermark channel finishes, only in the micro-batch that reads it to its end."""
+
+    @staticmethod
+    def initial(total: int, parts: int) -> list[list[int]]:
+        return [[s.start, s.end, s.start] for s in _split(0, total, parts) if s.end > s.start]
+
+    @staticmethod
+    def read(splits: list[list[int]]) -> int:
+        return sum(position - start for start, _, position in splits)
+
+    @staticmethod
+    def advance(splits: list[list[int]], budget: int | None) -> list[list[int]]:
+        takes = share_out(budget, [end - position for _, end, position in splits])
+        return [[start, end, position + take] for (start, end, position), take in zip(splits, takes)]
+
+    @staticmethod
+    def slices(start: list[list[int]], end: list[list[int]]) -> list[_Slice]:
+        """The parts of the splits read between two offsets. A split read to its end ends at
+        MAX_WATERMARK (``LAST_SPLIT_END_MARK``) once every split has started: before that, a
+        split not yet read would be left behind by it."""
+        started = all(position > first for first, _, position in end)
+        slices = []
+        for (first, last, a), (_, _, b) in zip(start, end):
+            if b > a:
+                ending = None if b < last else LAST_SPLIT_END_MARK if started else SPLIT_END_MARK
+                slices.append(_Slice(a, b, label=f"{first}-{last}", ending=ending))
+        return slices
 
 
 def read_handed_watermark(path: str | None) -> int | None:
@@ -356,7 +394,8 @@ class _Reading:
     def __init__(self, plan: SourcePlan):
         self.plan = plan
 
-    def total(self) -> int:
+    def total(self) -> int | None:
+        """How many records a source of numbered records has (None: another kind of source)."""
         spec = self.plan.spec
         if isinstance(spec, CollectionSourceSpec):
             return len(spec.values)
@@ -366,14 +405,19 @@ class _Reading:
             return spec.count
         if isinstance(spec, JdbcSourceSpec):  # offsets count the scan's splits
             return spec.partitions
-        raise TypeError(spec)
+        return None
+
+    def readers(self) -> int:
+        """How many splits a source of numbered records has: Flink reads a collection with parallelism 1."""
+        return 1 if isinstance(self.plan.spec, CollectionSourceSpec) else self.plan.parallelism
 
     def read(self, part: _Slice) -> Iterator[pa.RecordBatch]:
         if not self.plan.streaming:
             yield from self._values(part)
             return
-        label = part.label.encode()
-        position = getattr(part, "start", 0) if getattr(part, "file", None) is None else 0  # an index, a file's record
+        file = getattr(part, "file", None)
+        label = (part.label if file is None else channel_label(part.label, file)).encode()
+        position = getattr(part, "start", 0) if file is None else file.skip  # an index, a file's record
         for batch in self._values(part):
             n = batch.num_rows
             yield pa.RecordBatch.from_arrays(
@@ -381,13 +425,19 @@ class _Reading:
                                  pa.array(np.arange(position, position + n, dtype=np.int64))],
                 names=batch.schema.names + [WM, CHANNEL, POS])
             position += n
-        if part.control or part.watermark is not None:
-            codec = codec_for(self.plan.type_info)
-            arrays = [pa.nulls(1, f.type) for f in codec.arrow_schema]
-            mark, payload = (END_MARK, None) if part.control else (CONTROL_MARK, pickle.dumps(("watermark", part.watermark)))
-            yield pa.RecordBatch.from_arrays(arrays + [pa.array([mark], pa.int64()), pa.array([payload], pa.binary()),
-                                                       pa.nulls(1, pa.int64())],
-                                             names=[f.name for f in codec.fields] + [WM, CHANNEL, POS])
+        if getattr(part, "ending", None) is not None:
+            yield self._control_row(part.ending, label)
+        if part.control:
+            yield self._control_row(END_MARK, None)
+        elif part.watermark is not None:
+            yield self._control_row(CONTROL_MARK, pickle.dumps(("watermark", part.watermark)))
+
+    def _control_row(self, mark: int, payload: bytes | None) -> pa.RecordBatch:
+        codec = codec_for(self.plan.type_info)
+        arrays = [pa.nulls(1, f.type) for f in codec.arrow_schema]
+        return pa.RecordBatch.from_arrays(arrays + [pa.array([mark], pa.int64()), pa.array([payload], pa.binary()),
+                                                    pa.nulls(1, pa.int64())],
+                                          names=[f.name for f in codec.fields] + [WM, CHANNEL, POS])
 
     def _values(self, part: _Slice) -> Iterator[pa.RecordBatch]:
         spec = self.plan.spec
@@ -416,9 +466,7 @@ class _Reading:
             raise TypeError(f"unsupported source spec {spec!r}")
 
     def slices(self, start: int, end: int) -> list[_Slice]:
-        if isinstance(self.plan.spec, CollectionSourceSpec):
-            return [_Slice(start, end)]  # Flink reads a collection with parallelism 1, in order
-        return _split(start, end, self.plan.parallelism)
+        return _split(start, end, self.readers())
 
 
 class _BatchReader(DataSourceReader):
@@ -436,19 +484,25 @@ class _BatchReader(DataSourceReader):
 
 
 class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
-    """Offsets: ``{"pos": n}`` for collections and sequences, a high-water mark for files (see
-    ``FileListing``); ``"end": true`` once a bounded source has emitted everything, including
-    its control row."""
+    """Offsets: ``{"splits": ...}`` for numbered records (``IndexSplits``), the files' read
+    positions (``FileListing``), ``{"pos": n}`` for unbounded generators and sockets; ``"end":
+    true`` once a bounded source has emitted everything, including its control row."""
 
     def __init__(self, plan: SourcePlan):
         self.reading = _Reading(plan)
         self.spec = plan.spec
-        self.files = FileListing(self.spec) if isinstance(self.spec, FileSourceSpec) else None
+        self.files = FileListing(self.spec, plan.parallelism, plan.type_info) \
+            if isinstance(self.spec, FileSourceSpec) else None
         self.bounded = self.spec.bounded
+        self.total = self.reading.total()  # None: records not numbered up front
         self.feed = datagen.feed_for(plan, self.reading)  # generated sources: kindling/spark/datagen.py
 
     def initialOffset(self) -> dict:
-        return {**FileListing.initial_offset(), "end": False} if self.files else {"pos": 0, "end": False}
+        if self.files:
+            return FileListing.initial_offset()
+        if self.total is not None:
+            return {"splits": IndexSplits.initial(self.total, self.reading.readers()), "end": False}
+        return {"pos": 0, "end": False}
 
     def _with_watermark(self, start: dict | None, offset: dict) -> dict:
         """Adds the watermark the runner handed over, when it moved: a new offset makes Spark run
@@ -465,16 +519,26 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         pass
 
     def latestOffset(self, start: dict = None, limit: Any = None) -> dict:
-        if self.feed is not None:
-            return self._with_watermark(start, _admitted(start, self.feed.latest(start), limit)
-                                        if isinstance(self.feed, datagen.DataGenFeed) else self.feed.latest(start))
+        start = start or self.initialOffset()
+        budget = limit.max_rows if isinstance(limit, ReadMaxRows) else None
         if self.files:
-            return self._with_watermark(start, {**self.files.latest_offset(start or {}), "end": self.bounded})
-        return _admitted(start, {"pos": self.reading.total(), "end": True}, limit)
+            offset = self.files.latest_offset(start, budget)
+        elif self.total is None:  # an unbounded generator, a socket
+            if not isinstance(self.feed, datagen.DataGenFeed):
+                return self.feed.latest(start)
+            offset = _admitted(start, self.feed.latest(start), budget)
+        else:
+            splits = _index_splits(start)
+            if isinstance(self.feed, datagen.DataGenFeed):  # paced by its rate
+                due = self.feed.due(IndexSplits.read(splits))
+                budget = due if budget is None else budget if due is None else min(budget, due)
+            moved = IndexSplits.advance(splits, budget)
+            offset = {"splits": moved, "end": all(position == end for _, end, position in moved)}
+        return self._with_watermark(start, offset)
 
     def getDefaultReadLimit(self) -> ReadLimit:
-        """At most ``kindling.source.max-records-per-batch`` records per micro-batch, when set
-        (collections, sequences, DataGen): a large input then commits in several micro-batches."""
+        """At most ``kindling.source.max-records-per-batch`` records per micro-batch, when set:
+        a large input then commits in several micro-batches."""
         most = self.reading.plan.max_records_per_batch
         return ReadMaxRows(most) if most > 0 else ReadAllAvailable()
 
@@ -483,10 +547,11 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         if end.get("wm") is not None and end.get("wm") != start.get("wm"):
             ending.append(_Slice(watermark=end["wm"]))
         if self.files:
-            return [_Slice(file=split) for split in self.files.splits_between(start, end)] + ending
-        if self.feed is not None:
-            return self.feed.slices(start, end) + ending
-        return [s for s in self.reading.slices(start["pos"], end["pos"]) if s.end > s.start] + ending
+            parts = self.files.parts_between(start, end)
+            return [_Slice(file=part, label=label, ending=mark) for label, part, mark in parts] + ending
+        if self.total is not None:
+            return IndexSplits.slices(_index_splits(start), _index_splits(end)) + ending
+        return self.feed.slices(start, end) + ending
 
     def read(self, partition):
         return self.reading.read(partition)
@@ -494,6 +559,13 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def commit(self, end: dict) -> None:
         if self.feed is not None:
             self.feed.commit(end)
+
+
+def _index_splits(offset: dict) -> list[list[int]]:
+    if "splits" not in offset:
+        raise ValueError("the checkpoint holds this source's offset as an older Kindling wrote it (a position "
+                         f"over all splits: {offset}); start the job from a new checkpoint directory")
+    return offset["splits"]
 
 
 # -- micro-batch sizing: admission control of record-counted offsets --------------------------
@@ -513,14 +585,12 @@ def max_records_per_batch(configured: int | None, checkpoint_interval_ms: int) -
     return max(10_000, checkpoint_interval_ms * RECORDS_PER_INTERVAL_MS) if checkpoint_interval_ms > 0 else 0
 
 
-def _admitted(start: dict | None, offset: dict, limit: Any) -> dict:
-    """``offset`` ({"pos", "end"}) moved back to at most ``limit.max_rows`` records after ``start``."""
-    if not isinstance(limit, ReadMaxRows):
+def _admitted(start: dict, offset: dict, budget: int | None) -> dict:
+    """``offset`` ({"pos", "end"}) moved back to at most ``budget`` records after ``start``."""
+    first = start.get("pos", 0)
+    if budget is None or offset["pos"] - first <= budget:
         return offset
-    first = (start or {}).get("pos", 0)
-    if offset["pos"] - first <= limit.max_rows:
-        return offset
-    return {**offset, "pos": first + limit.max_rows, "end": False}
+    return {**offset, "pos": first + budget, "end": False}
 
 
 class KindlingSource(DataSource):

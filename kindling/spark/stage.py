@@ -8,7 +8,8 @@ each exit's value columns prefixed ``x<i>__``, and the element's ``__ts``/``__wm
 (timestamp, watermark stamp, channel).
 
 Control rows travel beside elements in STREAMING mode (``__wm`` says which): the end of a
-bounded input (``END_MARK``), and ``CONTROL_MARK`` rows whose payload (``__ch``, or
+bounded input (``END_MARK``), the end of a source split (``SPLIT_END_MARK``, ``LAST_SPLIT_END_MARK``:
+only a source's stage reads them), and ``CONTROL_MARK`` rows whose payload (``__ch``, or
 ``__elements`` on a keyed exit) is a channel report ``("report", {channel: (level, finished,
 had_elements, idleness_ms)})`` or a watermark hand-off ``("watermark", w)``; their ``__ts`` is
 the event time they give Spark's watermark. A keyed exit sends each control row to every
@@ -50,8 +51,13 @@ KEY = "__key"
 SUBTASK = "__sub"  # one-step jobs: the subtask of a keyed exit's key (kindling/spark/one_step.py)
 END_MARK = 2**52  # __ts and __wm of the control row that ends a bounded input
 CONTROL_MARK = END_MARK - 1  # __wm of a channel report or watermark hand-off row
+# __wm of a source's row saying that the split named in __ch was read to its end; LAST_: and no
+# split of the source starts after it, so a bounded source's split ends at MAX_WATERMARK
+SPLIT_END_MARK = END_MARK - 2
+LAST_SPLIT_END_MARK = END_MARK - 3
 END_KEY = b""  # the key of end-of-input control rows (never a pickle)
 CONTROL_KEY_PREFIX = b"\x00"  # control keys sort before pickled keys (b"\x80...")
+PART_SEPARATOR = "\x00"  # in a source row's __ch: the split's name, then what names the part read (never in a path)
 PRODUCED = "produced"  # a ``produced`` exit's column: how many records the stage produced to Kafka
 WRITTEN_FILE, WRITTEN_COUNT = "__written_file", "__written_count"  # a ``written`` exit's row: a part file, its count
 ELEMENTS = "__elements"  # a keyed exit's row: pickled (channel, seq, [(value, timestamp, stamp), ...]) of one key
@@ -542,10 +548,8 @@ class StagePlan:
     # -- event time (STREAMING mode) --
     uid: str = ""
     channels: bool = False  # report channels and pass control rows on (STREAMING mode)
-    reads_source: bool = False  # the input is a source: a task reads one whole split
+    reads_source: bool = False  # the input is a source: a task reads (a part of) one split
     source: Any = None  # that source's spec, which names a failing row's position
-    splits_finish: bool = False  # a task's assigners end with the task (a source split, a bounded job)
-    splits_end_input: bool = False  # ... and that end is the end of a bounded input: MAX_WATERMARK
     shuffle_partitions: int = 1  # of the keyed operators this stage feeds
     key_type: Any = None  # a keyed stage: the key_type of its key_by (which subtask Flink gives a key)
     watermark_interval_ms: int = 200
@@ -590,6 +594,7 @@ class StageRun:
         self.reported: dict[str, tuple] = {}  # channel -> what this task last reported of it
         self.forward: list[tuple] = []  # control payloads from the input, passed on at the end
         self.read_split = False  # a source stage's task has read rows of a split
+        self.split_end: int | None = None  # the split's level when the source said it ended (SPLIT_END_MARK)
         record = self.record
         generators = self.generators
 
@@ -664,6 +669,8 @@ class StageRun:
         push = self.push
         reads_source = self.plan.reads_source
         ended = False
+        if reads_source:
+            batches = _elements_apart(batches)
         for batch in batches:
             values = codec.decode([batch.column(i) for i in range(n_value_cols)])
             if batch.num_columns == n_value_cols:  # a BATCH-mode source: no time columns
@@ -675,10 +682,7 @@ class StageRun:
             wm_col = batch.column(WM)
             ch_col = batch.column(CHANNEL) if CHANNEL in names else pa.nulls(batch.num_rows, pa.binary())
             if reads_source and batch.num_rows and wm_col.null_count == batch.num_rows:
-                split = ch_col[0].as_py().decode()  # a source's rows carry the name of their split
-                if split != cursor.split:
-                    self.set_split(split)
-                self.read_split = True
+                self._reading(ch_col[0].as_py())  # a source's rows carry the name of their split
                 ch_col = pa.nulls(batch.num_rows, pa.binary())
             if ts_col.null_count == len(ts_col) and wm_col.null_count == len(wm_col) \
                     and ch_col.null_count == len(ch_col):
@@ -707,6 +711,10 @@ class StageRun:
                         if w == CONTROL_MARK:
                             self.forward.append((*pickle.loads(c), t or 0))  # passed on with its event time
                             continue
+                        if reads_source and w in (SPLIT_END_MARK, LAST_SPLIT_END_MARK):
+                            self._reading(c)
+                            self.split_end = MAX_WATERMARK if w == LAST_SPLIT_END_MARK else MIN_WATERMARK
+                            continue
                         record.timestamp = t
                         record.watermark = w
                         cursor.channel = c
@@ -719,6 +727,14 @@ class StageRun:
             yield from self.control_rows(self.reports(final=True) + self.forward)
         if ended:
             yield from self.end_of_input()
+
+    def _reading(self, label: bytes) -> None:
+        """This source task reads the split ``label`` names (its channel; a file split's label also
+        names the part read: kindling/spark/files.py, ``channel_label``)."""
+        split = label.decode().split(PART_SEPARATOR, 1)[0]
+        if split != self.cursor.split:
+            self.set_split(split)
+        self.read_split = True
 
     def _at_source_position(self, exc: RuntimeError, values: list, batch: pa.RecordBatch) -> RuntimeError:
         """``exc`` naming, when a function of a source's stage failed on an element the source read,
@@ -739,8 +755,10 @@ class StageRun:
 
     def reports(self, final: bool) -> list[tuple]:
         """Channel reports of this task's assigners: all of them when the task ends
-        (``final``), else those whose level changed or that got their first elements."""
-        finished = final and self.plan.splits_finish
+        (``final``), else those whose level changed or that got their first elements. A channel
+        finishes only where its source said that its split ended: a task reading a part of a
+        split (a micro-batch's share) leaves the split at the level it reached."""
+        finished = final and self.split_end is not None
         report = {}
         if self.plan.reads_source and not self.read_split:
             return []  # a control partition (end of input, watermark hand-off) reads no split
@@ -751,13 +769,12 @@ class StageRun:
             channel = self.channel_of(ex)
             generator = self.generators.get(ex.assigner)
             if generator is None:
-                level = MAX_WATERMARK if finished and self.plan.splits_end_input else MIN_WATERMARK
+                level = self.split_end if finished else MIN_WATERMARK
                 entry = (level, finished, False, ex.idleness_ms)
             else:
-                if finished and self.plan.splits_end_input:
-                    level = MAX_WATERMARK  # a bounded source emits MAX_WATERMARK when its split ends
-                else:
-                    level = generator.level() if final else generator.current_watermark
+                level = generator.level() if final else generator.current_watermark
+                if finished:
+                    level = max(level, self.split_end)  # a bounded source's last splits end at MAX_WATERMARK
                 entry = (level, finished, generator.seen > 0, generator.idleness_ms)
             last = self.reported.get(channel)
             if final or last is None or last[0] != entry[0] or (entry[2] and not last[2]):
@@ -880,6 +897,18 @@ class StageRun:
 
     def empty_table(self) -> pa.Table:
         return _arrow_schema(self.plan).empty_table()
+
+
+def _elements_apart(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """A source's Arrow batches with its elements (``__wm`` null) and the control rows after them
+    (a split's end) in batches of their own: Spark may hand a task both in one batch."""
+    for batch in batches:
+        if WM not in batch.schema.names or batch.column(WM).null_count in (0, batch.num_rows):
+            yield batch
+            continue
+        elements = batch.column(WM).is_null()
+        yield batch.filter(elements)
+        yield batch.filter(pc.invert(elements))
 
 
 def _exit_buffer(plan: ExitPlan) -> type:

@@ -319,7 +319,7 @@ def test_progress_lines(spark, capfd):
     env.from_collection([1, 2, 3]).map(lambda x: x).add_sink(lambda v: None)
     env.execute("chatty")
     err = capfd.readouterr().err
-    assert "[kindling] chatty: batch 0, 4 input rows" in err  # 3 elements and the end-of-input row
+    assert "[kindling] chatty: batch 0, 5 input rows" in err  # 3 elements, the end rows of the split and the input
 
 
 def test_missing_java_is_one_clear_line(monkeypatch, tmp_path):

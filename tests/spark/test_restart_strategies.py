@@ -6,7 +6,6 @@ The sequences asserted here were read from Flink 2.3's own strategies (created w
 from __future__ import annotations
 
 import pytest
-from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows
 
 from kindling.common import Configuration
 from kindling.common.restart_strategy import RestartBackoff
@@ -78,9 +77,9 @@ def test_micro_batch_size_follows_the_checkpoint_interval_unless_configured():
     with pytest.raises(ValueError, match="kindling.source.max-records-per-batch must be >= 0"):
         max_records_per_batch(-1, 0)
     start, latest = {"pos": 100, "end": False}, {"pos": 1000, "end": True}
-    assert _admitted(start, latest, ReadMaxRows(300)) == {"pos": 400, "end": False}
-    assert _admitted({"pos": 800, "end": False}, latest, ReadMaxRows(300)) == latest  # the rest, and the end
-    assert _admitted(start, latest, ReadAllAvailable()) == latest
+    assert _admitted(start, latest, 300) == {"pos": 400, "end": False}
+    assert _admitted({"pos": 800, "end": False}, latest, 300) == latest  # the rest, and the end
+    assert _admitted(start, latest, None) == latest
 
 
 def test_a_restart_strategy_keeps_a_bounded_job_on_the_restartable_micro_batch_path():
