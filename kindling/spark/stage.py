@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import itertools
 import pickle
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -669,8 +670,8 @@ class StageRun:
         push = self.push
         reads_source = self.plan.reads_source
         ended = False
-        if reads_source:
-            batches = _elements_apart(batches)
+        if reads_source:  # (C iterators: a source's failure is not reported through another frame)
+            batches = itertools.chain.from_iterable(map(_elements_apart, batches))
         for batch in batches:
             values = codec.decode([batch.column(i) for i in range(n_value_cols)])
             if batch.num_columns == n_value_cols:  # a BATCH-mode source: no time columns
@@ -899,16 +900,13 @@ class StageRun:
         return _arrow_schema(self.plan).empty_table()
 
 
-def _elements_apart(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """A source's Arrow batches with its elements (``__wm`` null) and the control rows after them
+def _elements_apart(batch: pa.RecordBatch) -> tuple[pa.RecordBatch, ...]:
+    """A source's Arrow batch with its elements (``__wm`` null) and the control rows after them
     (a split's end) in batches of their own: Spark may hand a task both in one batch."""
-    for batch in batches:
-        if WM not in batch.schema.names or batch.column(WM).null_count in (0, batch.num_rows):
-            yield batch
-            continue
-        elements = batch.column(WM).is_null()
-        yield batch.filter(elements)
-        yield batch.filter(pc.invert(elements))
+    if WM not in batch.schema.names or batch.column(WM).null_count in (0, batch.num_rows):
+        return (batch,)
+    elements = batch.column(WM).is_null()
+    return batch.filter(elements), batch.filter(pc.invert(elements))
 
 
 def _exit_buffer(plan: ExitPlan) -> type:
