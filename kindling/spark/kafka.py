@@ -22,7 +22,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.datasource import DataSourceReader, DataSourceStreamReader, InputPartition
-from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
+from pyspark.sql.streaming.datasource import ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from kindling.graph.specs import KafkaSinkSpec, KafkaSourceSpec
@@ -30,7 +30,7 @@ from kindling.spark.codec import codec_for
 from kindling.spark.metrics import report_skipped
 from kindling.spark.read_shares import share_out
 from kindling.spark.sinks import SinkBookkeeping, SinkWriter
-from kindling.spark.sources import KindlingSource, SourcePlan, encode_option, read_handed_watermark
+from kindling.spark.sources import KindlingSource, SourcePlan, encode_option, read_handed_watermark, read_limit
 from kindling.spark.stage import CHANNEL, CONTROL_MARK, END_MARK, POS, PRODUCED, TS, WM
 
 FORMAT = "kindling_kafka"
@@ -441,9 +441,7 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return offset
 
     def getDefaultReadLimit(self) -> ReadLimit:
-        """At most ``kindling.source.max-records-per-batch`` offsets per micro-batch over all partitions, when set."""
-        most = self.plan.max_records_per_batch
-        return ReadMaxRows(most) if most > 0 else ReadAllAvailable()
+        return read_limit(self.plan)  # offsets, over all partitions
 
     def partitions(self, start: dict, end: dict):
         splits = []

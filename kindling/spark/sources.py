@@ -537,10 +537,7 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return self._with_watermark(start, offset)
 
     def getDefaultReadLimit(self) -> ReadLimit:
-        """At most ``kindling.source.max-records-per-batch`` records per micro-batch, when set:
-        a large input then commits in several micro-batches."""
-        most = self.reading.plan.max_records_per_batch
-        return ReadMaxRows(most) if most > 0 else ReadAllAvailable()
+        return read_limit(self.reading.plan)
 
     def partitions(self, start: dict, end: dict):
         ending = [_Slice(control=True)] if end.get("end") and not start.get("end") else []
@@ -583,6 +580,13 @@ def max_records_per_batch(configured: int | None, checkpoint_interval_ms: int) -
             raise ValueError(f"{MAX_RECORDS_PER_BATCH} must be >= 0 (0: no limit), got {configured}")
         return configured
     return max(10_000, checkpoint_interval_ms * RECORDS_PER_INTERVAL_MS) if checkpoint_interval_ms > 0 else 0
+
+
+def read_limit(plan: SourcePlan) -> ReadLimit:
+    """A stream reader's default read limit: at most ``kindling.source.max-records-per-batch``
+    records per micro-batch, when set, so that a large input commits in several micro-batches."""
+    most = plan.max_records_per_batch
+    return ReadMaxRows(most) if most > 0 else ReadAllAvailable()
 
 
 def _admitted(start: dict, offset: dict, budget: int | None) -> dict:
