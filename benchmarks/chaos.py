@@ -1,24 +1,28 @@
 """Proof by killing: a keyed, event-time windowed job whose driver is SIGKILLed at random moments
 and restarted from its checkpoint; at the end every record counted once and every window sum exact.
 
-The job (``python benchmarks/chaos.py job ...``, a driver process of its own): a DataGeneratorSource
-of ``--records`` records read in micro-batches of at most ``--batch-records``
-(``kindling.source.max-records-per-batch``, so that a kill lands in the middle of the job),
-record ``i`` = ``(key = i % KEYS, 1, seq = i // KEYS, value(i), event time = i ms)``, keyed by key,
-tumbling event-time windows of WINDOW_MS, a reduce summing counts, sequence numbers and values,
-one line per key and window written by a FileSink (row format). Its checkpoint directory is
-``execution.checkpointing.dir``, so a driver started again resumes from the last committed
-micro-batch. The expected lines are computed here, independently of Kindling.
+The job (``python benchmarks/chaos.py job ...``, a driver process of its own): ``--records``
+records from a bounded source of kind ``--source`` (SOURCES: a DataGeneratorSource, a
+NumberSequenceSource, a collection, a FileSource of FILES files, a KafkaSource of
+KAFKA_PARTITIONS partitions, each giving the indexes ``0 <= i < records``), read in micro-batches
+of at most ``--batch-records`` (``kindling.source.max-records-per-batch``, so that a kill lands in
+the middle of the job), record ``i`` = ``(key = i % KEYS, 1, seq = i // KEYS, value(i), event time
+= i ms)``, keyed by key, tumbling event-time windows of WINDOW_MS, a reduce summing counts,
+sequence numbers and values, one line per key and window written by a FileSink (row format). Its
+checkpoint directory is ``execution.checkpointing.dir``, so a driver started again resumes from
+the last committed micro-batch. The expected lines are computed here, independently of Kindling.
 
 Usage::
 
     .venv/bin/python benchmarks/chaos.py --kills 10 --records 2000000
+    .venv/bin/python benchmarks/chaos.py --source files --kills 3 --records 300000
+    .venv/bin/python benchmarks/chaos.py --source kafka --kafka-servers 127.0.0.1:9092 --kills 3
     .venv/bin/python benchmarks/chaos.py --cost --records 1000000   # what checkpointing costs
 
 It prints the kills survived, records lost and duplicated, wrong window sums, the recovery time
 after each kill (from the restart to the first new output), and with ``--cost`` the throughput of
 the keyed and window jobs with a checkpoint every micro-batch vs the one-step path (none).
-``tests/spark/test_chaos.py`` runs it in CI with 5 kills.
+``tests/spark/test_chaos.py`` runs it in CI: 5 kills of the DataGeneratorSource job, 2 of each of the others.
 """
 from __future__ import annotations
 
@@ -37,6 +41,9 @@ from kindling.common.watermark_strategy import TimestampAssigner
 KEYS = 50
 WINDOW_MS = 10_000
 VALUE_MODULUS = 1_000
+SOURCES = ("datagen", "sequence", "collection", "files", "kafka")
+FILES = 4  # the files source: records 0.. in FILES files of consecutive indexes
+KAFKA_PARTITIONS = 3  # the Kafka source: record i in partition i % KAFKA_PARTITIONS
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -86,23 +93,22 @@ def _line(r: tuple) -> str:
     return f"{r[0]},{r[4] - r[4] % WINDOW_MS},{r[1]},{r[2]},{r[3]}"
 
 
-def build_job(env, records: int, out: str, kill_worker: tuple[str, int] | None = None, shape: str = "window"):
-    """The chaos job on ``env`` (parallelism 2): generated records -> key_by -> tumbling windows ->
-    reduce -> a line per key and window -> FileSink ``out``. ``shape`` ``keyed`` (a rolling
-    reduce) and ``out`` empty (a DiscardingSink) are for measuring throughput only."""
-    from kindling.common import Time, Types, WatermarkStrategy
+def build_job(env, records: int, out: str, kill_worker: tuple[str, int] | None = None, shape: str = "window",
+              source: str = "datagen", inputs: str = ""):
+    """The chaos job on ``env`` (parallelism 2): records from ``source`` (``inputs``: the files'
+    directory, or ``servers/topic`` of Kafka) -> key_by -> tumbling windows -> reduce -> a line per
+    key and window -> FileSink ``out``. ``shape`` ``keyed`` (a rolling reduce) and ``out`` empty (a
+    DiscardingSink) are for measuring throughput only."""
+    from kindling.common import Time, Types
     from kindling.common.serialization import Encoder
     from kindling.datastream.connectors import DiscardingSink
-    from kindling.datastream.connectors.datagen import DataGeneratorSource
     from kindling.datastream.connectors.file_system import FileSink
     from kindling.datastream.window import TumblingEventTimeWindows
 
-    row = Types.TUPLE([Types.INT(), Types.LONG(), Types.LONG(), Types.LONG(), Types.LONG()])
     env.set_parallelism(2)
-    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(_EventTime())
-    stream = env.from_source(DataGeneratorSource(record, records, row), strategy, "chaos-source")
+    stream = _records(env, source, records, inputs)
     if kill_worker is not None:
-        stream = stream.map(_KillWorkerOnce(*kill_worker), row)
+        stream = stream.map(_KillWorkerOnce(*kill_worker), _row_type())
     keyed = stream.key_by(lambda r: r[0])
     if shape == "keyed":
         result = keyed.reduce(_add)
@@ -110,6 +116,78 @@ def build_job(env, records: int, out: str, kill_worker: tuple[str, int] | None =
         result = keyed.window(TumblingEventTimeWindows.of(Time.milliseconds(WINDOW_MS))).reduce(_add)
     lines = result.map(_line, Types.STRING())
     lines.sink_to(FileSink.for_row_format(out, Encoder.simple_string_encoder()).build() if out else DiscardingSink())
+
+
+def _row_type():
+    """A record's type: (key, count 1, per-key sequence number, value, event time)."""
+    from kindling.common import Types
+
+    return Types.TUPLE([Types.INT(), Types.LONG(), Types.LONG(), Types.LONG(), Types.LONG()])
+
+
+def _records(env, source: str, records: int, inputs: str):
+    """The records of the job, with event time and watermarks, read from a bounded ``source``."""
+    from kindling.common import Types, WatermarkStrategy
+    from kindling.common.serialization import SimpleStringSchema
+    from kindling.datastream.connectors.datagen import DataGeneratorSource
+    from kindling.datastream.connectors.file_system import FileSource, StreamFormat
+    from kindling.datastream.connectors.kafka import KafkaOffsetsInitializer, KafkaSource, KafkaTopicPartition
+    from kindling.datastream.connectors.number_seq import NumberSequenceSource
+
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(_EventTime())
+    none = WatermarkStrategy.no_watermarks()
+    if source == "datagen":
+        return env.from_source(DataGeneratorSource(record, records, _row_type()), strategy, "chaos-source")
+    if source == "sequence":
+        indexes = env.from_source(NumberSequenceSource(0, records - 1), none, "chaos-source")
+    elif source == "collection":
+        indexes = env.from_collection(list(range(records)), Types.LONG())
+    elif source == "files":
+        text = FileSource.for_record_stream_format(StreamFormat.text_line_format(), inputs).build()
+        indexes = env.from_source(text, none, "chaos-source").map(int, Types.LONG())
+    elif source == "kafka":
+        servers, topic = inputs.split("/", 1)
+        stops = {KafkaTopicPartition(topic, p): len(range(p, records, KAFKA_PARTITIONS)) for p in range(KAFKA_PARTITIONS)}
+        kafka = (KafkaSource.builder().set_bootstrap_servers(servers).set_topics(topic)
+                 .set_starting_offsets(KafkaOffsetsInitializer.earliest())
+                 .set_bounded(KafkaOffsetsInitializer.offsets(stops))  # not "latest": Tansu's can be wrong
+                 .set_value_only_deserializer(SimpleStringSchema()).set_property("session.timeout.ms", "1000").build())
+        indexes = env.from_source(kafka, none, "chaos-source").map(int, Types.LONG())
+    else:
+        raise ValueError(f"--source must be one of {', '.join(SOURCES)}, got {source!r}")
+    return indexes.map(record, _row_type()).assign_timestamps_and_watermarks(strategy)
+
+
+def write_inputs(source: str, records: int, workdir: str, kafka_servers: str = "") -> str:
+    """Writes the input of a source that reads what is already there (``inputs`` of ``build_job``):
+    FILES files of consecutive indexes, or a new Kafka topic of KAFKA_PARTITIONS partitions."""
+    if source == "files":
+        directory = os.path.join(workdir, "in")
+        os.makedirs(directory, exist_ok=True)
+        for n in range(FILES):
+            with open(os.path.join(directory, f"part-{n}.txt"), "w") as f:
+                f.writelines(f"{i}\n" for i in range(records * n // FILES, records * (n + 1) // FILES))
+        return directory
+    if source == "kafka":
+        from confluent_kafka import Producer
+        from confluent_kafka.admin import AdminClient, NewTopic
+
+        topic = f"chaos-{random.getrandbits(32):08x}"
+        admin = AdminClient({"bootstrap.servers": kafka_servers})
+        for future in admin.create_topics([NewTopic(topic, KAFKA_PARTITIONS, 1)]).values():
+            future.result(30)
+        producer = Producer({"bootstrap.servers": kafka_servers, "linger.ms": 20})
+        for i in range(records):
+            while True:
+                try:
+                    producer.produce(topic, value=str(i).encode(), partition=i % KAFKA_PARTITIONS)
+                    break
+                except BufferError:  # the producer's queue is full: let it send
+                    producer.poll(0.1)
+        if producer.flush(60):
+            raise RuntimeError(f"could not write the chaos records to Kafka at {kafka_servers}")
+        return f"{kafka_servers}/{topic}"
+    return ""
 
 
 class _EventTime(TimestampAssigner):
@@ -135,7 +213,7 @@ def run_job(args) -> None:
         conf.set_boolean("kindling.bounded.one-step", args.one_step)
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     kill_worker = (args.kill_worker_marker, args.kill_worker_at) if args.kill_worker_marker else None
-    build_job(env, args.records, args.out, kill_worker, args.shape)
+    build_job(env, args.records, args.out, kill_worker, args.shape, args.source, args.inputs)
     began = time.time()
     env.execute("chaos")
     print(f"job-seconds {time.time() - began:.2f}", flush=True)
@@ -234,16 +312,18 @@ def _driver(python: str, args: list[str], log) -> subprocess.Popen:
 
 def run_chaos(workdir: str, records: int, kills: int, batch_records: int, seed: int | None = None,
               kill_worker_at: int | None = None, master: str = "local[2,4]", python: str = sys.executable,
-              timeout_s: float = 1200, echo=print) -> ChaosReport:
-    """Runs the chaos job in driver processes under ``workdir``, SIGKILLing the driver ``kills``
-    times at random moments once it has written new output (so each kill lands mid-job, after a
-    recovery), restarting it each time from the same checkpoint; then lets it finish and verifies.
-    With ``kill_worker_at`` the first driver's Python worker that meets that record kills itself
-    mid-batch (Spark retries the task: ``master`` ``local[N,F]`` allows F attempts)."""
+              timeout_s: float = 1200, echo=print, source: str = "datagen", kafka_servers: str = "") -> ChaosReport:
+    """Runs the chaos job over ``source`` in driver processes under ``workdir``, SIGKILLing the
+    driver ``kills`` times at random moments once it has written new output (so each kill lands
+    mid-job, after a recovery), restarting it each time from the same checkpoint; then lets it
+    finish and verifies. With ``kill_worker_at`` the first driver's Python worker that meets that
+    record kills itself mid-batch (Spark retries the task: ``master`` ``local[N,F]`` allows F
+    attempts). A Kafka source reads a topic written first at ``kafka_servers``."""
     rng = random.Random(seed)
     out, checkpoints = os.path.join(workdir, "out"), os.path.join(workdir, "checkpoints")
     args = ["--records", str(records), "--out", out, "--checkpoints", checkpoints, "--master", master,
-            "--batch-records", str(batch_records)]
+            "--batch-records", str(batch_records), "--source", source,
+            "--inputs", write_inputs(source, records, workdir, kafka_servers)]
     marker = None
     if kill_worker_at is not None:
         marker = os.path.join(workdir, "kill-worker")
@@ -319,6 +399,8 @@ def main(argv: list[str] | None = None) -> int:
     job.add_argument("--records", type=int, required=True)
     job.add_argument("--out", default="", help="the FileSink's directory (none: a DiscardingSink)")
     job.add_argument("--shape", choices=["window", "keyed"], default="window")
+    job.add_argument("--source", choices=SOURCES, default="datagen")
+    job.add_argument("--inputs", default="", help="the files' directory, or servers/topic of Kafka")
     job.add_argument("--checkpoints", default="")
     job.add_argument("--one-step", action="store_true")
     job.add_argument("--master", default="")
@@ -326,6 +408,8 @@ def main(argv: list[str] | None = None) -> int:
     job.add_argument("--kill-worker-marker", default="")
     job.add_argument("--kill-worker-at", type=int, default=-1)
     parser.add_argument("--kills", type=int, default=5)
+    parser.add_argument("--source", choices=SOURCES, default="datagen")
+    parser.add_argument("--kafka-servers", default="", help="a broker for --source kafka")
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--batch-records", type=int, default=50_000, help="records per micro-batch at most")
     parser.add_argument("--seed", type=int, default=None)
@@ -347,7 +431,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"({micro / one:.2f}x)", flush=True)
         return 0
     report = run_chaos(workdir, args.records, args.kills, args.batch_records, args.seed,
-                       kill_worker_at=args.records // 10 if args.kill_worker else None)
+                       kill_worker_at=args.records // 10 if args.kill_worker else None, source=args.source,
+                       kafka_servers=args.kafka_servers)
     v = report.verdict
     print(f"kills survived: {report.kills}")
     print(f"records lost: {v.records_lost}")
