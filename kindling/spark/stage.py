@@ -56,6 +56,7 @@ CONTROL_MARK = END_MARK - 1  # __wm of a channel report or watermark hand-off ro
 # split of the source starts after it, so a bounded source's split ends at MAX_WATERMARK
 SPLIT_END_MARK = END_MARK - 2
 LAST_SPLIT_END_MARK = END_MARK - 3
+MARKS = (END_MARK, CONTROL_MARK, SPLIT_END_MARK, LAST_SPLIT_END_MARK)
 END_KEY = b""  # the key of end-of-input control rows (never a pickle)
 CONTROL_KEY_PREFIX = b"\x00"  # control keys sort before pickled keys (b"\x80...")
 PART_SEPARATOR = "\x00"  # in a source row's __ch: the split's name, then what names the part read (never in a path)
@@ -153,9 +154,9 @@ class _Cursor:
 def _element_stamps(stamps: list) -> list:
     """Elements' watermark stamps, none equal to a control row's mark: a row is a control row by its
     ``__wm`` alone (and its ``__ch`` is then unpickled), so a watermark made from data (an event time
-    near 2**52 ms, the year 144,683) equal to a mark is handed on 1 or 2 ms lower."""
-    if CONTROL_MARK in stamps or END_MARK in stamps:
-        return [CONTROL_MARK - 1 if s == CONTROL_MARK or s == END_MARK else s for s in stamps]
+    near 2**52 ms, the year 144,683) equal to a mark is handed on 1 to 4 ms lower."""
+    if any(mark in stamps for mark in MARKS):
+        return [LAST_SPLIT_END_MARK - 1 if s in MARKS else s for s in stamps]
     return list(stamps)
 
 

@@ -52,7 +52,8 @@ def test_driver_killed_five_times_and_a_worker_once_loses_and_doubles_nothing(tm
 
 @pytest.mark.slow
 @pytest.mark.timeout(1500)
-@pytest.mark.parametrize("source", [s for s in SOURCES if s != "datagen"])
+@pytest.mark.parametrize("source", [pytest.param(s, marks=[pytest.mark.kafka] if s == "kafka" else [])
+                                    for s in SOURCES if s != "datagen"])
 def test_driver_killed_twice_loses_and_doubles_nothing_whatever_the_source(tmp_path, request, source):
     # 200,000 records in micro-batches of 20,000: each split read in many parts, the kills land
     # between them (a Kafka topic written first, its end offsets given, not asked for)
