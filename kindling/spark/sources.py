@@ -523,10 +523,10 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         budget = limit.max_rows if isinstance(limit, ReadMaxRows) else None
         if self.files:
             offset = self.files.latest_offset(start, budget)
-        elif self.total is None:  # an unbounded generator, a socket
-            if not isinstance(self.feed, datagen.DataGenFeed):
-                return self.feed.latest(start)
+        elif self.total is None:  # an unbounded generator, a socket (lines)
             offset = _admitted(start, self.feed.latest(start), budget)
+            if not isinstance(self.feed, datagen.DataGenFeed):
+                return offset
         else:
             splits = _index_splits(start)
             if isinstance(self.feed, datagen.DataGenFeed):  # paced by its rate

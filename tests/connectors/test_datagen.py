@@ -114,11 +114,12 @@ class _LineServer:
         self.server.close()
 
 
-def test_socket_text_stream_reads_lines(make_env):
+@pytest.mark.parametrize("limit", [{}, {"kindling.source.max-records-per-batch": "10"}])  # in 5 micro-batches or more
+def test_socket_text_stream_reads_lines(make_env, limit):
     lines = [f"line {i} é" for i in range(50)]
     server = _LineServer(("\n".join(lines[:25]) + "\r\n" + "\n".join(lines[25:]) + "\n").encode())
     try:
-        env = make_env()
+        env = make_env(**limit)
         stream = env.socket_text_stream("127.0.0.1", server.port).map(str.upper, Types.STRING())
         got = stream.execute_and_collect(limit=50)
     finally:
