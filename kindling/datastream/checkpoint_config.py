@@ -70,7 +70,7 @@ class CheckpointConfig(object):
     def set_checkpoint_interval(self, checkpoint_interval: int) -> 'CheckpointConfig':
         """Enables checkpointing: an unbounded job's micro-batches start every ``checkpoint_interval``
         ms (Spark's processing-time trigger), each one a commit of offsets, state and sink output;
-        bounded sources read at most ``kindling.source.max-records-per-batch`` records per
+        sources read at most ``kindling.source.max-records-per-batch`` records per
         micro-batch, so that a large input also commits about this often."""
         return self._set_ms(INTERVAL, checkpoint_interval, _MINIMAL_MS,
                             'Checkpoint interval must be larger than or equal to %d ms' % _MINIMAL_MS)
