@@ -286,7 +286,7 @@ def end_job(job: str) -> list[UserFunctionError]:
         _ended.append(job)
         directory = _directory
     errors = close_job(job)  # instances opened in the driver's own process, if any
-    if directory is None:
+    if directory is None or not os.path.isdir(directory):  # none yet, or removed as the driver exits
         return errors
     for entry in sorted(os.listdir(directory)):
         if not entry.endswith(".sock"):

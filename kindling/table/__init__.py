@@ -18,6 +18,7 @@ from kindling.table.table_descriptor import FormatDescriptor, TableDescriptor
 from kindling.table.table_environment import StreamTableEnvironment, TableEnvironment
 from kindling.table.result_kind import ResultKind
 from kindling.table.table_result import TableResult
+from kindling.table.table_schema import TableSchema
 from kindling.table.types import DataType, DataTypes
 from kindling.table.udf import (AggregateFunction, FunctionContext, ScalarFunction, TableAggregateFunction,
                                 TableFunction, UserDefinedFunction)
@@ -31,7 +32,7 @@ __all__ = ["AggregateFunction", "DataType", "DataTypes", "DataView", "Environmen
            "OverWindowedTable", "ResultKind", "Row", "RowKind", "ScalarFunction", "Schema", "SqlDialect",
            "StatementSet", "StreamTableEnvironment", "Table",
            "TableAggregateFunction", "TableConfig", "TableDescriptor", "TableEnvironment", "TableFunction",
-           "TableResult", "UserDefinedFunction", "WindowGroupedTable"]
+           "TableResult", "TableSchema", "UserDefinedFunction", "WindowGroupedTable"]
 
 from kindling.common.unsupported import missing_names  # noqa: E402
 
@@ -41,7 +42,6 @@ __getattr__ = missing_names(__name__, {
     "Module": "Flink modules (such as Hive's functions) are not there",
     "ModuleEntry": "Flink modules (such as Hive's functions) are not there",
     "UserDefinedType": "user-defined (class-backed) types are not there; use ROW",
-    "TableSchema": "TableSchema (deprecated in Flink) is not there; use Table.get_schema()",
     "ChangelogMode": "ChangelogMode is not there yet; to_changelog_stream gives every change",
     "CompiledPlan": "compiled plans are Flink's planner's; JVM-only",
     "PlanReference": "compiled plans are Flink's planner's; JVM-only",

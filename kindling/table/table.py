@@ -24,6 +24,7 @@ from kindling.table.expressions import Expression, col
 from kindling.table.planner import nodes
 from kindling.table.schema import Schema
 from kindling.table.table_result import TableResult
+from kindling.table.table_schema import TableSchema
 from kindling.table.types import DataType
 
 __all__ = ["GroupWindowedTable", "GroupedTable", "OverWindowedTable", "Table", "WindowGroupedTable"]
@@ -88,8 +89,9 @@ class Table:
         """The Output of a node over this table: ``updating`` as this table unless given."""
         return nodes.Output(schema, self._updating if updating is None else updating, rowtime, **attributes)
 
-    def get_schema(self) -> Schema:
-        return self._schema
+    def get_schema(self) -> TableSchema:
+        """The table's column names and types."""
+        return TableSchema(self._schema.get_field_names(), self._schema.get_field_data_types())
 
     def print_schema(self) -> None:
         text = repr(self._schema)

@@ -10,8 +10,9 @@ Example::
 from __future__ import annotations
 
 import dataclasses
-
-from typing import Dict, List, Optional, Union
+import datetime
+import decimal
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from kindling.common.typeinfo import RowTypeInfo, TypeInformation, Types
 from kindling.common.types import Row, _create_row
@@ -42,12 +43,27 @@ def _data_type_of(type_info: TypeInformation) -> DataType:
                      "give the stream a Types.ROW/ROW_NAMED of INT, LONG, STRING, BOOLEAN, FLOAT, DOUBLE, ... columns")
 
 
-def _inferred_type(value) -> DataType:
-    """The column type PyFlink infers for a Python value of from_elements."""
+def _inferred_type(values: Sequence[Any], column: str) -> DataType:
+    """The column type PyFlink infers for a column of from_elements: the type of its first value that is
+    not None (int is BIGINT, str STRING, list ARRAY, dict MAP, datetime TIMESTAMP_LTZ(6))."""
+    value = next((v for v in values if v is not None), None)
+    if value is None:
+        raise ValueError(f"from_elements: cannot infer a type for column '{column}' of only None values; give a "
+                         "DataTypes.ROW([...]) schema")
     for kind, make in ((bool, DataTypes.BOOLEAN), (int, DataTypes.BIGINT), (float, DataTypes.DOUBLE),
-                       (str, DataTypes.STRING)):
+                       (str, DataTypes.STRING), ((bytes, bytearray), DataTypes.BYTES),
+                       (decimal.Decimal, lambda: DataTypes.DECIMAL(38, 18)),
+                       (datetime.datetime, lambda: DataTypes.TIMESTAMP_LTZ(6)), (datetime.date, DataTypes.DATE),
+                       (datetime.time, lambda: DataTypes.TIME(0))):
         if isinstance(value, kind):
             return make()
+    if isinstance(value, list):
+        return DataTypes.ARRAY(_inferred_type([e for v in values if v is not None for e in v], f"{column}[]"))
+    if isinstance(value, dict):
+        keys = [k for v in values if v is not None for k in v]
+        return DataTypes.MAP(_inferred_type(keys, f"{column} keys").not_null(),
+                             _inferred_type([e for v in values if v is not None for e in v.values()],
+                                            f"{column} values"))
     raise ValueError(f"from_elements: cannot infer a column type for {value!r}; give a DataTypes.ROW([...]) schema")
 
 
@@ -161,7 +177,7 @@ def _watermark_delay(column: str, expression: str):
 def _described(table: Table) -> List[List[str]]:
     """The rows of ``DESCRIBE``: per column its type (with its time attribute), nullability, key,
     computed expression or metadata, and watermark, as Flink lists them."""
-    schema = table.get_schema()
+    schema = table._schema  # the declared one: its key and watermark
     key = getattr(schema, "primary_key", None)
     watermark = getattr(schema, "watermark_spec", None)
     rows = []
@@ -444,7 +460,7 @@ class TableEnvironment:
     def from_elements(self, elements, schema: Union[DataType, List[str], None] = None,
                       verify_schema: bool = True) -> Table:
         """A bounded table of tuples, lists or Rows: ``schema`` is a ``DataTypes.ROW([...])``, or
-        column names (types inferred from the first element, as PyFlink: int is BIGINT), or None
+        column names (types inferred from the values, as PyFlink: int is BIGINT), or None
         (names ``_1``, ``_2``, ...)."""
         return self._elements_table(elements, schema, parallel=True)
 
@@ -461,7 +477,8 @@ class TableEnvironment:
             if len(names) != len(rows[0]):
                 raise ValueError(f"from_elements: {len(names)} column names {names} for elements of "
                                  f"{len(rows[0])} fields")
-            table_schema = Schema(names, [_inferred_type(v) for v in rows[0]])
+            columns = [[r[i] for r in rows if i < len(r)] for i in range(len(names))]
+            table_schema = Schema(names, [_inferred_type(c, n) for c, n in zip(columns, names)])
         arity = len(table_schema.get_field_names())
         bad = next((r for r in rows if len(r) != arity), None)
         if bad is not None:

@@ -13,7 +13,8 @@ from typing import Any, List, Optional
 from kindling.common.unsupported import unsupported
 from kindling.datastream.data_stream import CloseableIterator  # a query's rows (Table.execute().collect())
 from kindling.table.result_kind import ResultKind
-from kindling.table.types import DataType
+from kindling.table.table_schema import TableSchema
+from kindling.table.types import DataType, DataTypes
 
 __all__ = ["CloseableIterator", "TableResult"]
 
@@ -36,11 +37,14 @@ class TableResult:
             raise ValueError("collect() reads the rows of Table.execute(); this result has none")
         return self._rows
 
-    @unsupported("ResolvedSchema belongs to Flink's catalog; the Table's get_schema() has the columns")
+    @unsupported("ResolvedSchema belongs to Flink's catalog; get_table_schema() has the columns")
     def get_resolved_schema(self): ...
 
-    @unsupported("TableSchema (deprecated in Flink) is not there; the Table's get_schema() has the columns")
-    def get_table_schema(self): ...
+    def get_table_schema(self) -> TableSchema:
+        """The columns of the result: a query's, or a statement's (``OK`` as ``result``)."""
+        if self._schema is None:
+            return TableSchema(["result"], [DataTypes.STRING()])
+        return TableSchema(self._schema.get_field_names(), self._schema.get_field_data_types())
 
     def get_job_client(self):
         """The JobClient of the job this statement started (None for DDL)."""
@@ -124,6 +128,15 @@ def value_text(value: Any, data_type: DataType, tableau: bool = False) -> str:
     name = data_type.type_name
     if name == "ROW" and tableau:  # Flink's tableau writes a row as (a, b)
         return "(" + ", ".join(value_text(v, f.data_type, tableau) for v, f in zip(value, data_type.fields)) + ")"
+    if tableau and name in ("ARRAY", "MAP"):  # [a, NULL], {k=v}
+        def inner(v: Any, of: DataType) -> str:
+            return "NULL" if v is None else value_text(v, of, tableau)
+        if name == "ARRAY":
+            return "[" + ", ".join(inner(v, data_type.element_type) for v in value) + "]"
+        return "{" + ", ".join(f"{inner(k, data_type.key_type)}={inner(v, data_type.value_type)}"
+                               for k, v in value.items()) + "}"
+    if tableau and name in ("BINARY", "VARBINARY", "BYTES"):
+        return f"x'{bytes(value).hex()}'"
     if name in ("FLOAT", "DOUBLE"):
         from kindling.table.formats import java_number
 

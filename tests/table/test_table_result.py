@@ -6,7 +6,7 @@ import datetime
 import decimal
 
 from kindling.common.types import Row, RowKind
-from kindling.table import DataTypes, Schema, TableResult
+from kindling.table import DataTypes, Schema, TableResult, TableSchema
 
 
 class _Rows(list):
@@ -55,3 +55,37 @@ def test_a_streaming_result_prints_each_change_with_its_op(capsys):
 2 rows in set
 Empty set
 """
+
+
+def test_schemas_are_pyflinks_table_schemas(spark):
+    from tests.table.table_support import quiet_t_env
+
+    t_env = quiet_t_env("batch")
+    result = t_env.execute_sql("SELECT name, v FROM (VALUES ('a', 5)) AS T(name, v)")
+    schema = result.get_table_schema()
+    # PyFlink 2.3 prints these lines for the same query
+    assert repr(schema) == "root\n |-- name: CHAR(1) NOT NULL\n |-- v: INT NOT NULL\n"
+    assert (schema.get_field_count(), schema.get_field_name(1), schema.get_field_name(2)) == (2, 'v', None)
+    assert schema.get_field_data_type('v') == DataTypes.INT().not_null() and schema.get_field_data_type('x') is None
+    assert schema.to_row_data_type() == DataTypes.ROW([DataTypes.FIELD('name', DataTypes.CHAR(1).not_null()),
+                                                       DataTypes.FIELD('v', DataTypes.INT().not_null())])
+    assert list(result.collect()) == [Row(name='a', v=5)]
+    table = t_env.from_elements([(1, 'a')], ['id', 'name'])
+    assert repr(table.get_schema()) == "root\n |-- id: BIGINT\n |-- name: STRING\n"
+    assert TableSchema.builder().field('id', DataTypes.BIGINT()).field('name', DataTypes.STRING()).build() == \
+        table.get_schema()
+
+
+def test_a_program_leaving_a_result_unread_exits_quietly(tmp_path):
+    """The job of an unread result is cancelled as the driver exits, with nothing on stderr about it."""
+    import subprocess
+    import sys
+
+    program = tmp_path / "unread.py"
+    program.write_text("from kindling.table import EnvironmentSettings, TableEnvironment\n"
+                       "t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())\n"
+                       "result = t_env.execute_sql('SELECT 1')\n"
+                       "raise SystemExit('stopped early')\n")
+    done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "stopped early" in done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
