@@ -418,8 +418,9 @@ class BuiltinMethods:
     # -- dates and times ---------------------------------------------------------------------------
 
     def extract(self, time_interval_unit):
-        """A field (YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND) of a date or timestamp."""
-        return self._call("extract", parameters=(_unit(time_interval_unit, "extract", _TIME_UNITS),))
+        """A field (YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND; SQL's DOW and DOY too) of a
+        date or timestamp."""
+        return self._call("extract", parameters=(_unit(time_interval_unit, "extract", [*_TIME_UNITS, "DOW", "DOY"]),))
 
     @property
     def to_date(self):

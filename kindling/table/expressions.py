@@ -277,6 +277,15 @@ class Expression(BuiltinMethods, JsonMethods):
     hour = hours = property(lambda self: self._interval(3_600_000))
     day = days = property(lambda self: self._interval(86_400_000))
 
+    def _month_interval(self, months: int) -> "Expression":
+        if self._kind != "literal":
+            raise ValueError(f"A time interval takes a literal amount (lit(5).months), got {self._text}")
+        return node("month_interval", (), (int(self._payload[0]) * months,), f"{self._text} * {months} months")
+
+    month = months = property(lambda self: self._month_interval(1))
+    quarter = quarters = property(lambda self: self._month_interval(3))
+    year = years = property(lambda self: self._month_interval(12))
+
     def _window_property(self, which: str) -> "Expression":
         return node("window_property", (self,), (which,), f"{which}({self._text})")
 

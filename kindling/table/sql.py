@@ -2,6 +2,7 @@
 kindling/table/ddl.py)."""
 from __future__ import annotations
 
+import decimal
 from typing import Any, Dict, List, Optional, Tuple
 
 from kindling.table.ddl import DIALECT, parse_statement  # noqa: F401 (parse_statement: kept importable here)
@@ -74,9 +75,10 @@ def _query(tree, table_of) -> Any:
         raise ValueError(f"sql_query: {tree.sql(dialect=DIALECT)[:80]!r} is not supported by Kindling yet "
                          "(SELECT, VALUES, and UNION, INTERSECT or EXCEPT of them)")
     source = tree.args.get("from") or tree.args.get("from_")
-    if source is None:
-        raise ValueError(f"sql_query: a query needs FROM, got {tree.sql(dialect=DIALECT)[:80]!r}")
-    table, alias = _source(source.this, table_of)
+    if source is None:  # SELECT 1 + 1: over one row, as Flink reads it (FROM (VALUES (0)))
+        table, alias = _one_row(table_of), None
+    else:
+        table, alias = _source(source.this, table_of)
     scope: Any = alias
     if tree.args.get("joins"):
         table, scope = _joined(table, alias, tree.args["joins"], table_of)
@@ -153,10 +155,17 @@ def _values(tree, table_of) -> Any:
                                           parallel=False)
 
 
+def _one_row(table_of) -> Any:
+    """The table a SELECT without FROM reads: one row of one column no expression can name."""
+    from kindling.table.types import DataTypes
+
+    return table_of.t_env._elements_table([[0]], DataTypes.ROW([DataTypes.FIELD("ZERO$", DataTypes.INT().not_null())]),
+                                          parallel=False)
+
+
 def _literal(node) -> Tuple[Any, Any]:
     """A VALUES cell's value and type: a literal (numbers with a point are DECIMAL, as in Flink), NULL,
     or a constant expression."""
-    import decimal
 
     import sqlglot.expressions as exp
 
@@ -164,11 +173,9 @@ def _literal(node) -> Tuple[Any, Any]:
 
     negative = isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string
     number = node.this if negative else node
-    if isinstance(number, exp.Literal) and not number.is_string and "." in number.this and \
-            not any(c in number.this for c in "eE"):
+    if isinstance(number, exp.Literal) and _is_decimal(number):
         value = decimal.Decimal(("-" if negative else "") + number.this)
-        digits, scale = len(value.as_tuple().digits), -value.as_tuple().exponent
-        return value, DataTypes.DECIMAL(max(digits, scale), scale).not_null()
+        return value, _decimal_type(value)
     if isinstance(node, exp.Null):
         return None, DataTypes.NULL()
     if isinstance(node, exp.Cast) and isinstance(node.this, exp.Null):
@@ -176,6 +183,19 @@ def _literal(node) -> Tuple[Any, Any]:
     expression = _expression(node, None)
     data_type = expression._data_type({})
     return expression.evaluate({}), data_type.not_null() if negative else data_type
+
+
+def _is_decimal(literal) -> bool:
+    """Whether a number literal is exact with a point (``2.55``): DECIMAL in Flink SQL, not DOUBLE."""
+    return not literal.is_string and "." in literal.this and not any(c in literal.this for c in "eE")
+
+
+def _decimal_type(value) -> Any:
+    """The type Flink gives a decimal literal: as many digits as it is written with (2.55: DECIMAL(3, 2))."""
+    from kindling.table.types import DataTypes
+
+    digits, scale = len(value.as_tuple().digits), -value.as_tuple().exponent
+    return DataTypes.DECIMAL(max(digits, scale), scale).not_null()
 
 
 def _values_type(types: List[Any]) -> Any:
@@ -501,6 +521,8 @@ def _orders_by_unselected(tree, fields: list, table) -> bool:
 def _ordered(tree, table) -> Any:
     """The table with the query's ORDER BY, LIMIT and OFFSET: in batch mode any order; in streaming
     mode, as Flink, an order starting with the time attribute ascending, or LIMIT alone."""
+    import sqlglot.expressions as exp
+
     order, limit, offset = tree.args.get("order"), tree.args.get("limit"), tree.args.get("offset")
     if order is None and limit is None and offset is None:
         return table
@@ -512,7 +534,8 @@ def _ordered(tree, table) -> Any:
             raise ValueError(f"sql_query: ORDER BY {key.sql(dialect=DIALECT)}: Kindling orders by columns (of the "
                              "SELECT list, or of the table in a query without GROUP BY)")
         keys.append((key.name, bool(ordered.args.get("desc"))))
-    fetch = int(limit.expression.this) if limit is not None else None
+    fetch = int((limit.args.get("count") if isinstance(limit, exp.Fetch) else limit.expression).this) \
+        if limit is not None else None
     skip = int(offset.expression.this) if offset is not None else 0
     if not table._in_batch():
         from kindling.table.rank import sorted_stream
@@ -729,12 +752,23 @@ def _expression(node, scope: Any = None) -> Any:
     if isinstance(node, exp.Literal):
         if node.is_string:
             return lit(node.this)
-        return lit(float(node.this) if any(c in node.this for c in ".eE") else int(node.this))
+        if _is_decimal(node):
+            value = decimal.Decimal(node.this)
+            return lit(value, _decimal_type(value))
+        return lit(float(node.this) if any(c in node.this for c in "eE") else int(node.this))
     if isinstance(node, exp.Neg):
         return _expression(node.this, scope)._arithmetic(0, "-", reverse=True, negation=True)
     for kind, operate in binary.items():
         if type(node) is kind:
             return operate(_expression(node.this, scope), _expression(node.expression, scope))
+    if isinstance(node, exp.Filter):  # AGG(x) FILTER (WHERE c): AGG(CASE WHEN c THEN x END), AGG skipping NULLs
+        aggregate = node.this.copy()
+        distinct = isinstance(aggregate.this, exp.Distinct)
+        argument = aggregate.this.expressions[0] if distinct else aggregate.this
+        value = exp.Literal.number(1) if isinstance(argument, exp.Star) else argument
+        case = exp.Case(ifs=[exp.If(this=node.expression.this.copy(), true=value.copy())])
+        aggregate.set("this", exp.Distinct(expressions=[case]) if distinct else case)
+        return _expression(aggregate, scope)
     if type(node).__name__ in _AGGREGATES:
         argument = node.this
         distinct = isinstance(argument, exp.Distinct)
@@ -743,13 +777,15 @@ def _expression(node, scope: Any = None) -> Any:
         aggregate = getattr(lit(1) if isinstance(argument, exp.Star) else _expression(argument, scope),
                             _AGGREGATES[type(node).__name__])
         return aggregate.distinct if distinct else aggregate
+    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Null):
+        from kindling.table.builtins import null_of
+
+        return null_of(_data_type(node.to))
     if isinstance(node, exp.Cast):
         value = _expression(node.this, scope)
         lenient = isinstance(node, exp.TryCast) and node.args.get("safe")  # sqlglot reads CAST as TryCast too
         return (value.try_cast if lenient else value.cast)(_data_type(node.to))
-    if isinstance(node, exp.Interval):  # a number of one unit of INTERVAL_UNIT_MS (sql_validation checks it)
-        import decimal
-
+    if isinstance(node, exp.Interval):  # a number of one unit (sql_validation checks it)
         from kindling.table.sql_validation import INTERVAL_UNIT_MS, singular_unit
 
         amount, unit = node.this.this, singular_unit(node.unit)

@@ -198,6 +198,18 @@ def _timestamp_diff(node, t):
     return fn.timestamp_diff(node.args["unit"].name.upper(), t(node.expression), t(node.this))
 
 
+def _timestamp_add(node, t):
+    unit = node.args["unit"].name.upper()
+    if unit not in ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"):
+        raise ValueError(f"sql: {node.sql()}: TIMESTAMPADD takes YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE or SECOND")
+    return fn.builtin_call("timestampAdd", (t(node.expression), t(node.this)), (unit,))
+
+
+def _part(unit: str):
+    """YEAR(d), QUARTER(d), DAYOFWEEK(d)...: EXTRACT of a unit (sqlglot wraps some arguments in a date cast)."""
+    return lambda n, t: t(n.this.this if type(n.this).__name__ == "TsOrDsToDate" else n.this).extract(unit)
+
+
 def _regexp_extract(node, t):
     group = node.args.get("group")
     text = node.sql()
@@ -298,7 +310,11 @@ _NODES = {
     "Array": lambda n, t: fn.array(*[t(e) for e in n.expressions]),
     "Pi": lambda n, t: fn.pi(), "Uuid": lambda n, t: fn.uuid(), "Rand": lambda n, t: fn.rand(_arg(n, "this", t)),
     "CurrentDate": lambda n, t: fn.current_date(), "CurrentTimestamp": lambda n, t: fn.current_timestamp(),
-    "Year": lambda n, t: t(n.this.this if type(n.this).__name__ == "TsOrDsToDate" else n.this).extract("YEAR"),
+    "TimestampAdd": _timestamp_add,
+    **{name: _part(unit) for name, unit in (("Year", "YEAR"), ("Quarter", "QUARTER"), ("Month", "MONTH"),
+                                            ("Week", "WEEK"), ("DayOfMonth", "DAY"), ("DayOfWeek", "DOW"),
+                                            ("DayOfYear", "DOY"), ("Hour", "HOUR"), ("Minute", "MINUTE"),
+                                            ("Second", "SECOND"))},
 }
 
 def _aggregate(method: str) -> Callable:

@@ -19,7 +19,7 @@ from sqlglot.errors import ErrorLevel
 
 from kindling.table.sql_dialect import DIALECT, TableArgument
 
-__all__ = ["CLAUSES", "Clause", "INTERVAL_UNIT_MS", "TRANSLATED", "VALUE_CLAUSES", "given", "singular_unit", "validate"]
+__all__ = ["CLAUSES", "Clause", "INTERVAL_UNIT_MONTHS", "INTERVAL_UNIT_MS", "TRANSLATED", "VALUE_CLAUSES", "given", "singular_unit", "validate"]
 
 
 class Clause(NamedTuple):
@@ -46,7 +46,6 @@ VALUE_CLAUSES: Dict[str, Clause] = {
     "nulls_order": Clause("NULLS FIRST/LAST other than the default (nulls first ascending, last descending)", True),
     "subsecond_unit": Clause("MILLISECOND, MICROSECOND or NANOSECOND interval unit", False,
                              "write INTERVAL '0.2' SECOND"),
-    "month_unit": Clause("INTERVAL of YEAR, QUARTER, MONTH or WEEK", True),
     "interval_unit": Clause("INTERVAL with a range or precision of units (DAY TO SECOND, SECOND(3))", True),
     "unitless_interval": Clause("INTERVAL without a unit", False, "INTERVAL '5' SECOND"),
     "other_unit": Clause("interval unit other than YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE and SECOND", False),
@@ -67,6 +66,8 @@ VALUE_CLAUSES: Dict[str, Clause] = {
     "drop_several": Clause("DROP of several tables in one statement", False),
     "initcap_delimiters": Clause("INITCAP with delimiters", False),
     "chr_arguments": Clause("CHR of several arguments", False),
+    "fetch_option": Clause("FETCH ... PERCENT or WITH TIES", True),
+    "filter": Clause("FILTER (WHERE ...) of an aggregate other than COUNT, SUM, AVG, MIN, MAX, STDDEV or VAR", True),
     "limit_value": Clause("LIMIT other than a number of rows", False),
     "limit_all": Clause("LIMIT ALL", True),
     "hints": Clause("SQL hints (/*+ ... */)", True),
@@ -86,7 +87,9 @@ def _nulls_order(node, nulls_first) -> Optional[Clause]:
 
 #: the interval units Kindling translates (kindling/table/sql.py), in milliseconds; each also plural, as Flink
 #: reads them
-INTERVAL_UNIT_MS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
+INTERVAL_UNIT_MS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000, "WEEK": 604_800_000}
+#: the interval units of months Kindling translates (added to or subtracted from a time only)
+INTERVAL_UNIT_MONTHS = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
 
 
 def singular_unit(unit: exp.Var) -> str:
@@ -101,11 +104,11 @@ def _interval_unit(node, unit) -> Optional[Clause]:
     if not isinstance(unit, exp.Var):
         return VALUE_CLAUSES["interval_unit"]
     name = singular_unit(unit)
-    if name in INTERVAL_UNIT_MS:
+    if name in INTERVAL_UNIT_MS or name in INTERVAL_UNIT_MONTHS:
         return None
     if name in ("MILLISECOND", "MICROSECOND", "NANOSECOND"):
         return VALUE_CLAUSES["subsecond_unit"]
-    return VALUE_CLAUSES["month_unit" if name in ("YEAR", "QUARTER", "MONTH", "WEEK") else "other_unit"]
+    return VALUE_CLAUSES["other_unit"]
 
 
 def _interval_value(node, value) -> Optional[Clause]:
@@ -178,6 +181,22 @@ def _row_count(node, count) -> Optional[Clause]:
     return VALUE_CLAUSES["limit_all" if isinstance(count, exp.Var) and count.name.upper() == "ALL" else "limit_value"]
 
 
+def _rows_only(node, options) -> Optional[Clause]:
+    """FETCH FIRST n ROWS ONLY (a LIMIT); not PERCENT or WITH TIES."""
+    if isinstance(options, exp.LimitOptions) and not options.args.get("percent") and not options.args.get("with_ties"):
+        return None
+    return VALUE_CLAUSES["fetch_option"]
+
+
+#: the aggregates that skip NULLs, so that AGG(x) FILTER (WHERE c) is AGG(CASE WHEN c THEN x END) (sql.py)
+FILTERABLE = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max, exp.StddevPop, exp.StddevSamp, exp.Stddev,
+              exp.VariancePop, exp.Variance)
+
+
+def _filterable(node, aggregate) -> Optional[Clause]:
+    return None if isinstance(aggregate, FILTERABLE) else VALUE_CLAUSES["filter"]
+
+
 def _preceding(node, side) -> Optional[Clause]:
     return None if side is None or str(side).upper() == "PRECEDING" else VALUE_CLAUSES["following"]
 
@@ -229,6 +248,9 @@ TRANSLATED: Dict[type, Dict[str, Optional[Check]]] = {
     exp.Ordered: _args("this", "desc", nulls_first=_nulls_order),
     exp.Limit: _args(expression=_row_count),
     exp.Offset: _args(expression=_row_count),
+    exp.Fetch: _args("direction", count=_row_count, limit_options=_rows_only),
+    exp.Filter: _args("expression", this=_filterable),
+    exp.LimitOptions: _args("rows"),
     exp.Distinct: _args(expressions=_one_distinct_argument),
     exp.Alias: _args("this", "alias"),
     exp.Star: _args(),
@@ -264,7 +286,7 @@ TRANSLATED: Dict[type, Dict[str, Optional[Check]]] = {
     # built-in functions (kindling/table/sql_functions.py)
     **{kind: _UNARY for kind in (exp.Upper, exp.Lower, exp.Length, exp.Reverse, exp.Abs, exp.Sqrt, exp.Exp, exp.Ln,
                                  exp.Sign, exp.Degrees, exp.Radians, exp.MD5, exp.SHA, exp.Hex, exp.Unhex,
-                                 exp.ToBase64, exp.FromBase64, exp.Ascii, exp.Year, exp.TimeStrToTime, exp.Rand,
+                                 exp.ToBase64, exp.FromBase64, exp.Ascii, exp.TimeStrToTime, exp.Rand,
                                  exp.StddevPop, exp.StddevSamp, exp.Stddev, exp.VariancePop, exp.Variance,
                                  exp.FirstValue, exp.LastValue)},
     exp.Initcap: _args("this", expression=_default_delimiters),
@@ -288,6 +310,9 @@ TRANSLATED: Dict[type, Dict[str, Optional[Check]]] = {
     exp.StrToUnix: _args("this", "format"),
     exp.UnixToStr: _args("this", "format"),
     exp.TimestampDiff: _args("this", "expression", "unit"),
+    exp.TimestampAdd: _args("this", "expression", "unit"),
+    **{kind: _UNARY for kind in (exp.Year, exp.Quarter, exp.Month, exp.Week, exp.DayOfMonth, exp.DayOfWeek,
+                                 exp.DayOfYear, exp.Hour, exp.Minute, exp.Second)},
     # group: REGEXP_EXTRACT's (sqlglot adds 1 when absent); null_if_pos_overflow: the Spark dialect's mark
     exp.RegexpExtract: _args("this", "expression", "group", "null_if_pos_overflow"),
     exp.RegexpSplit: _BINARY,
@@ -353,10 +378,8 @@ CLAUSES: Dict[Union[type, Tuple[type, str]], Clause] = {
     exp.Connect: Clause("CONNECT BY clause", False),
     exp.PreWhere: Clause("PREWHERE clause", False),
     exp.MatchRecognize: Clause("MATCH_RECOGNIZE", True),
-    exp.Fetch: Clause("FETCH FIRST|NEXT", True, "LIMIT n"),
     exp.Hint: VALUE_CLAUSES["hints"],
     exp.Unnest: Clause("UNNEST", True),
-    exp.Filter: Clause("FILTER (WHERE ...) of an aggregate", True),
     exp.NullSafeEQ: Clause("IS NOT DISTINCT FROM", True),
     exp.NullSafeNEQ: Clause("IS DISTINCT FROM", True),
     exp.Escape: Clause("ESCAPE of LIKE or SIMILAR TO", True),

@@ -27,6 +27,8 @@ QUERIES = [
     "SELECT DISTINCT name, v AS w, `v`, t.v, -v, NOT TRUE, 1.5, 'x' FROM t WHERE v > 1 AND (v < 9 OR v = 3)",
     "SELECT name, COUNT(*), COUNT(DISTINCT v), SUM(v), AVG(v), MIN(v), MAX(v) FROM t GROUP BY name HAVING SUM(v) > 1",
     "SELECT name, v FROM t AS x ORDER BY ts, v DESC LIMIT 2 OFFSET 1",
+    "SELECT name, v FROM t ORDER BY ts FETCH FIRST 2 ROWS ONLY",
+    "SELECT name, COUNT(*) FILTER (WHERE v > 1), COUNT(DISTINCT v) FILTER (WHERE v < 3) FROM t GROUP BY name",
     "WITH w (n) AS (SELECT v FROM t) SELECT n FROM w UNION ALL (SELECT v FROM t ORDER BY ts LIMIT 1)",
     "WITH w AS (SELECT v, ts FROM t) SELECT v FROM w",
     "WITH w AS (SELECT v, ts FROM t) (SELECT v, ts FROM w) ORDER BY ts LIMIT 2 OFFSET 1",
@@ -78,7 +80,8 @@ EXPRESSIONS = [
     "CURRENT_DATE", "CURRENT_TIMESTAMP", "YEAR(ts)", "i / 2", "i * 2 - 1 + i % 2", "i <> 2 AND i >= 1 AND i <= 3",
     "STDDEV_POP(d)", "STDDEV_SAMP(d)", "STDDEV(d)", "VAR_POP(d)", "VAR_SAMP(d)", "FIRST_VALUE(d)", "LAST_VALUE(d)",
     "ARRAY_AGG(d)", "LISTAGG(s, ',')", "INTERVAL '2' HOUR", "CAST(s AS VARCHAR(3))", "JSON_VALUE(s, '$.a')",
-    "TO_TIMESTAMP(s)", "TIMESTAMP '2024-01-01 00:00:00'",
+    "TO_TIMESTAMP(s)", "TIMESTAMP '2024-01-01 00:00:00'", "QUARTER(ts)", "MONTH(ts)", "WEEK(ts)", "DAYOFMONTH(ts)",
+    "DAYOFWEEK(ts)", "DAYOFYEAR(ts)", "HOUR(ts)", "MINUTE(ts)", "SECOND(ts)", "TIMESTAMPADD(MONTH, 1, ts)",
 ]
 
 
@@ -159,7 +162,7 @@ REFUSED = [
                "INTERVAL '200' MILLISECOND")),
     ("SELECT ts - INTERVAL '2' MILLISECONDS FROM t", "Flink SQL has no MILLISECOND"),
     ("SELECT * FROM t UNPIVOT (x FOR n IN (v))", "UNPIVOT is not supported by Kindling yet"),
-    ("SELECT INTERVAL '1' YEAR FROM t", "INTERVAL of YEAR, QUARTER, MONTH or WEEK is not supported by Kindling yet"),
+    ("SELECT * FROM t FETCH FIRST 2 ROWS WITH TIES", "FETCH ... PERCENT or WITH TIES is not supported by Kindling yet"),
     ("SELECT INTERVAL '1 10:00' DAY TO MINUTE FROM t", "INTERVAL with a range or precision of units"),
     ("SELECT * FROM t LEFT SEMI JOIN u ON t.name = u.name", "Flink SQL has no SEMI or ANTI JOIN"),
     ("SELECT * FROM t CROSS JOIN u", "CROSS JOIN or join without ON .* is not supported by Kindling yet"),
@@ -177,9 +180,9 @@ REFUSED = [
     ("SELECT name FROM t WHERE name LIKE 'a!%' ESCAPE '!'", "ESCAPE of LIKE or SIMILAR TO is not supported"),
     ("SELECT name FROM t WHERE name ILIKE 'a'", "Flink SQL has no ILIKE operator"),
     ("SELECT name FROM t WHERE name RLIKE 'a'", r"Flink SQL has no RLIKE, REGEXP operator or REGEXP_LIKE \(REGEXP"),
-    ("SELECT name, SUM(v) FILTER (WHERE v > 1) FROM t GROUP BY name", "FILTER .* is not supported by Kindling yet"),
+    ("SELECT name, ARRAY_AGG(v) FILTER (WHERE v > 1) FROM t GROUP BY name",
+     "FILTER .* other than COUNT, SUM, AVG, MIN, MAX, STDDEV or VAR is not supported by Kindling yet"),
     ("SELECT name, COUNT(*) FROM t GROUP BY ROLLUP (name)", "ROLLUP is not supported by Kindling yet"),
-    ("SELECT name FROM t ORDER BY name FETCH FIRST 2 ROWS ONLY", "FETCH FIRST|NEXT is not supported by Kindling yet"),
     ("SELECT * FROM t CROSS JOIN UNNEST(ARRAY[1, 2]) AS x(y)", "UNNEST is not supported by Kindling yet"),
     ("SELECT * FROM default_database.t", r"catalog or database in a table name \(db.t\) is not supported"),
     ("SELECT * EXCEPT (v) FROM t", r"Flink SQL has no SELECT \* EXCEPT"),
@@ -214,6 +217,23 @@ REFUSED = [
 def test_sql_kindling_does_not_translate_is_refused_naming_the_clause(sql, message):
     with pytest.raises(ValueError, match=message):
         parse_sql(sql)
+
+
+def test_an_interval_of_months_is_refused_unless_added_to_a_time():
+    from kindling.table import EnvironmentSettings, TableEnvironment
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.sql_query("SELECT TIMESTAMP '2024-01-31 10:00:00' + INTERVAL '1' MONTH")  # PyFlink: 2024-02-29 10:00
+    with pytest.raises(ValueError, match="Kindling adds an interval of months only to or from a DATE"):
+        t_env.sql_query("SELECT INTERVAL '1' YEAR")
+
+
+def test_fetch_first_rows_only_is_a_limit():
+    from kindling.table import EnvironmentSettings, TableEnvironment
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    rows = t_env.execute_sql("SELECT v FROM (VALUES (3), (1), (2)) AS x(v) ORDER BY v FETCH FIRST 2 ROWS ONLY")
+    assert [r[0] for r in rows.collect()] == [1, 2]
 
 
 def test_a_qualify_fails_the_query_instead_of_returning_every_row():

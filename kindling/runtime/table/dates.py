@@ -12,7 +12,7 @@ from typing import Any, Callable, List, Optional
 
 from kindling.common.time import epoch_millis, timestamp_of
 
-__all__ = ["UNPARSABLE", "add_unit", "epoch_seconds", "extract", "floor_time", "java_formatter",
+__all__ = ["UNPARSABLE", "add_unit", "timestamp_add", "epoch_seconds", "extract", "floor_time", "java_formatter",
            "java_parser", "parse_date", "parse_timestamp", "timestamp_diff", "to_datetime", "zoned"]
 
 #: what Flink's UNIX_TIMESTAMP gives for a text that does not fit its pattern
@@ -127,6 +127,14 @@ def timestamp_diff(unit: str, start: Any, end: Any) -> int:
         return int(micros / _UNIT_MICROS[unit])
     months = _months_between(a, b) if a <= b else -_months_between(b, a)
     return int(months / {"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit])
+
+
+def timestamp_add(unit: str, amount: int, moment: datetime.datetime) -> datetime.datetime:
+    """Flink's TIMESTAMPADD: ``amount`` units after ``moment`` (months: calendar months, clamped to the
+    month's last day)."""
+    if unit in _UNIT_MICROS:
+        return moment + datetime.timedelta(microseconds=_UNIT_MICROS[unit] * amount)
+    return _add_months(moment, amount * {"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit])
 
 
 def _months_between(start: datetime.datetime, end: datetime.datetime) -> int:

@@ -23,7 +23,7 @@ import uuid as uuids
 from typing import Any, Callable, Dict, List, Optional
 
 from kindling.common.formatting import java_number
-from kindling.common.time import DEFAULT_TIMESTAMP_FORMAT, EPOCH, instant_of
+from kindling.common.time import DEFAULT_TIMESTAMP_FORMAT, EPOCH, epoch_millis, instant_of
 from kindling.common.types import Row
 from kindling.runtime.table import dates, json_values
 from kindling.runtime.table.casts import INTEGRAL_BITS, caster, wrapped
@@ -797,6 +797,18 @@ def _from_unixtime(call):
 def _timestamp_diff(call):
     unit = call.parameters[0]
     return lambda start, end: dates.timestamp_diff(unit, start, end)
+
+
+@_implements("timestampAdd")
+def _timestamp_add(call):
+    unit, of_type = call.parameters[0], call.operands[1].type.type_name
+    if call.type.type_name == "DATE":
+        if unit == "MILLISECOND":  # an interval added to a DATE adds its whole days
+            return lambda millis, day: day + datetime.timedelta(days=int(millis / 86_400_000))
+        return lambda amount, day: dates.timestamp_add(unit, amount, datetime.datetime.combine(day, datetime.time())).date()
+    if of_type == "TIMESTAMP_LTZ":
+        return lambda amount, instant: instant_of(epoch_millis(dates.timestamp_add(unit, amount, dates.to_datetime(instant))))
+    return lambda amount, moment: dates.timestamp_add(unit, amount, dates.to_datetime(moment))
 
 
 def _now() -> datetime.datetime:

@@ -358,7 +358,7 @@ SPARK["cast"] = SPARK["tryCast"] = _cast
 # -- dates and times ----------------------------------------------------------------------------
 
 _EXTRACTED = {"YEAR": F.year, "QUARTER": F.quarter, "MONTH": F.month, "WEEK": F.weekofyear, "DAY": F.dayofmonth,
-              "HOUR": F.hour, "MINUTE": F.minute, "SECOND": F.second}
+              "HOUR": F.hour, "MINUTE": F.minute, "SECOND": F.second, "DOW": F.dayofweek, "DOY": F.dayofyear}
 
 
 def _unix_timestamp(call, *columns) -> Column:
@@ -382,6 +382,20 @@ SPARK["unixTimestamp"] = _unix_timestamp
 SPARK["fromUnixtime"] = lambda call, c, *pattern: F.from_unixtime(c, _literal(call, 1) if pattern else
                                                                   DEFAULT_TIMESTAMP_FORMAT)
 SPARK["timestampDiff"] = lambda call, a, b: F.timestamp_diff(call.parameters[0], a, b)
+
+
+def _timestamp_add(call, amount: Column, time: Column) -> Column:
+    unit = call.parameters[0]
+    if call.type.type_name != "DATE":
+        return F.timestamp_add(unit, amount, time)
+    if unit == "MILLISECOND":  # an interval added to a DATE adds its whole days
+        return F.date_add(time, (amount / F.lit(86_400_000)).cast("int"))
+    if unit in ("DAY", "WEEK"):
+        return F.date_add(time, (amount * F.lit(7 if unit == "WEEK" else 1)).cast("int"))
+    return F.add_months(time, (amount * F.lit({"MONTH": 1, "QUARTER": 3, "YEAR": 12}[unit])).cast("int"))
+
+
+SPARK["timestampAdd"] = _timestamp_add
 _plain("currentDate", F.current_date)
 _plain("currentTimestamp", F.current_timestamp)
 _plain("localTimestamp", F.localtimestamp)

@@ -113,6 +113,10 @@ def resolve(expression: Any, names: Sequence[str], types: Sequence[DataType],
     return _Resolver(list(names), list(types), origins).resolve(expression)
 
 
+#: the kinds of unresolved interval expressions: milliseconds, months
+_INTERVALS = ("interval", "month_interval")
+
+
 class _Resolver:
     def __init__(self, names: List[str], types: List[DataType], origins: Optional[Dict[int, Any]]):
         self.names, self.types, self.origins = names, types, origins
@@ -136,13 +140,39 @@ class _Resolver:
         return Literal(value, data_type)
 
     def _call(self, expression, function: str, parameters: Tuple[Any, ...]) -> Call:
-        definition = BUILTINS[function]
+        if function in ("plus", "minus") and any(o._kind in _INTERVALS for o in expression._operands):
+            shifted = self._time_shift(expression, function)
+            if shifted is not None:
+                return shifted
         operands = self._operands(expression)
+        check = BUILTINS[function].check
+        problem = check and check([o.type for o in operands], parameters, [o._text for o in expression._operands])
+        if problem:
+            raise ValueError(problem)
+        return self._typed_call(function, operands, parameters)
+
+    def _time_shift(self, expression, function: str) -> Optional[Call]:
+        """``time + interval``, ``interval + time`` or ``time - interval`` as a TIMESTAMPADD (None for
+        arithmetic of intervals and numbers, which stays arithmetic of milliseconds)."""
+        left, right = expression._operands
+        interval, other = (left, right) if left._kind in _INTERVALS else (right, left)
+        if other._kind in _INTERVALS or (function == "minus" and interval is left):
+            return None
+        time = self.resolve(other)
+        if time.type.type_name not in ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ"):
+            return None
+        amount = interval._payload[0] * (-1 if function == "minus" else 1)
+        unit = "MONTH" if interval._kind == "month_interval" else "MILLISECOND"
+        return self._typed_call("timestampAdd", [Literal(amount, DataTypes.BIGINT().not_null()), time],
+                                (unit, "interval"))
+
+    def _month_interval(self, expression, months: int) -> Literal:
+        raise ValueError(f"{expression._text}: Kindling adds an interval of months only to or from a DATE, "
+                         "TIMESTAMP or TIMESTAMP_LTZ (time + INTERVAL '1' MONTH)")
+
+    def _typed_call(self, function: str, operands: List[Resolved], parameters: Tuple[Any, ...]) -> Call:
+        definition = BUILTINS[function]
         types = [o.type for o in operands]
-        if definition.check is not None:
-            problem = definition.check(types, parameters, [o._text for o in expression._operands])
-            if problem is not None:
-                raise ValueError(problem)
         return Call(function, operands, definition.result_type(types, parameters), parameters, definition.strict)
 
     def _aggregate(self, expression, function: Any, distinct: bool, parameters: Tuple[Any, ...]) -> AggregateCall:

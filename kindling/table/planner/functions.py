@@ -144,6 +144,29 @@ def _numeric_operands(symbol: str):
     return check
 
 
+#: the time units whose TIMESTAMPADD to a DATE gives a DATE
+_DATE_UNITS = ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY")
+
+
+def _shifted_time(types, parameters) -> DataType:
+    """A time moved by TIMESTAMPADD or by an interval keeps its type; a DATE moved by hours or less with
+    TIMESTAMPADD becomes a TIMESTAMP(6) (an interval added to a DATE adds its whole days), as in Flink."""
+    time = types[1]
+    if time.type_name == "DATE" and parameters[0] not in _DATE_UNITS and "interval" not in parameters:
+        return DataTypes.TIMESTAMP(6)
+    return time
+
+
+def _time_shift(types, parameters, texts) -> Optional[str]:
+    names = [t.type_name for t in types]
+    if names[0] not in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
+        return f"TIMESTAMPADD({parameters[0]}, {texts[0]}, {texts[1]}): the amount must be an integer, got {names[0]}"
+    if names[1] not in ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ"):
+        return f"TIMESTAMPADD({parameters[0]}, {texts[0]}, {texts[1]}): the time must be a DATE, TIMESTAMP or " \
+               f"TIMESTAMP_LTZ, got {names[1]}"
+    return None
+
+
 # -- which calls Spark computes as Flink does ----------------------------------------------------
 
 def _literal(*positions: int) -> SparkRule:
@@ -293,6 +316,8 @@ _define("unixTimestamp", lambda types, parameters: DataTypes.BIGINT(bool(types))
         spark=_literal(1), deterministic=False)
 _define("fromUnixtime", _STRING, "FROM_UNIXTIME", spark=_literal(1))
 _define("timestampDiff", _INT, "TIMESTAMPDIFF", parameters="(time unit,)", spark=_time_unit_in_spark)
+_define("timestampAdd", _shifted_time, "TIMESTAMPADD", parameters="(time unit,) or (time unit, 'interval'): an "
+        "interval of milliseconds added by + or -", check=_time_shift)
 _define("convertTz", _STRING, "CONVERT_TZ", spark=False)
 _define("currentDate", _fixed(DataTypes.DATE()), "CURRENT_DATE", nullable=False, deterministic=False)
 _define("currentTimestamp", _fixed(DataTypes.TIMESTAMP_LTZ(3)), "CURRENT_TIMESTAMP", "NOW", nullable=False,
