@@ -71,6 +71,8 @@ def _query(tree, table_of) -> Any:
         return _ordered(tree, getattr(left, operation)(right))
     if isinstance(tree, exp.Values):
         return _values(tree, table_of)
+    if isinstance(tree, exp.Select) and tree.args.get("qualify") is not None:
+        return _qualified(tree, table_of)
     if not isinstance(tree, exp.Select):
         raise ValueError(f"sql_query: {tree.sql(dialect=DIALECT)[:80]!r} is not supported by Kindling yet "
                          "(SELECT, VALUES, and UNION, INTERSECT or EXCEPT of them)")
@@ -121,6 +123,28 @@ def _query(tree, table_of) -> Any:
             result = result.where(col(HAVING_COLUMN)).drop_columns(HAVING_COLUMN)
     result = result.distinct() if tree.args.get("distinct") else result
     return _ordered(tree, result)
+
+
+def _qualified(tree, table_of) -> Any:
+    """``SELECT list FROM ... QUALIFY condition`` as Flink reads it: the window functions of the condition
+    computed as columns of the SELECT, the rows filtered on the condition over them, the columns dropped."""
+    import sqlglot.expressions as exp
+
+    if tree.args.get("group") is not None or tree.args.get("distinct"):
+        raise ValueError("sql_query: QUALIFY with GROUP BY or DISTINCT is not supported by Kindling yet")
+    inner, condition, names = tree.copy(), tree.args["qualify"].this.copy(), []
+    inner.set("qualify", None)
+    for key in ("order", "limit", "offset"):
+        inner.set(key, None)
+    for n, window in enumerate(list(condition.find_all(exp.Window))):
+        names.append(f"QUALIFY${n}")
+        inner.append("expressions", exp.alias_(window.copy(), names[-1]))
+        window.replace(exp.column(names[-1]))
+    outer = exp.select("*").from_(inner.subquery()).where(condition)
+    for key in ("order", "limit", "offset"):
+        if tree.args.get(key) is not None:
+            outer.set(key, tree.args[key].copy())
+    return _query(outer, table_of).drop_columns(*[col(n) for n in names])
 
 
 def _with_names(with_, table_of: _Tables) -> _Tables:

@@ -223,8 +223,9 @@ _ORDERED_QUERY = ("with_", "order", "limit", "offset")
 #: every sqlglot node class a translator reads, with the arguments it reads (``_args``); nothing else passes
 TRANSLATED: Dict[type, Dict[str, Optional[Check]]] = {
     # queries (kindling/table/sql.py)
-    exp.Select: _args("expressions", "distinct", "from_", "joins", "where", "group", "having", "windows",
+    exp.Select: _args("expressions", "distinct", "from_", "joins", "where", "group", "having", "windows", "qualify",
                       *_ORDERED_QUERY),
+    exp.Qualify: _UNARY,
     exp.Subquery: _args("this", *_ORDERED_QUERY, alias=_no_alias_columns),
     exp.Union: _args("this", "expression", "distinct", *_ORDERED_QUERY),
     exp.Intersect: _args("this", "expression", "distinct", *_ORDERED_QUERY),
@@ -368,7 +369,6 @@ TRANSLATED: Dict[type, Dict[str, Optional[Check]]] = {
 
 #: what Kindling refuses, by node class or (class, argument): the SQL clause's name and whether Flink has it
 CLAUSES: Dict[Union[type, Tuple[type, str]], Clause] = {
-    exp.Qualify: Clause("QUALIFY", True),
     exp.TableSample: Clause("TABLESAMPLE clause", False),
     exp.Distribute: Clause("DISTRIBUTE BY clause", False),
     exp.Sort: Clause("SORT BY clause", False),

@@ -28,6 +28,7 @@ QUERIES = [
     "SELECT name, COUNT(*), COUNT(DISTINCT v), SUM(v), AVG(v), MIN(v), MAX(v) FROM t GROUP BY name HAVING SUM(v) > 1",
     "SELECT name, v FROM t AS x ORDER BY ts, v DESC LIMIT 2 OFFSET 1",
     "SELECT name, v FROM t ORDER BY ts FETCH FIRST 2 ROWS ONLY",
+    "SELECT name, v FROM t WHERE v > 1 QUALIFY ROW_NUMBER() OVER (PARTITION BY name ORDER BY ts) = 1",
     "SELECT name, COUNT(*) FILTER (WHERE v > 1), COUNT(DISTINCT v) FILTER (WHERE v < 3) FROM t GROUP BY name",
     "WITH w (n) AS (SELECT v FROM t) SELECT n FROM w UNION ALL (SELECT v FROM t ORDER BY ts LIMIT 1)",
     "WITH w AS (SELECT v, ts FROM t) SELECT v FROM w",
@@ -150,8 +151,6 @@ def test_the_exercising_sql_translates(env):
 #: SQL sqlglot reads and Kindling refuses rather than drop, and the message, which says whether Flink has the
 #: clause (as PyFlink 2.3 answers it: QUALIFY gives one row per name, TABLESAMPLE "SQL parse failed", ...)
 REFUSED = [
-    ("SELECT name, v FROM t QUALIFY ROW_NUMBER() OVER (PARTITION BY name ORDER BY v) = 1",
-     "QUALIFY is not supported by Kindling yet: QUALIFY ROW_NUMBER"),
     ("SELECT name, v FROM t TABLESAMPLE (50 PERCENT)", "Flink SQL has no TABLESAMPLE clause: TABLESAMPLE"),
     ("SELECT name, v FROM t DISTRIBUTE BY name", "Flink SQL has no DISTRIBUTE BY clause: DISTRIBUTE BY name"),
     ("SELECT name, v FROM t SORT BY name", "Flink SQL has no SORT BY clause: SORT BY name"),
@@ -236,14 +235,14 @@ def test_fetch_first_rows_only_is_a_limit():
     assert [r[0] for r in rows.collect()] == [1, 2]
 
 
-def test_a_qualify_fails_the_query_instead_of_returning_every_row():
+def test_a_qualify_filters_the_rows_instead_of_returning_every_row():
     from kindling.table import EnvironmentSettings, TableEnvironment
 
     t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
     rows = t_env.sql_query("SELECT * FROM (VALUES ('a', 1), ('a', 2), ('b', 3)) AS x(name, v)")
     t_env.create_temporary_view("t", rows)
-    with pytest.raises(ValueError, match="QUALIFY is not supported by Kindling yet"):
-        t_env.execute_sql("SELECT name, v FROM t QUALIFY ROW_NUMBER() OVER (PARTITION BY name ORDER BY v) = 1")
+    result = t_env.execute_sql("SELECT name, v FROM t QUALIFY ROW_NUMBER() OVER (PARTITION BY name ORDER BY v) = 1")
+    assert sorted(tuple(r) for r in result.collect()) == [('a', 1), ('b', 3)]  # as PyFlink 2.3
 
 
 def test_docs_list_every_clause_flink_has_and_kindling_refuses():
