@@ -387,22 +387,27 @@ class SocketTextSourceSpec(SourceSpec):
 
 @dataclass(eq=False)
 class RelationalSourceSpec(SourceSpec):
-    """The rows of the ``base`` source (read as ``base_type``) after ``plan``, the part of a table's
-    logical plan Spark's JVM operators compute (kindling/table/planner: nodes over the scan that
-    reads ``base``), its columns named ``names``. Plain data: kindling/spark/table/translate.py
-    turns the plan into DataFrame operations on the base's frame."""
+    """The rows of ``plan``, the part of a table's logical plan Spark's JVM operators compute
+    (kindling/table/planner: nodes over scans), its columns named ``names``. The plan's leaf
+    ``leaves[i]`` is read by the source ``bases[i]`` as ``base_types[i]``; ``operators`` pairs a
+    node with what Spark computes it by where its own fields do not say (a group aggregation's
+    :class:`GroupAggregateSpec`, a join's resolved condition). Plain data:
+    kindling/spark/table/translate.py turns the plan into DataFrame operations on the bases' frames."""
 
-    base: Any = None
-    base_type: Any = None
+    bases: list = field(default_factory=list)
+    base_types: list = field(default_factory=list)
+    leaves: list = field(default_factory=list)
     plan: Any = None
     names: list = field(default_factory=list)
+    operators: list = field(default_factory=list)
 
     @property
     def bounded(self) -> bool:  # type: ignore[override]
-        return self.base.bounded
+        return all(base.bounded for base in self.bases)
 
     def check(self) -> None:
-        self.base.check()
+        for base in self.bases:
+            base.check()
 
 
 @dataclass(eq=False)

@@ -58,12 +58,14 @@ def ran(monkeypatch):
         record.local_relation |= "LocalRelation" in frame._jdf.queryExecution().logical().toString()
         return frame
 
-    def relational_frame_spy(spec, base, control):
-        node = spec.plan
-        while node.inputs:
-            record.jvm.add(label(node, None))
-            node = node.inputs[0]
-        return relational_frame(spec, base, control)
+    def relational_frame_spy(spec, bases, control, parallelism):
+        stack = [spec.plan]
+        while stack:
+            node = stack.pop()
+            if node.inputs:
+                record.jvm.add(label(node, None))
+                stack.extend(node.inputs)
+        return relational_frame(spec, bases, control, parallelism)
 
     def write_spy(self, df, batch_id):
         record.jvm.add(self.spec.description)
@@ -128,8 +130,12 @@ def test_explain_says_what_runs_in_one_step_and_on_micro_batches(env, ran):
                        .group_by(col('s')).select(col('s'), col('amount').count.distinct), ran)
         seen += _check(orders.join_lateral(letters(col('u')).alias('letter'))
                        .union_all(orders.select(col('id'), col('u'), col('amount'), col('u').alias('letter'))), ran)
+        users = t_env.from_elements([(f"u{n}", n) for n in range(2)], ["uid", "rank"])
+        seen += _check(orders.join(users, col('u') == col('uid')).select(col('id'), col('rank')), ran)
+        seen += _check(orders.left_outer_join(users, col('u') == col('uid')).select(col('id'), col('rank')), ran)
     assert {("Calc", "Spark JVM"), ("Calc", "Python"), ("GroupAggregate", "Spark JVM"),
-            ("GroupAggregate", "Python"), ("Correlate", "Python"), ("Union", "Python")} <= set(seen)
+            ("GroupAggregate", "Python"), ("Correlate", "Python"), ("Union", "Python"),
+            ("Join", "Spark JVM"), ("Join", "Python")} <= set(seen)
 
 
 def test_explain_says_what_runs_in_batch_mode(env, ran):
@@ -147,9 +153,10 @@ def test_explain_says_what_runs_in_batch_mode(env, ran):
     seen += _check(t_env.sql_query("SELECT b.u, COUNT(*) AS n FROM orders AS a JOIN more AS b ON a.id = b.id "
                                    "GROUP BY b.u"), ran)
     seen += _check(t_env.sql_query("SELECT u, MIN(amount) AS low FROM more GROUP BY u"), ran)
-    # an aggregation read by a sort (stateful) is Python, one read by the sink Spark's
+    # an aggregation of Python rows read by a sort (stateful) is Python; a join of frames and the
+    # aggregation of its rows are Spark's
     assert {("GroupAggregate", "Spark JVM"), ("GroupAggregate", "Python"), ("Intersect", "Python"),
-            ("Sort", "Python"), ("Join", "Python"), ("Calc", "Spark JVM")} <= set(seen)
+            ("Sort", "Python"), ("Join", "Spark JVM"), ("Calc", "Spark JVM")} <= set(seen)
 
 
 def _events(env, t_env, name: str, eager: bool, directory) -> None:

@@ -161,23 +161,17 @@ class AggregationWriter(SinkWriter):
         spec, aggregate, output_type = self.spec, self.spec.aggregate, self.spec.output_type
         kept: list[DataFrame] = []  # read twice (state and changes): computed once
         try:
-            if aggregate.window is not None:
-                return self._emit(window_results(df, aggregate, output_type), batch_id)
-            if spec.mode == "batch":
-                return self._emit(final_rows(df, aggregate, output_type), batch_id)
+            if spec.mode != "micro_batch":
+                return self._emit(bounded_changes(df, aggregate, output_type), batch_id)
             rows = _prepared(df, aggregate, ordered=True)
-            previous = None
-            if spec.mode == "micro_batch":
-                store = _SnapshotStore(df.sparkSession, self.state_dir)
-                previous = store.read(batch_id)
-                if not aggregate.per_batch:  # read by the groups and by the changes: one arrival order
-                    rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
-                    kept.append(rows)
-                groups = grouped(rows, aggregate, output_type, previous).persist(StorageLevel.MEMORY_AND_DISK)
-                kept.append(groups)
-                store.write(snapshot(groups, previous, aggregate), batch_id)
-            elif aggregate.per_batch:
-                groups = grouped(rows, aggregate, output_type, None)
+            store = _SnapshotStore(df.sparkSession, self.state_dir)
+            previous = store.read(batch_id)
+            if not aggregate.per_batch:  # read by the groups and by the changes: one arrival order
+                rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
+                kept.append(rows)
+            groups = grouped(rows, aggregate, output_type, previous).persist(StorageLevel.MEMORY_AND_DISK)
+            kept.append(groups)
+            store.write(snapshot(groups, previous, aggregate), batch_id)
             if aggregate.per_batch:
                 return self._emit(per_batch_changes(groups, aggregate, output_type), batch_id)
             return self._emit(per_row_changes(rows, aggregate, output_type, previous), batch_id)
@@ -198,7 +192,7 @@ class AggregationWriter(SinkWriter):
         if not others:
             return written
         spark = changes.sparkSession
-        _partitioned(changes, spec).createOrReplaceTempView(spec.source.view)
+        in_order(changes, spec.aggregate, spec.output_type, spec.parallelism).createOrReplaceTempView(spec.source.view)
         try:
             compiled = Compiler(spark, others, False, spec.parallelism, spec.job_parameters, spec.job_id).compile()
             return written + sum(self.writers[sink.node.id].write(sink.select(compiled.df), batch_id)
@@ -215,14 +209,15 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
 
 
-def _partitioned(changes: DataFrame, spec: AggregationSinkSpec) -> DataFrame:
-    """The changes spread over the aggregation's parallel instances by key, each instance's in the
-    order they were made (in arrival order of the rows that made them)."""
-    keys = [F.col(k) for k in _key_columns(spec.aggregate)]
+def in_order(changes: DataFrame, spec: GroupAggregateSpec, output_type: Any, parallelism: int) -> DataFrame:
+    """The changes spread over the aggregation's ``parallelism`` instances by key, each instance's in
+    the order they were made (in arrival order of the rows that made them), as the output type's
+    columns."""
+    keys = [F.col(k) for k in _key_columns(spec)]
     order = [c for c in (_WINDOW_END, _SEQ, _POS) if c in changes.columns]
-    spread = changes.repartition(spec.parallelism, *keys)
+    spread = changes.repartition(parallelism, *keys)
     ordered = spread.sortWithinPartitions(*order) if order else spread
-    return ordered.select([f.name for f in codec_for(spec.output_type).fields])
+    return ordered.select([f.name for f in codec_for(output_type).fields])
 
 
 # -- the aggregation, as DataFrame operations -----------------------------------------------------
@@ -416,6 +411,20 @@ def window_results(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) ->
     names = [f.name for f in codec_for(output_type).fields if f.name != ROW_KIND]
     kind = [F.lit(_INSERT).cast("byte").alias(ROW_KIND)] if isinstance(output_type, ChangelogRowTypeInfo) else []
     return result.select(*[F.col(f"{_RESULT}.`{n}`").alias(n) for n in names], *kind, *keys, _WINDOW_END, _SEQ)
+
+
+def bounded_changes(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:
+    """The aggregation of a bounded input read at once (BATCH, or STREAMING in one step): windows'
+    rows, each group's final row (``output_type`` a plain row type: BATCH) or its changes after
+    every row (a changelog type; per group with ``per_batch``, the input being one batch)."""
+    if spec.window is not None:
+        return window_results(df, spec, output_type)
+    if not isinstance(output_type, ChangelogRowTypeInfo):
+        return final_rows(df, spec, output_type)
+    rows = _prepared(df, spec, ordered=True)
+    if spec.per_batch:
+        return per_batch_changes(grouped(rows, spec, output_type, None), spec, output_type)
+    return per_row_changes(rows, spec, output_type, None)
 
 
 def final_rows(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:

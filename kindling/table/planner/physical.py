@@ -7,24 +7,42 @@ kindling/spark/runner.py ``run_mode``): BATCH, a bounded STREAMING job in *one s
 batch job; the watermark stays at its minimum until the input ends), or *micro-batches* (a
 Structured Streaming query). Per node kind, today:
 
+* **Frames.** In a bounded job (one step or BATCH: the whole input in one Spark batch job) Spark
+  computes a node as part of a *frame*: DataFrame operations over its inputs' frames, down to the
+  scans (kindling/spark/table/translate.py; one source of the job reading the scans, whatever
+  reads the frame). A node whose input is computed in Python runs in Python (but aggregations, below).
+  On micro-batches a frame is Calcs over one scan (the sources' control rows travel through them).
+  A frame reads an event time as a column: the watermark assigner under it runs for no row (in a
+  bounded job read at once no row is late: BATCH has no watermarks, one step emits none before the
+  input ends).
 * **Scan, Values**: a connector table is read by its Kindling source, in Python; elements given in
   the program are a Spark local relation (JVM) in one step and BATCH, a Kindling source on
   micro-batches (the compiler's rule for collections).
-* **Project, Filter (Calc)**: JVM when their input is a JVM Calc chain over a scan and every
-  expression is one Spark computes as Flink does (no Python function, no built-in Spark computes
-  otherwise: kindling/table/planner/expressions.py ``python_only``): Spark column expressions
-  (kindling/spark/table/translate.py). Else a Python map or filter.
-* **Aggregate (GROUP BY)**: JVM when its input is append-only, every field is a group key or a
+* **Project, Filter (Calc)**: JVM when their input is a frame and every expression is one Spark
+  computes as Flink does (no Python function, no built-in Spark computes otherwise:
+  kindling/table/planner/expressions.py ``python_only``): Spark column expressions. Else a Python
+  map or filter.
+* **Aggregate (GROUP BY)**: JVM when its input is append-only and every field is a group key or a
   built-in ``COUNT``/``SUM``/``SUM0``/``AVG``/``MIN``/``MAX`` (not DISTINCT) of a column of a type
-  whose arithmetic Spark shares with Flink (integers, DOUBLE; MIN/MAX also strings), and only
-  stateless nodes (Calc, Correlate, a sink) read its changes: DataFrame aggregations per batch
-  (kindling/spark/table/aggregation.py). ``kindling.table.spark-aggregation: false`` keeps it in
-  Python. Else the Python group aggregation on keyed state.
+  whose arithmetic Spark shares with Flink (integers, DOUBLE; MIN/MAX also strings). Over a frame in
+  a bounded job it is part of the frame, whatever reads it: BATCH gives each group's row, one step
+  Flink's changes after every row (or, with mini-batches, once per group), each parallel instance's
+  in the order they were made. Otherwise, when only stateless nodes (Calc, Correlate, a sink) read
+  its changes, the aggregation is taken out of the job's query and computed with DataFrame
+  aggregations per batch (kindling/spark/table/aggregation.py). ``kindling.table.spark-aggregation:
+  false`` keeps it in Python. Else the Python group aggregation on keyed state.
 * **Window aggregations** (a window TVF's GROUP BY, the Table API's tumbling and sliding group
   windows): as the Aggregate, and only in one step or BATCH: on micro-batches Flink's per-element
   watermark (the minimum over splits) decides which rows are late and when a window fires, which
   Spark's per-batch watermark cannot; session windows and windows of processing time are Python.
-* **Every other node** (joins, OVER, Top-N, deduplication, sorts, set operations, table
+* **Join** (regular): a frame's join of two frames in a bounded job, with the whole condition
+  (``kindling.table.spark-operators: false`` keeps it in Python, for comparison). BATCH: every join
+  kind, each key's final rows. One step: inner joins of append-only inputs, each joined row once
+  (``+I``; Flink's order of them depends on the inputs' arrival, any order one could give); an
+  outer join's changes depend on the order its rows arrive (a row padded with nulls while it has no
+  partner, ``-D`` of it when the first partner comes), and a join of changes (an aggregation's)
+  follows them row by row: those stay on the Python operator. On micro-batches: Python.
+* **Every other node** (OVER, Top-N, deduplication, interval joins, sorts, set operations, table
   functions, watermark assignment, ...): the Python operator; which one for ranks and sorts of a
   stream, as Flink chooses it, :func:`rank_strategy` and :func:`sort_strategy` say.
 
@@ -43,8 +61,8 @@ from kindling.table.expressions import Expression, unaliased
 from kindling.table.planner import nodes
 from kindling.table.planner.types import INTEGRAL
 
-__all__ = ["BATCH", "MICRO_BATCHES", "ONE_STEP", "PYTHON", "SPARK_JVM", "Choice", "Physical", "aggregation_spec",
-           "passes_through", "rank_strategy", "sort_strategy", "stream_sort"]
+__all__ = ["BATCH", "MICRO_BATCHES", "ONE_STEP", "PYTHON", "SPARK_AGGREGATION", "SPARK_JVM", "SPARK_OPERATORS", "Choice",
+           "Physical", "aggregation_spec", "passes_through", "rank_strategy", "sort_strategy", "stream_sort"]
 
 SPARK_JVM, PYTHON = "Spark JVM", "Python"
 #: the run modes, as explain prints them (the runner's names: kindling/spark/runner.py)
@@ -55,6 +73,10 @@ _MODES = {"one_step": ONE_STEP, "micro_batch": MICRO_BATCHES, "batch": BATCH}
 #: always the Python operator, for comparison)
 SPARK_AGGREGATION = "kindling.table.spark-aggregation"
 
+#: whether the nodes Spark can compute other than Calcs and aggregations (joins, ...) run in Spark's
+#: own operators (default true; false: on the Python operators, for comparison)
+SPARK_OPERATORS = "kindling.table.spark-operators"
+
 #: the argument types of the aggregates Spark computes as Flink does (FLOAT sums in FLOAT and
 #: DECIMAL arithmetic differ: those stay in Python)
 _SPARK_SUMMABLE = INTEGRAL + ["DOUBLE"]
@@ -62,6 +84,8 @@ _SPARK_COMPARABLE = _SPARK_SUMMABLE + ["STRING", "VARCHAR", "CHAR"]
 #: nodes that read their input row by row, keeping no state: Spark's aggregation can feed them
 _STATELESS = (nodes.Project, nodes.Filter, nodes.Correlate, nodes.Sink)
 _JVM_CALC = (nodes.Project, nodes.Filter)
+_AGGREGATIONS = (nodes.Aggregate, nodes.WindowAggregate, nodes.GroupWindowAggregate)
+_LEAVES = (nodes.Scan, nodes.Values)
 
 
 @dataclass(frozen=True)
@@ -86,35 +110,103 @@ class Physical:
 
         env = t_env._env
         self.mode = _MODES[env._run_mode(_sources(roots), _eager_watermarks(roots))]
+        self.bounded = self.mode != MICRO_BATCHES  # the whole input at once: one Spark batch job
         self.in_batch = env.get_runtime_mode() == RuntimeExecutionMode.BATCH  # the tables' semantics
         self.spark_aggregation = env.get_configuration().get_boolean(SPARK_AGGREGATION, True)
+        self.spark_operators = env.get_configuration().get_boolean(SPARK_OPERATORS, True)
+        self._frames: dict = {}  # id(node) -> whether Spark computes it as part of a frame (:meth:`frame`)
 
-    def choose(self, node: nodes.Node, stateless_above: bool) -> Choice:
+    def choose(self, node: nodes.Node, stateless_above: bool = True, read_by_frame: bool = False) -> Choice:
         """Where ``node`` runs; ``stateless_above``: only stateless nodes read its rows, up to the
-        plan's root."""
+        plan's root; ``read_by_frame``: a node Spark computes in a frame reads it."""
         if isinstance(node, nodes.Values):
             return Choice(PYTHON, "elements are read by Kindling's source on micro-batches") \
                 if self.mode == MICRO_BATCHES else Choice(SPARK_JVM)
+        if isinstance(node, nodes.WatermarkAssigner):  # a frame reads the event time as a column
+            return Choice(SPARK_JVM) if read_by_frame else Choice(PYTHON)
         if isinstance(node, _JVM_CALC):
             return self._calc(node)
-        if isinstance(node, (nodes.Aggregate, nodes.WindowAggregate, nodes.GroupWindowAggregate)):
+        if isinstance(node, _AGGREGATIONS):
             spec, reason = self._aggregation(node, stateless_above)
             return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
+        if isinstance(node, nodes.Join):
+            return self._join(node)
         return Choice(PYTHON)
 
-    def jvm_chain(self, node: nodes.Node) -> bool:
-        """Whether ``node`` is a scan, or Calcs over one, that Spark computes (one JVM subtree)."""
-        return isinstance(node, (nodes.Scan, nodes.Values) + _JVM_CALC) and (
-            isinstance(node, (nodes.Scan, nodes.Values)) or self._calc(node).jvm)
+    def frame(self, node: nodes.Node) -> bool:
+        """Whether Spark computes ``node`` and every node below it as DataFrame operations over the
+        scans at its leaves (a *frame*: one source of the job, kindling/spark/table/translate.py)."""
+        known = self._frames.get(id(node))
+        if known is None:
+            known = self._frames[id(node)] = isinstance(node, _LEAVES) or (
+                isinstance(node, _JVM_CALC + _AGGREGATIONS + (nodes.Join,)) and self._in_frame(node))
+        return known
+
+    def _in_frame(self, node: nodes.Node) -> bool:
+        if isinstance(node, _AGGREGATIONS):
+            return self.bounded and self.frame(self._time_input(node.input)) and \
+                self._aggregation(node, True)[0] is not None
+        return self.choose(node).jvm
+
+    def _time_input(self, node: nodes.Node) -> nodes.Node:
+        """What a frame reads of ``node``: the rows under its watermark assigner in a bounded job (the
+        whole input comes before any watermark: an event time is a column), else ``node``."""
+        return node.input if isinstance(node, nodes.WatermarkAssigner) and self.bounded else node
 
     def _calc(self, node: nodes.Node) -> Choice:
         from kindling.table.planner.expressions import python_only
 
-        if not self.jvm_chain(node.input):
+        if not self.frame(node.input):
             return Choice(PYTHON, "its input is computed in Python")
         resolved = node.resolved if isinstance(node, nodes.Project) else (node.resolved,)
         reason = next((r for r in map(python_only, resolved) if r is not None), None)
         return Choice(SPARK_JVM) if reason is None else Choice(PYTHON, reason)
+
+    def _join(self, node: nodes.Join) -> Choice:
+        """A regular join: Spark's join of two frames in a bounded job. BATCH gives each key's final
+        rows; in one step an inner join of inserts emits each joined row once, in an order the
+        inputs' arrival could give, but an outer join's changes (a row padded with nulls, retracted
+        when its first partner comes) depend on the order in which the rows arrive."""
+        from kindling.table.planner.expressions import python_only
+
+        if not self.bounded or node.predicate is None:
+            return Choice(PYTHON)
+        if not self.spark_operators:
+            return Choice(PYTHON, f"{SPARK_OPERATORS} is false")
+        if not (self.frame(node.left) and self.frame(node.right)):
+            return Choice(PYTHON, "its input is computed in Python")
+        if not self.in_batch and (node.left.out.updating or node.right.out.updating):
+            return Choice(PYTHON, "its input is updating")
+        if not self.in_batch and (node.left_outer or node.right_outer):
+            return Choice(PYTHON, "an outer join's changes depend on the order its rows arrive")
+        reason = python_only(self.join_condition(node))
+        return Choice(SPARK_JVM) if reason is None else Choice(PYTHON, reason)
+
+    def join_condition(self, node: nodes.Join):
+        """The join's predicate resolved against the joined columns."""
+        from kindling.table.planner.expressions import resolve
+
+        return resolve(node.predicate, node.out.names, node.out.schema.get_field_data_types())
+
+    def operators(self, node: nodes.Node) -> Tuple[list, list]:
+        """The leaves of the frame ``node`` (each once, in the order first met) and, per node in it that
+        needs more than its fields to be computed by Spark, ``(node, what Spark computes it by)``."""
+        from kindling.table.planner.lowering import row_type
+
+        leaves, operators, seen, stack = [], [], set(), [node]
+        while stack:
+            current = stack.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            if isinstance(current, _LEAVES):
+                leaves.append(current)
+            elif isinstance(current, nodes.Join):
+                operators.append((current, self.join_condition(current)))
+            elif isinstance(current, _AGGREGATIONS):
+                operators.append((current, (self._aggregation(current, True)[0], row_type(current.out))))
+            stack.extend(reversed([self._time_input(i) for i in current.inputs]))
+        return leaves, operators
 
     def spark_aggregation_spec(self, node: nodes.Node, stateless_above: bool) -> Optional[GroupAggregateSpec]:
         """The aggregation node as a :class:`GroupAggregateSpec` when Spark computes it (the rule in
@@ -127,7 +219,8 @@ class Physical:
             return None, "its input is updating"
         if not self.spark_aggregation:
             return None, f"{SPARK_AGGREGATION} is false"
-        if not stateless_above:
+        in_frame = self.bounded and self.frame(self._time_input(node.input))
+        if not stateless_above and not in_frame:
             return None, "a stateful node reads its changes"
         if isinstance(node, nodes.Aggregate):
             spec = aggregation_spec(node.keys, node.fields, node.input.out.types, node.mini_batch)
