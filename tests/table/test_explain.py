@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 
@@ -62,8 +63,8 @@ def ran(monkeypatch):
         stack = [spec.plan]
         while stack:
             node = stack.pop()
-            if node.inputs:
-                record.jvm.add(label(node, None))
+            if node.inputs:  # (Spark computes ranks in BATCH mode only)
+                record.jvm.add(label(node, SimpleNamespace(in_batch=True)))
                 stack.extend(node.inputs)
         return relational_frame(spec, bases, control, parallelism)
 
@@ -193,3 +194,25 @@ def test_explain_says_what_runs_for_event_time_nodes(env, ran, eager, tmp_path):
     engine = "Python" if eager else "Spark JVM"  # Flink's per-element watermark decides windows on micro-batches
     assert {("WindowAggregate", engine), ("GroupWindowAggregate", engine), ("OverAggregate", "Python"),
             ("Deduplicate", "Python"), ("IntervalJoin", "Python"), ("WatermarkAssigner", "Python")} <= set(seen)
+
+
+def test_explain_says_event_time_nodes_run_in_spark_in_batch_mode(env, ran, tmp_path):
+    from kindling.datastream import RuntimeExecutionMode
+
+    env.set_parallelism(2)
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    t_env = StreamTableEnvironment.create(env)
+    _events(env, t_env, "events", True, tmp_path)
+    seen = _check(t_env.sql_query("SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING "
+                                  "AND CURRENT ROW) AS s FROM events"), ran)
+    seen += _check(t_env.sql_query("SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) "
+                                   "AS rn FROM events) WHERE rn = 1"), ran)
+    seen += _check(t_env.sql_query("SELECT a.v, b.v FROM events AS a LEFT JOIN events AS b ON a.k = b.k AND a.ts "
+                                   "BETWEEN b.ts - INTERVAL '0.1' SECOND AND b.ts"), ran)
+    seen += _check(t_env.sql_query("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end "
+                                   "ORDER BY v DESC) AS rn FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), "
+                                   "INTERVAL '1' SECOND))) WHERE rn <= 2"), ran)
+    seen += _check(t_env.sql_query("SELECT k FROM events UNION ALL SELECT v FROM events"), ran)
+    assert {("OverAggregate", "Spark JVM"), ("Rank", "Spark JVM"), ("IntervalJoin", "Spark JVM"),
+            ("WindowTableFunction", "Spark JVM"), ("Union", "Spark JVM"),
+            ("WatermarkAssigner", "Spark JVM")} <= {(kind.split(",")[0], engine) for kind, engine in seen}

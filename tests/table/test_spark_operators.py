@@ -17,6 +17,9 @@ from kindling.table import StreamTableEnvironment
 
 ORDERS = [(n, None if n % 17 == 0 else f"u{n % 13}", n * 10 % 97) for n in range(1, 201)]
 USERS = [(f"u{n}", f"name{n}") for n in range(5, 20)] + [(None, "nobody")]
+# an event time shared by pairs of rows of one file (peers of a RANGE frame), none after 2 minutes
+EVENTS = [(n, None if n % 17 == 0 else f"u{n % 7}", n * 10 % 97,
+           f"2026-01-01 00:{(n - 1) // 120:02}:{(n - 1) // 2 % 60:02}") for n in range(1, 201)]
 
 
 def _write(directory, name: str, rows: list) -> str:
@@ -38,7 +41,9 @@ def _environment(env, mode: str, jvm: bool, directory) -> StreamTableEnvironment
                   .set_string("kindling.table.spark-aggregation", str(jvm).lower()))
     t_env = StreamTableEnvironment.create(env)
     for name, columns, rows in (("orders", "oid INT, `user` STRING, amount INT", ORDERS),
-                                ("users", "uid STRING, name STRING", USERS)):
+                                ("users", "uid STRING, name STRING", USERS),
+                                ("events", "eid INT, `user` STRING, amount INT, ts TIMESTAMP(3), "
+                                 "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND", EVENTS)):
         t_env.execute_sql(f"CREATE TABLE {name} ({columns}) WITH ('connector' = 'filesystem', "
                           f"'path' = '{directory / name}', 'format' = 'csv')")
     return t_env
@@ -75,6 +80,7 @@ def _results(env, mode: str, jvm: bool, directory, queries: list, engines: dict)
 def tables(tmp_path):
     _write(tmp_path, "orders", ORDERS)
     _write(tmp_path, "users", USERS)
+    _write(tmp_path, "events", EVENTS)
     return tmp_path
 
 
@@ -124,3 +130,69 @@ def test_an_aggregation_in_a_frame_feeds_any_node(env, tables, mode):
     assert [rows for _, rows in by_spark] == [rows for _, rows in by_python]
     if mode == "BATCH":
         assert by_spark == by_python
+
+
+
+def test_event_time_nodes_of_a_stream_stay_on_the_python_operators(env, tables):
+    """A stream declaring a WATERMARK runs on micro-batches (Flink's watermark follows each element)."""
+    t_env = _environment(env, "one step", True, tables)
+    for query in _OVER[:1] + _INTERVAL[:1]:
+        assert "[Python, micro-batches: the frames of micro-batches are Calcs over a scan]" in \
+            t_env.sql_query(query).explain()
+
+
+_WHOLE = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+_OVER = [f"SELECT eid, SUM(amount) OVER w AS total, COUNT(`user`) OVER w AS n, MIN(`user`) OVER w AS first FROM events "
+         f"WINDOW w AS (PARTITION BY `user` ORDER BY ts {_WHOLE})",
+         "SELECT eid, MAX(amount) OVER w AS top, AVG(amount) OVER w AS mean FROM events "
+         "WINDOW w AS (ORDER BY ts RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+         "SELECT eid, SUM(amount) OVER (PARTITION BY `user` ORDER BY ts RANGE BETWEEN INTERVAL '10' SECOND PRECEDING "
+         "AND CURRENT ROW) AS recent FROM events",
+         "SELECT eid, MIN(amount) OVER (ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS low FROM events"]
+
+
+def test_over_aggregations_in_batch_mode_give_the_python_operators_rows(env, tables):
+    """Ordered by the event time, ROWS frames in arrival order among rows of one time (the rows of one
+    file here), RANGE frames sharing a time's values."""
+    by_spark = _results(env, "BATCH", True, tables, _OVER, {"OverAggregate(": "Spark JVM"})
+    assert by_spark == _results(env, "BATCH", False, tables, _OVER, {"OverAggregate(": "Python"})
+    assert all(len(changes) == len(EVENTS) for changes, _ in by_spark)
+
+
+_RANKS = {  # explain's label -> queries
+    "Rank,": ["SELECT * FROM (SELECT eid, `user`, amount, ROW_NUMBER() OVER (PARTITION BY `user` ORDER BY amount DESC) "
+              "AS rn FROM events) WHERE rn <= 2",
+              "SELECT eid, `user` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY `user` ORDER BY ts) AS rn "
+              "FROM events) WHERE rn = 1",
+              "SELECT `user`, amount FROM (SELECT `user`, amount, RANK() OVER (ORDER BY amount) AS r FROM orders) "
+              "WHERE r <= 5",
+              "SELECT * FROM (SELECT `user`, amount, DENSE_RANK() OVER (PARTITION BY `user` ORDER BY amount DESC) AS r "
+              "FROM orders) WHERE r BETWEEN 2 AND 3"],
+    "WindowTableFunction(": ["SELECT window_start, eid, amount, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "
+                             "window_start, window_end ORDER BY amount DESC) AS rn FROM TABLE(TUMBLE(TABLE events, "
+                             "DESCRIPTOR(ts), INTERVAL '10' SECOND))) WHERE rn <= 3"]}
+
+
+@pytest.mark.parametrize("label", list(_RANKS))
+def test_top_n_and_deduplication_in_batch_mode_give_the_python_operators_rows(env, tables, label):
+    """Top-N, deduplication (rank 1) and a Top-N per window: each partition's rows in range, once."""
+    queries = _RANKS[label]
+    by_spark = _results(env, "BATCH", True, tables, queries, {"Rank,": "Spark JVM", label: "Spark JVM"})
+    assert by_spark == _results(env, "BATCH", False, tables, queries, {label: "Python"})
+    assert all(len(changes) > 5 for changes, _ in by_spark)
+
+
+_INTERVAL = ["SELECT a.eid, b.eid AS other FROM events AS a JOIN events AS b ON a.`user` = b.`user` "
+             "AND a.ts BETWEEN b.ts - INTERVAL '3' SECOND AND b.ts + INTERVAL '2' SECOND",
+             "SELECT a.eid, b.eid AS other FROM events AS a LEFT JOIN events AS b ON a.`user` = b.`user` "
+             "AND a.ts >= b.ts + INTERVAL '1' SECOND AND a.ts < b.ts + INTERVAL '4' SECOND AND b.amount > 40",
+             "SELECT a.eid, b.eid AS other FROM events AS a FULL JOIN events AS b ON a.`user` = b.`user` "
+             "AND a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND AND a.eid <> b.eid"]
+
+
+def test_interval_joins_in_batch_mode_give_the_python_operators_rows(env, tables):
+    """Pairs of one key within the bounds, an outer side's rows that joined none padded with nulls."""
+    by_spark = _results(env, "BATCH", True, tables, _INTERVAL, {"IntervalJoin(": "Spark JVM"})
+    assert by_spark == _results(env, "BATCH", False, tables, _INTERVAL, {"IntervalJoin(": "Python"})
+    assert all(len(changes) > 10 for changes, _ in by_spark)
+    assert all(any(None in row for row in rows) for _, rows in by_spark[1:])

@@ -380,9 +380,10 @@ def per_batch_changes(groups: DataFrame, spec: GroupAggregateSpec, output_type: 
     return _exploded(groups.withColumn("__changes", _changes(F.col(_RESULT), F.col(_BEFORE))), spec, output_type)
 
 
-def _windows(spec: GroupAggregateSpec) -> Column:
-    """The windows ``(start, end)`` of a row's timestamp, as Flink's assigners give them."""
-    kind, size, slide, offset = spec.window
+def windows_of(window: tuple) -> Column:
+    """The windows ``(start, end)`` of a row's timestamp (``__ts``), as Flink's assigners give them:
+    ``window`` is :class:`GroupAggregateSpec`'s."""
+    kind, size, slide, offset = window
     ts = F.col(TS)
     window = lambda start, end: F.struct(start.alias("start"), end.alias("end"))  # noqa: E731
     start = ts - (ts - offset + size) % size  # Java's remainder, as Flink's TimeWindow computes it
@@ -402,7 +403,7 @@ def window_results(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) ->
     at its minimum until the input ends, so no row is late and every window fires at the end): one
     row per group and window, ordered by window end then the group's first row."""
     keys = _key_columns(spec)
-    rows = _prepared(df, spec, ordered=True).withColumn("__window", F.explode(_windows(spec)))
+    rows = _prepared(df, spec, ordered=True).withColumn("__window", F.explode(windows_of(spec.window)))
     rows = rows.select("*", F.col("__window.start").alias(_WINDOW_START), F.col("__window.end").alias(_WINDOW_END))
     accumulators = _accumulators(spec)
     frame = rows.groupBy(*keys, _WINDOW_START, _WINDOW_END).agg(

@@ -42,9 +42,20 @@ Structured Streaming query). Per node kind, today:
   outer join's changes depend on the order its rows arrive (a row padded with nulls while it has no
   partner, ``-D`` of it when the first partner comes), and a join of changes (an aggregation's)
   follows them row by row: those stay on the Python operator. On micro-batches: Python.
-* **Every other node** (OVER, Top-N, deduplication, interval joins, sorts, set operations, table
-  functions, watermark assignment, ...): the Python operator; which one for ranks and sorts of a
-  stream, as Flink chooses it, :func:`rank_strategy` and :func:`sort_strategy` say.
+* **UNION ALL**: part of a frame in a bounded job when both inputs are frames.
+* **OVER, Top-N and deduplication (Rank), window TVFs, interval joins**: part of a frame in BATCH mode
+  (``kindling.table.spark-operators: false`` keeps them in Python): OVER as window functions over the
+  partition ordered by its column then the arrival (peers of a RANGE frame share their values), its
+  aggregates those of the Aggregate above (but a FLOAT/DOUBLE sum over a bounded frame); a rank
+  numbering each partition's rows (ties in arrival order) and keeping those in its range; TUMBLE, HOP,
+  CUMULATE of an event-time column each row once per window; an interval join a join on the keys,
+  the bounds and the rest of its condition. In a stream they run in Python: with a declared WATERMARK
+  a bounded stream runs on micro-batches (Flink's watermark follows each element, so its late rows
+  and firings depend on the order rows arrive; Spark's watermark is per batch); a Top-N of a stream
+  changes its rows as they arrive.
+* **Every other node** (sorts, set operations other than UNION ALL, table functions, temporal and
+  lookup joins, ...): the Python operator; which one for ranks and sorts of a stream, as Flink
+  chooses it, :func:`rank_strategy` and :func:`sort_strategy` say.
 
 One thing the plan cannot see: a table handed to the DataStream API (``to_changelog_stream``) whose
 changes a keyed DataStream operator reads. Spark's aggregation cannot feed one, so the job then
@@ -86,6 +97,10 @@ _STATELESS = (nodes.Project, nodes.Filter, nodes.Correlate, nodes.Sink)
 _JVM_CALC = (nodes.Project, nodes.Filter)
 _AGGREGATIONS = (nodes.Aggregate, nodes.WindowAggregate, nodes.GroupWindowAggregate)
 _LEAVES = (nodes.Scan, nodes.Values)
+#: the other nodes a frame may hold (each one's conditions: ``Physical._<class name>``)
+_OPERATORS = (nodes.Over, nodes.Rank, nodes.WindowTVF, nodes.IntervalJoin, nodes.Union)
+#: why an event-time node of a stream runs in Python (the module docstring)
+_FOLLOWS_THE_WATERMARK = "a stream's event-time rows follow Flink's per-element watermark"
 
 
 @dataclass(frozen=True)
@@ -131,6 +146,9 @@ class Physical:
             return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
         if isinstance(node, nodes.Join):
             return self._join(node)
+        if isinstance(node, _OPERATORS):
+            reason = self._frame_inputs(node) or getattr(self, "_" + type(node).__name__)(node)
+            return Choice(PYTHON, reason) if reason else Choice(SPARK_JVM)
         return Choice(PYTHON)
 
     def frame(self, node: nodes.Node) -> bool:
@@ -139,7 +157,7 @@ class Physical:
         known = self._frames.get(id(node))
         if known is None:
             known = self._frames[id(node)] = isinstance(node, _LEAVES) or (
-                isinstance(node, _JVM_CALC + _AGGREGATIONS + (nodes.Join,)) and self._in_frame(node))
+                isinstance(node, _JVM_CALC + _AGGREGATIONS + _OPERATORS + (nodes.Join,)) and self._in_frame(node))
         return known
 
     def _in_frame(self, node: nodes.Node) -> bool:
@@ -156,7 +174,7 @@ class Physical:
     def _calc(self, node: nodes.Node) -> Choice:
         from kindling.table.planner.expressions import python_only
 
-        if not self.frame(node.input):
+        if not self.frame(self._time_input(node.input)):
             return Choice(PYTHON, "its input is computed in Python")
         resolved = node.resolved if isinstance(node, nodes.Project) else (node.resolved,)
         reason = next((r for r in map(python_only, resolved) if r is not None), None)
@@ -182,6 +200,57 @@ class Physical:
         reason = python_only(self.join_condition(node))
         return Choice(SPARK_JVM) if reason is None else Choice(PYTHON, reason)
 
+    def _frame_inputs(self, node: nodes.Node) -> Optional[str]:
+        """Why Spark cannot compute ``node`` in a frame whatever it computes, or None."""
+        if not self.bounded:
+            return "the frames of micro-batches are Calcs over a scan"
+        if not self.spark_operators:
+            return f"{SPARK_OPERATORS} is false"
+        if not all(self.frame(self._time_input(i)) for i in node.inputs):
+            return "its input is computed in Python"
+        return None
+
+    def _Over(self, node: nodes.Over) -> Optional[str]:
+        """OVER: window functions over each partition ordered by its column (then arrival), each row once
+        with its frame's aggregates."""
+        frame = node.frame
+        if not self.in_batch:
+            return _FOLLOWS_THE_WATERMARK
+        if frame.order_field == node.input.out.proctime:
+            return "an OVER of processing time"
+        spec = aggregation_spec(frame.partition_keys, node.aggregates, node.input.out.types)
+        if spec is None:
+            return "an aggregate Spark does not compute as Flink does"
+        if frame.preceding is not None and any(kind in ("sum", "sum0", "avg") and not integral
+                                               for kind, _, integral in spec.calls):
+            return "a sum over a bounded frame rounds as Flink's rows come and go"
+        return None
+
+    def _Rank(self, node: nodes.Rank) -> Optional[str]:
+        """Top-N, deduplication: the rows numbered per partition in its order (ties in arrival order),
+        those in its range."""
+        return None if self.in_batch else "a Top-N of a stream changes its rows as they arrive"
+
+    def _WindowTVF(self, node: nodes.WindowTVF) -> Optional[str]:
+        """TUMBLE, HOP and CUMULATE of an event-time column: each row once per window it falls in."""
+        if not self.in_batch:
+            return _FOLLOWS_THE_WATERMARK
+        return "session windows and windows of processing time" if node.window == "SESSION" or node.proctime \
+            else None
+
+    def _IntervalJoin(self, node: nodes.IntervalJoin) -> Optional[str]:
+        """A join of rows of equal keys whose times are within the bounds; an outer side's rows that
+        joined none padded with nulls."""
+        from kindling.table.planner.expressions import python_only
+
+        if not self.in_batch:
+            return _FOLLOWS_THE_WATERMARK
+        return python_only(self.join_condition(node)) if node.predicate is not None else None
+
+    def _Union(self, node: nodes.Union) -> Optional[str]:
+        """UNION ALL: the rows of both frames."""
+        return None
+
     def join_condition(self, node: nodes.Join):
         """The join's predicate resolved against the joined columns."""
         from kindling.table.planner.expressions import resolve
@@ -201,12 +270,22 @@ class Physical:
             seen.add(id(current))
             if isinstance(current, _LEAVES):
                 leaves.append(current)
-            elif isinstance(current, nodes.Join):
+            elif isinstance(current, (nodes.Join, nodes.IntervalJoin)) and current.predicate is not None:
                 operators.append((current, self.join_condition(current)))
+            elif isinstance(current, nodes.Over):
+                operators.append((current, self._over_operator(current)))
             elif isinstance(current, _AGGREGATIONS):
                 operators.append((current, (self._aggregation(current, True)[0], row_type(current.out))))
             stack.extend(reversed([self._time_input(i) for i in current.inputs]))
         return leaves, operators
+
+    def _over_operator(self, node: nodes.Over) -> tuple:
+        """What Spark computes an OVER by: its aggregates' spec and their row type."""
+        from kindling.table.schema import Schema
+
+        aggregates = Schema(list(node.names), node.out.schema.get_field_data_types()[-len(node.names):])
+        return aggregation_spec(node.frame.partition_keys, node.aggregates, node.input.out.types), \
+            aggregates.row_type_info()
 
     def spark_aggregation_spec(self, node: nodes.Node, stateless_above: bool) -> Optional[GroupAggregateSpec]:
         """The aggregation node as a :class:`GroupAggregateSpec` when Spark computes it (the rule in
