@@ -196,3 +196,15 @@ def test_interval_joins_in_batch_mode_give_the_python_operators_rows(env, tables
     assert by_spark == _results(env, "BATCH", False, tables, _INTERVAL, {"IntervalJoin(": "Python"})
     assert all(len(changes) > 10 for changes, _ in by_spark)
     assert all(any(None in row for row in rows) for _, rows in by_spark[1:])
+
+
+
+def test_decimal_sums_stay_on_the_python_operator(env, tables):
+    """Spark sums DECIMALs as DECIMAL(38, 18) (rounded twice where Flink rounds once to the result's
+    scale): SUM and AVG of a DECIMAL run in Python (tests/conformance/programs/table_decimal_aggregates.py
+    checks their values and types against PyFlink's)."""
+    t_env = _environment(env, "BATCH", True, tables)
+    table = t_env.sql_query("SELECT `user`, SUM(d) AS s, AVG(d) AS a FROM (SELECT `user`, CAST(amount AS "
+                            "DECIMAL(10, 2)) AS d FROM orders) GROUP BY `user`")
+    assert [str(t) for t in table.get_schema().get_field_data_types()[1:]] == ["DECIMAL(38, 2)", "DECIMAL(38, 6)"]
+    assert "[Python, BATCH: an aggregate Spark does not compute as Flink does]" in table.explain()
