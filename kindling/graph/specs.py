@@ -415,7 +415,9 @@ class GroupAggregateSpec:
     """A group aggregation as relational data, for Spark's own aggregation operators: the rows of
     an append-only table grouped by the columns ``keys``; ``calls`` are ``(function, column,
     integral)`` with ``function`` one of ``count``, ``sum``, ``sum0``, ``avg``, ``min``, ``max``
-    over the input ``column`` (None: every row, ``COUNT(*)``), ``integral`` when the column is of
+    (``count_distinct``, ``sum_distinct``, ``sum0_distinct``, ``avg_distinct``: of the distinct
+    values, only where a group's rows are aggregated at once) over the input ``column`` (None: every
+    row, ``COUNT(*)``), ``integral`` when the column is of
     an integer type; ``fields`` make the result row, in order: ``("key", i)``, ``("call", j)`` or,
     with a ``window``, ``("window", "start" | "end" | "rowtime")``. ``per_batch``: a group's changes
     once per micro-batch (Flink's mini-batch aggregation), not after every row. ``window``:

@@ -208,3 +208,20 @@ def test_decimal_sums_stay_on_the_python_operator(env, tables):
                             "DECIMAL(10, 2)) AS d FROM orders) GROUP BY `user`")
     assert [str(t) for t in table.get_schema().get_field_data_types()[1:]] == ["DECIMAL(38, 2)", "DECIMAL(38, 6)"]
     assert "[Python, BATCH: an aggregate Spark does not compute as Flink does]" in table.explain()
+
+
+_DISTINCT = ["SELECT `user`, COUNT(DISTINCT a) AS n, SUM(DISTINCT a) AS s, AVG(DISTINCT a) AS mean, MIN(DISTINCT a) "
+             "AS low, COUNT(*) AS c, SUM(a) AS total FROM (SELECT `user`, amount % 7 AS a FROM orders) GROUP BY `user`",
+             "SELECT window_start, COUNT(DISTINCT `user`) AS users, SUM(DISTINCT amount) AS s FROM TABLE(TUMBLE(TABLE "
+             "events, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end"]
+
+
+def test_distinct_aggregates_in_batch_mode_give_the_python_operators_rows(env, tables):
+    """A group's rows aggregated at once: Spark's DISTINCT aggregates (a stream's changes after every row
+    stay in Python)."""
+    plan = _environment(env, "one step", True, tables).sql_query(_DISTINCT[0]).explain()
+    assert "[Python, one step: an aggregate Spark does not compute as Flink does]" in plan.splitlines()[1]
+    by_spark = _results(env, "BATCH", True, tables, _DISTINCT[:1], {"GroupAggregate(": "Spark JVM"})
+    assert by_spark == _results(env, "BATCH", False, tables, _DISTINCT[:1], {})
+    by_spark = _results(env, "BATCH", True, tables, _DISTINCT[1:], {"WindowAggregate(": "Spark JVM"})
+    assert by_spark == _results(env, "BATCH", False, tables, _DISTINCT[1:], {})

@@ -43,6 +43,7 @@ _STATELESS = ("map", "flat_map", "filter", "process")
 _SEQ, _POS, _KIND, _RESULT, _BEFORE, _GLOBAL = "__seq", "__pos", "__kind", "__res", "__prev", "__global"
 _WINDOW_START, _WINDOW_END = "__w_start", "__w_end"
 _INSERT, _UPDATE_BEFORE, _UPDATE_AFTER = 0, 1, 2
+_DISTINCT = "_distinct"  # the suffix of a DISTINCT aggregate's function (GroupAggregateSpec)
 
 
 @dataclasses.dataclass(eq=False)
@@ -240,10 +241,12 @@ def _accumulators(spec: GroupAggregateSpec) -> list[tuple[str, str, Any]]:
     out = [("__rows", "add", F.count(F.lit(1)))]  # so that a group without aggregates (DISTINCT) has one
     for j, (function, column, _) in enumerate(spec.calls):
         argument = F.col(f"__a{j}") if column else F.lit(1)
+        distinct = function.endswith(_DISTINCT)
+        function = function.removesuffix(_DISTINCT)
         if function in ("sum", "sum0", "avg"):
-            out.append((f"__s{j}", "add_nullable", F.sum(argument)))
+            out.append((f"__s{j}", "add_nullable", (F.sum_distinct if distinct else F.sum)(argument)))
         if function in ("count", "sum", "sum0", "avg"):
-            out.append((f"__c{j}", "add", F.count(argument)))
+            out.append((f"__c{j}", "add", (F.count_distinct if distinct else F.count)(argument)))
         if function in ("min", "max"):
             out.append((f"__m{j}", "least" if function == "min" else "greatest",
                         (F.min if function == "min" else F.max)(argument)))
@@ -270,6 +273,7 @@ def _result(spec: GroupAggregateSpec, output_type: Any) -> Column:
                                         "rowtime": F.col(_WINDOW_END) - 1}[index])
         else:
             function, _, integral = spec.calls[index]
+            function = function.removesuffix(_DISTINCT)
             total, count = F.col(f"__s{index}"), F.col(f"__c{index}")
             if function == "count":
                 value = count

@@ -23,7 +23,7 @@ Structured Streaming query). Per node kind, today:
   kindling/table/planner/expressions.py ``python_only``): Spark column expressions. Else a Python
   map or filter.
 * **Aggregate (GROUP BY)**: JVM when its input is append-only and every field is a group key or a
-  built-in ``COUNT``/``SUM``/``SUM0``/``AVG``/``MIN``/``MAX`` (not DISTINCT) of a column of a type
+  built-in ``COUNT``/``SUM``/``SUM0``/``AVG``/``MIN``/``MAX`` (DISTINCT in BATCH mode and windows) of a column of a type
   whose arithmetic Spark shares with Flink (integers, DOUBLE; MIN/MAX also strings). Over a frame in
   a bounded job it is part of the frame, whatever reads it: BATCH gives each group's row, one step
   Flink's changes after every row (or, with mini-batches, once per group), each parallel instance's
@@ -302,7 +302,8 @@ class Physical:
         if not stateless_above and not in_frame:
             return None, "a stateful node reads its changes"
         if isinstance(node, nodes.Aggregate):
-            spec = aggregation_spec(node.keys, node.fields, node.input.out.types, node.mini_batch)
+            spec = aggregation_spec(node.keys, node.fields, node.input.out.types, node.mini_batch,
+                                    distinct=self.in_batch)
         elif self.mode == MICRO_BATCHES:
             return None, "windows on micro-batches follow Flink's per-element watermark"
         elif isinstance(node, nodes.WindowAggregate):
@@ -311,13 +312,14 @@ class Physical:
                 return None, "session windows and windows of processing time"
             spec = aggregation_spec(node.keys, node.fields, _window_types(node), window=(
                 windows.window.lower(), windows.size_ms, windows.slide_ms or windows.size_ms, windows.offset_ms),
-                window_columns=_WINDOW_COLUMNS)
+                window_columns=_WINDOW_COLUMNS, distinct=True)
         elif node.window.kind == "session":
             return None, "session windows"
         else:
             window = node.window
             spec = aggregation_spec(node.keys, node.fields, node.input.out.types, window=(
-                "tumble" if window.kind == "tumble" else "hop", window.size_ms, window.slide_ms or window.size_ms, 0))
+                "tumble" if window.kind == "tumble" else "hop", window.size_ms, window.slide_ms or window.size_ms, 0),
+                distinct=True)
         return spec, "an aggregate Spark does not compute as Flink does"
 
 
@@ -332,13 +334,14 @@ def _window_types(node: nodes.WindowAggregate) -> dict:
 
 
 def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: dict, mini_batch: bool = False,
-                     window: Optional[tuple] = None, window_columns: Optional[dict] = None
+                     window: Optional[tuple] = None, window_columns: Optional[dict] = None, distinct: bool = False
                      ) -> Optional[GroupAggregateSpec]:
     """The aggregation as a :class:`GroupAggregateSpec` when Spark's own operators compute it as
-    Flink does: every field a key column, a built-in aggregate (not DISTINCT) of one column
-    (``COUNT`` also of a literal) or, of a ``window`` aggregation, a window property
-    (``col('w').start``, or the columns ``window_columns`` names: ``{'window_start': 'start', ...}``);
-    else None (the Python operator computes it)."""
+    Flink does: every field a key column, a built-in aggregate of one column (``COUNT`` also of a
+    literal; DISTINCT when ``distinct``: a group's rows are aggregated at once, in BATCH mode and the
+    windows of a bounded input) or, of a ``window`` aggregation, a window property (``col('w').start``,
+    or the columns ``window_columns`` names: ``{'window_start': 'start', ...}``); else None (the
+    Python operator computes it)."""
     spec = GroupAggregateSpec(keys=list(keys), per_batch=mini_batch, window=window)
     for field in fields:
         inner = unaliased(field)
@@ -354,16 +357,17 @@ def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: d
             spec.fields.append(("key", list(keys).index(inner._name)))
             continue
         aggregate = inner._aggregate
-        if aggregate is None or aggregate.distinct or aggregate.kind not in (
+        if aggregate is None or (aggregate.distinct and not distinct) or aggregate.kind not in (
                 "count", "sum", "sum0", "avg", "min", "max"):
             return None
+        kind = aggregate.kind + ("_distinct" if aggregate.distinct and aggregate.kind not in ("min", "max") else "")
         argument = inner._children[0]
         if getattr(argument, "_is_column", False):
             type_name = types[argument._name].type_name
             if type_name not in (_SPARK_SUMMABLE if aggregate.kind in ("sum", "sum0", "avg") else _SPARK_COMPARABLE):
                 return None
-            call = (aggregate.kind, argument._name, type_name in INTEGRAL)
-        elif aggregate.kind == "count" and not argument._children and not argument.columns():
+            call = (kind, argument._name, type_name in INTEGRAL)
+        elif aggregate.kind == "count" and not aggregate.distinct and not argument._children and not argument.columns():
             call = ("count", None, False)  # COUNT(*), or of a literal
         else:
             return None

@@ -1,6 +1,7 @@
 """Batch mode over csv tables declaring a WATERMARK, parallelism 2: interval joins (inner, left, right,
 full, with another condition), OVER aggregations (ROWS and RANGE, unbounded and bounded), Top-N,
-deduplication and a window Top-N (Kindling computes them in Spark's operators: docs/table.md).
+deduplication, a window Top-N and DISTINCT aggregates (Kindling computes them in Spark's operators:
+docs/table.md).
 Rows come in no defined order.
 # conformance: sorted
 """
@@ -24,12 +25,12 @@ for name, rows in ROWS.items():
                       f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')")
 
 for query in [
-    "SELECT a.id, a.v, b.v, a.ts, b.ts FROM a JOIN b ON a.id = b.id AND a.ts BETWEEN b.ts - INTERVAL '5' SECOND "
-    "AND b.ts",
-    "SELECT a.id, a.v, b.v FROM a LEFT JOIN b ON a.id = b.id AND a.ts BETWEEN b.ts - INTERVAL '5' SECOND AND b.ts",
-    "SELECT a.id, a.v, b.v FROM a FULL OUTER JOIN b ON a.id = b.id AND a.ts >= b.ts - INTERVAL '5' SECOND "
-    "AND a.ts < b.ts AND a.v <> 'a2'",
-    "SELECT b.v, a.v FROM a RIGHT JOIN b ON a.id = b.id AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '5' SECOND",
+    "SELECT a.id, a.v, b.v, b.ts FROM a JOIN b ON a.id = b.id AND a.ts BETWEEN b.ts - INTERVAL '4' SECOND "
+    "AND b.ts + INTERVAL '1' SECOND",
+    "SELECT a.v, b.v FROM a LEFT JOIN b ON a.id = b.id AND a.ts BETWEEN b.ts - INTERVAL '6' SECOND AND b.ts",
+    "SELECT a.v, b.v, b.n FROM a FULL OUTER JOIN b ON a.id = b.id AND a.ts > b.ts - INTERVAL '5' SECOND "
+    "AND a.ts <= b.ts AND b.n > 1",
+    "SELECT b.v, a.v FROM a RIGHT JOIN b ON a.id = b.id AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts",
     "SELECT v, SUM(n) OVER w, COUNT(v) OVER w, MAX(n) OVER w, AVG(n) OVER w FROM a "
     "WINDOW w AS (PARTITION BY id ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
     "SELECT v, MIN(n) OVER (ORDER BY ts RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM b",
@@ -41,6 +42,10 @@ for query in [
     "ORDER BY n DESC) AS rn FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '10' SECOND))) WHERE rn <= 2",
     "SELECT v, window_start, window_end FROM TABLE(HOP(TABLE b, DESCRIPTOR(ts), INTERVAL '5' SECOND, "
     "INTERVAL '10' SECOND)) UNION ALL SELECT v, ts, ts FROM a",
+    "SELECT id, COUNT(DISTINCT n % 3) AS k, SUM(DISTINCT n / 10) AS s, AVG(DISTINCT n / 10) AS a, COUNT(*) AS c "
+    "FROM a GROUP BY id",
+    "SELECT window_start, COUNT(DISTINCT id) AS ids, SUM(DISTINCT id) AS s FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), "
+    "INTERVAL '10' SECOND)) GROUP BY window_start, window_end",
 ]:
     print(query)
     t_env.execute_sql(query).print()
