@@ -387,22 +387,27 @@ class SocketTextSourceSpec(SourceSpec):
 
 @dataclass(eq=False)
 class RelationalSourceSpec(SourceSpec):
-    """The rows of the ``base`` source (read as ``base_type``) after ``plan``, the part of a table's
-    logical plan Spark's JVM operators compute (kindling/table/planner: nodes over the scan that
-    reads ``base``), its columns named ``names``. Plain data: kindling/spark/table/translate.py
-    turns the plan into DataFrame operations on the base's frame."""
+    """The rows of ``plan``, the part of a table's logical plan Spark's JVM operators compute
+    (kindling/table/planner: nodes over scans), its columns named ``names``. The plan's leaf
+    ``leaves[i]`` is read by the source ``bases[i]`` as ``base_types[i]``; ``operators`` pairs a
+    node with what Spark computes it by where its own fields do not say (a group aggregation's
+    :class:`GroupAggregateSpec`, a join's resolved condition). Plain data:
+    kindling/spark/table/translate.py turns the plan into DataFrame operations on the bases' frames."""
 
-    base: Any = None
-    base_type: Any = None
+    bases: list = field(default_factory=list)
+    base_types: list = field(default_factory=list)
+    leaves: list = field(default_factory=list)
     plan: Any = None
     names: list = field(default_factory=list)
+    operators: list = field(default_factory=list)
 
     @property
     def bounded(self) -> bool:  # type: ignore[override]
-        return self.base.bounded
+        return all(base.bounded for base in self.bases)
 
     def check(self) -> None:
-        self.base.check()
+        for base in self.bases:
+            base.check()
 
 
 @dataclass(eq=False)
@@ -410,7 +415,9 @@ class GroupAggregateSpec:
     """A group aggregation as relational data, for Spark's own aggregation operators: the rows of
     an append-only table grouped by the columns ``keys``; ``calls`` are ``(function, column,
     integral)`` with ``function`` one of ``count``, ``sum``, ``sum0``, ``avg``, ``min``, ``max``
-    over the input ``column`` (None: every row, ``COUNT(*)``), ``integral`` when the column is of
+    (``count_distinct``, ``sum_distinct``, ``sum0_distinct``, ``avg_distinct``: of the distinct
+    values, only where a group's rows are aggregated at once) over the input ``column`` (None: every
+    row, ``COUNT(*)``), ``integral`` when the column is of
     an integer type; ``fields`` make the result row, in order: ``("key", i)``, ``("call", j)`` or,
     with a ``window``, ``("window", "start" | "end" | "rowtime")``. ``per_batch``: a group's changes
     once per micro-batch (Flink's mini-batch aggregation), not after every row. ``window``:

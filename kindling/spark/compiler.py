@@ -476,8 +476,9 @@ class Compiler:
         if isinstance(spec, RelationalSourceSpec):  # a Table's plan Spark computes (kindling/spark/table)
             from kindling.spark.table.translate import relational_frame
 
-            base = self.source_frame(SourceTransformation(name=node.name, type_info=spec.base_type, source=spec.base))
-            return relational_frame(spec, base, [c for c in (WM, CHANNEL) if c in base.columns])
+            bases = [self.source_frame(SourceTransformation(name=node.name, type_info=t, source=b))
+                     for b, t in zip(spec.bases, spec.base_types)]
+            return relational_frame(spec, bases, [c for c in (WM, CHANNEL) if c in bases[0].columns], self.parallelism)
         if isinstance(spec, SequenceSourceSpec) and not self.streaming:
             return self.spark.range(spec.start, spec.end + 1, numPartitions=self.parallelism).withColumnRenamed("id", "f0")
         source_plan = SourcePlan(node.source, node.type_info, self.parallelism, self.streaming,

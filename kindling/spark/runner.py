@@ -516,12 +516,17 @@ def runs_in_one_step(env, time_settings: TimeSettings, sources: list) -> bool:
 def _estimated_elements(sources: list) -> int | None:
     """About how many elements the bounded ``sources`` hold (text files: a line per 32 bytes);
     None when a source cannot tell (Kafka)."""
-    from kindling.graph.specs import CollectionSourceSpec, FileSourceSpec, SequenceSourceSpec
+    from kindling.graph.specs import CollectionSourceSpec, FileSourceSpec, RelationalSourceSpec, SequenceSourceSpec
     from kindling.spark.files import estimated_elements
 
     total = 0
     for spec in sources:
-        if isinstance(spec, CollectionSourceSpec):
+        if isinstance(spec, RelationalSourceSpec):  # a table's plan: the sources its scans read
+            bases = _estimated_elements(spec.bases)
+            if bases is None:
+                return None
+            total += bases
+        elif isinstance(spec, CollectionSourceSpec):
             total += len(spec.values)
         elif isinstance(spec, SequenceSourceSpec):
             total += max(0, spec.end - spec.start + 1)

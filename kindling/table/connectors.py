@@ -140,11 +140,15 @@ def parallelism_of(stream) -> Optional[int]:
     """The parallelism set on the stream's operator, 1 for a DataStream collection source
     (non-parallel in Flink; a Table's ``from_elements`` is parallel), else None (the environment's)."""
     from kindling.graph.specs import CollectionSourceSpec, RelationalSourceSpec
+    from kindling.table.planner import nodes
 
     node = stream._transformation
     source = getattr(node, "source", None)
-    if isinstance(source, RelationalSourceSpec):  # a table's relational plan over its source's rows
-        source = source.base
+    if isinstance(source, RelationalSourceSpec):  # a table's plan: Calcs over a scan keep its rows' spread
+        plan = source.plan
+        while isinstance(plan, (nodes.Project, nodes.Filter)):
+            plan = plan.input
+        source = source.bases[0] if plan is source.leaves[0] else None
     return node.parallelism or (1 if isinstance(source, CollectionSourceSpec) and not getattr(source, "parallel", False)
                                 else None)
 

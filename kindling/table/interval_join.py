@@ -16,8 +16,6 @@ def interval_join(left, right, left_keys: List[str], right_keys: List[str], left
     from kindling.table.planner import nodes
     from kindling.table.schema import Schema
 
-    if left._in_batch():
-        raise ValueError("interval joins in batch mode are not supported by Kindling yet; run it in streaming mode")
     if left._updating or right._updating:
         raise ValueError("an interval join needs append-only inputs (Flink's rule); an input is updating")
     if lower > upper:

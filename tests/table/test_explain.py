@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 
@@ -58,12 +59,14 @@ def ran(monkeypatch):
         record.local_relation |= "LocalRelation" in frame._jdf.queryExecution().logical().toString()
         return frame
 
-    def relational_frame_spy(spec, base, control):
-        node = spec.plan
-        while node.inputs:
-            record.jvm.add(label(node, None))
-            node = node.inputs[0]
-        return relational_frame(spec, base, control)
+    def relational_frame_spy(spec, bases, control, parallelism):
+        stack = [spec.plan]
+        while stack:
+            node = stack.pop()
+            if node.inputs:  # (Spark computes ranks in BATCH mode only)
+                record.jvm.add(label(node, SimpleNamespace(in_batch=True)))
+                stack.extend(node.inputs)
+        return relational_frame(spec, bases, control, parallelism)
 
     def write_spy(self, df, batch_id):
         record.jvm.add(self.spec.description)
@@ -128,8 +131,12 @@ def test_explain_says_what_runs_in_one_step_and_on_micro_batches(env, ran):
                        .group_by(col('s')).select(col('s'), col('amount').count.distinct), ran)
         seen += _check(orders.join_lateral(letters(col('u')).alias('letter'))
                        .union_all(orders.select(col('id'), col('u'), col('amount'), col('u').alias('letter'))), ran)
+        users = t_env.from_elements([(f"u{n}", n) for n in range(2)], ["uid", "rank"])
+        seen += _check(orders.join(users, col('u') == col('uid')).select(col('id'), col('rank')), ran)
+        seen += _check(orders.left_outer_join(users, col('u') == col('uid')).select(col('id'), col('rank')), ran)
     assert {("Calc", "Spark JVM"), ("Calc", "Python"), ("GroupAggregate", "Spark JVM"),
-            ("GroupAggregate", "Python"), ("Correlate", "Python"), ("Union", "Python")} <= set(seen)
+            ("GroupAggregate", "Python"), ("Correlate", "Python"), ("Union", "Python"),
+            ("Join", "Spark JVM"), ("Join", "Python")} <= set(seen)
 
 
 def test_explain_says_what_runs_in_batch_mode(env, ran):
@@ -147,9 +154,10 @@ def test_explain_says_what_runs_in_batch_mode(env, ran):
     seen += _check(t_env.sql_query("SELECT b.u, COUNT(*) AS n FROM orders AS a JOIN more AS b ON a.id = b.id "
                                    "GROUP BY b.u"), ran)
     seen += _check(t_env.sql_query("SELECT u, MIN(amount) AS low FROM more GROUP BY u"), ran)
-    # an aggregation read by a sort (stateful) is Python, one read by the sink Spark's
+    # an aggregation of Python rows read by a sort (stateful) is Python; a join of frames and the
+    # aggregation of its rows are Spark's
     assert {("GroupAggregate", "Spark JVM"), ("GroupAggregate", "Python"), ("Intersect", "Python"),
-            ("Sort", "Python"), ("Join", "Python"), ("Calc", "Spark JVM")} <= set(seen)
+            ("Sort", "Python"), ("Join", "Spark JVM"), ("Calc", "Spark JVM")} <= set(seen)
 
 
 def _events(env, t_env, name: str, eager: bool, directory) -> None:
@@ -186,3 +194,25 @@ def test_explain_says_what_runs_for_event_time_nodes(env, ran, eager, tmp_path):
     engine = "Python" if eager else "Spark JVM"  # Flink's per-element watermark decides windows on micro-batches
     assert {("WindowAggregate", engine), ("GroupWindowAggregate", engine), ("OverAggregate", "Python"),
             ("Deduplicate", "Python"), ("IntervalJoin", "Python"), ("WatermarkAssigner", "Python")} <= set(seen)
+
+
+def test_explain_says_event_time_nodes_run_in_spark_in_batch_mode(env, ran, tmp_path):
+    from kindling.datastream import RuntimeExecutionMode
+
+    env.set_parallelism(2)
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    t_env = StreamTableEnvironment.create(env)
+    _events(env, t_env, "events", True, tmp_path)
+    seen = _check(t_env.sql_query("SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING "
+                                  "AND CURRENT ROW) AS s FROM events"), ran)
+    seen += _check(t_env.sql_query("SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) "
+                                   "AS rn FROM events) WHERE rn = 1"), ran)
+    seen += _check(t_env.sql_query("SELECT a.v, b.v FROM events AS a LEFT JOIN events AS b ON a.k = b.k AND a.ts "
+                                   "BETWEEN b.ts - INTERVAL '0.1' SECOND AND b.ts"), ran)
+    seen += _check(t_env.sql_query("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end "
+                                   "ORDER BY v DESC) AS rn FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), "
+                                   "INTERVAL '1' SECOND))) WHERE rn <= 2"), ran)
+    seen += _check(t_env.sql_query("SELECT k FROM events UNION ALL SELECT v FROM events"), ran)
+    assert {("OverAggregate", "Spark JVM"), ("Rank", "Spark JVM"), ("IntervalJoin", "Spark JVM"),
+            ("WindowTableFunction", "Spark JVM"), ("Union", "Spark JVM"),
+            ("WatermarkAssigner", "Spark JVM")} <= {(kind.split(",")[0], engine) for kind, engine in seen}

@@ -43,6 +43,7 @@ _STATELESS = ("map", "flat_map", "filter", "process")
 _SEQ, _POS, _KIND, _RESULT, _BEFORE, _GLOBAL = "__seq", "__pos", "__kind", "__res", "__prev", "__global"
 _WINDOW_START, _WINDOW_END = "__w_start", "__w_end"
 _INSERT, _UPDATE_BEFORE, _UPDATE_AFTER = 0, 1, 2
+_DISTINCT = "_distinct"  # the suffix of a DISTINCT aggregate's function (GroupAggregateSpec)
 
 
 @dataclasses.dataclass(eq=False)
@@ -161,23 +162,17 @@ class AggregationWriter(SinkWriter):
         spec, aggregate, output_type = self.spec, self.spec.aggregate, self.spec.output_type
         kept: list[DataFrame] = []  # read twice (state and changes): computed once
         try:
-            if aggregate.window is not None:
-                return self._emit(window_results(df, aggregate, output_type), batch_id)
-            if spec.mode == "batch":
-                return self._emit(final_rows(df, aggregate, output_type), batch_id)
+            if spec.mode != "micro_batch":
+                return self._emit(bounded_changes(df, aggregate, output_type), batch_id)
             rows = _prepared(df, aggregate, ordered=True)
-            previous = None
-            if spec.mode == "micro_batch":
-                store = _SnapshotStore(df.sparkSession, self.state_dir)
-                previous = store.read(batch_id)
-                if not aggregate.per_batch:  # read by the groups and by the changes: one arrival order
-                    rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
-                    kept.append(rows)
-                groups = grouped(rows, aggregate, output_type, previous).persist(StorageLevel.MEMORY_AND_DISK)
-                kept.append(groups)
-                store.write(snapshot(groups, previous, aggregate), batch_id)
-            elif aggregate.per_batch:
-                groups = grouped(rows, aggregate, output_type, None)
+            store = _SnapshotStore(df.sparkSession, self.state_dir)
+            previous = store.read(batch_id)
+            if not aggregate.per_batch:  # read by the groups and by the changes: one arrival order
+                rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
+                kept.append(rows)
+            groups = grouped(rows, aggregate, output_type, previous).persist(StorageLevel.MEMORY_AND_DISK)
+            kept.append(groups)
+            store.write(snapshot(groups, previous, aggregate), batch_id)
             if aggregate.per_batch:
                 return self._emit(per_batch_changes(groups, aggregate, output_type), batch_id)
             return self._emit(per_row_changes(rows, aggregate, output_type, previous), batch_id)
@@ -198,7 +193,7 @@ class AggregationWriter(SinkWriter):
         if not others:
             return written
         spark = changes.sparkSession
-        _partitioned(changes, spec).createOrReplaceTempView(spec.source.view)
+        in_order(changes, spec.aggregate, spec.output_type, spec.parallelism).createOrReplaceTempView(spec.source.view)
         try:
             compiled = Compiler(spark, others, False, spec.parallelism, spec.job_parameters, spec.job_id).compile()
             return written + sum(self.writers[sink.node.id].write(sink.select(compiled.df), batch_id)
@@ -215,14 +210,15 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
 
 
-def _partitioned(changes: DataFrame, spec: AggregationSinkSpec) -> DataFrame:
-    """The changes spread over the aggregation's parallel instances by key, each instance's in the
-    order they were made (in arrival order of the rows that made them)."""
-    keys = [F.col(k) for k in _key_columns(spec.aggregate)]
+def in_order(changes: DataFrame, spec: GroupAggregateSpec, output_type: Any, parallelism: int) -> DataFrame:
+    """The changes spread over the aggregation's ``parallelism`` instances by key, each instance's in
+    the order they were made (in arrival order of the rows that made them), as the output type's
+    columns."""
+    keys = [F.col(k) for k in _key_columns(spec)]
     order = [c for c in (_WINDOW_END, _SEQ, _POS) if c in changes.columns]
-    spread = changes.repartition(spec.parallelism, *keys)
+    spread = changes.repartition(parallelism, *keys)
     ordered = spread.sortWithinPartitions(*order) if order else spread
-    return ordered.select([f.name for f in codec_for(spec.output_type).fields])
+    return ordered.select([f.name for f in codec_for(output_type).fields])
 
 
 # -- the aggregation, as DataFrame operations -----------------------------------------------------
@@ -245,10 +241,12 @@ def _accumulators(spec: GroupAggregateSpec) -> list[tuple[str, str, Any]]:
     out = [("__rows", "add", F.count(F.lit(1)))]  # so that a group without aggregates (DISTINCT) has one
     for j, (function, column, _) in enumerate(spec.calls):
         argument = F.col(f"__a{j}") if column else F.lit(1)
+        distinct = function.endswith(_DISTINCT)
+        function = function.removesuffix(_DISTINCT)
         if function in ("sum", "sum0", "avg"):
-            out.append((f"__s{j}", "add_nullable", F.sum(argument)))
+            out.append((f"__s{j}", "add_nullable", (F.sum_distinct if distinct else F.sum)(argument)))
         if function in ("count", "sum", "sum0", "avg"):
-            out.append((f"__c{j}", "add", F.count(argument)))
+            out.append((f"__c{j}", "add", (F.count_distinct if distinct else F.count)(argument)))
         if function in ("min", "max"):
             out.append((f"__m{j}", "least" if function == "min" else "greatest",
                         (F.min if function == "min" else F.max)(argument)))
@@ -275,6 +273,7 @@ def _result(spec: GroupAggregateSpec, output_type: Any) -> Column:
                                         "rowtime": F.col(_WINDOW_END) - 1}[index])
         else:
             function, _, integral = spec.calls[index]
+            function = function.removesuffix(_DISTINCT)
             total, count = F.col(f"__s{index}"), F.col(f"__c{index}")
             if function == "count":
                 value = count
@@ -385,9 +384,10 @@ def per_batch_changes(groups: DataFrame, spec: GroupAggregateSpec, output_type: 
     return _exploded(groups.withColumn("__changes", _changes(F.col(_RESULT), F.col(_BEFORE))), spec, output_type)
 
 
-def _windows(spec: GroupAggregateSpec) -> Column:
-    """The windows ``(start, end)`` of a row's timestamp, as Flink's assigners give them."""
-    kind, size, slide, offset = spec.window
+def windows_of(window: tuple) -> Column:
+    """The windows ``(start, end)`` of a row's timestamp (``__ts``), as Flink's assigners give them:
+    ``window`` is :class:`GroupAggregateSpec`'s."""
+    kind, size, slide, offset = window
     ts = F.col(TS)
     window = lambda start, end: F.struct(start.alias("start"), end.alias("end"))  # noqa: E731
     start = ts - (ts - offset + size) % size  # Java's remainder, as Flink's TimeWindow computes it
@@ -407,7 +407,7 @@ def window_results(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) ->
     at its minimum until the input ends, so no row is late and every window fires at the end): one
     row per group and window, ordered by window end then the group's first row."""
     keys = _key_columns(spec)
-    rows = _prepared(df, spec, ordered=True).withColumn("__window", F.explode(_windows(spec)))
+    rows = _prepared(df, spec, ordered=True).withColumn("__window", F.explode(windows_of(spec.window)))
     rows = rows.select("*", F.col("__window.start").alias(_WINDOW_START), F.col("__window.end").alias(_WINDOW_END))
     accumulators = _accumulators(spec)
     frame = rows.groupBy(*keys, _WINDOW_START, _WINDOW_END).agg(
@@ -416,6 +416,20 @@ def window_results(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) ->
     names = [f.name for f in codec_for(output_type).fields if f.name != ROW_KIND]
     kind = [F.lit(_INSERT).cast("byte").alias(ROW_KIND)] if isinstance(output_type, ChangelogRowTypeInfo) else []
     return result.select(*[F.col(f"{_RESULT}.`{n}`").alias(n) for n in names], *kind, *keys, _WINDOW_END, _SEQ)
+
+
+def bounded_changes(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:
+    """The aggregation of a bounded input read at once (BATCH, or STREAMING in one step): windows'
+    rows, each group's final row (``output_type`` a plain row type: BATCH) or its changes after
+    every row (a changelog type; per group with ``per_batch``, the input being one batch)."""
+    if spec.window is not None:
+        return window_results(df, spec, output_type)
+    if not isinstance(output_type, ChangelogRowTypeInfo):
+        return final_rows(df, spec, output_type)
+    rows = _prepared(df, spec, ordered=True)
+    if spec.per_batch:
+        return per_batch_changes(grouped(rows, spec, output_type, None), spec, output_type)
+    return per_row_changes(rows, spec, output_type, None)
 
 
 def final_rows(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:

@@ -1,42 +1,194 @@
 """A table's plan nodes Spark computes (a :class:`~kindling.graph.specs.RelationalSourceSpec`'s
-``plan``: Calcs over a scan, kindling/table/planner/nodes.py) as DataFrame operations on the scan's
-frame. Nodes are read as data, by their class name and fields; their resolved expressions become
-Spark Columns (kindling/spark/table/columns.py), evaluated in the JVM.
+``plan``, kindling/table/planner/nodes.py) as DataFrame operations on its scans' frames. Nodes are
+read as data, by their class name and fields, and the spec's ``operators`` give what a node needs
+beyond them (a join's resolved condition, an aggregation's spec); resolved expressions become Spark
+Columns (kindling/spark/table/columns.py), evaluated in the JVM.
 
-Control rows (a non-null watermark column: kindling/spark/stage.py) travel through every
-operation: projections keep the control columns, filters always pass them."""
+Every node's frame has its columns named as the node names them, then the RowKind column of a
+node whose rows are changes, then the control columns. In a bounded job the rows of a plan with
+an event time carry it as their timestamps (``__ts``), as its watermark assigner would give them.
+Control rows (a non-null watermark column: kindling/spark/stage.py, micro-batches only, where the
+planner gives Spark Calcs over one scan) travel through every operation: projections keep the
+control columns, filters always pass them."""
 from __future__ import annotations
 
-from pyspark.sql import Column, DataFrame
+from typing import Callable
+
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from kindling.graph.specs import RelationalSourceSpec
+from kindling.spark.codec import ROW_KIND, codec_for
+from kindling.spark.stage import CHANNEL, TS, WM
 from kindling.spark.table.columns import column
 
 __all__ = ["relational_frame"]
 
-
-def relational_frame(spec: RelationalSourceSpec, base: DataFrame, control: list[str]) -> DataFrame:
-    """The frame of ``spec``'s plan over ``base`` (the scan's frame), its columns named ``spec.names``
-    then the ``control`` columns."""
-    return _frame(spec.plan, base, control).toDF(*spec.names, *control)
+_ORDER, _SEQ, _NUMBER = "__order", "__seq", "__number"
+_JOINS = {(False, False): "inner", (True, False): "left", (False, True): "right", (True, True): "full"}
 
 
-def _frame(node, base: DataFrame, control: list[str]) -> DataFrame:
-    kind = type(node).__name__
-    if kind in ("Scan", "Values"):  # the scan's columns (its codec's, first), named as the plan names them
-        names = node.out.names
-        return base.select(*[F.col(f"`{c}`") for c in base.columns[:len(names)]], *control).toDF(*names, *control)
-    frame = _frame(node.input, base, control)
-    if kind == "Project":
-        return frame.select(*[_column(r).alias(n) for r, n in zip(node.resolved, node.names)], *control)
-    if kind == "Filter":
+def relational_frame(spec: RelationalSourceSpec, bases: list[DataFrame], control: list[str],
+                     parallelism: int) -> DataFrame:
+    """The frame of ``spec``'s plan over ``bases`` (the frames of its sources), its columns named
+    ``spec.names``, then the RowKind column of changes, then the ``control`` columns; operations
+    that spread rows by key spread them over ``parallelism`` partitions, as Flink's parallel instances."""
+    plan = spec.plan
+    frame = _Translation(spec, bases, control, parallelism).frame(plan)
+    kind = [ROW_KIND] if plan.out.updating else []
+    frame = frame.toDF(*spec.names, *kind, *control)
+    if plan.out.rowtime is not None and not control:  # the rows' timestamps are their event times
+        split = F.concat(F.lit("table-"), F.spark_partition_id().cast("string")).cast("binary")  # a source's split
+        return frame.select("*", _epoch_millis(spec.names[plan.out.names.index(plan.out.rowtime)]).alias(TS),
+                            F.lit(None).cast("long").alias(WM), split.alias(CHANNEL))
+    return frame
+
+
+class _Translation:
+    """The frames of one spec's nodes, each built once (a node read twice is one frame)."""
+
+    def __init__(self, spec: RelationalSourceSpec, bases: list[DataFrame], control: list[str], parallelism: int):
+        self.bases = {id(leaf): base for leaf, base in zip(spec.leaves, bases)}
+        self.operators = {id(node): operator for node, operator in spec.operators}
+        self.control, self.parallelism = control, parallelism
+        self.frames: dict[int, DataFrame] = {}
+
+    def frame(self, node) -> DataFrame:
+        built = self.frames.get(id(node))
+        if built is None:
+            kind = type(node).__name__
+            make: Callable[..., DataFrame] | None = getattr(self, "_" + kind, None)
+            if make is None:
+                raise TypeError(f"Spark does not compute the plan node {kind}: kindling/table/planner/physical.py "
+                                "left it to the Python operator")
+            built = self.frames[id(node)] = make(node)
+        return built
+
+    def _kind(self, node) -> list[str]:
+        """The RowKind column of a node whose rows are changes."""
+        return [ROW_KIND] if node.out.updating else []
+
+    def _Scan(self, node) -> DataFrame:  # the scan's columns (its codec's, first), named as the plan names them
+        base, names = self.bases[id(node)], node.out.names
+        width = len(names) + len(self._kind(node))
+        return base.select(*[F.col(f"`{c}`") for c in base.columns[:width]], *self.control).toDF(
+            *names, *self._kind(node), *self.control)
+
+    _Values = _Scan
+
+    def _WatermarkAssigner(self, node) -> DataFrame:  # a bounded input: the event time is a column
+        return self.frame(node.input)
+
+    def _Project(self, node) -> DataFrame:
+        return self.frame(node.input).select(*[_column(r).alias(n) for r, n in zip(node.resolved, node.names)],
+                                             *self._kind(node), *self.control)
+
+    def _Filter(self, node) -> DataFrame:
         condition = _column(node.resolved)
-        if control:  # control rows always pass (docs/table.md)
-            condition = F.coalesce(condition, F.lit(False)) | F.col(control[0]).isNotNull()
-        return frame.where(condition)
-    raise TypeError(f"Spark does not compute the plan node {kind}: kindling/table/planner/physical.py left it to "
-                    "the Python operator")
+        if self.control:  # control rows always pass (docs/table.md)
+            condition = F.coalesce(condition, F.lit(False)) | F.col(self.control[0]).isNotNull()
+        return self.frame(node.input).where(condition)
+
+    def _Join(self, node) -> DataFrame:
+        joined = self.frame(node.left).join(self.frame(node.right), _column(self.operators[id(node)]),
+                                            _JOINS[(node.left_outer, node.right_outer)])
+        return joined.select(*[F.col(f"`{n}`") for n in node.out.names])
+
+    def _Aggregate(self, node) -> DataFrame:
+        from kindling.spark.table.aggregation import bounded_changes, in_order
+
+        spec, output_type = self.operators[id(node)]
+        rows = self.frame(node.input)
+        if spec.window is not None:
+            rows = rows.withColumn(TS, _epoch_millis(_time_field(node)))
+        elif not node.out.updating:  # each group's final row: in no order
+            return bounded_changes(rows, spec, output_type).select(*[F.col(f"`{n}`") for n in node.out.names])
+        return in_order(bounded_changes(rows, spec, output_type), spec, output_type, self.parallelism)
+
+    _WindowAggregate = _GroupWindowAggregate = _Aggregate
+
+    def _Over(self, node) -> DataFrame:
+        """Each row with its frame's aggregates (BATCH mode): window functions over the partition
+        ordered by its column then the arrival (peers of a RANGE frame share their values)."""
+        from kindling.spark.table.aggregation import _accumulators, _result  # the group aggregation's
+
+        spec, aggregates_type = self.operators[id(node)]
+        frame, rows = node.frame, self.frame(node.input)
+        order = F.col(f"`{frame.order_field}`")
+        if node.input.out.types[frame.order_field].type_name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+            order = F.unix_millis(order)  # a RANGE's bound is in ms
+        arguments = [F.col(f"`{column}`").alias(f"__a{j}") for j, (_, column, _) in enumerate(spec.calls) if column]
+        rows = rows.select("*", *arguments, order.alias(_ORDER), F.monotonically_increasing_id().alias(_SEQ))
+        partition = Window.partitionBy(*[F.col(f"`{k}`") for k in frame.partition_keys])
+        start = Window.unboundedPreceding if frame.preceding is None else -frame.preceding
+        window = partition.orderBy(_ORDER, _SEQ).rowsBetween(start, Window.currentRow) if frame.rows else \
+            partition.orderBy(_ORDER).rangeBetween(start, Window.currentRow)
+        rows = rows.select("*", *[aggregate.over(window).alias(name) for name, _, aggregate in _accumulators(spec)])
+        results = _result(spec, aggregates_type)
+        return rows.select(*[F.col(f"`{n}`") for n in node.input.out.names],
+                           *[results[f.name].alias(n) for f, n in zip(codec_for(aggregates_type).fields, node.names)])
+
+    def _Rank(self, node) -> DataFrame:
+        """The rows numbered per partition in the rank's order (BATCH mode; rows of one order in
+        arrival order), those in its range."""
+        rows = self.frame(node.input).select("*", F.monotonically_increasing_id().alias(_SEQ))
+        order = [F.col(f"`{n}`").desc_nulls_last() if descending else F.col(f"`{n}`").asc_nulls_first()
+                 for n, descending in node.order]
+        partition = Window.partitionBy(*[F.col(f"`{k}`") for k in node.partition])
+        number = {"ROW_NUMBER": F.row_number(), "RANK": F.rank(), "DENSE_RANK": F.dense_rank()}[node.function]
+        window = partition.orderBy(*order, _SEQ) if node.function == "ROW_NUMBER" else partition.orderBy(*order)
+        numbered = rows.select("*", number.over(window).alias(_NUMBER))
+        kept = numbered.where(F.col(_NUMBER) >= node.start)
+        if node.end is not None:
+            kept = kept.where(F.col(_NUMBER) <= node.end)
+        number_column = [F.col(_NUMBER).cast("long").alias(node.number_name)] if node.with_number else []
+        return kept.select(*[F.col(f"`{n}`") for n in node.input.out.names], *number_column)
+
+    def _WindowTVF(self, node) -> DataFrame:
+        """Each row once per window its time falls in (a row without a time in none), with the
+        window's start, end and time (its end less 1 ms)."""
+        from kindling.spark.table.aggregation import windows_of
+
+        rows = self.frame(node.input)
+        windowed = rows.withColumn(TS, _epoch_millis(node.time_field)).where(F.col(TS).isNotNull()).withColumn(
+            "__window", F.explode(windows_of((node.window.lower(), node.size_ms, node.slide_ms or node.size_ms,
+                                              node.offset_ms))))
+        bounds = [F.timestamp_millis(F.col("__window.start")), F.timestamp_millis(F.col("__window.end")),
+                  F.timestamp_millis(F.col("__window.end") - 1)]
+        types = node.out.schema.get_field_data_types()[-3:]
+        return windowed.select(*[F.col(f"`{n}`") for n in node.input.out.names],
+                               *[b.cast(t.type_info().to_spark_type()).alias(n)
+                                 for b, t, n in zip(bounds, types, node.out.names[-3:])])
+
+    def _IntervalJoin(self, node) -> DataFrame:
+        """The pairs of equal keys whose times are within the bounds (and the rest of the condition);
+        an outer side's rows that joined none, padded with nulls."""
+        left_time, right_time = _epoch_millis(node.left_time), _epoch_millis(node.right_time)
+        condition = (right_time + node.lower <= left_time) & (left_time <= right_time + node.upper)
+        for a, b in zip(node.left_keys, node.right_keys):
+            condition = condition & (F.col(f"`{a}`") == F.col(f"`{b}`"))
+        if id(node) in self.operators:
+            condition = condition & _column(self.operators[id(node)])
+        joined = self.frame(node.left).join(self.frame(node.right), condition,
+                                            _JOINS[(node.left_outer, node.right_outer)])
+        return joined.select(*[F.col(f"`{n}`") for n in node.out.names])
+
+    def _Union(self, node) -> DataFrame:
+        sides = [self.frame(node.left), self.frame(node.right)]
+        if node.out.updating:  # an insert-only side's rows are inserts
+            sides = [side if i.out.updating else side.withColumn(ROW_KIND, F.lit(0).cast("byte"))
+                     for side, i in zip(sides, node.inputs)]
+        return sides[0].union(sides[1])
+
+
+def _time_field(node) -> str:
+    """The event-time column a window aggregation's windows are of."""
+    return node.windows.time_field if type(node).__name__ == "WindowAggregate" else node.window.time_field
+
+
+def _epoch_millis(name: str) -> Column:
+    """The epoch milliseconds of a time column (a TIMESTAMP's as Python holds it: kindling/common/typeinfo.py)."""
+    return F.unix_millis(F.col(f"`{name}`"))
 
 
 def _column(resolved) -> Column:

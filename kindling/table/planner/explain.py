@@ -29,13 +29,14 @@ def explain(t_env, roots: Sequence[nodes.Node]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _lines(physical: Physical, node: nodes.Node, first: str, rest: str, stateless_above: bool) -> List[str]:
+def _lines(physical: Physical, node: nodes.Node, first: str, rest: str, stateless_above: bool,
+           read_by_frame: bool = False) -> List[str]:
     if passes_through(node, physical.in_batch):  # nothing runs for it
-        return _lines(physical, node.input, first, rest, stateless_above)
+        return _lines(physical, node.input, first, rest, stateless_above, read_by_frame)
     if isinstance(node, nodes.Sink):
         lines = [f"{first}Sink(table=[{node.path}])"]
     else:
-        choice = physical.choose(node, stateless_above)
+        choice = physical.choose(node, stateless_above, read_by_frame)
         why = f": {choice.reason}" if choice.reason else ""
         lines = [f"{first}{label(node, physical)} [{choice.engine}, {physical.mode}{why}], "
                  f"changelogMode=[{node.out.changelog_mode}]"]
@@ -43,7 +44,7 @@ def _lines(physical: Physical, node: nodes.Node, first: str, rest: str, stateles
     for i, child in enumerate(inputs):
         last = i == len(inputs) - 1
         lines += _lines(physical, child, rest + ("+- " if last else ":- "), rest + ("   " if last else ":  "),
-                        stateless_above and stateless(node))
+                        stateless_above and stateless(node), physical.frame(node))
     return lines
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-from kindling.table.planner.types import NUMERIC, arithmetic_type, common_type
+from kindling.table.planner.types import MAX_DECIMAL_PRECISION, NUMERIC, arithmetic_type, common_type, precision_scale
 from kindling.table.types import DataType, DataTypes
 
 __all__ = ["AGGREGATES", "BUILTINS", "CASTABLE", "NOT_LITERAL", "AggregateDefinition", "FunctionDefinition",
@@ -394,9 +394,13 @@ def _compared(argument: DataType, parameters) -> DataType:
 
 def _sum(kind: str) -> Callable[[DataType, Tuple], DataType]:
     def result(argument: DataType, parameters) -> DataType:
-        if argument.type_name not in NUMERIC:
+        if argument.type_name == "DECIMAL" and kind in ("sum", "sum0", "avg"):  # as Flink's, whatever the precision
+            scale = precision_scale(argument)[1]
+            typed = DataTypes.DECIMAL(MAX_DECIMAL_PRECISION, max(6, scale) if kind == "avg" else scale)
+        elif argument.type_name not in NUMERIC:
             raise ValueError(f"{kind.upper()} needs a numeric argument, got {argument!r}")
-        typed = getattr(DataTypes, argument.type_name)()
+        else:
+            typed = getattr(DataTypes, argument.type_name)()
         return typed.not_null() if kind == "sum0" else typed
     return result
 

@@ -83,7 +83,7 @@ class Lowering:
                              f"{len(node.out.names)} columns {node.out.names}")
         if node.out.updating and not isinstance(wanted, ChangelogRowTypeInfo):
             wanted = _changelog(wanted)
-        if self.physical.jvm_chain(node):
+        if self.physical.frame(node):
             return self._jvm_source(node, wanted)
         stream = self.stream(node, stateless_above, before)
         return stream if wanted == natural else keeping_parallelism(stream, Retyped(wanted.get_field_names()), wanted)
@@ -101,7 +101,7 @@ class Lowering:
     def stream(self, node: nodes.Node, stateless_above: bool = True, before: bool = False):
         """The rows of ``node`` as a DataStream of its Row type, its last operator described as explain
         prints the node."""
-        if self.physical.jvm_chain(node):
+        if self.physical.frame(node):
             return self._jvm_source(node, row_type(node.out))
         if passes_through(node, self.in_batch):
             return self._input(node, node.input, stateless_above, before)
@@ -116,25 +116,19 @@ class Lowering:
         return [self._input(node, child, stateless_above, True) for child in node.inputs]
 
     def _jvm_source(self, node: nodes.Node, wanted: RowTypeInfo):
-        """The source reading a subtree Spark computes: its scan, and the Calcs above it as data."""
+        """The source reading a frame Spark computes: its scans, and the nodes above them as data."""
         from kindling.common.watermark_strategy import WatermarkStrategy
         from kindling.datastream.connectors.base import Source
-        from kindling.graph.specs import CollectionSourceSpec, RelationalSourceSpec
+        from kindling.graph.specs import RelationalSourceSpec
 
-        leaf = node
-        while leaf.inputs:
-            leaf = leaf.inputs[0]
-        if isinstance(leaf, nodes.Values):
-            spec = CollectionSourceSpec(values=list(leaf.rows))
-            spec.parallel = leaf.parallel
-            source = Source(spec, leaf.out.schema.row_type_info())
-        else:
-            source = leaf.source
+        leaves, operators = self.physical.operators(node)
+        sources = [_leaf_source(leaf) for leaf in leaves]
         name = nodes.table_name(node)
-        if node is leaf and wanted == source._type_info:
-            return self.env.from_source(source, WatermarkStrategy.no_watermarks(), name)
-        spec = RelationalSourceSpec(base=source._spec, base_type=source._type_info, plan=node,
-                                    names=list(wanted.get_field_names()))
+        if node is leaves[0] and wanted == sources[0]._type_info:
+            return self.env.from_source(sources[0], WatermarkStrategy.no_watermarks(), name)
+        spec = RelationalSourceSpec(bases=[s._spec for s in sources], base_types=[s._type_info for s in sources],
+                                    leaves=leaves, plan=node, names=list(wanted.get_field_names()),
+                                    operators=operators)
         return self.env.from_source(Source(spec, wanted), WatermarkStrategy.no_watermarks(), name)
 
     # -- one method per node the Python operators run -------------------------------------------------
@@ -439,6 +433,18 @@ def aggregate_calls(rows: nodes.Output, keys: Sequence[str], fields: Sequence, n
     return AggregateCalls(rows.names, list(keys), list(fields), list(names), aggregates,
                           [any(t in INTEGRAL for t in type_names) for type_names in argument_types],
                           [type_names == ["FLOAT"] for type_names in argument_types])
+
+
+def _leaf_source(leaf: nodes.Node):
+    """The source reading a frame's leaf: a scan's connector source, or one of the elements."""
+    from kindling.datastream.connectors.base import Source
+    from kindling.graph.specs import CollectionSourceSpec
+
+    if isinstance(leaf, nodes.Scan):
+        return leaf.source
+    spec = CollectionSourceSpec(values=list(leaf.rows))
+    spec.parallel = leaf.parallel
+    return Source(spec, leaf.out.schema.row_type_info())
 
 
 def _of_epoch_millis(data_type):

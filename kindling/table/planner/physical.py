@@ -7,26 +7,55 @@ kindling/spark/runner.py ``run_mode``): BATCH, a bounded STREAMING job in *one s
 batch job; the watermark stays at its minimum until the input ends), or *micro-batches* (a
 Structured Streaming query). Per node kind, today:
 
+* **Frames.** In a bounded job (one step or BATCH: the whole input in one Spark batch job) Spark
+  computes a node as part of a *frame*: DataFrame operations over its inputs' frames, down to the
+  scans (kindling/spark/table/translate.py; one source of the job reading the scans, whatever
+  reads the frame). A node whose input is computed in Python runs in Python (but aggregations, below).
+  On micro-batches a frame is Calcs over one scan (the sources' control rows travel through them).
+  A frame reads an event time as a column: the watermark assigner under it runs for no row (in a
+  bounded job read at once no row is late: BATCH has no watermarks, one step emits none before the
+  input ends).
 * **Scan, Values**: a connector table is read by its Kindling source, in Python; elements given in
   the program are a Spark local relation (JVM) in one step and BATCH, a Kindling source on
   micro-batches (the compiler's rule for collections).
-* **Project, Filter (Calc)**: JVM when their input is a JVM Calc chain over a scan and every
-  expression is one Spark computes as Flink does (no Python function, no built-in Spark computes
-  otherwise: kindling/table/planner/expressions.py ``python_only``): Spark column expressions
-  (kindling/spark/table/translate.py). Else a Python map or filter.
-* **Aggregate (GROUP BY)**: JVM when its input is append-only, every field is a group key or a
-  built-in ``COUNT``/``SUM``/``SUM0``/``AVG``/``MIN``/``MAX`` (not DISTINCT) of a column of a type
-  whose arithmetic Spark shares with Flink (integers, DOUBLE; MIN/MAX also strings), and only
-  stateless nodes (Calc, Correlate, a sink) read its changes: DataFrame aggregations per batch
-  (kindling/spark/table/aggregation.py). ``kindling.table.spark-aggregation: false`` keeps it in
-  Python. Else the Python group aggregation on keyed state.
+* **Project, Filter (Calc)**: JVM when their input is a frame and every expression is one Spark
+  computes as Flink does (no Python function, no built-in Spark computes otherwise:
+  kindling/table/planner/expressions.py ``python_only``): Spark column expressions. Else a Python
+  map or filter.
+* **Aggregate (GROUP BY)**: JVM when its input is append-only and every field is a group key or a
+  built-in ``COUNT``/``SUM``/``SUM0``/``AVG``/``MIN``/``MAX`` (DISTINCT in BATCH mode and windows) of a column of a type
+  whose arithmetic Spark shares with Flink (integers, DOUBLE; MIN/MAX also strings). Over a frame in
+  a bounded job it is part of the frame, whatever reads it: BATCH gives each group's row, one step
+  Flink's changes after every row (or, with mini-batches, once per group), each parallel instance's
+  in the order they were made. Otherwise, when only stateless nodes (Calc, Correlate, a sink) read
+  its changes, the aggregation is taken out of the job's query and computed with DataFrame
+  aggregations per batch (kindling/spark/table/aggregation.py). ``kindling.table.spark-aggregation:
+  false`` keeps it in Python. Else the Python group aggregation on keyed state.
 * **Window aggregations** (a window TVF's GROUP BY, the Table API's tumbling and sliding group
   windows): as the Aggregate, and only in one step or BATCH: on micro-batches Flink's per-element
   watermark (the minimum over splits) decides which rows are late and when a window fires, which
   Spark's per-batch watermark cannot; session windows and windows of processing time are Python.
-* **Every other node** (joins, OVER, Top-N, deduplication, sorts, set operations, table
-  functions, watermark assignment, ...): the Python operator; which one for ranks and sorts of a
-  stream, as Flink chooses it, :func:`rank_strategy` and :func:`sort_strategy` say.
+* **Join** (regular): a frame's join of two frames in a bounded job, with the whole condition
+  (``kindling.table.spark-operators: false`` keeps it in Python, for comparison). BATCH: every join
+  kind, each key's final rows. One step: inner joins of append-only inputs, each joined row once
+  (``+I``; Flink's order of them depends on the inputs' arrival, any order one could give); an
+  outer join's changes depend on the order its rows arrive (a row padded with nulls while it has no
+  partner, ``-D`` of it when the first partner comes), and a join of changes (an aggregation's)
+  follows them row by row: those stay on the Python operator. On micro-batches: Python.
+* **UNION ALL**: part of a frame in a bounded job when both inputs are frames.
+* **OVER, Top-N and deduplication (Rank), window TVFs, interval joins**: part of a frame in BATCH mode
+  (``kindling.table.spark-operators: false`` keeps them in Python): OVER as window functions over the
+  partition ordered by its column then the arrival (peers of a RANGE frame share their values), its
+  aggregates those of the Aggregate above (but a FLOAT/DOUBLE sum over a bounded frame); a rank
+  numbering each partition's rows (ties in arrival order) and keeping those in its range; TUMBLE, HOP,
+  CUMULATE of an event-time column each row once per window; an interval join a join on the keys,
+  the bounds and the rest of its condition. In a stream they run in Python: with a declared WATERMARK
+  a bounded stream runs on micro-batches (Flink's watermark follows each element, so its late rows
+  and firings depend on the order rows arrive; Spark's watermark is per batch); a Top-N of a stream
+  changes its rows as they arrive.
+* **Every other node** (sorts, set operations other than UNION ALL, table functions, temporal and
+  lookup joins, ...): the Python operator; which one for ranks and sorts of a stream, as Flink
+  chooses it, :func:`rank_strategy` and :func:`sort_strategy` say.
 
 One thing the plan cannot see: a table handed to the DataStream API (``to_changelog_stream``) whose
 changes a keyed DataStream operator reads. Spark's aggregation cannot feed one, so the job then
@@ -43,8 +72,8 @@ from kindling.table.expressions import Expression, unaliased
 from kindling.table.planner import nodes
 from kindling.table.planner.types import INTEGRAL
 
-__all__ = ["BATCH", "MICRO_BATCHES", "ONE_STEP", "PYTHON", "SPARK_JVM", "Choice", "Physical", "aggregation_spec",
-           "passes_through", "rank_strategy", "sort_strategy", "stream_sort"]
+__all__ = ["BATCH", "MICRO_BATCHES", "ONE_STEP", "PYTHON", "SPARK_AGGREGATION", "SPARK_JVM", "SPARK_OPERATORS", "Choice",
+           "Physical", "aggregation_spec", "passes_through", "rank_strategy", "sort_strategy", "stream_sort"]
 
 SPARK_JVM, PYTHON = "Spark JVM", "Python"
 #: the run modes, as explain prints them (the runner's names: kindling/spark/runner.py)
@@ -55,6 +84,10 @@ _MODES = {"one_step": ONE_STEP, "micro_batch": MICRO_BATCHES, "batch": BATCH}
 #: always the Python operator, for comparison)
 SPARK_AGGREGATION = "kindling.table.spark-aggregation"
 
+#: whether the nodes Spark can compute other than Calcs and aggregations (joins, ...) run in Spark's
+#: own operators (default true; false: on the Python operators, for comparison)
+SPARK_OPERATORS = "kindling.table.spark-operators"
+
 #: the argument types of the aggregates Spark computes as Flink does (FLOAT sums in FLOAT and
 #: DECIMAL arithmetic differ: those stay in Python)
 _SPARK_SUMMABLE = INTEGRAL + ["DOUBLE"]
@@ -62,6 +95,12 @@ _SPARK_COMPARABLE = _SPARK_SUMMABLE + ["STRING", "VARCHAR", "CHAR"]
 #: nodes that read their input row by row, keeping no state: Spark's aggregation can feed them
 _STATELESS = (nodes.Project, nodes.Filter, nodes.Correlate, nodes.Sink)
 _JVM_CALC = (nodes.Project, nodes.Filter)
+_AGGREGATIONS = (nodes.Aggregate, nodes.WindowAggregate, nodes.GroupWindowAggregate)
+_LEAVES = (nodes.Scan, nodes.Values)
+#: the other nodes a frame may hold (each one's conditions: ``Physical._<class name>``)
+_OPERATORS = (nodes.Over, nodes.Rank, nodes.WindowTVF, nodes.IntervalJoin, nodes.Union)
+#: why an event-time node of a stream runs in Python (the module docstring)
+_FOLLOWS_THE_WATERMARK = "a stream's event-time rows follow Flink's per-element watermark"
 
 
 @dataclass(frozen=True)
@@ -86,35 +125,167 @@ class Physical:
 
         env = t_env._env
         self.mode = _MODES[env._run_mode(_sources(roots), _eager_watermarks(roots))]
+        self.bounded = self.mode != MICRO_BATCHES  # the whole input at once: one Spark batch job
         self.in_batch = env.get_runtime_mode() == RuntimeExecutionMode.BATCH  # the tables' semantics
         self.spark_aggregation = env.get_configuration().get_boolean(SPARK_AGGREGATION, True)
+        self.spark_operators = env.get_configuration().get_boolean(SPARK_OPERATORS, True)
+        self._frames: dict = {}  # id(node) -> whether Spark computes it as part of a frame (:meth:`frame`)
 
-    def choose(self, node: nodes.Node, stateless_above: bool) -> Choice:
+    def choose(self, node: nodes.Node, stateless_above: bool = True, read_by_frame: bool = False) -> Choice:
         """Where ``node`` runs; ``stateless_above``: only stateless nodes read its rows, up to the
-        plan's root."""
+        plan's root; ``read_by_frame``: a node Spark computes in a frame reads it."""
         if isinstance(node, nodes.Values):
             return Choice(PYTHON, "elements are read by Kindling's source on micro-batches") \
                 if self.mode == MICRO_BATCHES else Choice(SPARK_JVM)
+        if isinstance(node, nodes.WatermarkAssigner):  # a frame reads the event time as a column
+            return Choice(SPARK_JVM) if read_by_frame else Choice(PYTHON)
         if isinstance(node, _JVM_CALC):
             return self._calc(node)
-        if isinstance(node, (nodes.Aggregate, nodes.WindowAggregate, nodes.GroupWindowAggregate)):
+        if isinstance(node, _AGGREGATIONS):
             spec, reason = self._aggregation(node, stateless_above)
             return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
+        if isinstance(node, nodes.Join):
+            return self._join(node)
+        if isinstance(node, _OPERATORS):
+            reason = self._frame_inputs(node) or getattr(self, "_" + type(node).__name__)(node)
+            return Choice(PYTHON, reason) if reason else Choice(SPARK_JVM)
         return Choice(PYTHON)
 
-    def jvm_chain(self, node: nodes.Node) -> bool:
-        """Whether ``node`` is a scan, or Calcs over one, that Spark computes (one JVM subtree)."""
-        return isinstance(node, (nodes.Scan, nodes.Values) + _JVM_CALC) and (
-            isinstance(node, (nodes.Scan, nodes.Values)) or self._calc(node).jvm)
+    def frame(self, node: nodes.Node) -> bool:
+        """Whether Spark computes ``node`` and every node below it as DataFrame operations over the
+        scans at its leaves (a *frame*: one source of the job, kindling/spark/table/translate.py)."""
+        known = self._frames.get(id(node))
+        if known is None:
+            known = self._frames[id(node)] = isinstance(node, _LEAVES) or (
+                isinstance(node, _JVM_CALC + _AGGREGATIONS + _OPERATORS + (nodes.Join,)) and self._in_frame(node))
+        return known
+
+    def _in_frame(self, node: nodes.Node) -> bool:
+        if isinstance(node, _AGGREGATIONS):
+            return self.bounded and self.frame(self._time_input(node.input)) and \
+                self._aggregation(node, True)[0] is not None
+        return self.choose(node).jvm
+
+    def _time_input(self, node: nodes.Node) -> nodes.Node:
+        """What a frame reads of ``node``: the rows under its watermark assigner in a bounded job (the
+        whole input comes before any watermark: an event time is a column), else ``node``."""
+        return node.input if isinstance(node, nodes.WatermarkAssigner) and self.bounded else node
 
     def _calc(self, node: nodes.Node) -> Choice:
         from kindling.table.planner.expressions import python_only
 
-        if not self.jvm_chain(node.input):
+        if not self.frame(self._time_input(node.input)):
             return Choice(PYTHON, "its input is computed in Python")
         resolved = node.resolved if isinstance(node, nodes.Project) else (node.resolved,)
         reason = next((r for r in map(python_only, resolved) if r is not None), None)
         return Choice(SPARK_JVM) if reason is None else Choice(PYTHON, reason)
+
+    def _join(self, node: nodes.Join) -> Choice:
+        """A regular join: Spark's join of two frames in a bounded job. BATCH gives each key's final
+        rows; in one step an inner join of inserts emits each joined row once, in an order the
+        inputs' arrival could give, but an outer join's changes (a row padded with nulls, retracted
+        when its first partner comes) depend on the order in which the rows arrive."""
+        from kindling.table.planner.expressions import python_only
+
+        if not self.bounded or node.predicate is None:
+            return Choice(PYTHON)
+        if not self.spark_operators:
+            return Choice(PYTHON, f"{SPARK_OPERATORS} is false")
+        if not (self.frame(node.left) and self.frame(node.right)):
+            return Choice(PYTHON, "its input is computed in Python")
+        if not self.in_batch and (node.left.out.updating or node.right.out.updating):
+            return Choice(PYTHON, "its input is updating")
+        if not self.in_batch and (node.left_outer or node.right_outer):
+            return Choice(PYTHON, "an outer join's changes depend on the order its rows arrive")
+        reason = python_only(self.join_condition(node))
+        return Choice(SPARK_JVM) if reason is None else Choice(PYTHON, reason)
+
+    def _frame_inputs(self, node: nodes.Node) -> Optional[str]:
+        """Why Spark cannot compute ``node`` in a frame whatever it computes, or None."""
+        if not self.bounded:
+            return "the frames of micro-batches are Calcs over a scan"
+        if not self.spark_operators:
+            return f"{SPARK_OPERATORS} is false"
+        if not all(self.frame(self._time_input(i)) for i in node.inputs):
+            return "its input is computed in Python"
+        return None
+
+    def _Over(self, node: nodes.Over) -> Optional[str]:
+        """OVER: window functions over each partition ordered by its column (then arrival), each row once
+        with its frame's aggregates."""
+        frame = node.frame
+        if not self.in_batch:
+            return _FOLLOWS_THE_WATERMARK
+        if frame.order_field == node.input.out.proctime:
+            return "an OVER of processing time"
+        spec = aggregation_spec(frame.partition_keys, node.aggregates, node.input.out.types)
+        if spec is None:
+            return "an aggregate Spark does not compute as Flink does"
+        if frame.preceding is not None and any(kind in ("sum", "sum0", "avg") and not integral
+                                               for kind, _, integral in spec.calls):
+            return "a sum over a bounded frame rounds as Flink's rows come and go"
+        return None
+
+    def _Rank(self, node: nodes.Rank) -> Optional[str]:
+        """Top-N, deduplication: the rows numbered per partition in its order (ties in arrival order),
+        those in its range."""
+        return None if self.in_batch else "a Top-N of a stream changes its rows as they arrive"
+
+    def _WindowTVF(self, node: nodes.WindowTVF) -> Optional[str]:
+        """TUMBLE, HOP and CUMULATE of an event-time column: each row once per window it falls in."""
+        if not self.in_batch:
+            return _FOLLOWS_THE_WATERMARK
+        return "session windows and windows of processing time" if node.window == "SESSION" or node.proctime \
+            else None
+
+    def _IntervalJoin(self, node: nodes.IntervalJoin) -> Optional[str]:
+        """A join of rows of equal keys whose times are within the bounds; an outer side's rows that
+        joined none padded with nulls."""
+        from kindling.table.planner.expressions import python_only
+
+        if not self.in_batch:
+            return _FOLLOWS_THE_WATERMARK
+        return python_only(self.join_condition(node)) if node.predicate is not None else None
+
+    def _Union(self, node: nodes.Union) -> Optional[str]:
+        """UNION ALL: the rows of both frames."""
+        return None
+
+    def join_condition(self, node: nodes.Join):
+        """The join's predicate resolved against the joined columns."""
+        from kindling.table.planner.expressions import resolve
+
+        return resolve(node.predicate, node.out.names, node.out.schema.get_field_data_types())
+
+    def operators(self, node: nodes.Node) -> Tuple[list, list]:
+        """The leaves of the frame ``node`` (each once, in the order first met) and, per node in it that
+        needs more than its fields to be computed by Spark, ``(node, what Spark computes it by)``."""
+        from kindling.table.planner.lowering import row_type
+
+        leaves, operators, seen, stack = [], [], set(), [node]
+        while stack:
+            current = stack.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            if isinstance(current, _LEAVES):
+                leaves.append(current)
+            elif isinstance(current, (nodes.Join, nodes.IntervalJoin)) and current.predicate is not None:
+                operators.append((current, self.join_condition(current)))
+            elif isinstance(current, nodes.Over):
+                operators.append((current, self._over_operator(current)))
+            elif isinstance(current, _AGGREGATIONS):
+                operators.append((current, (self._aggregation(current, True)[0], row_type(current.out))))
+            stack.extend(reversed([self._time_input(i) for i in current.inputs]))
+        return leaves, operators
+
+    def _over_operator(self, node: nodes.Over) -> tuple:
+        """What Spark computes an OVER by: its aggregates' spec and their row type."""
+        from kindling.table.schema import Schema
+
+        aggregates = Schema(list(node.names), node.out.schema.get_field_data_types()[-len(node.names):])
+        return aggregation_spec(node.frame.partition_keys, node.aggregates, node.input.out.types), \
+            aggregates.row_type_info()
 
     def spark_aggregation_spec(self, node: nodes.Node, stateless_above: bool) -> Optional[GroupAggregateSpec]:
         """The aggregation node as a :class:`GroupAggregateSpec` when Spark computes it (the rule in
@@ -127,10 +298,12 @@ class Physical:
             return None, "its input is updating"
         if not self.spark_aggregation:
             return None, f"{SPARK_AGGREGATION} is false"
-        if not stateless_above:
+        in_frame = self.bounded and self.frame(self._time_input(node.input))
+        if not stateless_above and not in_frame:
             return None, "a stateful node reads its changes"
         if isinstance(node, nodes.Aggregate):
-            spec = aggregation_spec(node.keys, node.fields, node.input.out.types, node.mini_batch)
+            spec = aggregation_spec(node.keys, node.fields, node.input.out.types, node.mini_batch,
+                                    distinct=self.in_batch)
         elif self.mode == MICRO_BATCHES:
             return None, "windows on micro-batches follow Flink's per-element watermark"
         elif isinstance(node, nodes.WindowAggregate):
@@ -139,13 +312,14 @@ class Physical:
                 return None, "session windows and windows of processing time"
             spec = aggregation_spec(node.keys, node.fields, _window_types(node), window=(
                 windows.window.lower(), windows.size_ms, windows.slide_ms or windows.size_ms, windows.offset_ms),
-                window_columns=_WINDOW_COLUMNS)
+                window_columns=_WINDOW_COLUMNS, distinct=True)
         elif node.window.kind == "session":
             return None, "session windows"
         else:
             window = node.window
             spec = aggregation_spec(node.keys, node.fields, node.input.out.types, window=(
-                "tumble" if window.kind == "tumble" else "hop", window.size_ms, window.slide_ms or window.size_ms, 0))
+                "tumble" if window.kind == "tumble" else "hop", window.size_ms, window.slide_ms or window.size_ms, 0),
+                distinct=True)
         return spec, "an aggregate Spark does not compute as Flink does"
 
 
@@ -160,13 +334,14 @@ def _window_types(node: nodes.WindowAggregate) -> dict:
 
 
 def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: dict, mini_batch: bool = False,
-                     window: Optional[tuple] = None, window_columns: Optional[dict] = None
+                     window: Optional[tuple] = None, window_columns: Optional[dict] = None, distinct: bool = False
                      ) -> Optional[GroupAggregateSpec]:
     """The aggregation as a :class:`GroupAggregateSpec` when Spark's own operators compute it as
-    Flink does: every field a key column, a built-in aggregate (not DISTINCT) of one column
-    (``COUNT`` also of a literal) or, of a ``window`` aggregation, a window property
-    (``col('w').start``, or the columns ``window_columns`` names: ``{'window_start': 'start', ...}``);
-    else None (the Python operator computes it)."""
+    Flink does: every field a key column, a built-in aggregate of one column (``COUNT`` also of a
+    literal; DISTINCT when ``distinct``: a group's rows are aggregated at once, in BATCH mode and the
+    windows of a bounded input) or, of a ``window`` aggregation, a window property (``col('w').start``,
+    or the columns ``window_columns`` names: ``{'window_start': 'start', ...}``); else None (the
+    Python operator computes it)."""
     spec = GroupAggregateSpec(keys=list(keys), per_batch=mini_batch, window=window)
     for field in fields:
         inner = unaliased(field)
@@ -182,16 +357,17 @@ def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: d
             spec.fields.append(("key", list(keys).index(inner._name)))
             continue
         aggregate = inner._aggregate
-        if aggregate is None or aggregate.distinct or aggregate.kind not in (
+        if aggregate is None or (aggregate.distinct and not distinct) or aggregate.kind not in (
                 "count", "sum", "sum0", "avg", "min", "max"):
             return None
+        kind = aggregate.kind + ("_distinct" if aggregate.distinct and aggregate.kind not in ("min", "max") else "")
         argument = inner._children[0]
         if getattr(argument, "_is_column", False):
             type_name = types[argument._name].type_name
             if type_name not in (_SPARK_SUMMABLE if aggregate.kind in ("sum", "sum0", "avg") else _SPARK_COMPARABLE):
                 return None
-            call = (aggregate.kind, argument._name, type_name in INTEGRAL)
-        elif aggregate.kind == "count" and not argument._children and not argument.columns():
+            call = (kind, argument._name, type_name in INTEGRAL)
+        elif aggregate.kind == "count" and not aggregate.distinct and not argument._children and not argument.columns():
             call = ("count", None, False)  # COUNT(*), or of a literal
         else:
             return None

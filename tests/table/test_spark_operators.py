@@ -1,0 +1,227 @@
+"""Nodes Spark's JVM operators compute in bounded jobs (kindling/table/planner/physical.py: frames,
+kindling/spark/table/translate.py) give the rows the Python operators give on the same input (both
+Flink's: tests/conformance/programs/table_*.py compare them with PyFlink's). The input is CSV files
+read as two splits with parallelism 2; ``kindling.table.spark-operators`` and
+``kindling.table.spark-aggregation`` false put every node on the Python operators. Explain says
+which ran (tests/table/test_explain.py checks that against the job)."""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from kindling.common import Configuration
+from kindling.common.types import RowKind
+from kindling.datastream import RuntimeExecutionMode
+from kindling.table import StreamTableEnvironment
+
+ORDERS = [(n, None if n % 17 == 0 else f"u{n % 13}", n * 10 % 97) for n in range(1, 201)]
+USERS = [(f"u{n}", f"name{n}") for n in range(5, 20)] + [(None, "nobody")]
+# an event time shared by pairs of rows of one file (peers of a RANGE frame), none after 2 minutes
+EVENTS = [(n, None if n % 17 == 0 else f"u{n % 7}", n * 10 % 97,
+           f"2026-01-01 00:{(n - 1) // 120:02}:{(n - 1) // 2 % 60:02}") for n in range(1, 201)]
+
+
+def _write(directory, name: str, rows: list) -> str:
+    """``rows`` as two CSV files (two splits) under ``directory/name``."""
+    path = directory / name
+    path.mkdir()
+    text = lambda part: "".join(",".join("" if v is None else str(v) for v in row) + "\n" for row in part)  # noqa
+    half = len(rows) // 2
+    (path / "a.csv").write_text(text(rows[:half]))
+    (path / "b.csv").write_text(text(rows[half:]))
+    return str(path)
+
+
+def _environment(env, mode: str, jvm: bool, directory) -> StreamTableEnvironment:
+    env.set_parallelism(2)
+    if mode == "BATCH":
+        env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    env.configure(Configuration().set_string("kindling.table.spark-operators", str(jvm).lower())
+                  .set_string("kindling.table.spark-aggregation", str(jvm).lower()))
+    t_env = StreamTableEnvironment.create(env)
+    for name, columns, rows in (("orders", "oid INT, `user` STRING, amount INT", ORDERS),
+                                ("users", "uid STRING, name STRING", USERS),
+                                ("events", "eid INT, `user` STRING, amount INT, ts TIMESTAMP(3), "
+                                 "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND", EVENTS)):
+        t_env.execute_sql(f"CREATE TABLE {name} ({columns}) WITH ('connector' = 'filesystem', "
+                          f"'path' = '{directory / name}', 'format' = 'csv')")
+    return t_env
+
+
+def _applied(changes) -> Counter:
+    """The rows a changelog leaves."""
+    rows: Counter = Counter()
+    for change in changes:
+        rows[tuple(change)] += -1 if change.get_row_kind() in (RowKind.UPDATE_BEFORE, RowKind.DELETE) else 1
+    assert all(n >= 0 for n in rows.values()), "a change retracts a row never emitted"
+    return +rows
+
+
+def _results(env, mode: str, jvm: bool, directory, queries: list, engines: dict) -> list:
+    """Each query's changes (sorted) and the rows they leave; checks that explain puts the node kinds
+    of ``engines`` (label prefix -> engine when ``jvm``) where it says."""
+    t_env = _environment(env, mode, jvm, directory)
+    out = []
+    for query in queries:
+        table = t_env.sql_query(query)
+        plan = table.explain()
+        for prefix, engine in engines.items():
+            lines = [line for line in plan.splitlines() if line.lstrip(" :+|-").startswith(prefix)]
+            wanted = engine if jvm else "Python"
+            assert lines and all(f"[{wanted}, " in line for line in lines), plan
+        with table.execute().collect() as rows:
+            changes = list(rows)
+        out.append((sorted((str(r.get_row_kind()), str(tuple(r))) for r in changes), _applied(changes)))
+    return out
+
+
+@pytest.fixture
+def tables(tmp_path):
+    _write(tmp_path, "orders", ORDERS)
+    _write(tmp_path, "users", USERS)
+    _write(tmp_path, "events", EVENTS)
+    return tmp_path
+
+
+_INNER = ["SELECT oid, name, amount FROM orders JOIN users ON `user` = uid",
+          "SELECT oid, name FROM orders JOIN users ON `user` = uid AND amount > 50 AND name <> 'name7'",
+          "SELECT a.oid, b.oid AS other FROM orders AS a JOIN orders AS b ON a.`user` = b.`user` AND a.oid + 13 = b.oid"]
+_OUTER = ["SELECT oid, name FROM orders LEFT JOIN users ON `user` = uid",
+          "SELECT oid, uid, name FROM orders RIGHT JOIN users ON `user` = uid AND amount > 40",
+          "SELECT oid, uid FROM orders FULL JOIN users ON `user` = uid AND uid <> 'u7'"]
+
+
+@pytest.mark.parametrize("mode", ["one step", "BATCH"])
+def test_inner_joins_give_the_python_operators_rows(env, tables, mode):
+    by_spark = _results(env, mode, True, tables, _INNER, {"Join(": "Spark JVM"})
+    assert by_spark == _results(env, mode, False, tables, _INNER, {"Join(": "Python"})
+    assert all(len(changes) > 10 for changes, _ in by_spark)
+
+
+def test_outer_joins_in_batch_mode_give_the_python_operators_rows(env, tables):
+    by_spark = _results(env, "BATCH", True, tables, _OUTER, {"Join(": "Spark JVM"})
+    assert by_spark == _results(env, "BATCH", False, tables, _OUTER, {"Join(": "Python"})
+    assert all(any(None in row for row in rows) for _, rows in by_spark)
+
+
+def test_outer_joins_in_one_step_stay_on_the_python_operator(env, tables):
+    t_env = _environment(env, "one step", True, tables)
+    plan = t_env.sql_query(_OUTER[0]).explain()
+    assert "[Python, one step: an outer join's changes depend on the order its rows arrive]" in plan
+
+
+_AFTER_AGGREGATION = [
+    "SELECT name, total FROM (SELECT `user`, SUM(amount) AS total FROM orders GROUP BY `user`) JOIN users ON `user` = uid",
+    "SELECT `user`, total FROM (SELECT `user`, total, ROW_NUMBER() OVER (ORDER BY total DESC) AS rn FROM "
+    "(SELECT `user`, SUM(amount) AS total FROM orders GROUP BY `user`)) WHERE rn <= 3",
+    "SELECT n, COUNT(*) AS groups FROM (SELECT `user`, COUNT(*) AS n FROM orders GROUP BY `user`) GROUP BY n",
+]
+
+
+@pytest.mark.parametrize("mode", ["one step", "BATCH"])
+def test_an_aggregation_in_a_frame_feeds_any_node(env, tables, mode):
+    """In one step its changes (per group in the order they were made) reach a Python join, Top-N and
+    aggregation: the rows they leave are the Python operators' (the changes' interleaving across the
+    two splits is the arrival order's, which Flink leaves open)."""
+    engines = {"GroupAggregate(groupBy=[user]": "Spark JVM"}
+    by_spark = _results(env, mode, True, tables, _AFTER_AGGREGATION, engines)
+    by_python = _results(env, mode, False, tables, _AFTER_AGGREGATION, {})
+    assert [rows for _, rows in by_spark] == [rows for _, rows in by_python]
+    if mode == "BATCH":
+        assert by_spark == by_python
+
+
+
+def test_event_time_nodes_of_a_stream_stay_on_the_python_operators(env, tables):
+    """A stream declaring a WATERMARK runs on micro-batches (Flink's watermark follows each element)."""
+    t_env = _environment(env, "one step", True, tables)
+    for query in _OVER[:1] + _INTERVAL[:1]:
+        assert "[Python, micro-batches: the frames of micro-batches are Calcs over a scan]" in \
+            t_env.sql_query(query).explain()
+
+
+_WHOLE = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+_OVER = [f"SELECT eid, SUM(amount) OVER w AS total, COUNT(`user`) OVER w AS n, MIN(`user`) OVER w AS first FROM events "
+         f"WINDOW w AS (PARTITION BY `user` ORDER BY ts {_WHOLE})",
+         "SELECT eid, MAX(amount) OVER w AS top, AVG(amount) OVER w AS mean FROM events "
+         "WINDOW w AS (ORDER BY ts RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+         "SELECT eid, SUM(amount) OVER (PARTITION BY `user` ORDER BY ts RANGE BETWEEN INTERVAL '10' SECOND PRECEDING "
+         "AND CURRENT ROW) AS recent FROM events",
+         "SELECT eid, MIN(amount) OVER (ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS low FROM events"]
+
+
+def test_over_aggregations_in_batch_mode_give_the_python_operators_rows(env, tables):
+    """Ordered by the event time, ROWS frames in arrival order among rows of one time (the rows of one
+    file here), RANGE frames sharing a time's values."""
+    by_spark = _results(env, "BATCH", True, tables, _OVER, {"OverAggregate(": "Spark JVM"})
+    assert by_spark == _results(env, "BATCH", False, tables, _OVER, {"OverAggregate(": "Python"})
+    assert all(len(changes) == len(EVENTS) for changes, _ in by_spark)
+
+
+_RANKS = {  # explain's label -> queries
+    "Rank,": ["SELECT * FROM (SELECT eid, `user`, amount, ROW_NUMBER() OVER (PARTITION BY `user` ORDER BY amount DESC) "
+              "AS rn FROM events) WHERE rn <= 2",
+              "SELECT eid, `user` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY `user` ORDER BY ts) AS rn "
+              "FROM events) WHERE rn = 1",
+              "SELECT `user`, amount FROM (SELECT `user`, amount, RANK() OVER (ORDER BY amount) AS r FROM orders) "
+              "WHERE r <= 5",
+              "SELECT * FROM (SELECT `user`, amount, DENSE_RANK() OVER (PARTITION BY `user` ORDER BY amount DESC) AS r "
+              "FROM orders) WHERE r BETWEEN 2 AND 3"],
+    "WindowTableFunction(": ["SELECT window_start, eid, amount, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "
+                             "window_start, window_end ORDER BY amount DESC) AS rn FROM TABLE(TUMBLE(TABLE events, "
+                             "DESCRIPTOR(ts), INTERVAL '10' SECOND))) WHERE rn <= 3"]}
+
+
+@pytest.mark.parametrize("label", list(_RANKS))
+def test_top_n_and_deduplication_in_batch_mode_give_the_python_operators_rows(env, tables, label):
+    """Top-N, deduplication (rank 1) and a Top-N per window: each partition's rows in range, once."""
+    queries = _RANKS[label]
+    by_spark = _results(env, "BATCH", True, tables, queries, {"Rank,": "Spark JVM", label: "Spark JVM"})
+    assert by_spark == _results(env, "BATCH", False, tables, queries, {label: "Python"})
+    assert all(len(changes) > 5 for changes, _ in by_spark)
+
+
+_INTERVAL = ["SELECT a.eid, b.eid AS other FROM events AS a JOIN events AS b ON a.`user` = b.`user` "
+             "AND a.ts BETWEEN b.ts - INTERVAL '3' SECOND AND b.ts + INTERVAL '2' SECOND",
+             "SELECT a.eid, b.eid AS other FROM events AS a LEFT JOIN events AS b ON a.`user` = b.`user` "
+             "AND a.ts >= b.ts + INTERVAL '1' SECOND AND a.ts < b.ts + INTERVAL '4' SECOND AND b.amount > 40",
+             "SELECT a.eid, b.eid AS other FROM events AS a FULL JOIN events AS b ON a.`user` = b.`user` "
+             "AND a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND AND a.eid <> b.eid"]
+
+
+def test_interval_joins_in_batch_mode_give_the_python_operators_rows(env, tables):
+    """Pairs of one key within the bounds, an outer side's rows that joined none padded with nulls."""
+    by_spark = _results(env, "BATCH", True, tables, _INTERVAL, {"IntervalJoin(": "Spark JVM"})
+    assert by_spark == _results(env, "BATCH", False, tables, _INTERVAL, {"IntervalJoin(": "Python"})
+    assert all(len(changes) > 10 for changes, _ in by_spark)
+    assert all(any(None in row for row in rows) for _, rows in by_spark[1:])
+
+
+
+def test_decimal_sums_stay_on_the_python_operator(env, tables):
+    """Spark sums DECIMALs as DECIMAL(38, 18) (rounded twice where Flink rounds once to the result's
+    scale): SUM and AVG of a DECIMAL run in Python (tests/conformance/programs/table_decimal_aggregates.py
+    checks their values and types against PyFlink's)."""
+    t_env = _environment(env, "BATCH", True, tables)
+    table = t_env.sql_query("SELECT `user`, SUM(d) AS s, AVG(d) AS a FROM (SELECT `user`, CAST(amount AS "
+                            "DECIMAL(10, 2)) AS d FROM orders) GROUP BY `user`")
+    assert [str(t) for t in table.get_schema().get_field_data_types()[1:]] == ["DECIMAL(38, 2)", "DECIMAL(38, 6)"]
+    assert "[Python, BATCH: an aggregate Spark does not compute as Flink does]" in table.explain()
+
+
+_DISTINCT = ["SELECT `user`, COUNT(DISTINCT a) AS n, SUM(DISTINCT a) AS s, AVG(DISTINCT a) AS mean, MIN(DISTINCT a) "
+             "AS low, COUNT(*) AS c, SUM(a) AS total FROM (SELECT `user`, amount % 7 AS a FROM orders) GROUP BY `user`",
+             "SELECT window_start, COUNT(DISTINCT `user`) AS users, SUM(DISTINCT amount) AS s FROM TABLE(TUMBLE(TABLE "
+             "events, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end"]
+
+
+def test_distinct_aggregates_in_batch_mode_give_the_python_operators_rows(env, tables):
+    """A group's rows aggregated at once: Spark's DISTINCT aggregates (a stream's changes after every row
+    stay in Python)."""
+    plan = _environment(env, "one step", True, tables).sql_query(_DISTINCT[0]).explain()
+    assert "[Python, one step: an aggregate Spark does not compute as Flink does]" in plan.splitlines()[1]
+    by_spark = _results(env, "BATCH", True, tables, _DISTINCT[:1], {"GroupAggregate(": "Spark JVM"})
+    assert by_spark == _results(env, "BATCH", False, tables, _DISTINCT[:1], {})
+    by_spark = _results(env, "BATCH", True, tables, _DISTINCT[1:], {"WindowAggregate(": "Spark JVM"})
+    assert by_spark == _results(env, "BATCH", False, tables, _DISTINCT[1:], {})
