@@ -390,12 +390,15 @@ class RelationalSourceSpec(SourceSpec):
     """The rows of the ``base`` source (read as ``base_type``) after ``plan``, the part of a table's
     logical plan Spark's JVM operators compute (kindling/table/planner: nodes over the scan that
     reads ``base``), its columns named ``names``. Plain data: kindling/spark/table/translate.py
-    turns the plan into DataFrame operations on the base's frame."""
+    turns the plan into DataFrame operations on the base's frame, or (``native``: the planner's
+    choice, kindling/table/planner/physical.py) on the frame Spark's own reader makes of the scan's
+    files (kindling/spark/table/scans.py) when the job runs as Spark batch jobs."""
 
     base: Any = None
     base_type: Any = None
     plan: Any = None
     names: list = field(default_factory=list)
+    native: bool = False
 
     @property
     def bounded(self) -> bool:  # type: ignore[override]

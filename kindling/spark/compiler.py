@@ -468,9 +468,10 @@ class Compiler:
         if isinstance(spec, ChangesSourceSpec):  # changes Spark computed (kindling/spark/table/aggregation.py)
             return self.spark.table(spec.view)
         if isinstance(spec, RelationalSourceSpec):  # a Table's plan Spark computes (kindling/spark/table)
-            from kindling.spark.table.translate import relational_frame
+            from kindling.spark.table.translate import relational_frame, scan_frame
 
-            base = self.source_frame(SourceTransformation(name=node.name, type_info=spec.base_type, source=spec.base))
+            base = scan_frame(self.spark, spec) if spec.native and not self.streaming else self.source_frame(
+                SourceTransformation(name=node.name, type_info=spec.base_type, source=spec.base))
             return relational_frame(spec, base, [c for c in (WM, CHANNEL) if c in base.columns])
         if isinstance(spec, SequenceSourceSpec) and not self.streaming:
             return self.spark.range(spec.start, spec.end + 1, numPartitions=self.parallelism).withColumnRenamed("id", "f0")

@@ -13,7 +13,17 @@ from pyspark.sql import functions as F
 from kindling.graph.specs import RelationalSourceSpec
 from kindling.spark.table.columns import column
 
-__all__ = ["relational_frame"]
+__all__ = ["relational_frame", "scan_frame"]
+
+
+def scan_frame(spark, spec: RelationalSourceSpec) -> DataFrame:
+    """The frame Spark's own reader makes of the files of the plan's scan (``spec.native``)."""
+    from kindling.spark.table.scans import csv_frame
+
+    leaf = spec.plan
+    while leaf.inputs:
+        leaf = leaf.inputs[0]
+    return csv_frame(spark, leaf.options, spec.base_type, leaf.out.schema.get_field_data_types())
 
 
 def relational_frame(spec: RelationalSourceSpec, base: DataFrame, control: list[str]) -> DataFrame:
@@ -28,6 +38,8 @@ def _frame(node, base: DataFrame, control: list[str]) -> DataFrame:
         names = node.out.names
         return base.select(*[F.col(f"`{c}`") for c in base.columns[:len(names)]], *control).toDF(*names, *control)
     frame = _frame(node.input, base, control)
+    if kind == "WatermarkAssigner":  # one whose watermark no node reads (physical.py): not run
+        return frame
     if kind == "Project":
         return frame.select(*[_column(r).alias(n) for r, n in zip(node.resolved, node.names)], *control)
     if kind == "Filter":

@@ -34,6 +34,9 @@ def _lines(physical: Physical, node: nodes.Node, first: str, rest: str, stateles
         return _lines(physical, node.input, first, rest, stateless_above)
     if isinstance(node, nodes.Sink):
         lines = [f"{first}Sink(table=[{node.path}])"]
+    elif physical.passes_through(node):
+        lines = [f"{first}{label(node, physical)} [not run, {physical.mode}: no node reads the watermark], "
+                 f"changelogMode=[{node.out.changelog_mode}]"]
     else:
         choice = physical.choose(node, stateless_above)
         why = f": {choice.reason}" if choice.reason else ""

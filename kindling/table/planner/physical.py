@@ -7,9 +7,12 @@ kindling/spark/runner.py ``run_mode``): BATCH, a bounded STREAMING job in *one s
 batch job; the watermark stays at its minimum until the input ends), or *micro-batches* (a
 Structured Streaming query). Per node kind, today:
 
-* **Scan, Values**: a connector table is read by its Kindling source, in Python; elements given in
-  the program are a Spark local relation (JVM) in one step and BATCH, a Kindling source on
-  micro-batches (the compiler's rule for collections).
+* **Scan, Values**: in one step and BATCH, the files of a ``filesystem`` table are read by Spark's
+  own reader where it gives the values Flink's format gives (kindling/table/formats.py
+  ``spark_reader_differs``; kindling/spark/table/scans.py); other connector tables by their Kindling
+  source, in Python (``kindling.table.spark-scan: false``: always). Elements given in the program
+  are a Spark local relation (JVM) in one step and BATCH, a Kindling source on micro-batches (the
+  compiler's rule for collections).
 * **Project, Filter (Calc)**: JVM when their input is a JVM Calc chain over a scan and every
   expression is one Spark computes as Flink does (no Python function, no built-in Spark computes
   otherwise: kindling/table/planner/expressions.py ``python_only``): Spark column expressions
@@ -28,6 +31,14 @@ Structured Streaming query). Per node kind, today:
   functions, watermark assignment, ...): the Python operator; which one for ranks and sorts of a
   stream, as Flink chooses it, :func:`rank_strategy` and :func:`sort_strategy` say.
 
+**The run mode.** A Flink SQL ``WATERMARK`` makes a bounded job run on micro-batches (its input does
+not all precede the first watermark, as one step assumes; kindling/spark/runner.py ``run_mode``),
+unless no node's answer depends on the watermark or on the rows' timestamps (:func:`reads_time`: no
+window, interval or temporal join, OVER, event-time sort, deduplication or Top-N of windows) and the
+rows go only to table sinks or to the client: then Flink's answer is the same whenever watermarks
+come, the assigner is not run (nothing reads what it makes) and the job runs in one step. A table
+handed to the DataStream API keeps its watermarks: the operators reading it are not in the plan.
+
 One thing the plan cannot see: a table handed to the DataStream API (``to_changelog_stream``) whose
 changes a keyed DataStream operator reads. Spark's aggregation cannot feed one, so the job then
 computes that aggregation in Python (kindling/spark/table/aggregation.py keeps to what follows it in
@@ -44,7 +55,7 @@ from kindling.table.planner import nodes
 from kindling.table.planner.types import INTEGRAL
 
 __all__ = ["BATCH", "MICRO_BATCHES", "ONE_STEP", "PYTHON", "SPARK_JVM", "Choice", "Physical", "aggregation_spec",
-           "passes_through", "rank_strategy", "sort_strategy", "stream_sort"]
+           "passes_through", "rank_strategy", "reads_time", "sort_strategy", "stream_sort"]
 
 SPARK_JVM, PYTHON = "Spark JVM", "Python"
 #: the run modes, as explain prints them (the runner's names: kindling/spark/runner.py)
@@ -54,6 +65,10 @@ _MODES = {"one_step": ONE_STEP, "micro_batch": MICRO_BATCHES, "batch": BATCH}
 #: whether group aggregations Spark can compute run in Spark's own operators (default true; false:
 #: always the Python operator, for comparison)
 SPARK_AGGREGATION = "kindling.table.spark-aggregation"
+
+#: whether the files of a table are read by Spark's own reader where it can (default true; false:
+#: always Kindling's reader, for comparison)
+SPARK_SCAN = "kindling.table.spark-scan"
 
 #: the argument types of the aggregates Spark computes as Flink does (FLOAT sums in FLOAT and
 #: DECIMAL arithmetic differ: those stay in Python)
@@ -79,19 +94,26 @@ class Choice:
 
 class Physical:
     """The physical choices for the plans ``roots`` of one job (a query, or the inserts of a
-    statement set): the run mode, and per node :meth:`choose`."""
+    statement set): the run mode, and per node :meth:`choose`. ``final``: the rows go only to table
+    sinks or to the client (not to DataStream operators the plan cannot see)."""
 
-    def __init__(self, t_env, roots: Sequence[nodes.Node]):
+    def __init__(self, t_env, roots: Sequence[nodes.Node], final: bool = True):
         from kindling.datastream.execution_mode import RuntimeExecutionMode
 
         env = t_env._env
-        self.mode = _MODES[env._run_mode(_sources(roots), _eager_watermarks(roots))]
+        in_plan, in_streams = _eager_watermarks(roots)
+        #: the plan's Flink SQL watermarks are read by no node: their assigners are not run
+        self.unread_watermarks = in_plan and final and not reads_time(roots)
+        self.mode = _MODES[env._run_mode(_sources(roots), in_streams or (in_plan and not self.unread_watermarks))]
         self.in_batch = env.get_runtime_mode() == RuntimeExecutionMode.BATCH  # the tables' semantics
         self.spark_aggregation = env.get_configuration().get_boolean(SPARK_AGGREGATION, True)
+        self.spark_scan = env.get_configuration().get_boolean(SPARK_SCAN, True)
 
     def choose(self, node: nodes.Node, stateless_above: bool) -> Choice:
         """Where ``node`` runs; ``stateless_above``: only stateless nodes read its rows, up to the
         plan's root."""
+        if isinstance(node, nodes.Scan):
+            return self._scan(node)
         if isinstance(node, nodes.Values):
             return Choice(PYTHON, "elements are read by Kindling's source on micro-batches") \
                 if self.mode == MICRO_BATCHES else Choice(SPARK_JVM)
@@ -102,10 +124,26 @@ class Physical:
             return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
         return Choice(PYTHON)
 
+    def passes_through(self, node: nodes.Node) -> bool:
+        """Whether nothing runs for ``node`` (:func:`passes_through`, or a watermark no node reads)."""
+        return passes_through(node, self.in_batch) or (self.unread_watermarks and isinstance(node, nodes.WatermarkAssigner))
+
     def jvm_chain(self, node: nodes.Node) -> bool:
-        """Whether ``node`` is a scan, or Calcs over one, that Spark computes (one JVM subtree)."""
+        """Whether ``node`` is a scan, or Calcs over one, that Spark computes (one JVM subtree; a
+        watermark assigner not run passes its rows on)."""
+        if isinstance(node, nodes.WatermarkAssigner) and self.passes_through(node):
+            return self.jvm_chain(node.input)
         return isinstance(node, (nodes.Scan, nodes.Values) + _JVM_CALC) and (
             isinstance(node, (nodes.Scan, nodes.Values)) or self._calc(node).jvm)
+
+    def _scan(self, node: nodes.Scan) -> Choice:
+        from kindling.table.formats import spark_reader_differs
+
+        if node.options is None or node.options.get("connector") != "filesystem" or self.mode == MICRO_BATCHES:
+            return Choice(PYTHON)
+        reason = spark_reader_differs(node.options, node.out.schema) or (
+            None if self.spark_scan else f"{SPARK_SCAN} is false")
+        return Choice(PYTHON, reason) if reason else Choice(SPARK_JVM)
 
     def _calc(self, node: nodes.Node) -> Choice:
         from kindling.table.planner.expressions import python_only
@@ -267,18 +305,7 @@ def sort_strategy(node: nodes.Sort, in_batch: bool) -> str:
 # -- the job's sources, for its run mode ----------------------------------------------------------
 
 def _leaves(roots: Sequence[nodes.Node]) -> List[nodes.Node]:
-    out, stack, seen = [], list(roots), set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if not node.inputs:
-            out.append(node)
-        stack.extend(node.inputs)
-        if isinstance(node, nodes.WindowAggregate):
-            stack.append(node.windows)
-    return out
+    return [node for node in _nodes(roots) if not node.inputs]
 
 
 def _sources(roots: Sequence[nodes.Node]) -> list:
@@ -298,21 +325,58 @@ def _sources(roots: Sequence[nodes.Node]) -> list:
     return specs
 
 
-def _eager_watermarks(roots: Sequence[nodes.Node]) -> bool:
-    """Whether a Flink SQL watermark (emitted as elements move it) is in the plans or their DataStreams."""
-    from kindling.graph.transformation import upstream_graph
-
-    stack, seen = list(roots), set()
+def _nodes(roots: Sequence[nodes.Node]) -> List[nodes.Node]:
+    """Every node of the plans ``roots`` once (a window aggregation's windows included)."""
+    out, stack, seen = [], list(roots), set()
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
+        out.append(node)
+        stack.extend(node.inputs)
+        if isinstance(node, nodes.WindowAggregate):
+            stack.append(node.windows)
+    return out
+
+
+def _eager_watermarks(roots: Sequence[nodes.Node]) -> Tuple[bool, bool]:
+    """Whether a Flink SQL watermark (emitted as elements move it) is in the plans, and whether one is
+    in the DataStreams they read."""
+    from kindling.graph.transformation import upstream_graph
+
+    in_plan = in_streams = False
+    for node in _nodes(roots):
         if isinstance(node, nodes.WatermarkAssigner) and node.eager and node.delay is not None:
-            return True
+            in_plan = True
         if isinstance(node, nodes.FromDataStream) and any(
                 getattr(n, "operation", None) == "timestamps" and getattr(n.function, "eager", False)
                 for n in upstream_graph([node.stream._transformation])):
+            in_streams = True
+    return in_plan, in_streams
+
+
+#: nodes whose answer depends neither on the watermark nor on the rows' timestamps
+_TIMELESS = (nodes.Scan, nodes.Values, nodes.FromDataStream, nodes.Project, nodes.Filter, nodes.Aggregate,
+             nodes.TableAggregate, nodes.Correlate, nodes.ChangelogNormalize, nodes.WatermarkAssigner, nodes.Join,
+             nodes.Union, nodes.SetOperation, nodes.LookupJoin, nodes.Sink, nodes.Invalid)
+#: Top-N without time: what a Rank computes regardless of the watermark
+_TIMELESS_RANKS = ("batch", "top1", "top_n", "retract_top_n")
+
+
+def reads_time(roots: Sequence[nodes.Node]) -> bool:
+    """Whether some node of the plans ``roots`` reads the watermark or the rows' timestamps (a window,
+    an interval or temporal join, OVER, a sort or deduplication on time, a Top-N of windows; the
+    DataStream timestamps of metadata columns made above a WATERMARK), so that when watermarks come
+    can change its answer."""
+    for node in _nodes(roots):
+        if isinstance(node, (nodes.MetadataColumns, nodes.AppendTimestamp)):
+            if any(isinstance(n, nodes.WatermarkAssigner) for n in _nodes(node.inputs)):
+                return True
+        elif isinstance(node, nodes.Rank):
+            if rank_strategy(node.input.out, node.function, node.partition, node.order, node.start, node.end,
+                             False) not in _TIMELESS_RANKS:
+                return True
+        elif not isinstance(node, _TIMELESS):
             return True
-        stack.extend(node.inputs)
     return False
