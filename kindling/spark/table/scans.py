@@ -25,8 +25,9 @@ from kindling.spark.files import list_files
 
 __all__ = ["csv_frame"]
 
-#: what Python's ``str.strip()`` removes (its whitespace), as a Java regex class
-_BLANK = r"[\s\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+#: what Python's ``str.strip()`` removes (its whitespace)
+_BLANK = " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + \
+    "\u2028\u2029\u202f\u205f\u3000"
 _INTEGER = r"^[+-]?[0-9]+$"
 _NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 _TIMESTAMP = r"^([0-9]{4})-([0-9]{2})-([0-9]{2})[ T]([0-9]{2}):([0-9]{2}):([0-5][0-9])(?:\.([0-9]{1,9}))?$"
@@ -58,11 +59,11 @@ def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: li
     columns = []
     for i, (field, data_type) in enumerate(zip(fields, data_types)):
         text = F.coalesce(F.col(f"__t{i}"), F.lit(""))
-        value, readable = _typed(text, field.dataType, str(data_type))
+        value = _typed(text, field.dataType, str(data_type))
         failure = F.raise_error(F.concat(
             F.lit("cannot read CSV record in file "), path, F.lit(f": column '{field.name}': cannot read '"), text,
             F.lit(f"' as {str(data_type)} ('csv.ignore-parse-errors' = 'true' skips such records)")))
-        value = F.when(readable, value).otherwise(failure.cast(field.dataType))
+        value = F.coalesce(value, failure.cast(field.dataType))
         if null_literal is not None:
             value = F.when(text == null_literal, F.lit(None).cast(field.dataType)).otherwise(value)
         columns.append(value.alias(field.name))
@@ -71,35 +72,31 @@ def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: li
     return typed.where(F.exists(F.array(*[F.col(f"`{f.name}`").isNull() for f in fields]), lambda _: F.lit(True)))
 
 
-def _typed(text: Column, spark_type: Any, type_name: str) -> tuple[Column, Column]:
-    """The value of a field's ``text`` as the column's type, and whether the text reads as one."""
+def _typed(text: Column, spark_type: Any, type_name: str) -> Column:
+    """The value of a field's ``text`` as the column's type; null when the text does not read as one."""
     kind = type_name.split("(")[0].strip()
     if kind in ("STRING", "VARCHAR", "CHAR"):
-        return text, F.lit(True)
-    trimmed = F.regexp_replace(text, f"^{_BLANK}+|{_BLANK}+$", "")
+        return text
+    trimmed = F.btrim(text, F.lit(_BLANK))
     if kind == "BOOLEAN":
-        return F.lower(trimmed) == "true", F.lit(True)
+        return F.lower(trimmed) == "true"
     if kind in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
-        value = F.when(trimmed.rlike(_INTEGER), trimmed.try_cast(spark_type))
-    elif kind in ("FLOAT", "DOUBLE"):
+        return F.when(trimmed.rlike(_INTEGER), trimmed.try_cast(spark_type))
+    if kind in ("FLOAT", "DOUBLE"):
         lower = F.lower(trimmed)
-        value = (F.when(trimmed.rlike(_NUMBER), trimmed.try_cast("double"))
-                 .when(lower.rlike("^[+]?inf(inity)?$"), F.lit(float("inf")))
-                 .when(lower.rlike("^-inf(inity)?$"), F.lit(float("-inf")))
-                 .when(lower.rlike("^[+-]?nan$"), F.lit(float("nan")))).cast(spark_type)
-    elif kind == "DECIMAL":
+        return (F.when(trimmed.rlike(_NUMBER), trimmed.try_cast("double"))
+                .when(lower.rlike("^[+]?inf(inity)?$"), F.lit(float("inf")))
+                .when(lower.rlike("^-inf(inity)?$"), F.lit(float("-inf")))
+                .when(lower.rlike("^[+-]?nan$"), F.lit(float("nan")))).cast(spark_type)
+    if kind == "DECIMAL":
         scale = int(type_name.split(",")[1].strip(" )"))
-        value = F.when(trimmed.rlike(_NUMBER), trimmed.try_cast(DecimalType(38, scale)).cast(spark_type))
-    elif kind == "DATE":
-        value = F.when(trimmed.rlike(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), F.try_to_date(trimmed, "yyyy-MM-dd"))
-    elif kind == "TIMESTAMP":
-        part = lambda group: F.regexp_extract(trimmed, _TIMESTAMP, group)  # noqa: E731
-        fraction = F.rpad(F.substring(part(7), 1, 6), 6, "0")
-        seconds = F.concat(part(6), F.lit("."), fraction).cast(DecimalType(8, 6))
-        value = F.when(trimmed.rlike(_TIMESTAMP), F.try_make_timestamp(
-            part(1).cast("int"), part(2).cast("int"), part(3).cast("int"), part(4).cast("int"), part(5).cast("int"),
-            seconds, F.lit("UTC")))
-    else:
-        raise TypeError(f"Spark's reader does not read CSV columns of type {type_name} (formats.py keeps them to "
-                        "Kindling's reader)")
-    return value, value.isNotNull()
+        return F.when(trimmed.rlike(_NUMBER), trimmed.try_cast(DecimalType(38, scale)).cast(spark_type))
+    if kind == "DATE":
+        return F.when(trimmed.rlike(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), F.try_to_date(trimmed, "yyyy-MM-dd"))
+    if kind == "TIMESTAMP":  # the text matches _TIMESTAMP: its parts are at fixed places
+        part = lambda start, length: F.substring(trimmed, start, length).cast("int")  # noqa: E731
+        seconds = F.concat(F.substring(trimmed, 18, 2), F.lit("."), F.rpad(F.substring(trimmed, 21, 6), 6, "0"))
+        return F.when(trimmed.rlike(_TIMESTAMP), F.try_make_timestamp(
+            part(1, 4), part(6, 2), part(9, 2), part(12, 2), part(15, 2), seconds.cast(DecimalType(8, 6)), F.lit("UTC")))
+    raise TypeError(f"Spark's reader does not read CSV columns of type {type_name} (formats.py keeps them to "
+                    "Kindling's reader)")
