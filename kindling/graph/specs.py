@@ -414,7 +414,8 @@ class GroupAggregateSpec:
     an append-only table grouped by the columns ``keys``; ``calls`` are ``(function, column,
     integral)`` with ``function`` one of ``count``, ``sum``, ``sum0``, ``avg``, ``min``, ``max``
     over the input ``column`` (None: every row, ``COUNT(*)``), ``integral`` when the column is of
-    an integer type; ``fields`` make the result row, in order: ``("key", i)``, ``("call", j)`` or,
+    an integer type; ``fields`` make the result row, in order: ``("key", i)``, ``("call", j)``,
+    ``("expression", resolved)`` (a resolved expression of the keys, its InputRefs their indexes) or,
     with a ``window``, ``("window", "start" | "end" | "rowtime")``. ``per_batch``: a group's changes
     once per micro-batch (Flink's mini-batch aggregation), not after every row. ``window``:
     ``(kind, size_ms, slide_ms, offset_ms)``, kind ``tumble``, ``hop`` or ``cumulate`` (slide: the

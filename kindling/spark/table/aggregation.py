@@ -34,9 +34,10 @@ from kindling.graph.specs import ChangesSourceSpec, DiscardSinkSpec, GroupAggreg
 from kindling.graph.transformation import (ChainedTransformation, KeyedTransformation, SinkTransformation,
                                            SourceTransformation, Transformation, upstream_graph)
 from kindling.spark.codec import ROW_KIND, codec_for
-from kindling.spark.stage import TS
 from kindling.spark.savepoints import operator_uids
 from kindling.spark.sinks import SinkWriter
+from kindling.spark.stage import TS
+from kindling.spark.table.columns import column
 
 STATE_DIR = "kindling-aggregations"  # under the checkpoint directory: a snapshot per group aggregation and batch
 _STATELESS = ("map", "flat_map", "filter", "process")
@@ -163,6 +164,9 @@ class AggregationWriter(SinkWriter):
         try:
             if aggregate.window is not None:
                 return self._emit(window_results(df, aggregate, output_type), batch_id)
+            if spec.mode == "one_step" and not aggregate.per_batch and self._counted_only() and _every_row_changes(
+                    aggregate):
+                return len(spec.downstream) * one_step_change_count(df, aggregate)
             if spec.mode == "batch":
                 return self._emit(final_rows(df, aggregate, output_type), batch_id)
             rows = _prepared(df, aggregate, ordered=True)
@@ -184,6 +188,12 @@ class AggregationWriter(SinkWriter):
         finally:
             for frame in kept:
                 frame.unpersist()
+
+    def _counted_only(self) -> bool:
+        """Whether every sink after the aggregation drops its changes as they are (a blackhole table):
+        only how many there are counts."""
+        return all(isinstance(s.sink, DiscardSinkSpec) and isinstance(s.inputs[0], SourceTransformation)
+                   for s in self.spec.downstream)
 
     def _emit(self, changes: DataFrame, batch_id: int) -> int:
         """Writes the changes through the operators and sinks after the aggregation."""
@@ -270,6 +280,8 @@ def _result(spec: GroupAggregateSpec, output_type: Any) -> Column:
     for (kind, index), field in zip(spec.fields, spark_fields):
         if kind == "key":
             value = F.col(f"__k{index}")
+        elif kind == "expression":
+            value = column(_of_keys(index))
         elif kind == "window":
             value = F.timestamp_millis({"start": F.col(_WINDOW_START), "end": F.col(_WINDOW_END),
                                         "rowtime": F.col(_WINDOW_END) - 1}[index])
@@ -289,6 +301,14 @@ def _result(spec: GroupAggregateSpec, output_type: Any) -> Column:
                 value = F.col(f"__m{index}")
         fields.append(value.cast(field.dataType).alias(field.name))
     return F.struct(*fields)
+
+
+def _of_keys(resolved: Any) -> Any:
+    """A resolved expression of the group keys reading their columns ``__k<i>``."""
+    if type(resolved).__name__ == "InputRef":
+        return dataclasses.replace(resolved, name=f"__k{resolved.index}")
+    operands = getattr(resolved, "operands", None)
+    return dataclasses.replace(resolved, operands=tuple(map(_of_keys, operands))) if operands else resolved
 
 
 def _key_columns(spec: GroupAggregateSpec) -> list[str]:
@@ -378,6 +398,20 @@ def per_row_changes(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any,
     frame = frame.withColumn(_RESULT, _result(spec, output_type))
     before = F.coalesce(F.lag(_RESULT).over(group.orderBy(_SEQ)), F.col(_BEFORE))
     return _exploded(frame.withColumn("__changes", _changes(F.col(_RESULT), before)), spec, output_type)
+
+
+def _every_row_changes(spec: GroupAggregateSpec) -> bool:
+    """Whether every row changes its group's result: a ``COUNT(*)`` is in it."""
+    return any(kind == "call" and spec.calls[index][:2] == ("count", None) for kind, index in spec.fields)
+
+
+def one_step_change_count(df: DataFrame, spec: GroupAggregateSpec) -> int:
+    """How many changes Flink's aggregation makes of a bounded input in one step when every row changes
+    its group's result (:func:`_every_row_changes`): ``+I`` for a group's first row, ``-U``/``+U`` for
+    each other, so ``2n - 1`` of a group of ``n`` rows; one hash aggregation instead of the changes."""
+    keys = _key_columns(spec)
+    groups = _prepared(df, spec, ordered=False).groupBy(*keys).count()
+    return groups.agg(F.sum(F.col("count") * 2 - 1)).first()[0] or 0
 
 
 def per_batch_changes(groups: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:

@@ -201,8 +201,9 @@ def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: d
                      window: Optional[tuple] = None, window_columns: Optional[dict] = None
                      ) -> Optional[GroupAggregateSpec]:
     """The aggregation as a :class:`GroupAggregateSpec` when Spark's own operators compute it as
-    Flink does: every field a key column, a built-in aggregate (not DISTINCT) of one column
-    (``COUNT`` also of a literal) or, of a ``window`` aggregation, a window property
+    Flink does: every field a key column, an expression of key columns Spark computes as Flink does,
+    a built-in aggregate (not DISTINCT) of one column (``COUNT`` also of a literal) or, of a ``window``
+    aggregation, a window property
     (``col('w').start``, or the columns ``window_columns`` names: ``{'window_start': 'start', ...}``);
     else None (the Python operator computes it)."""
     spec = GroupAggregateSpec(keys=list(keys), per_batch=mini_batch, window=window)
@@ -218,6 +219,14 @@ def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: d
             return None
         if getattr(inner, "_is_column", False) and inner._name in keys:
             spec.fields.append(("key", list(keys).index(inner._name)))
+            continue
+        if not inner.aggregates() and set(inner.columns()) <= set(keys):  # CAST(k AS BIGINT): of the keys only
+            from kindling.table.planner.expressions import python_only, resolve
+
+            resolved = resolve(inner, list(keys), [types[k] for k in keys])
+            if python_only(resolved) is not None:
+                return None
+            spec.fields.append(("expression", resolved))
             continue
         aggregate = inner._aggregate
         if aggregate is None or aggregate.distinct or aggregate.kind not in (
