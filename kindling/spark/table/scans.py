@@ -39,9 +39,7 @@ _NO_NULL = "\u0000kindling: no null\u0000"
 def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: list) -> DataFrame:
     """The rows of the CSV files of a table with connector ``options`` and columns of ``data_types``, as
     the columns of the codec of ``type_info`` (the table's row type)."""
-    from kindling.table.formats import own_options
-
-    csv = own_options("csv", options)
+    csv = {k[len("csv."):]: v for k, v in options.items() if k.startswith("csv.")}  # checked by the table's DDL
     files = [f.path for f in list_files([options["path"]])]
     fields = codec_for(type_info).fields
     raw = StructType([StructField(f"__t{i}", StringType()) for i in range(len(fields))])
