@@ -91,3 +91,16 @@ def test_a_field_or_record_that_does_not_read_fails_the_job_naming_the_file(spar
         message = str(failure.value)
         if native or problem is None or "128" not in problem:  # Kindling's reader names no file for a TINYINT's range
             assert "bad.csv" in message and (problem is None or problem in message), (native, message[:600])
+
+
+def test_not_null_columns_are_read_by_spark_as_their_type(spark, tmp_path):
+    path = tmp_path / "in.csv"
+    path.write_text("ann,1.50,2024-01-01 00:00:01\nbob, 2 ,2024-01-01 00:00:07\n")
+    t_env = quiet_t_env("batch")
+    t_env.execute_sql(f"CREATE TABLE t (name STRING, m DECIMAL(10, 2) NOT NULL, ts TIMESTAMP(3) NOT NULL, "
+                      f"PRIMARY KEY (name) NOT ENFORCED) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+                      "'format' = 'csv')")
+    assert "[Spark JVM" in t_env.sql_query("SELECT * FROM t").explain()
+    assert _rows(t_env, "SELECT * FROM t") == [
+        ("ann", decimal.Decimal("1.50"), datetime.datetime(2024, 1, 1, 0, 0, 1)),
+        ("bob", decimal.Decimal("2.00"), datetime.datetime(2024, 1, 1, 0, 0, 7))]

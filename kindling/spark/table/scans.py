@@ -57,7 +57,7 @@ def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: li
     columns = []
     for i, (field, data_type) in enumerate(zip(fields, data_types)):
         text = F.coalesce(F.col(f"__t{i}"), F.lit(""))
-        value = _typed(text, field.dataType, str(data_type))
+        value = _typed(text, field.dataType, data_type)
         failure = F.raise_error(F.concat(
             F.lit("cannot read CSV record in file "), path, F.lit(f": column '{field.name}': cannot read '"), text,
             F.lit(f"' as {str(data_type)} ('csv.ignore-parse-errors' = 'true' skips such records)")))
@@ -70,9 +70,10 @@ def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: li
     return typed.where(F.exists(F.array(*[F.col(f"`{f.name}`").isNull() for f in fields]), lambda _: F.lit(True)))
 
 
-def _typed(text: Column, spark_type: Any, type_name: str) -> Column:
-    """The value of a field's ``text`` as the column's type; null when the text does not read as one."""
-    kind = type_name.split("(")[0].strip()
+def _typed(text: Column, spark_type: Any, data_type: Any) -> Column:
+    """The value of a field's ``text`` as the column's type (a table DataType, NOT NULL or not); null
+    when the text does not read as one."""
+    kind = data_type.type_name
     if kind in ("STRING", "VARCHAR", "CHAR"):
         return text
     trimmed = F.btrim(text, F.lit(_BLANK))
@@ -87,8 +88,7 @@ def _typed(text: Column, spark_type: Any, type_name: str) -> Column:
                 .when(lower.rlike("^-inf(inity)?$"), F.lit(float("-inf")))
                 .when(lower.rlike("^[+-]?nan$"), F.lit(float("nan")))).cast(spark_type)
     if kind == "DECIMAL":
-        scale = int(type_name.split(",")[1].strip(" )"))
-        return F.when(trimmed.rlike(_NUMBER), trimmed.try_cast(DecimalType(38, scale)).cast(spark_type))
+        return F.when(trimmed.rlike(_NUMBER), trimmed.try_cast(DecimalType(38, data_type.scale)).cast(spark_type))
     if kind == "DATE":
         return F.when(trimmed.rlike(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), F.try_to_date(trimmed, "yyyy-MM-dd"))
     if kind == "TIMESTAMP":  # the text matches _TIMESTAMP: its parts are at fixed places
@@ -96,5 +96,5 @@ def _typed(text: Column, spark_type: Any, type_name: str) -> Column:
         seconds = F.concat(F.substring(trimmed, 18, 2), F.lit("."), F.rpad(F.substring(trimmed, 21, 6), 6, "0"))
         return F.when(trimmed.rlike(_TIMESTAMP), F.try_make_timestamp(
             part(1, 4), part(6, 2), part(9, 2), part(12, 2), part(15, 2), seconds.cast(DecimalType(8, 6)), F.lit("UTC")))
-    raise TypeError(f"Spark's reader does not read CSV columns of type {type_name} (formats.py keeps them to "
+    raise TypeError(f"Spark's reader does not read CSV columns of type {data_type} (formats.py keeps them to "
                     "Kindling's reader)")
