@@ -75,17 +75,3 @@ def test_schemas_are_pyflinks_table_schemas(spark):
     assert TableSchema.builder().field('id', DataTypes.BIGINT()).field('name', DataTypes.STRING()).build() == \
         table.get_schema()
 
-
-def test_a_program_leaving_a_result_unread_exits_quietly(tmp_path):
-    """The job of an unread result is cancelled as the driver exits, with nothing on stderr about it."""
-    import subprocess
-    import sys
-
-    program = tmp_path / "unread.py"
-    program.write_text("from kindling.table import EnvironmentSettings, TableEnvironment\n"
-                       "t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())\n"
-                       "result = t_env.execute_sql('SELECT 1')\n"
-                       "raise SystemExit('stopped early')\n")
-    done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 1 and "stopped early" in done.stderr
-    assert "Traceback" not in done.stderr, done.stderr

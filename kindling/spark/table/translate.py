@@ -44,13 +44,19 @@ def relational_frame(spec: RelationalSourceSpec, bases: list[DataFrame], control
     that spread rows by key spread them over ``parallelism`` partitions, as Flink's parallel instances."""
     plan = spec.plan
     frame = _Translation(spec, bases, control, parallelism).frame(plan)
+    if control and control[0] not in frame.columns:  # an aggregation's rows: data, from the frame's own splits
+        frame = frame.select("*", *[(F.lit(None).cast("long") if c == WM else _split()).alias(c) for c in control])
     kind = [ROW_KIND] if plan.out.updating else []
     frame = frame.toDF(*spec.names, *kind, *control)
     if plan.out.rowtime is not None and not control:  # the rows' timestamps are their event times
-        split = F.concat(F.lit("table-"), F.spark_partition_id().cast("string")).cast("binary")  # a source's split
         return frame.select("*", _epoch_millis(spec.names[plan.out.names.index(plan.out.rowtime)]).alias(TS),
-                            F.lit(None).cast("long").alias(WM), split.alias(CHANNEL))
+                            F.lit(None).cast("long").alias(WM), _split().alias(CHANNEL))
     return frame
+
+
+def _split() -> Column:
+    """The split of a frame's rows, as a source's: one per partition."""
+    return F.concat(F.lit("table-"), F.spark_partition_id().cast("string")).cast("binary")
 
 
 class _Translation:
