@@ -389,7 +389,9 @@ class SocketTextSourceSpec(SourceSpec):
 class RelationalSourceSpec(SourceSpec):
     """The rows of ``plan``, the part of a table's logical plan Spark's JVM operators compute
     (kindling/table/planner: nodes over scans), its columns named ``names``. The plan's leaf
-    ``leaves[i]`` is read by the source ``bases[i]`` as ``base_types[i]``; ``operators`` pairs a
+    ``leaves[i]`` is read by the source ``bases[i]`` as ``base_types[i]``, or (``native[i]``: the
+    planner's choice, kindling/table/planner/physical.py) by Spark's own reader of the scan's files
+    (kindling/spark/table/scans.py) when the job runs as Spark batch jobs; ``operators`` pairs a
     node with what Spark computes it by where its own fields do not say (a group aggregation's
     :class:`GroupAggregateSpec`, a join's resolved condition). Plain data:
     kindling/spark/table/translate.py turns the plan into DataFrame operations on the bases' frames."""
@@ -400,6 +402,7 @@ class RelationalSourceSpec(SourceSpec):
     plan: Any = None
     names: list = field(default_factory=list)
     operators: list = field(default_factory=list)
+    native: list = field(default_factory=list)
 
     @property
     def bounded(self) -> bool:  # type: ignore[override]
@@ -418,7 +421,8 @@ class GroupAggregateSpec:
     (``count_distinct``, ``sum_distinct``, ``sum0_distinct``, ``avg_distinct``: of the distinct
     values, only where a group's rows are aggregated at once) over the input ``column`` (None: every
     row, ``COUNT(*)``), ``integral`` when the column is of
-    an integer type; ``fields`` make the result row, in order: ``("key", i)``, ``("call", j)`` or,
+    an integer type; ``fields`` make the result row, in order: ``("key", i)``, ``("call", j)``,
+    ``("expression", resolved)`` (a resolved expression of the keys, its InputRefs their indexes) or,
     with a ``window``, ``("window", "start" | "end" | "rowtime")``. ``per_batch``: a group's changes
     once per micro-batch (Flink's mini-batch aggregation), not after every row. ``window``:
     ``(kind, size_ms, slide_ms, offset_ms)``, kind ``tumble``, ``hop`` or ``cumulate`` (slide: the
@@ -429,6 +433,13 @@ class GroupAggregateSpec:
     fields: list = field(default_factory=list)
     per_batch: bool = False
     window: tuple | None = None
+
+    @property
+    def every_row_changes(self) -> bool:
+        """Whether every row changes its group's result (a ``COUNT(*)`` is in it, no window, no
+        mini-batches): a bounded input in one step makes ``2n - 1`` changes of a group of ``n`` rows."""
+        return self.window is None and not self.per_batch and any(
+            kind == "call" and self.calls[index][:2] == ("count", None) for kind, index in self.fields)
 
 
 @dataclass(eq=False)

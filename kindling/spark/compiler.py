@@ -37,7 +37,7 @@ from kindling.spark.lowering import lower
 from kindling.spark.metrics import MaxParam, MetricsParam
 from kindling.spark.sources import FORMAT, KindlingSource, SourcePlan, WatermarkHandOff, encode_option
 from kindling.spark.spine import SINKS, Host, any_of, carry_column, carry_key, host_for, plan_spine
-from kindling.spark.stage import CHANNEL, EXIT, KEY, TS, WM, ExitPlan, StagePlan, arrow_stage_function
+from kindling.spark.stage import CHANNEL, EXIT, KEY, TIME_FIELDS, TS, WM, ExitPlan, StagePlan, arrow_stage_function
 
 SINK = "__sink"
 ROOT_KINDS = (SourceTransformation, UnionTransformation, KeyedTransformation)
@@ -430,6 +430,8 @@ class Compiler:
 
             df = file_stage_frame(self.spark, root.source, root.type_info, root.name, self.metrics,
                                   arrow_stage_function(plan), plan.schema())
+        elif isinstance(root, SourceTransformation) and self._leaves_as_it_is(plan):
+            df = _exit_frame(self.source_frame(root), plan.exits[0])
         elif isinstance(root, SourceTransformation) and isinstance(root.source, KafkaSourceSpec):
             from kindling.spark.kafka import kafka_stage_frame  # the stage's own pass reads the partitions
 
@@ -459,6 +461,12 @@ class Compiler:
         self.stage_frames[root.id] = df
         return df
 
+    def _leaves_as_it_is(self, plan: StagePlan) -> bool:
+        """Whether a source stage of a Spark batch job (BATCH, one step) only hands its rows to one sink
+        taking them as columns: no function, no timestamps, one exit (then no Python pass runs)."""
+        return (not self.streaming and not plan.roots and not plan.side_roots and plan.root_exits == [0]
+                and len(plan.exits) == 1 and plan.exits[0].layout in ("none", "columns") and not plan.timed_exits)
+
     def source_frame(self, node: SourceTransformation) -> DataFrame:
         spec = node.source
         if isinstance(spec, KafkaSourceSpec):  # Kafka: kindling/spark/kafka.py
@@ -468,10 +476,12 @@ class Compiler:
         if isinstance(spec, ChangesSourceSpec):  # changes Spark computed (kindling/spark/table/aggregation.py)
             return self.spark.table(spec.view)
         if isinstance(spec, RelationalSourceSpec):  # a Table's plan Spark computes (kindling/spark/table)
-            from kindling.spark.table.translate import relational_frame
+            from kindling.spark.table.translate import relational_frame, scan_frame
 
-            bases = [self.source_frame(SourceTransformation(name=node.name, type_info=t, source=b))
-                     for b, t in zip(spec.bases, spec.base_types)]
+            bases = [scan_frame(self.spark, leaf, t) if native and not self.streaming else
+                     self.source_frame(SourceTransformation(name=node.name, type_info=t, source=b))
+                     for b, t, leaf, native in zip(spec.bases, spec.base_types, spec.leaves, spec.native,
+                                                   strict=True)]
             return relational_frame(spec, bases, [c for c in (WM, CHANNEL) if c in bases[0].columns], self.parallelism)
         if isinstance(spec, SequenceSourceSpec) and not self.streaming:
             return self.spark.range(spec.start, spec.end + 1, numPartitions=self.parallelism).withColumnRenamed("id", "f0")
@@ -488,6 +498,15 @@ class Compiler:
             self.spark._kindling_source_registered = True
         reader = self.spark.readStream if self.streaming else self.spark.read
         return reader.format(FORMAT).option("plan", encode_option(source_plan)).load()
+
+
+def _exit_frame(source: DataFrame, exit_plan: ExitPlan) -> DataFrame:
+    """The frame of a stage whose source rows all leave by ``exit_plan`` as they are: its value columns
+    are the source's (a sink without columns gets them too, so that every column is computed)."""
+    names = [f.name for f in exit_plan.value_fields()] or [f"__v{i}" for i in range(len(source.columns))]
+    values = [F.col(f"`{c}`").alias(exit_plan.prefixed(n)) for c, n in zip(source.columns, names)]
+    times = [F.lit(None).cast(f.dataType).alias(f.name) for f in TIME_FIELDS]
+    return source.select(F.lit(exit_plan.index).alias(EXIT), *values, *times)
 
 
 def _union(frames: list[DataFrame]) -> DataFrame:

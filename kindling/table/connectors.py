@@ -223,7 +223,8 @@ def scan_table(t_env, name: str, descriptor) -> Any:
         raise ValueError(f"Table '{name}': the '{connector}' connector cannot be read by Kindling yet; sources: "
                          f"{', '.join(sorted(_SOURCES))}")
     if connector != "upsert-kafka":
-        return Table(t_env, nodes.Scan(name=name, source=_SOURCES[connector](schema, options), out=nodes.Output(schema)))
+        return Table(t_env, nodes.Scan(name=name, source=_SOURCES[connector](schema, options), options=dict(options),
+                                       out=nodes.Output(schema)))
     from kindling.table.types import DataTypes
 
     key = _upsert_key(descriptor.get_schema(), name)

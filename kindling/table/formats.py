@@ -27,7 +27,7 @@ from kindling.datastream.formats.json import JsonLinesFormat, JsonRowDeserializa
 from kindling.table.schema import Schema
 from kindling.table.types import DataType
 
-__all__ = ["FORMAT_OPTIONS", "RowFormat", "file_sink", "file_source", "row_format"]
+__all__ = ["FORMAT_OPTIONS", "RowFormat", "file_sink", "file_source", "row_format", "spark_reader_differs"]
 
 #: the options of each format Kindling supports (``<format>.<option>`` in a table's WITH clause)
 FORMAT_OPTIONS = {
@@ -417,3 +417,31 @@ def file_sink(name: str, schema: Schema, options: Dict[str, str], path: str, par
         if part_size:
             builder = builder.with_rolling_policy(RollingPolicy.default_rolling_policy(part_size=part_size))
     return builder.with_bucket_assigner(BucketAssigner.base_path_bucket_assigner()).build()
+
+
+#: the column types whose CSV text Spark's reader and functions read as Flink's csv format does
+#: (kindling/spark/table/scans.py)
+SPARK_CSV_TYPES = ("STRING", "VARCHAR", "CHAR", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL",
+                   "BOOLEAN", "DATE", "TIMESTAMP")
+
+
+def spark_reader_differs(options: Dict[str, str], schema: Schema) -> Optional[str]:
+    """Why Spark's own reader cannot read the files of a ``filesystem`` table with ``options`` as
+    Flink's format does (and as Kindling's Python reader, kindling/spark/files.py, does), or None when
+    it can: today CSV files on the local filesystem, without an escape character (Python's csv
+    escaping, which Spark's reader does not share), a disabled quote character or ignored parse
+    errors (the Python reader counts the records it skips), of the types in :data:`SPARK_CSV_TYPES`."""
+    if options.get("connector") != "filesystem" or options.get("source.monitor-interval"):
+        return "not a bounded 'filesystem' table"
+    if options.get("format") != "csv":
+        return f"the '{options.get('format')}' format is read by Kindling's reader"
+    path = options.get("path", "")
+    if "://" in path and not path.startswith("file://"):
+        return "files outside the local filesystem are read by Kindling's reader"
+    mine = own_options("csv", options)
+    for key in ("escape-character", "disable-quote-character", "ignore-parse-errors"):
+        if key in mine and (key == "escape-character" or _flag(mine, key)):
+            return f"'csv.{key}' is read by Kindling's reader"
+    other = [f"{n} {t}" for n, t in zip(schema.get_field_names(), schema.get_field_data_types())
+             if t.type_name not in SPARK_CSV_TYPES]
+    return f"columns of other types ({', '.join(other)}) are read by Kindling's reader" if other else None

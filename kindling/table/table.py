@@ -158,12 +158,12 @@ class Table:
     @unsupported("TablePipeline is not there yet; use execute_insert or a StatementSet's add_insert")
     def insert_into(self, table_path: str, overwrite: bool = False): ...
 
-    def _stream(self, type_info: Optional[TypeInformation] = None):
+    def _stream(self, type_info: Optional[TypeInformation] = None, final: bool = False):
         """The table's rows added to the environment's job: a DataStream of Rows of ``type_info``
-        (default: the table's Row type, named by its columns)."""
+        (default: the table's Row type, named by its columns); ``final``: read by the client only."""
         from kindling.table.planner.lowering import table_stream
 
-        return table_stream(self._t_env, self._node, type_info)
+        return table_stream(self._t_env, self._node, type_info, final)
 
     # -- relational operations ----------------------------------------------------------------
 
@@ -429,7 +429,7 @@ class Table:
 
     def execute(self) -> TableResult:
         """Starts a job computing the rows: ``execute().print()`` or ``execute().collect()``."""
-        rows = self._stream().execute_and_collect()
+        rows = self._stream(final=True).execute_and_collect()
         return TableResult(rows._client, rows, self._schema, with_kind=not self._in_batch())
 
     def to_pandas(self):

@@ -33,7 +33,7 @@ class _Ran:
         self.clear()
 
     def clear(self) -> None:
-        self.python, self.jvm, self.modes, self.local_relation = set(), set(), [], False
+        self.python, self.jvm, self.modes, self.read_by_spark = set(), set(), [], False
 
 
 @pytest.fixture
@@ -56,7 +56,8 @@ def ran(monkeypatch):
 
     def source_frame_spy(self, node):
         frame = source_frame(self, node)
-        record.local_relation |= "LocalRelation" in frame._jdf.queryExecution().logical().toString()
+        plan = frame._jdf.queryExecution().logical().toString()
+        record.read_by_spark |= "LocalRelation" in plan or "] csv" in plan  # elements, or Spark's CSV reader
         return frame
 
     def relational_frame_spy(spec, bases, control, parallelism):
@@ -96,7 +97,7 @@ def _check(table, ran: _Ran) -> Counter:
     for claim in claims:
         name, engine = claim["label"], claim["engine"]
         if name.startswith("TableSourceScan") and "[from_data_stream]" not in name:  # read by a source
-            assert ran.local_relation == (engine == "Spark JVM"), claim.string  # else Kindling's Python one
+            assert ran.read_by_spark == (engine == "Spark JVM"), claim.string  # else Kindling's Python one
         else:
             where = {"Python"} if name in ran.python else set()
             where |= {"Spark JVM"} if name in ran.jvm else set()

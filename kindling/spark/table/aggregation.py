@@ -34,9 +34,10 @@ from kindling.graph.specs import ChangesSourceSpec, DiscardSinkSpec, GroupAggreg
 from kindling.graph.transformation import (ChainedTransformation, KeyedTransformation, SinkTransformation,
                                            SourceTransformation, Transformation, upstream_graph)
 from kindling.spark.codec import ROW_KIND, codec_for
-from kindling.spark.stage import TS
 from kindling.spark.savepoints import operator_uids
 from kindling.spark.sinks import SinkWriter
+from kindling.spark.stage import TS
+from kindling.spark.table.columns import column
 
 STATE_DIR = "kindling-aggregations"  # under the checkpoint directory: a snapshot per group aggregation and batch
 _STATELESS = ("map", "flat_map", "filter", "process")
@@ -162,6 +163,8 @@ class AggregationWriter(SinkWriter):
         spec, aggregate, output_type = self.spec, self.spec.aggregate, self.spec.output_type
         kept: list[DataFrame] = []  # read twice (state and changes): computed once
         try:
+            if spec.mode == "one_step" and aggregate.every_row_changes and self._counted_only():
+                return len(spec.downstream) * one_step_change_count(df, aggregate)
             if spec.mode != "micro_batch":
                 return self._emit(bounded_changes(df, aggregate, output_type), batch_id)
             rows = _prepared(df, aggregate, ordered=True)
@@ -179,6 +182,11 @@ class AggregationWriter(SinkWriter):
         finally:
             for frame in kept:
                 frame.unpersist()
+
+    def _counted_only(self) -> bool:
+        """Whether every sink after the aggregation drops its changes as they are (a blackhole table):
+        only how many there are counts."""
+        return all(isinstance(s.sink, DiscardSinkSpec) and _as_they_are(s.inputs[0]) for s in self.spec.downstream)
 
     def _emit(self, changes: DataFrame, batch_id: int) -> int:
         """Writes the changes through the operators and sinks after the aggregation."""
@@ -204,6 +212,16 @@ class AggregationWriter(SinkWriter):
     def finish(self) -> None:
         for writer in self.writers.values():
             writer.finish()
+
+
+def _as_they_are(node: Transformation) -> bool:
+    """Whether ``node`` gives the changes as they are: their source, or maps that only rename the
+    rows' fields (the planner's, to a sink's column names) over it."""
+    from kindling.runtime.table.rows import Retyped
+
+    while isinstance(node, ChainedTransformation) and node.operation == "map" and isinstance(node.function, Retyped):
+        node = node.inputs[0]
+    return isinstance(node, SourceTransformation)
 
 
 def _safe(name: str) -> str:
@@ -268,6 +286,8 @@ def _result(spec: GroupAggregateSpec, output_type: Any) -> Column:
     for (kind, index), field in zip(spec.fields, spark_fields):
         if kind == "key":
             value = F.col(f"__k{index}")
+        elif kind == "expression":
+            value = column(_of_keys(index))
         elif kind == "window":
             value = F.timestamp_millis({"start": F.col(_WINDOW_START), "end": F.col(_WINDOW_END),
                                         "rowtime": F.col(_WINDOW_END) - 1}[index])
@@ -288,6 +308,14 @@ def _result(spec: GroupAggregateSpec, output_type: Any) -> Column:
                 value = F.col(f"__m{index}")
         fields.append(value.cast(field.dataType).alias(field.name))
     return F.struct(*fields)
+
+
+def _of_keys(resolved: Any) -> Any:
+    """A resolved expression of the group keys reading their columns ``__k<i>``."""
+    if type(resolved).__name__ == "InputRef":
+        return dataclasses.replace(resolved, name=f"__k{resolved.index}")
+    operands = getattr(resolved, "operands", None)
+    return dataclasses.replace(resolved, operands=tuple(map(_of_keys, operands))) if operands else resolved
 
 
 def _key_columns(spec: GroupAggregateSpec) -> list[str]:
@@ -377,6 +405,15 @@ def per_row_changes(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any,
     frame = frame.withColumn(_RESULT, _result(spec, output_type))
     before = F.coalesce(F.lag(_RESULT).over(group.orderBy(_SEQ)), F.col(_BEFORE))
     return _exploded(frame.withColumn("__changes", _changes(F.col(_RESULT), before)), spec, output_type)
+
+
+def one_step_change_count(df: DataFrame, spec: GroupAggregateSpec) -> int:
+    """How many changes Flink's aggregation makes of a bounded input in one step when every row changes
+    its group's result (``spec.every_row_changes``): ``+I`` for a group's first row, ``-U``/``+U`` for
+    each other, so ``2n - 1`` of a group of ``n`` rows; one hash aggregation instead of the changes."""
+    keys = _key_columns(spec)
+    groups = _prepared(df, spec, ordered=False).groupBy(*keys).count()
+    return groups.agg(F.sum(F.col("count") * 2 - 1)).first()[0] or 0
 
 
 def per_batch_changes(groups: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:

@@ -22,7 +22,16 @@ from kindling.spark.codec import ROW_KIND, codec_for
 from kindling.spark.stage import CHANNEL, TS, WM
 from kindling.spark.table.columns import column
 
-__all__ = ["relational_frame"]
+__all__ = ["relational_frame", "scan_frame"]
+
+
+def scan_frame(spark, scan, type_info) -> DataFrame:
+    """The frame Spark's own reader makes of the files of the plan's leaf ``scan`` (a base the spec
+    marks ``native``), as the columns of the codec of ``type_info``."""
+    from kindling.spark.table.scans import csv_frame
+
+    return csv_frame(spark, scan.options, type_info, scan.out.schema.get_field_data_types())
+
 
 _ORDER, _SEQ, _NUMBER = "__order", "__seq", "__number"
 _JOINS = {(False, False): "inner", (True, False): "left", (False, True): "right", (True, True): "full"}

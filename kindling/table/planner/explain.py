@@ -35,6 +35,9 @@ def _lines(physical: Physical, node: nodes.Node, first: str, rest: str, stateles
         return _lines(physical, node.input, first, rest, stateless_above, read_by_frame)
     if isinstance(node, nodes.Sink):
         lines = [f"{first}Sink(table=[{node.path}])"]
+    elif physical.passes_through(node) and not read_by_frame:  # (a frame reads an event time as a column)
+        lines = [f"{first}{label(node, physical)} [not run, {physical.mode}: no node reads the watermark], "
+                 f"changelogMode=[{node.out.changelog_mode}]"]
     else:
         choice = physical.choose(node, stateless_above, read_by_frame)
         why = f": {choice.reason}" if choice.reason else ""

@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 from kindling.common.typeinfo import ChangelogRowTypeInfo, RowTypeInfo, TypeInformation
 from kindling.table.planner import nodes
 from kindling.table.planner.explain import label
-from kindling.table.planner.physical import Physical, passes_through, rank_strategy, sort_strategy, stateless
+from kindling.table.planner.physical import Physical, rank_strategy, sort_strategy, stateless
 from kindling.table.planner.rules import optimize
 
 __all__ = ["Lowering", "add_sinks", "table_stream"]
@@ -25,10 +25,11 @@ __all__ = ["Lowering", "add_sinks", "table_stream"]
 _ROW_WISE = (nodes.Project, nodes.Filter, nodes.LookupJoin)
 
 
-def table_stream(t_env, node: nodes.Node, type_info: Optional[TypeInformation] = None):
+def table_stream(t_env, node: nodes.Node, type_info: Optional[TypeInformation] = None, final: bool = False):
     """The rows of the plan ``node`` added to the environment's job: a DataStream of Rows of
-    ``type_info`` (default: the node's Row type, named by its columns)."""
-    lowering = Lowering(t_env, [node])
+    ``type_info`` (default: the node's Row type, named by its columns); ``final``: only the client
+    reads them (no DataStream operator the plan cannot see)."""
+    lowering = Lowering(t_env, [node], final)
     return lowering.stream_as(lowering.roots[0], type_info)
 
 
@@ -60,12 +61,13 @@ def keeping_parallelism(stream, function, output_type, flat: bool = False):
 
 class Lowering:
     """Lowers the plans ``roots`` of one job, rewritten (:attr:`roots`, kindling/table/planner/rules.py),
-    into the TableEnvironment's StreamExecutionEnvironment."""
+    into the TableEnvironment's StreamExecutionEnvironment; ``final``: their rows go only to table
+    sinks or the client."""
 
-    def __init__(self, t_env, roots: Sequence[nodes.Node]):
+    def __init__(self, t_env, roots: Sequence[nodes.Node], final: bool = True):
         self.t_env, self.env = t_env, t_env._env
         self.roots = optimize(roots)
-        self.physical = Physical(t_env, self.roots)
+        self.physical = Physical(t_env, self.roots, final)
         self.in_batch = self.physical.in_batch
 
     # -- entry points -------------------------------------------------------------------------------
@@ -103,7 +105,7 @@ class Lowering:
         prints the node."""
         if self.physical.frame(node):
             return self._jvm_source(node, row_type(node.out))
-        if passes_through(node, self.in_batch):
+        if self.physical.passes_through(node):
             return self._input(node, node.input, stateless_above, before)
         produced = getattr(self, "_" + type(node).__name__)(node, stateless_above, before)
         return produced.set_description(label(node, self.physical))
@@ -124,11 +126,12 @@ class Lowering:
         leaves, operators = self.physical.operators(node)
         sources = [_leaf_source(leaf) for leaf in leaves]
         name = nodes.table_name(node)
-        if node is leaves[0] and wanted == sources[0]._type_info:
+        native = [isinstance(leaf, nodes.Scan) and self.physical.choose(leaf).jvm for leaf in leaves]
+        if node is leaves[0] and wanted == sources[0]._type_info and not native[0]:
             return self.env.from_source(sources[0], WatermarkStrategy.no_watermarks(), name)
         spec = RelationalSourceSpec(bases=[s._spec for s in sources], base_types=[s._type_info for s in sources],
                                     leaves=leaves, plan=node, names=list(wanted.get_field_names()),
-                                    operators=operators)
+                                    operators=operators, native=native)
         return self.env.from_source(Source(spec, wanted), WatermarkStrategy.no_watermarks(), name)
 
     # -- one method per node the Python operators run -------------------------------------------------

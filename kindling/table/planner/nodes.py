@@ -96,10 +96,12 @@ class _Binary(Node):
 
 @dataclass(frozen=True, eq=False, kw_only=True)
 class Scan(Node):
-    """A connector table's rows, read by ``source`` (a DataStream connector's Source)."""
+    """A connector table's rows, read by ``source`` (a DataStream connector's Source); ``options``: the
+    table's connector options (its WITH clause), for Spark's own readers (kindling/spark/table/scans.py)."""
 
     name: str
     source: Any
+    options: Optional[Dict[str, str]] = None
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)

@@ -15,9 +15,12 @@ Structured Streaming query). Per node kind, today:
   A frame reads an event time as a column: the watermark assigner under it runs for no row (in a
   bounded job read at once no row is late: BATCH has no watermarks, one step emits none before the
   input ends).
-* **Scan, Values**: a connector table is read by its Kindling source, in Python; elements given in
-  the program are a Spark local relation (JVM) in one step and BATCH, a Kindling source on
-  micro-batches (the compiler's rule for collections).
+* **Scan, Values**: the leaves of frames. In one step and BATCH, the files of a ``filesystem`` table
+  are read by Spark's own reader where it gives the values Flink's format gives
+  (kindling/table/formats.py ``spark_reader_differs``; kindling/spark/table/scans.py); other
+  connector tables by their Kindling source, in Python (``kindling.table.spark-scan: false``:
+  always). Elements given in the program are a Spark local relation (JVM) in one step and BATCH, a
+  Kindling source on micro-batches (the compiler's rule for collections).
 * **Project, Filter (Calc)**: JVM when their input is a frame and every expression is one Spark
   computes as Flink does (no Python function, no built-in Spark computes otherwise:
   kindling/table/planner/expressions.py ``python_only``): Spark column expressions. Else a Python
@@ -27,10 +30,12 @@ Structured Streaming query). Per node kind, today:
   whose arithmetic Spark shares with Flink (integers, DOUBLE; MIN/MAX also strings). Over a frame in
   a bounded job it is part of the frame, whatever reads it: BATCH gives each group's row, one step
   Flink's changes after every row (or, with mini-batches, once per group), each parallel instance's
-  in the order they were made. Otherwise, when only stateless nodes (Calc, Correlate, a sink) read
-  its changes, the aggregation is taken out of the job's query and computed with DataFrame
-  aggregations per batch (kindling/spark/table/aggregation.py). ``kindling.table.spark-aggregation:
-  false`` keeps it in Python. Else the Python group aggregation on keyed state.
+  in the order they were made (but in one step an aggregation with ``COUNT(*)`` that only a blackhole
+  reads is left out of the frame: Spark's aggregation counts its changes, not computing them).
+  Otherwise, when only stateless nodes (Calc, Correlate, a sink) read its changes, the aggregation
+  is taken out of the job's query and computed with DataFrame aggregations per batch
+  (kindling/spark/table/aggregation.py). ``kindling.table.spark-aggregation: false`` keeps it in
+  Python. Else the Python group aggregation on keyed state.
 * **Window aggregations** (a window TVF's GROUP BY, the Table API's tumbling and sliding group
   windows): as the Aggregate, and only in one step or BATCH: on micro-batches Flink's per-element
   watermark (the minimum over splits) decides which rows are late and when a window fires, which
@@ -57,6 +62,14 @@ Structured Streaming query). Per node kind, today:
   lookup joins, ...): the Python operator; which one for ranks and sorts of a stream, as Flink
   chooses it, :func:`rank_strategy` and :func:`sort_strategy` say.
 
+**The run mode.** A Flink SQL ``WATERMARK`` makes a bounded job run on micro-batches (its input does
+not all precede the first watermark, as one step assumes; kindling/spark/runner.py ``run_mode``),
+unless no node's answer depends on the watermark or on the rows' timestamps (:func:`reads_time`: no
+window, interval or temporal join, OVER, event-time sort, deduplication or Top-N of windows) and the
+rows go only to table sinks or to the client: then Flink's answer is the same whenever watermarks
+come, the assigner is not run (nothing reads what it makes) and the job runs in one step. A table
+handed to the DataStream API keeps its watermarks: the operators reading it are not in the plan.
+
 One thing the plan cannot see: a table handed to the DataStream API (``to_changelog_stream``) whose
 changes a keyed DataStream operator reads. Spark's aggregation cannot feed one, so the job then
 computes that aggregation in Python (kindling/spark/table/aggregation.py keeps to what follows it in
@@ -64,6 +77,7 @@ the job). Explain tells what runs when the table itself is executed or inserted.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
@@ -72,8 +86,9 @@ from kindling.table.expressions import Expression, unaliased
 from kindling.table.planner import nodes
 from kindling.table.planner.types import INTEGRAL
 
-__all__ = ["BATCH", "MICRO_BATCHES", "ONE_STEP", "PYTHON", "SPARK_AGGREGATION", "SPARK_JVM", "SPARK_OPERATORS", "Choice",
-           "Physical", "aggregation_spec", "passes_through", "rank_strategy", "sort_strategy", "stream_sort"]
+__all__ = ["BATCH", "MICRO_BATCHES", "ONE_STEP", "PYTHON", "SPARK_AGGREGATION", "SPARK_JVM", "SPARK_OPERATORS",
+           "SPARK_SCAN", "Choice", "Physical", "aggregation_spec", "passes_through", "rank_strategy", "reads_time",
+           "sort_strategy", "stream_sort"]
 
 SPARK_JVM, PYTHON = "Spark JVM", "Python"
 #: the run modes, as explain prints them (the runner's names: kindling/spark/runner.py)
@@ -87,6 +102,10 @@ SPARK_AGGREGATION = "kindling.table.spark-aggregation"
 #: whether the nodes Spark can compute other than Calcs and aggregations (joins, ...) run in Spark's
 #: own operators (default true; false: on the Python operators, for comparison)
 SPARK_OPERATORS = "kindling.table.spark-operators"
+
+#: whether the files of a table are read by Spark's own reader where it can (default true; false:
+#: always Kindling's reader, for comparison)
+SPARK_SCAN = "kindling.table.spark-scan"
 
 #: the argument types of the aggregates Spark computes as Flink does (FLOAT sums in FLOAT and
 #: DECIMAL arithmetic differ: those stay in Python)
@@ -118,22 +137,34 @@ class Choice:
 
 class Physical:
     """The physical choices for the plans ``roots`` of one job (a query, or the inserts of a
-    statement set): the run mode, and per node :meth:`choose`."""
+    statement set): the run mode, and per node :meth:`choose`. ``final``: the rows go only to table
+    sinks or to the client (not to DataStream operators the plan cannot see)."""
 
-    def __init__(self, t_env, roots: Sequence[nodes.Node]):
+    def __init__(self, t_env, roots: Sequence[nodes.Node], final: bool = True):
         from kindling.datastream.execution_mode import RuntimeExecutionMode
 
         env = t_env._env
-        self.mode = _MODES[env._run_mode(_sources(roots), _eager_watermarks(roots))]
+        in_plan, in_streams = _eager_watermarks(roots)
+        #: the plan's Flink SQL watermarks are read by no node: their assigners are not run
+        self.unread_watermarks = in_plan and final and not reads_time(roots)
+        self.mode = _MODES[env._run_mode(_sources(roots), in_streams or (in_plan and not self.unread_watermarks))]
         self.bounded = self.mode != MICRO_BATCHES  # the whole input at once: one Spark batch job
         self.in_batch = env.get_runtime_mode() == RuntimeExecutionMode.BATCH  # the tables' semantics
         self.spark_aggregation = env.get_configuration().get_boolean(SPARK_AGGREGATION, True)
         self.spark_operators = env.get_configuration().get_boolean(SPARK_OPERATORS, True)
+        self.spark_scan = env.get_configuration().get_boolean(SPARK_SCAN, True)
         self._frames: dict = {}  # id(node) -> whether Spark computes it as part of a frame (:meth:`frame`)
+        readers = Counter(id(i) for node in _nodes(roots) for i in node.inputs)
+        #: the nodes only a blackhole reads (one step counts an aggregation's changes: :meth:`_counted`)
+        blackholes = [n for n in _nodes(roots) if isinstance(n, nodes.Sink)
+                      and n.descriptor.get_options().get("connector") == "blackhole"]
+        self._blackholed = {id(n.input) for n in blackholes if readers[id(n.input)] == 1}
 
     def choose(self, node: nodes.Node, stateless_above: bool = True, read_by_frame: bool = False) -> Choice:
         """Where ``node`` runs; ``stateless_above``: only stateless nodes read its rows, up to the
         plan's root; ``read_by_frame``: a node Spark computes in a frame reads it."""
+        if isinstance(node, nodes.Scan):
+            return self._scan(node)
         if isinstance(node, nodes.Values):
             return Choice(PYTHON, "elements are read by Kindling's source on micro-batches") \
                 if self.mode == MICRO_BATCHES else Choice(SPARK_JVM)
@@ -162,14 +193,38 @@ class Physical:
 
     def _in_frame(self, node: nodes.Node) -> bool:
         if isinstance(node, _AGGREGATIONS):
-            return self.bounded and self.frame(self._time_input(node.input)) and \
-                self._aggregation(node, True)[0] is not None
+            spec = self._aggregation(node, True)[0]
+            return self.bounded and self.frame(self._time_input(node.input)) and spec is not None and \
+                not self._counted(node, spec)
         return self.choose(node).jvm
+
+    def _counted(self, node: nodes.Node, spec: GroupAggregateSpec) -> bool:
+        """Whether ``node`` is an aggregation only a blackhole reads whose every row changes its group
+        in one step: then only how many changes it makes counts, and Spark's aggregation outside the
+        frame counts them with one hash aggregation (kindling/spark/table/aggregation.py
+        ``one_step_change_count``) instead of computing them."""
+        return self.mode == ONE_STEP and id(node) in self._blackholed and spec.every_row_changes
 
     def _time_input(self, node: nodes.Node) -> nodes.Node:
         """What a frame reads of ``node``: the rows under its watermark assigner in a bounded job (the
-        whole input comes before any watermark: an event time is a column), else ``node``."""
-        return node.input if isinstance(node, nodes.WatermarkAssigner) and self.bounded else node
+        whole input comes before any watermark: an event time is a column) or when no node reads the
+        watermark (:meth:`passes_through`), else ``node``."""
+        return node.input if isinstance(node, nodes.WatermarkAssigner) and (
+            self.bounded or self.passes_through(node)) else node
+
+    def passes_through(self, node: nodes.Node) -> bool:
+        """Whether nothing runs for ``node`` (:func:`passes_through`, or a watermark no node reads)."""
+        return passes_through(node, self.in_batch) or (
+            self.unread_watermarks and isinstance(node, nodes.WatermarkAssigner))
+
+    def _scan(self, node: nodes.Scan) -> Choice:
+        from kindling.table.formats import spark_reader_differs
+
+        if node.options is None or node.options.get("connector") != "filesystem" or self.mode == MICRO_BATCHES:
+            return Choice(PYTHON)
+        reason = spark_reader_differs(node.options, node.out.schema) or (
+            None if self.spark_scan else f"{SPARK_SCAN} is false")
+        return Choice(PYTHON, reason) if reason else Choice(SPARK_JVM)
 
     def _calc(self, node: nodes.Node) -> Choice:
         from kindling.table.planner.expressions import python_only
@@ -337,11 +392,11 @@ def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: d
                      window: Optional[tuple] = None, window_columns: Optional[dict] = None, distinct: bool = False
                      ) -> Optional[GroupAggregateSpec]:
     """The aggregation as a :class:`GroupAggregateSpec` when Spark's own operators compute it as
-    Flink does: every field a key column, a built-in aggregate of one column (``COUNT`` also of a
-    literal; DISTINCT when ``distinct``: a group's rows are aggregated at once, in BATCH mode and the
-    windows of a bounded input) or, of a ``window`` aggregation, a window property (``col('w').start``,
-    or the columns ``window_columns`` names: ``{'window_start': 'start', ...}``); else None (the
-    Python operator computes it)."""
+    Flink does: every field a key column, an expression of key columns Spark computes as Flink does,
+    a built-in aggregate of one column (``COUNT`` also of a literal; DISTINCT when ``distinct``: a
+    group's rows are aggregated at once, in BATCH mode and the windows of a bounded input) or, of a
+    ``window`` aggregation, a window property (``col('w').start``, or the columns ``window_columns``
+    names: ``{'window_start': 'start', ...}``); else None (the Python operator computes it)."""
     spec = GroupAggregateSpec(keys=list(keys), per_batch=mini_batch, window=window)
     for field in fields:
         inner = unaliased(field)
@@ -355,6 +410,14 @@ def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: d
             return None
         if getattr(inner, "_is_column", False) and inner._name in keys:
             spec.fields.append(("key", list(keys).index(inner._name)))
+            continue
+        if not inner.aggregates() and set(inner.columns()) <= set(keys):  # CAST(k AS BIGINT): of the keys only
+            from kindling.table.planner.expressions import python_only, resolve
+
+            resolved = resolve(inner, list(keys), [types[k] for k in keys])
+            if python_only(resolved) is not None:
+                return None
+            spec.fields.append(("expression", resolved))
             continue
         aggregate = inner._aggregate
         if aggregate is None or (aggregate.distinct and not distinct) or aggregate.kind not in (
@@ -443,18 +506,7 @@ def sort_strategy(node: nodes.Sort, in_batch: bool) -> str:
 # -- the job's sources, for its run mode ----------------------------------------------------------
 
 def _leaves(roots: Sequence[nodes.Node]) -> List[nodes.Node]:
-    out, stack, seen = [], list(roots), set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if not node.inputs:
-            out.append(node)
-        stack.extend(node.inputs)
-        if isinstance(node, nodes.WindowAggregate):
-            stack.append(node.windows)
-    return out
+    return [node for node in _nodes(roots) if not node.inputs]
 
 
 def _sources(roots: Sequence[nodes.Node]) -> list:
@@ -474,21 +526,58 @@ def _sources(roots: Sequence[nodes.Node]) -> list:
     return specs
 
 
-def _eager_watermarks(roots: Sequence[nodes.Node]) -> bool:
-    """Whether a Flink SQL watermark (emitted as elements move it) is in the plans or their DataStreams."""
-    from kindling.graph.transformation import upstream_graph
-
-    stack, seen = list(roots), set()
+def _nodes(roots: Sequence[nodes.Node]) -> List[nodes.Node]:
+    """Every node of the plans ``roots`` once (a window aggregation's windows included)."""
+    out, stack, seen = [], list(roots), set()
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
+        out.append(node)
+        stack.extend(node.inputs)
+        if isinstance(node, nodes.WindowAggregate):
+            stack.append(node.windows)
+    return out
+
+
+def _eager_watermarks(roots: Sequence[nodes.Node]) -> Tuple[bool, bool]:
+    """Whether a Flink SQL watermark (emitted as elements move it) is in the plans, and whether one is
+    in the DataStreams they read."""
+    from kindling.graph.transformation import upstream_graph
+
+    in_plan = in_streams = False
+    for node in _nodes(roots):
         if isinstance(node, nodes.WatermarkAssigner) and node.eager and node.delay is not None:
-            return True
+            in_plan = True
         if isinstance(node, nodes.FromDataStream) and any(
                 getattr(n, "operation", None) == "timestamps" and getattr(n.function, "eager", False)
                 for n in upstream_graph([node.stream._transformation])):
+            in_streams = True
+    return in_plan, in_streams
+
+
+#: nodes whose answer depends neither on the watermark nor on the rows' timestamps
+_TIMELESS = (nodes.Scan, nodes.Values, nodes.FromDataStream, nodes.Project, nodes.Filter, nodes.Aggregate,
+             nodes.TableAggregate, nodes.Correlate, nodes.ChangelogNormalize, nodes.WatermarkAssigner, nodes.Join,
+             nodes.Union, nodes.SetOperation, nodes.LookupJoin, nodes.Sink, nodes.Invalid)
+#: Top-N without time: what a Rank computes regardless of the watermark
+_TIMELESS_RANKS = ("batch", "top1", "top_n", "retract_top_n")
+
+
+def reads_time(roots: Sequence[nodes.Node]) -> bool:
+    """Whether some node of the plans ``roots`` reads the watermark or the rows' timestamps (a window,
+    an interval or temporal join, OVER, a sort or deduplication on time, a Top-N of windows; the
+    DataStream timestamps of metadata columns made above a WATERMARK), so that when watermarks come
+    can change its answer."""
+    for node in _nodes(roots):
+        if isinstance(node, (nodes.MetadataColumns, nodes.AppendTimestamp)):
+            if any(isinstance(n, nodes.WatermarkAssigner) for n in _nodes(node.inputs)):
+                return True
+        elif isinstance(node, nodes.Rank):
+            if rank_strategy(node.input.out, node.function, node.partition, node.order, node.start, node.end,
+                             False) not in _TIMELESS_RANKS:
+                return True
+        elif not isinstance(node, _TIMELESS):
             return True
-        stack.extend(node.inputs)
     return False

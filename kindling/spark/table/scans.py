@@ -1,0 +1,100 @@
+"""The files of a ``filesystem`` table read by Spark's own CSV reader, in the JVM, where the planner
+chose it (kindling/table/planner/physical.py; which tables: kindling/table/formats.py
+``spark_reader_differs``): a bounded job run as Spark batch jobs (one step, BATCH). The values are
+those Kindling's Python reader gives (kindling/spark/files.py, Flink's csv format): the same files
+(listed by :func:`~kindling.spark.files.list_files`), the same record layout (Spark's reader with the
+table's delimiter, quote and comments, a doubled quote a quote, each field read as text), and each
+field read as Flink reads its type, by Spark functions: numbers and dates of the trimmed text,
+TIMESTAMP in SQL form (``2024-01-01 00:00:01.5``, its fraction cut to microseconds), the
+``csv.null-literal`` a null. A field that does not read fails the job naming the file, the field,
+its text and its type, even when no column of the query reads it (as Flink's reader parses every
+field); so does a record of another number of fields, or a quote inside a quoted field that is not
+doubled. Where the two readers differ: Spark's reads ``"a"  `` (blanks after the closing quote) as
+``a`` where Python's csv module fails the record.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import DecimalType, StringType, StructField, StructType
+
+from kindling.spark.codec import codec_for
+from kindling.spark.files import list_files
+
+__all__ = ["csv_frame"]
+
+#: what Python's ``str.strip()`` removes (its whitespace)
+_BLANK = " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + \
+    "\u2028\u2029\u202f\u205f\u3000"
+_INTEGER = r"^[+-]?[0-9]+$"
+_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+_TIMESTAMP = r"^([0-9]{4})-([0-9]{2})-([0-9]{2})[ T]([0-9]{2}):([0-9]{2}):([0-5][0-9])(?:\.([0-9]{1,9}))?$"
+#: Spark's reader gives an empty field as null; no field is this text (its null value, set so that a
+#: quoted empty field stays empty)
+_NO_NULL = "\u0000kindling: no null\u0000"
+
+
+def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: list) -> DataFrame:
+    """The rows of the CSV files of a table with connector ``options`` and columns of ``data_types``, as
+    the columns of the codec of ``type_info`` (the table's row type)."""
+    csv = {k[len("csv."):]: v for k, v in options.items() if k.startswith("csv.")}  # checked by the table's DDL
+    files = [f.path for f in list_files([options["path"]])]
+    fields = codec_for(type_info).fields
+    raw = StructType([StructField(f"__t{i}", StringType()) for i in range(len(fields))])
+    reader = (spark.read.schema(raw).option("mode", "FAILFAST").option("multiLine", True)
+              .option("sep", csv.get("field-delimiter", ",")).option("quote", csv.get("quote-character", '"'))
+              .option("escape", csv.get("quote-character", '"')).option("unescapedQuoteHandling", "RAISE_ERROR")
+              .option("nullValue", _NO_NULL).option("encoding", "UTF-8"))
+    if csv.get("allow-comments", "false").lower() == "true":
+        reader = reader.option("comment", "#")
+    if not files:
+        return spark.createDataFrame([], StructType(list(fields)))
+    frame = reader.csv(files)
+    null_literal = csv.get("null-literal")
+    path = F.regexp_replace(F.col("_metadata.file_path"), "^file:(//)?", "")
+    columns = []
+    for i, (field, data_type) in enumerate(zip(fields, data_types)):
+        text = F.coalesce(F.col(f"__t{i}"), F.lit(""))
+        value = _typed(text, field.dataType, data_type)
+        failure = F.raise_error(F.concat(
+            F.lit("cannot read CSV record in file "), path, F.lit(f": column '{field.name}': cannot read '"), text,
+            F.lit(f"' as {str(data_type)} ('csv.ignore-parse-errors' = 'true' skips such records)")))
+        value = F.coalesce(value, failure.cast(field.dataType))
+        if null_literal is not None:
+            value = F.when(text == null_literal, F.lit(None).cast(field.dataType)).otherwise(value)
+        columns.append(value.alias(field.name))
+    typed = frame.select(*columns)
+    # every field is read even when no column of the query reads it (Spark would skip those)
+    return typed.where(F.exists(F.array(*[F.col(f"`{f.name}`").isNull() for f in fields]), lambda _: F.lit(True)))
+
+
+def _typed(text: Column, spark_type: Any, data_type: Any) -> Column:
+    """The value of a field's ``text`` as the column's type (a table DataType, NOT NULL or not); null
+    when the text does not read as one."""
+    kind = data_type.type_name
+    if kind in ("STRING", "VARCHAR", "CHAR"):
+        return text
+    trimmed = F.btrim(text, F.lit(_BLANK))
+    if kind == "BOOLEAN":
+        return F.lower(trimmed) == "true"
+    if kind in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
+        return F.when(trimmed.rlike(_INTEGER), trimmed.try_cast(spark_type))
+    if kind in ("FLOAT", "DOUBLE"):
+        lower = F.lower(trimmed)
+        return (F.when(trimmed.rlike(_NUMBER), trimmed.try_cast("double"))
+                .when(lower.rlike("^[+]?inf(inity)?$"), F.lit(float("inf")))
+                .when(lower.rlike("^-inf(inity)?$"), F.lit(float("-inf")))
+                .when(lower.rlike("^[+-]?nan$"), F.lit(float("nan")))).cast(spark_type)
+    if kind == "DECIMAL":
+        return F.when(trimmed.rlike(_NUMBER), trimmed.try_cast(DecimalType(38, data_type.scale)).cast(spark_type))
+    if kind == "DATE":
+        return F.when(trimmed.rlike(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), F.try_to_date(trimmed, "yyyy-MM-dd"))
+    if kind == "TIMESTAMP":  # the text matches _TIMESTAMP: its parts are at fixed places
+        part = lambda start, length: F.substring(trimmed, start, length).cast("int")  # noqa: E731
+        seconds = F.concat(F.substring(trimmed, 18, 2), F.lit("."), F.rpad(F.substring(trimmed, 21, 6), 6, "0"))
+        return F.when(trimmed.rlike(_TIMESTAMP), F.try_make_timestamp(
+            part(1, 4), part(6, 2), part(9, 2), part(12, 2), part(15, 2), seconds.cast(DecimalType(8, 6)), F.lit("UTC")))
+    raise TypeError(f"Spark's reader does not read CSV columns of type {data_type} (formats.py keeps them to "
+                    "Kindling's reader)")

@@ -1,0 +1,65 @@
+"""A bounded Flink SQL job over a table with a WATERMARK: it runs in one step when no node's answer
+depends on the watermark (the assigner is not run), on micro-batches when one does (a window) or when
+the rows go to the DataStream API; a GROUP BY selecting an expression of its keys runs in Spark's
+aggregation, and a blackhole counts the changes Flink's aggregation makes (the same as the Python
+operator's) in one step, on micro-batches and in BATCH mode."""
+from __future__ import annotations
+
+import pytest
+
+from kindling.table.planner.physical import Physical
+from table_support import quiet_t_env
+
+EVENTS = "".join(f"{i % 7},{i % 5},2024-01-01 00:00:{i % 60:02d}.{i % 1000:03d}\n" for i in range(300))
+
+
+def _events(t_env, path) -> None:
+    t_env.execute_sql(f"CREATE TABLE ev (k INT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL "
+                      f"'0.2' SECOND) WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')")
+    t_env.execute_sql("CREATE TABLE out (a BIGINT, b BIGINT, c BIGINT) WITH ('connector' = 'blackhole')")
+
+
+GROUP_BY = "INSERT INTO out SELECT CAST(k AS BIGINT), COUNT(*), SUM(v) FROM ev GROUP BY k"
+
+
+def test_the_run_mode_follows_what_reads_the_watermark(spark, tmp_path):
+    path = tmp_path / "ev.csv"
+    path.write_text(EVENTS)
+    t_env = quiet_t_env()
+    _events(t_env, path)
+    plan = t_env.explain_sql(GROUP_BY)
+    assert "GroupAggregate(groupBy=[k], select=[cast(k, BIGINT) AS EXPR$0, count(1) AS EXPR$1, sum(v) AS EXPR$2]) " \
+           "[Spark JVM, one step]" in plan
+    assert "WatermarkAssigner(rowtime=[ts], watermark=[ts - 200 ms]) [not run, one step: no node reads the " \
+           "watermark]" in plan
+    window = t_env.explain_sql("INSERT INTO out SELECT CAST(k AS BIGINT), COUNT(*), SUM(v) FROM TABLE(TUMBLE("
+                               "TABLE ev, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end")
+    assert "WatermarkAssigner(rowtime=[ts], watermark=[ts - 200 ms]) [Python, micro-batches]" in window
+    filtered = t_env.sql_query("SELECT k, v FROM ev WHERE v > 1")
+    assert "[Spark JVM, one step]" in filtered.explain()
+    stream = Physical(t_env, [filtered._node], final=False)
+    assert stream.mode == "micro-batches" and not stream.unread_watermarks  # read by DataStream operators
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+def test_a_blackhole_counts_the_changes_flinks_aggregation_makes(spark, tmp_path, mode, monkeypatch):
+    from kindling.spark.table import aggregation
+
+    counted = []
+    count = aggregation.one_step_change_count
+    monkeypatch.setattr(aggregation, "one_step_change_count", lambda *a: counted.append(a) or count(*a))
+    path = tmp_path / "ev.csv"
+    path.write_text(EVENTS)
+    written = {}
+    for spark_aggregation, one_step in ((True, True), (False, True), (True, False)):
+        t_env = quiet_t_env(mode)
+        t_env.get_config().set("kindling.table.spark-aggregation", str(spark_aggregation).lower())
+        t_env.get_config().set("kindling.bounded.one-step", str(one_step).lower())
+        _events(t_env, path)
+        client = t_env.execute_sql(GROUP_BY).get_job_client()
+        result = client.get_job_execution_result().result()
+        written[(spark_aggregation, one_step)] = [v for k, v in result.get_all_accumulator_results().items()
+                                                  if k.startswith("records-written:")]
+    # streaming: +I per group, -U/+U per further row (7 groups, 300 rows); batch: a row per group
+    assert all(w == [2 * 300 - 7 if mode == "streaming" else 7] for w in written.values()), written
+    assert len(counted) == (mode == "streaming")  # Spark's aggregation in one step: counted, not computed
