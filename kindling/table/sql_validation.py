@@ -321,7 +321,8 @@ TRANSLATED: Dict[type, Dict[str, Optional[Check]]] = {
     exp.ConcatWs: _args("expressions", "safe", "coalesce", "flatten"),  # the Spark dialect's marks
     exp.DPipe: _args("this", "expression", "safe"),
     exp.Coalesce: _args("this", "expressions"),
-    exp.In: _args("this", "expressions"),
+    exp.In: _args("this", "expressions", "query"),  # query: sql.py's _existence_joined
+    exp.Exists: _UNARY,
     exp.Between: _args("this", "low", "high"),
     exp.Nullif: _BINARY,
     exp.Substring: _args("this", "start", "length"),
@@ -386,7 +387,8 @@ CLAUSES: Dict[Union[type, Tuple[type, str]], Clause] = {
     exp.ILike: Clause("ILIKE operator", False, "LOWER(s) LIKE pattern"),
     exp.RegexpLike: Clause("RLIKE, REGEXP operator or REGEXP_LIKE", False, "REGEXP(string, pattern)"),
     exp.IntDiv: Clause("DIV operator", False, "CAST(a / b AS INT)"),
-    exp.Exists: Clause("EXISTS (subquery)", True),
+    exp.All: Clause("ALL (subquery) comparison", True, "NOT EXISTS or NOT IN"),
+    exp.Any: Clause("ANY or SOME (subquery) comparison", True, "EXISTS or IN"),
     exp.GroupingSets: Clause("GROUPING SETS", True),
     exp.Cube: Clause("CUBE", True),
     exp.Rollup: Clause("ROLLUP", True),
@@ -406,7 +408,6 @@ CLAUSES: Dict[Union[type, Tuple[type, str]], Clause] = {
     (exp.Group, "rollup"): Clause("GROUP BY ... WITH ROLLUP", False, "GROUP BY ROLLUP (...)"),
     (exp.Group, "grouping_sets"): Clause("GROUPING SETS", True),
     (exp.Order, "this"): Clause("ORDER BY inside an aggregate call", True),
-    (exp.In, "query"): Clause("IN (subquery)", True, "join the table instead"),
     (exp.Between, "symmetric"): Clause("BETWEEN SYMMETRIC", True),
     (exp.Cast, "format"): Clause("CAST ... FORMAT", False),
     (exp.TryCast, "format"): Clause("CAST ... FORMAT", False),

@@ -45,6 +45,7 @@ QUERIES = [
     "CURRENT ROW)",
     "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY name ORDER BY ts) AS rn FROM t) WHERE rn = 1",
     "SELECT o.v, d.name FROM t AS o JOIN dim FOR SYSTEM_TIME AS OF o.pt AS d ON o.v = d.id",
+    "SELECT name FROM t WHERE v IN (SELECT w FROM u) AND NOT EXISTS (SELECT 1 FROM u WHERE u.name = t.name)",
 ]
 #: queries of batch mode only (sql_query, batch mode)
 BATCH_QUERIES = [
@@ -174,7 +175,8 @@ REFUSED = [
     ("SELECT FLOOR(v, 1) FROM t", "Flink SQL has no FLOOR of decimal places"),
     ("SELECT * FROM t /*+ OPTIONS('a' = 'b') */", re.escape("SQL hints (/*+ ... */) is not supported")),
     ("SELECT /*+ BROADCAST(u) */ * FROM t JOIN u ON t.name = u.name", "SQL hints"),
-    ("SELECT name FROM t WHERE name IN (SELECT name FROM u)", "IN \\(subquery\\) is not supported by Kindling yet"),
+    ("SELECT name FROM t WHERE v > ALL (SELECT w FROM u)", "ALL \\(subquery\\) comparison is not supported"),
+    ("SELECT name FROM t WHERE v = SOME (SELECT w FROM u)", "ANY or SOME \\(subquery\\) comparison is not supported"),
     ("SELECT name FROM t WHERE v IS DISTINCT FROM 1", "IS DISTINCT FROM is not supported by Kindling yet"),
     ("SELECT name FROM t WHERE name LIKE 'a!%' ESCAPE '!'", "ESCAPE of LIKE or SIMILAR TO is not supported"),
     ("SELECT name FROM t WHERE name ILIKE 'a'", "Flink SQL has no ILIKE operator"),
