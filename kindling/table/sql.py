@@ -29,7 +29,8 @@ def sql_expression(text: str) -> Any:
 def parse_query(query: str, t_env: Any) -> Any:
     """The Table of a Flink SQL query: ``SELECT [DISTINCT] ... FROM`` a registered table, a subquery,
     a window TVF (``TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND))``, HOP, CUMULATE,
-    SESSION) or joins (regular and interval), ``[WHERE ...] [GROUP BY ... [HAVING ...]] [ORDER BY ...]
+    SESSION) or joins (regular, interval, LATERAL TABLE, UNNEST), ``[WHERE ...]`` (with ``[NOT] IN`` and
+    ``[NOT] EXISTS`` subqueries) ``[GROUP BY ... [HAVING ...]] [ORDER BY ...]
     [LIMIT n]``, with OVER aggregates and the ROW_NUMBER deduplication and Top-N patterns. The
     clauses become Table API operations, so SQL and the Table API run the same way; anything else
     fails naming the part Kindling cannot translate yet."""
@@ -495,6 +496,14 @@ def _renamed_apart(table, taken: set) -> Tuple[Any, list]:
     """``table`` with each column named as one of ``taken`` renamed ``name0``, ``name1``... (as Calcite
     does), and its new column names."""
     names = table.get_schema().get_field_names()
+    resolved = _apart(names, taken)
+    if resolved != names:
+        table = table.select(*[col(a).alias(b) for a, b in zip(names, resolved)])
+    return table, resolved
+
+
+def _apart(names: list, taken: set) -> list:
+    """The column ``names``, each named as one of ``taken`` (or an earlier one) renamed ``name0``, ``name1``..."""
     resolved = []
     for name in names:
         new, n = name, 0
@@ -502,9 +511,7 @@ def _renamed_apart(table, taken: set) -> Tuple[Any, list]:
             new, n = f"{name}{n}", n + 1
         resolved.append(new)
         taken.add(new)
-    if resolved != names:
-        table = table.select(*[col(a).alias(b) for a, b in zip(names, resolved)])
-    return table, resolved
+    return resolved
 
 
 def _compared(conjunct, name: str):
@@ -743,11 +750,11 @@ def _joined(table, alias: Optional[str], joins, table_of):
 
     add(alias, table.get_schema().get_field_names(), table.get_schema().get_field_names())
     for join in joins:
-        if isinstance(join.this, exp.Lateral):  # [LEFT JOIN] LATERAL TABLE(f(...)) [AS] t(a, b) [ON TRUE]
+        # [LEFT JOIN] LATERAL TABLE(f(...)) [AS] t(a, b) [ON TRUE], CROSS JOIN UNNEST(xs) AS u(x)
+        if isinstance(join.this, (exp.Lateral, exp.Unnest)):
             before = len(table.get_schema().get_field_names())
-            table = _lateral(table, join, scope)
-            names = table.get_schema().get_field_names()[before:]
-            add(join.this.alias or None, names, names)
+            table, names = _lateral(table, join, scope)
+            add(join.this.alias or None, names, table.get_schema().get_field_names()[before:])
             continue
         version = join.this.args.get("version") if isinstance(join.this, exp.Table) else None
         right, right_alias = _source(join.this, table_of) if version is None else \
@@ -779,20 +786,31 @@ def _joined(table, alias: Optional[str], joins, table_of):
 
 
 def _lateral(table, join, scope):
-    """``table`` joined with the rows of a table function (a correlated LATERAL TABLE), inner or LEFT ... ON TRUE."""
+    """``table`` joined with the rows of a table function (a correlated LATERAL TABLE) or of UNNEST, inner or
+    LEFT ... ON TRUE; and the names of the columns it adds as the query names them."""
     import sqlglot.expressions as exp
 
+    from kindling.table.unnest import unnest
+
     lateral = join.this
-    calls = lateral.this.expressions if isinstance(lateral.this, exp.Anonymous) else []
     side = (join.args.get("side") or "").upper()
     on = join.args.get("on")
-    if len(calls) != 1 or side not in ("", "LEFT") or (on is not None and on != exp.true()):
-        raise ValueError(f"sql_query: {join.sql(dialect=DIALECT)}: Kindling joins LATERAL TABLE(function(...)) "
-                         "[AS] t(columns), or LEFT JOIN it ON TRUE")
-    call = _expression(calls[0], scope)
     names = lateral.alias_column_names
-    call = call.alias(*names) if names else call
-    return table.left_outer_join_lateral(call) if side == "LEFT" else table.join_lateral(call)
+    if isinstance(lateral, exp.Unnest):
+        calls, usage = lateral.expressions, "CROSS JOIN UNNEST(collection) AS t(columns), or LEFT JOIN it ON TRUE"
+    else:
+        calls = lateral.this.expressions if isinstance(lateral.this, exp.Anonymous) else []
+        usage = "LATERAL TABLE(function(...)) [AS] t(columns), or LEFT JOIN it ON TRUE"
+    if len(calls) != 1 or side not in ("", "LEFT") or (on is not None and on != exp.true()) or \
+            (isinstance(lateral, exp.Unnest) and not names):
+        raise ValueError(f"sql_query: {join.sql(dialect=DIALECT)}: Kindling joins {usage}")
+    call = _expression(calls[0], scope)
+    if isinstance(lateral, exp.Unnest):
+        call = unnest(call, call._data_type(table._types()))
+    if names:
+        call = call.alias(*_apart(names, set(table.get_schema().get_field_names())))
+    joined = table.left_outer_join_lateral(call) if side == "LEFT" else table.join_lateral(call)
+    return joined, names or joined.get_schema().get_field_names()[len(table.get_schema().get_field_names()):]
 
 
 def _interval_join(left, right, condition, scope, side: str):

@@ -39,6 +39,7 @@ QUERIES = [
     "SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS x(a, b)",
     "SELECT * FROM t JOIN u ON t.name = u.name LEFT OUTER JOIN u AS y ON t.name = y.name",
     "SELECT * FROM t, LATERAL TABLE(split_words(name)) AS w(word)",
+    "SELECT * FROM t CROSS JOIN UNNEST(ARRAY[v, 2]) AS x(y)",
     "SELECT * FROM TABLE(TUMBLE(DATA => TABLE t, TIMECOL => DESCRIPTOR(ts), SIZE => INTERVAL '1' MINUTES))",
     "SELECT * FROM TABLE(SESSION(TABLE t PARTITION BY name, DESCRIPTOR(ts), INTERVAL '0.5' SECOND))",
     "SELECT v, SUM(v) OVER w FROM t WINDOW w AS (PARTITION BY name ORDER BY ts ROWS BETWEEN 2 PRECEDING AND "
@@ -184,7 +185,8 @@ REFUSED = [
     ("SELECT name, ARRAY_AGG(v) FILTER (WHERE v > 1) FROM t GROUP BY name",
      "FILTER .* other than COUNT, SUM, AVG, MIN, MAX, STDDEV or VAR is not supported by Kindling yet"),
     ("SELECT name, COUNT(*) FROM t GROUP BY ROLLUP (name)", "ROLLUP is not supported by Kindling yet"),
-    ("SELECT * FROM t CROSS JOIN UNNEST(ARRAY[1, 2]) AS x(y)", "UNNEST is not supported by Kindling yet"),
+    ("SELECT * FROM t CROSS JOIN UNNEST(ARRAY[1, 2]) WITH ORDINALITY AS x(y, n)",
+     "UNNEST ... WITH ORDINALITY is not supported by Kindling yet"),
     ("SELECT * FROM default_database.t", r"catalog or database in a table name \(db.t\) is not supported"),
     ("SELECT * EXCEPT (v) FROM t", r"Flink SQL has no SELECT \* EXCEPT"),
     ("SELECT DISTINCT ON (name) name, v FROM t", "Flink SQL has no DISTINCT ON"),
