@@ -35,6 +35,7 @@ def scan_frame(spark, scan, type_info) -> DataFrame:
 
 _ORDER, _SEQ, _NUMBER = "__order", "__seq", "__number"
 _JOINS = {(False, False): "inner", (True, False): "left", (False, True): "right", (True, True): "full"}
+_EXISTENCE_JOINS = {"SEMI": "left_semi", "ANTI": "left_anti"}
 
 
 def relational_frame(spec: RelationalSourceSpec, bases: list[DataFrame], control: list[str],
@@ -105,8 +106,8 @@ class _Translation:
         return self.frame(node.input).where(condition)
 
     def _Join(self, node) -> DataFrame:
-        joined = self.frame(node.left).join(self.frame(node.right), _column(self.operators[id(node)]),
-                                            _JOINS[(node.left_outer, node.right_outer)])
+        kind = _EXISTENCE_JOINS[node.existence] if node.existence else _JOINS[(node.left_outer, node.right_outer)]
+        joined = self.frame(node.left).join(self.frame(node.right), _column(self.operators[id(node)]), kind)
         return joined.select(*[F.col(f"`{n}`") for n in node.out.names])
 
     def _Aggregate(self, node) -> DataFrame:

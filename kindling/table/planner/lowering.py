@@ -369,7 +369,8 @@ class Lowering:
                              "join(right).where(col('a') == col('b'))")
         left_names, right_names = node.left.out.names, node.right.out.names
         left_keys, right_keys = equi_keys(node.predicate, left_names, right_names)
-        function = RegularJoinFunction(left_names, right_names, node.predicate, node.left_outer, node.right_outer)
+        function = RegularJoinFunction(left_names, right_names, node.predicate, node.left_outer, node.right_outer,
+                                       node.existence)
         return self._keyed_pair(node, stateless_above, [left_names.index(k) for k in left_keys],
                                 [right_names.index(k) for k in right_keys], function)
 

@@ -45,8 +45,10 @@ Structured Streaming query). Per node kind, today:
   kind, each key's final rows. One step: inner joins of append-only inputs, each joined row once
   (``+I``; Flink's order of them depends on the inputs' arrival, any order one could give); an
   outer join's changes depend on the order its rows arrive (a row padded with nulls while it has no
-  partner, ``-D`` of it when the first partner comes), and a join of changes (an aggregation's)
-  follows them row by row: those stay on the Python operator. On micro-batches: Python.
+  partner, ``-D`` of it when the first partner comes), as an anti join's (NOT IN, NOT EXISTS: a row
+  until its first partner comes), and a join of changes (an aggregation's) follows them row by row:
+  those stay on the Python operator. A semi join (IN, EXISTS) of inserts emits each left row with a
+  partner once, as Spark's ``left_semi`` join. On micro-batches: Python.
 * **UNION ALL**: part of a frame in a bounded job when both inputs are frames.
 * **OVER, Top-N and deduplication (Rank), window TVFs, interval joins**: part of a frame in BATCH mode
   (``kindling.table.spark-operators: false`` keeps them in Python): OVER as window functions over the
@@ -250,8 +252,9 @@ class Physical:
             return Choice(PYTHON, "its input is computed in Python")
         if not self.in_batch and (node.left.out.updating or node.right.out.updating):
             return Choice(PYTHON, "its input is updating")
-        if not self.in_batch and (node.left_outer or node.right_outer):
-            return Choice(PYTHON, "an outer join's changes depend on the order its rows arrive")
+        if not self.in_batch and (node.left_outer or node.right_outer or node.existence == "ANTI"):
+            return Choice(PYTHON, f"{'an anti' if node.existence else 'an outer'} join's changes depend on the "
+                                  "order its rows arrive")
         reason = python_only(self.join_condition(node))
         return Choice(SPARK_JVM) if reason is None else Choice(PYTHON, reason)
 
@@ -310,7 +313,8 @@ class Physical:
         """The join's predicate resolved against the joined columns."""
         from kindling.table.planner.expressions import resolve
 
-        return resolve(node.predicate, node.out.names, node.out.schema.get_field_data_types())
+        return resolve(node.predicate, node.left.out.names + node.right.out.names,
+                       node.left.out.schema.get_field_data_types() + node.right.out.schema.get_field_data_types())
 
     def operators(self, node: nodes.Node) -> Tuple[list, list]:
         """The leaves of the frame ``node`` (each once, in the order first met) and, per node in it that
