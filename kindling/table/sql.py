@@ -996,6 +996,8 @@ def _expression(node, scope: Any = None) -> Any:
         case = exp.Case(ifs=[exp.If(this=node.expression.this.copy(), true=value.copy())])
         aggregate.set("this", exp.Distinct(expressions=[case]) if distinct else case)
         return _expression(aggregate, scope)
+    if isinstance(node, (exp.Lag, exp.Lead)):  # Flink's words (sql.py's _over reads them in OVER)
+        raise ValueError(f"OVER clause is necessary for window functions: {node.sql(dialect=DIALECT)}")
     if type(node).__name__ in _AGGREGATES:
         argument = node.this
         distinct = isinstance(argument, exp.Distinct)

@@ -90,6 +90,7 @@ def test_lag_of_a_stream(env):
      "ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions"),
     ("SELECT LAG(v) OVER (PARTITION BY k) FROM events", "LAG and LEAD need the window's ORDER BY"),
     ("SELECT LAG(v, v) OVER (PARTITION BY k ORDER BY ts) FROM events", "Kindling takes a constant offset"),
+    ("SELECT LAG(v) FROM events", "OVER clause is necessary for window functions: LAG(v)"),
 ])
 def test_what_flink_refuses_in_a_stream(env, query, words):
     t_env = _stream(env, [(1000, "a", 5)])
