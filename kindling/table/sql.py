@@ -645,8 +645,40 @@ def _over(tree, table, scope, windows: dict):
         frame = this_frame
         if call.sql() not in columns:
             columns[call.sql()] = f"__over{len(columns)}"
-            aggregates.append(_expression(call.this, scope))
+            offset = isinstance(call.this, (exp.Lag, exp.Lead))
+            if offset and window.args.get("spec") is not None:
+                raise ValueError("ROW/RANGE not allowed with RANK, DENSE_RANK or ROW_NUMBER functions (as Flink "
+                                 f"says of {call.this.key.upper()}): {call.sql(dialect=DIALECT)}")
+            aggregates.append(_offset_call(call.this, scope) if offset else _expression(call.this, scope))
     return over_aggregate(table, frame, aggregates, list(columns.values())), columns
+
+
+def _offset_call(call, scope):
+    """``LAG(value [, offset [, default]])`` or LEAD: an aggregate of the OVER window with the offset
+    and the default (constants) as parameters."""
+    import sqlglot.expressions as exp
+
+    from kindling.table.expressions import aggregate_node
+
+    def constant(node, what: str):
+        if isinstance(node, exp.Cast):  # LAG(v, 1, CAST(0 AS DOUBLE)): the value, typed as the result
+            node = node.this
+        negative = isinstance(node, exp.Neg)
+        literal = node.this if negative else node
+        if isinstance(literal, exp.Null):
+            return None
+        if not isinstance(literal, exp.Literal) or (negative and literal.is_string):
+            raise ValueError(f"sql_query: {call.sql(dialect=DIALECT)}: Kindling takes a constant {what}")
+        value = literal.this if literal.is_string else (float if "." in literal.this else int)(literal.this)
+        return -value if negative else value
+
+    name = call.key.lower()
+    offset = 1 if call.args.get("offset") is None else constant(call.args["offset"], "offset")
+    if not isinstance(offset, int) or offset < 0:
+        raise ValueError(f"sql_query: {call.sql(dialect=DIALECT)}: the offset is a number of rows (0 or more)")
+    default = None if call.args.get("default") is None else constant(call.args["default"], "default")
+    return aggregate_node(name, (_expression(call.this, scope),), parameters=(offset, default),
+                          text=call.sql(dialect=DIALECT))
 
 
 def _frame(window, scope):
@@ -656,15 +688,19 @@ def _frame(window, scope):
     from kindling.table.over_aggregate import OverFrame
 
     order = window.args.get("order")
-    if order is None or len(order.expressions) != 1:
+    if order is not None and len(order.expressions) != 1:
         raise ValueError(f"sql_query: OVER ({window.sql(dialect=DIALECT)}) needs ORDER BY one time attribute")
-    if order.expressions[0].args.get("desc"):
+    if order is not None and order.expressions[0].args.get("desc"):
         raise ValueError("The window can only be ordered in ASCENDING mode.")
     keys = [_expression(k, scope) for k in window.args.get("partition_by") or []]
     if not all(getattr(k, "_is_column", False) for k in keys):
         raise ValueError("sql_query: OVER (PARTITION BY ...) takes columns")
-    order_by = _expression(order.expressions[0].this, scope)
     spec = window.args.get("spec")
+    if order is None:  # the whole partition (BATCH mode: over_aggregate checks)
+        if spec is not None:
+            raise ValueError(f"sql_query: OVER ({window.sql(dialect=DIALECT)}): a frame needs ORDER BY")
+        return OverFrame([k._name for k in keys], None, True, None)
+    order_by = _expression(order.expressions[0].this, scope)
     rows, preceding = False, None
     if spec is not None:
         rows = str(spec.args.get("kind")).upper() == "ROWS"
@@ -960,6 +996,8 @@ def _expression(node, scope: Any = None) -> Any:
         case = exp.Case(ifs=[exp.If(this=node.expression.this.copy(), true=value.copy())])
         aggregate.set("this", exp.Distinct(expressions=[case]) if distinct else case)
         return _expression(aggregate, scope)
+    if isinstance(node, (exp.Lag, exp.Lead)):  # Flink's words (sql.py's _over reads them in OVER)
+        raise ValueError(f"OVER clause is necessary for window functions: {node.sql(dialect=DIALECT)}")
     if type(node).__name__ in _AGGREGATES:
         argument = node.this
         distinct = isinstance(argument, exp.Distinct)

@@ -279,6 +279,8 @@ TRANSLATED: Dict[type, Dict[str, Optional[Check]]] = {
     exp.Avg: _UNARY,
     exp.Min: _UNARY,
     exp.Max: _UNARY,
+    exp.Lag: _args("this", "offset", "default"),
+    exp.Lead: _args("this", "offset", "default"),
     exp.Cast: _args("this", "to"),
     exp.TryCast: _args("this", "to", "safe"),  # the Spark dialect reads CAST as TryCast, TRY_CAST with safe
     exp.DataType: _args("this", "expressions"),  # the types: ddl.data_type refuses those it lacks

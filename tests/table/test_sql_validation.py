@@ -55,6 +55,9 @@ BATCH_QUERIES = [
     "WITH x AS (SELECT v FROM t) SELECT v FROM x EXCEPT SELECT w FROM u ORDER BY v LIMIT 2 OFFSET 1",
     "SELECT * FROM (SELECT *, RANK() OVER (ORDER BY v) AS r FROM t) WHERE r <= 2",
     "SELECT * FROM (SELECT *, DENSE_RANK() OVER (PARTITION BY name ORDER BY v) AS r FROM t) WHERE r <= 2",
+    "SELECT LAG(v) OVER w, LAG(v, 2, -1) OVER w, LEAD(v, 1, 0) OVER w FROM t "
+    "WINDOW w AS (PARTITION BY name ORDER BY ts)",
+    "SELECT MAX(v) OVER (PARTITION BY name) FROM t",
 ]
 #: statements of execute_sql (ddl.parse_statement)
 STATEMENTS = [

@@ -276,7 +276,10 @@ class Physical:
             return _FOLLOWS_THE_WATERMARK
         if frame.order_field == node.input.out.proctime:
             return "an OVER of processing time"
-        spec = aggregation_spec(frame.partition_keys, node.aggregates, node.input.out.types)
+        offsets, aggregates = over_offsets(node)
+        if not all(getattr(a._children[0], "_is_column", False) for a in offsets.values()):
+            return "a LAG or LEAD of an expression (Spark's takes a column)"
+        spec = aggregation_spec(frame.partition_keys, aggregates, node.input.out.types)
         if spec is None:
             return "an aggregate Spark does not compute as Flink does"
         if frame.preceding is not None and any(kind in ("sum", "sum0", "avg") and not integral
@@ -339,12 +342,16 @@ class Physical:
         return leaves, operators
 
     def _over_operator(self, node: nodes.Over) -> tuple:
-        """What Spark computes an OVER by: its aggregates' spec and their row type."""
+        """What Spark computes an OVER by: its aggregates' spec, their row type and its LAG and LEAD
+        calls by position (:func:`over_offsets`)."""
         from kindling.table.schema import Schema
 
-        aggregates = Schema(list(node.names), node.out.schema.get_field_data_types()[-len(node.names):])
-        return aggregation_spec(node.frame.partition_keys, node.aggregates, node.input.out.types), \
-            aggregates.row_type_info()
+        offsets, aggregates = over_offsets(node)
+        types = node.out.schema.get_field_data_types()[-len(node.names):]
+        others = [j for j in range(len(node.names)) if j not in offsets]
+        row = Schema([node.names[j] for j in others], [types[j] for j in others])
+        return aggregation_spec(node.frame.partition_keys, aggregates, node.input.out.types), row.row_type_info(), \
+            offsets
 
     def spark_aggregation_spec(self, node: nodes.Node, stateless_above: bool) -> Optional[GroupAggregateSpec]:
         """The aggregation node as a :class:`GroupAggregateSpec` when Spark computes it (the rule in
@@ -441,6 +448,13 @@ def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: d
         spec.fields.append(("call", len(spec.calls)))
         spec.calls.append(call)
     return spec
+
+
+def over_offsets(node: nodes.Over) -> Tuple[dict, list]:
+    """An OVER's LAG and LEAD calls by position, and its other aggregates."""
+    offsets = {j: unaliased(a) for j, a in enumerate(node.aggregates)
+               if getattr(unaliased(a)._aggregate, "kind", None) in ("lag", "lead")}
+    return offsets, [a for j, a in enumerate(node.aggregates) if j not in offsets]
 
 
 def stateless(node: nodes.Node) -> bool:
