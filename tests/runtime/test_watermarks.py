@@ -4,7 +4,7 @@ from types import SimpleNamespace
 import pytest
 
 from kindling.common.time import Duration
-from kindling.runtime.channels import ChannelTable, Replay
+from kindling.runtime.channels import ChannelTable, ReadLog, Replay, Timeline
 from kindling.runtime.task_info import MIN_WATERMARK
 from kindling.runtime.watermarks import Generators, WatermarkGenerator, generator_for
 
@@ -255,3 +255,63 @@ def test_channel_without_elements_in_the_batch_does_not_hold_the_replay_back():
     assert replay.levels == {"data": MIN_WATERMARK, "quiet": 300}
     _, out, after = replay.run([("data", 0, [("a", 1000, MIN_WATERMARK), ("b", 900, 1899)])])
     assert [w for _, _, w in out] == [MIN_WATERMARK, 300] and after == 300  # quiet still counts
+
+
+# -- one-step jobs: the read logs and the timeline they give ----------------------------------
+
+def test_read_log_places_elements_and_records_where_a_channels_stamps_change():
+    log = ReadLog(("stage", 0, 3), 3)
+    assert log.place(b"a|p3", MIN_WATERMARK, 1000) == (1000, 0, 3)
+    assert log.place(b"a|p3", 499, 1200) == (1200, 1, 3)
+    assert log.place(b"a|p3", 499, 1100) == (1200, 2, 3)  # places never go back within a task
+    assert log.take(final=False) == ([((1200, 1, 3), (b"a|p3", ("stage", 0, 3)), 499)], [])
+    log.place(b"a|p3", 999, 1300)
+    changes, ends = log.take(final=True, processing_time=1400)
+    assert changes == [((1300, 3, 3), (b"a|p3", ("stage", 0, 3)), 999)]
+    assert ends == [((1400, 4, 3), (b"a|p3", ("stage", 0, 3)))]
+
+
+def test_read_log_of_a_task_without_elements_ends_its_default_channel():
+    assert ReadLog(("s", 0, 1), 1).take(True, b"a|p1", 50) == ([], [((50, 0, 1), (b"a|p1", ("s", 0, 1)))])
+
+
+def test_read_log_counts_unnamed_stamps_only_with_their_processing_time():
+    """An upstream keyed operator's watermark (no channel name) counts where its replay hands it on
+    with a processing time, not after a union, where its parallel instances' rows meet."""
+    log = ReadLog(("s", 0, 0), 0)
+    log.place(None, 700, None)
+    assert log.take(False) == ([], [])
+    place = log.place(None, 700, 5)
+    assert log.take(False)[0] == [(place, (None, ("s", 0, 0)), 700)]
+
+
+def test_timeline_gives_each_point_the_minimum_over_the_channels_that_have_not_ended():
+    fast, slow = ("fast", ("s", 0, 0)), ("slow", ("s", 0, 1))
+    logs = [([((10, 1, 0), fast, 1000), ((20, 2, 0), fast, 3000)], [((40, 6, 0), fast)]),
+            ([((15, 1, 1), slow, 200)], [((22, 2, 1), slow)])]
+    places = [(10, 0, 0), (10, 1, 0), (12, 0, 1), (15, 1, 1), (20, 2, 0), (30, 5, 0)]
+    timeline = Timeline(places, logs)
+    watermarks = [timeline.wm[k] for k in timeline.element_points]
+    # the change an element's stamp made comes before it; a channel that ended stops holding
+    assert watermarks == [MIN_WATERMARK, MIN_WATERMARK, MIN_WATERMARK, 200, 200, 3000]
+    assert [timeline.ms[k] for k in timeline.element_points] == [10, 10, 12, 15, 20, 30]
+    assert timeline.end_ms == 40 and timeline.end_wm == 3000  # the last channel's end: no rise to MAX
+    assert [timeline.wm[k] for k in timeline.steps] == [200, 3000]
+
+
+def test_timeline_tells_where_timers_fall_due():
+    ch = ("c", ("s", 0, 0))
+    timeline = Timeline([(0, 0, 0), (5, 2, 0), (9, 4, 0)],
+                        [([((5, 1, 0), ch, 100), ((9, 3, 0), ch, 300)], [((9, 5, 0), ch)])])
+    # points: element 0, change to 100, element, change to 300, element, end
+    assert timeline.wm == [MIN_WATERMARK, 100, 100, 300, 300, 300]
+    assert timeline.event_firing(100, 0) == 1 and timeline.event_firing(101, 0) == 3
+    assert timeline.event_firing(50, 2) == 3  # fires where the watermark rises next
+    assert timeline.event_firing(301, 0) is None  # not before the end of the input
+    assert timeline.processing_firing(5, 0) == 1 and timeline.processing_firing(5, 3) == 3
+    assert timeline.processing_firing(10, 0) is None
+
+
+def test_timeline_without_channels_keeps_the_watermark_at_min():
+    timeline = Timeline([(1, 0, 0), (2, 1, 0)], ())
+    assert timeline.wm == [MIN_WATERMARK, MIN_WATERMARK] and timeline.steps == [] and timeline.end_ms == 2
