@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from kindling.common.time import duration_millis
-from kindling.graph.specs import (ChangesSourceSpec, CollectionSourceSpec, FileSinkSpec, FileSourceSpec,
+from kindling.graph.specs import (ChangesSourceSpec, CollectionSourceSpec, DataGenSourceSpec, FileSinkSpec, FileSourceSpec,
                                   KafkaSinkSpec, KafkaSourceSpec, RelationalSourceSpec, SequenceSourceSpec)
 from kindling.graph.transformation import (
     ChainedTransformation,
@@ -35,7 +35,7 @@ from kindling.runtime.chain import ChainNode
 from kindling.runtime.co_functions import BroadcastProcessAdapter
 from kindling.spark.lowering import lower
 from kindling.spark.metrics import MaxParam, MetricsParam
-from kindling.spark.sources import FORMAT, KindlingSource, SourcePlan, WatermarkHandOff, encode_option
+from kindling.spark.sources import FORMAT, IndexSplits, KindlingSource, SourcePlan, WatermarkHandOff, encode_option
 from kindling.spark.spine import SINKS, Host, any_of, carry_column, carry_key, host_for, plan_spine
 from kindling.spark.stage import CHANNEL, EXIT, KEY, TIME_FIELDS, TS, WM, ExitPlan, StagePlan, arrow_stage_function
 
@@ -430,6 +430,12 @@ class Compiler:
 
             df = file_stage_frame(self.spark, root.source, root.type_info, root.name, self.metrics,
                                   arrow_stage_function(plan), plan.schema())
+        elif isinstance(root, SourceTransformation) and isinstance(root.source, DataGenSourceSpec) and not self.streaming:
+            from kindling.spark.datagen import generated_stage_frame  # the stage's own pass generates the records
+
+            splits = [(start, end) for start, end, _ in IndexSplits.initial(root.source.count, self.parallelism)]
+            df = generated_stage_frame(self.spark, SourcePlan(root.source, root.type_info, self.parallelism, False),
+                                       splits, arrow_stage_function(plan), plan.schema())
         elif isinstance(root, SourceTransformation) and self._leaves_as_it_is(plan):
             df = _exit_frame(self.source_frame(root), plan.exits[0])
         elif isinstance(root, SourceTransformation) and isinstance(root.source, KafkaSourceSpec):
