@@ -294,3 +294,35 @@ class Timeline:
         whose processing time reached it (None: not before the end of the input)."""
         k = max(start, bisect_left(self.ms, timer))
         return k if k < len(self.ms) else None
+
+    def bundle_ends(self, period_ms: int, size: int) -> list[int]:
+        """The points before which a PyFlink Python operator reading this input ends a bundle
+        (``python.fn-execution.bundle.time`` ``period_ms`` and ``.bundle.size`` ``size``): its
+        check every ``period_ms`` from its start (the first point) ends a bundle that holds
+        elements, unless it ended the last one ``period_ms`` or less before (the check after a
+        bundle it ended comes a moment too soon: a busy operator's bundles last two periods, as
+        PyFlink's do); ``size`` elements end one at once; the end of the input ends the last.
+        Watermarks end none (PyFlink holds them back until the bundle ends)."""
+        ends: list[int] = []
+        if not self.ms:
+            return ends
+        start = self.ms[0]
+        finished = start - 1  # when the last bundle ended (the operator's start: its first check may end one)
+        count = check = 0
+        elements = iter(self.element_points)
+        next_element = next(elements, None)
+        for k, now in enumerate(self.ms):
+            if count and check <= now:
+                ends.append(k)
+                count, finished = 0, check
+            if k == next_element:
+                next_element = next(elements, None)
+                if not count:  # a bundle begins: the first check after it and after the wait ends it
+                    due = max(finished + period_ms + 1, now + 1)
+                    check = start + -(-(due - start) // period_ms) * period_ms
+                count += 1
+                if count >= size:
+                    count, finished = 0, now
+                    if k + 1 < len(self.ms):
+                        ends.append(k + 1)
+        return ends

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import pickle
 import time
+from bisect import bisect_left
 from operator import itemgetter
 from typing import Any, Callable, Iterator
 
@@ -47,7 +48,7 @@ from kindling.runtime.channels import Timeline
 from kindling.runtime.co_functions import BroadcastProcessAdapter
 from kindling.runtime.key_state import KeyState, _timer_ts
 from kindling.runtime.lifecycle import job_of
-from kindling.runtime.task_info import MAX_WATERMARK, TaskInfo
+from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
 from kindling.spark.broadcast import apply_broadcast_first, batch_groups
 from kindling.spark.metrics import report_metrics
 from kindling.spark.stage import ELEMENTS, KEY, SUBTASK, StagePlan, StageRun
@@ -97,8 +98,11 @@ def _subtask_function(uid: str, operator: Any, plan: StagePlan, late_records: An
                 stage.push_output(tag, value, ts, None)
         arrivals = _arrivals(keys)
         timeline = Timeline([a[0] for a in arrivals], logs)
+        bundle_ends = None
+        if getattr(op.function, "emits_per_bundle", False):
+            bundle_ends = timeline.bundle_ends(own_plan.bundle_time_ms, own_plan.bundle_size)
         for tag, value, ts, watermark, processing_time in run_subtask(
-                op, arrivals, timeline, subtask, own_plan.parallelism, own_plan.key_type):
+                op, arrivals, timeline, subtask, own_plan.parallelism, own_plan.key_type, bundle_ends):
             stage.push_output(tag, value, ts, watermark, processing_time=processing_time)
         count_late(op, late_records)
         stage.record.processing_time = timeline.end_ms  # where the channels of the outputs end
@@ -259,12 +263,13 @@ class _TimerQueue:
 
 
 def run_subtask(op: Any, arrivals: list[tuple], timeline: Timeline | None = None, subtask: int = 0,
-                parallelism: int = 1, key_type: Any = None) -> Iterator[tuple]:
+                parallelism: int = 1, key_type: Any = None, bundle_ends: list[int] | None = None) -> Iterator[tuple]:
     """Runs ``op`` over one subtask's elements ``(place, key, value, timestamp)`` (sorted by
     place) as a pipelined Flink run does, along ``timeline`` (of these places and the tasks'
     records; None: no channel, the watermark at MIN until the end), and yields its outputs
     ``(tag, value, timestamp, watermark, processing_time)`` in Flink's order (see the module
-    docstring)."""
+    docstring). An operator that emits per bundle gets the points where its bundles end
+    (``bundle_ends``, ``Timeline.bundle_ends``): its processing-time timers fire there."""
     from kindling.runtime.key_groups import assign_to_key_group, compute_default_max_parallelism
 
     max_parallelism = compute_default_max_parallelism(parallelism)
@@ -285,8 +290,16 @@ def run_subtask(op: Any, arrivals: list[tuple], timeline: Timeline | None = None
             elements = per_key[id(key)] = []
         elements.append((point, value, ts))
     outputs: list[tuple] = []  # (when, output)
+    if bundle_ends is None:
+        processing_firing = timeline.processing_firing
+    else:
+        def processing_firing(_timer: int, start: int) -> int | None:
+            """A timer registered before ``start`` fires where the bundle holding it ends."""
+            b = bisect_left(bundle_ends, start)
+            return bundle_ends[b] if b < len(bundle_ends) else None
     for key in order:
-        _replay_key(op, key, per_key[id(key)], timeline, current, outputs)
+        _replay_key(op, key, per_key[id(key)], timeline, current, outputs, processing_firing,
+                    bundle_ends is not None)
     outputs.sort(key=itemgetter(0))
     wm, ms = timeline.wm, timeline.ms
     for when, (tag, value, ts) in outputs:
@@ -316,11 +329,13 @@ def run_subtask(op: Any, arrivals: list[tuple], timeline: Timeline | None = None
 
 
 def _replay_key(op: Any, key: _Key, elements: list[tuple], timeline: Timeline, current: list,
-                outputs: list) -> None:
+                outputs: list, processing_firing: Callable[[int, int], int | None], bundled: bool) -> None:
     """Runs one key's elements ``(point, value, timestamp)`` along ``timeline``: each at its
     point's watermark and processing time, and the key's timers at the points where they fall
-    due (the first point where the watermark rose to an event-time timer, or the processing time
-    reached a processing-time one; timers registered by an element fall due after it). Appends
+    due (the first point where the watermark rose to an event-time timer; for a processing-time
+    one, ``processing_firing(timer, first point)``: where the processing time reached it, or
+    where the bundle ends when the operator is ``bundled``; timers registered by an element fall
+    due after it). Appends
     ``(when, output)`` to ``outputs``, ``when`` being ``(point, 0 | 1, timestamp, key rank)`` for
     an event-time or processing-time timer firing at the point, ``(point, 2)`` for an element;
     ``current[0]`` is the ``when`` of the work being done."""
@@ -334,7 +349,7 @@ def _replay_key(op: Any, key: _Key, elements: list[tuple], timeline: Timeline, c
             te = state.next_event_timer()
             ke = timeline.event_firing(te, event_from) if te is not None else None
             tp = state.next_processing_timer()
-            kp = timeline.processing_firing(tp, time_from) if tp is not None else None
+            kp = processing_firing(tp, time_from) if tp is not None else None
             if ke is not None and ke <= limit and (kp is None or ke <= kp):
                 k = ke
                 when = current[0] = (k, 0, te, key.rank)
@@ -358,7 +373,7 @@ def _replay_key(op: Any, key: _Key, elements: list[tuple], timeline: Timeline, c
             """The key's elements from ``i`` on, up to one before which a timer falls due."""
             nonlocal i
             previous = first
-            now = ms[first]
+            now = None if bundled else ms[first]
             while i < n:
                 point, value, ts = elements[i]
                 watermark = wm[point]
@@ -368,18 +383,21 @@ def _replay_key(op: Any, key: _Key, elements: list[tuple], timeline: Timeline, c
                         if due is not None and due <= watermark:
                             return
                     due = state.next_processing_timer()
-                    if due is not None and due <= ms[point]:
+                    if due is not None and (fires := processing_firing(due, previous + 1)) is not None \
+                            and fires <= point:
                         return
-                    if ms[point] != now:
-                        now = ms[point]
-                        op.set_processing_time(now)
+                if ms[point] != now:
+                    now = ms[point]
+                    op.set_processing_time(now)
                 current[0] = (point, 2)
                 previous = point
                 i += 1
                 yield value, ts, watermark
 
+        # process() fires the timers due at its processing time when it ends: a bundled
+        # operator's only where its bundle ends (the segment sets its clock)
         outputs.extend((current[0], out) for out in op.process(key.key, state, segment(), wm[first], wm[first],
-                                                                ms[first]))
+                                                                MIN_WATERMARK if bundled else ms[first]))
         event_from = time_from = elements[i - 1][0] + 1
 
 

@@ -573,6 +573,8 @@ class StagePlan:
     key_type: Any = None  # a keyed stage: the key_type of its key_by (which subtask Flink gives a key)
     watermark_interval_ms: int = 200
     per_element_watermarks: bool = False
+    bundle_time_ms: int = 1000  # python.fn-execution.bundle.time: a bundle's time (one-step jobs)
+    bundle_size: int = 100_000  # python.fn-execution.bundle.size: a bundle's elements (one-step jobs)
     metrics: Any = None  # the job's accumulator of user metrics (kindling.spark.metrics)
 
     def schema(self) -> StructType:

@@ -237,6 +237,14 @@ def test_time_settings_from_the_environment():
     env.config.set_auto_watermark_interval(200)
     with pytest.raises(ValueError, match="auto-watermark-interval"):
         TimeSettings.of(env)
+    env.conf.set_string("pipeline.auto-watermark-interval", "200 ms")
+    assert (TimeSettings.of(env).bundle_time_ms, TimeSettings.of(env).bundle_size) == (1000, 100_000)
+    env.conf.set_string("python.fn-execution.bundle.time", "2000")
+    env.conf.set_string("python.fn-execution.bundle.size", "0")  # PyFlink's default where not positive
+    assert (TimeSettings.of(env).bundle_time_ms, TimeSettings.of(env).bundle_size) == (2000, 100_000)
+    env.conf.set_string("python.fn-execution.bundle.time", "1 s")
+    with pytest.raises(ValueError, match="python.fn-execution.bundle.time must be a whole number"):
+        TimeSettings.of(env)
 
 
 def test_idle_channel_that_reports_without_elements_does_not_count():
@@ -310,6 +318,23 @@ def test_timeline_tells_where_timers_fall_due():
     assert timeline.event_firing(301, 0) is None  # not before the end of the input
     assert timeline.processing_firing(5, 0) == 1 and timeline.processing_firing(5, 3) == 3
     assert timeline.processing_firing(10, 0) is None
+
+
+def test_timeline_ends_bundles_where_a_pyflink_python_operator_does():
+    """PyFlink's check every period from the operator's start ends a bundle holding elements,
+    unless it ended one a period or less before; a full bundle ends at once; watermarks end none."""
+    ch = ("c", ("s", 0, 0))
+    reads = [0, 500, 1200, 1500, 2100, 2900, 3000, 3100, 9000, 9400, 10000]
+    places = [(ms, i, 0) for i, ms in enumerate(reads)]
+    timeline = Timeline(places, [([((1500, 3, 0), ch, 100)], [((10000, 11, 0), ch)])])
+    at = {timeline.ms[k]: k for k in reversed(timeline.element_points)}
+    # 1000 ends [0, 500]; 2000 comes too soon after it, 3000 ends [1200, 2900] (before the element
+    # read at 3000); 4000 ends [3000, 3100]; after a pause, 9000 comes when the bundle is empty and
+    # 10000 ends [9000, 9400]
+    assert timeline.bundle_ends(1000, 100_000) == [at[1200], at[3000], at[9000], at[10000]]
+    # three elements end a bundle before the next: [1200, 1500, 2100] and [2900, 3000, 3100]
+    assert timeline.bundle_ends(1000, 3) == [at[1200], at[2900], at[9000], at[10000]]
+    assert Timeline([], ()).bundle_ends(1000, 3) == []
 
 
 def test_timeline_without_channels_keeps_the_watermark_at_min():

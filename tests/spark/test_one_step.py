@@ -440,3 +440,46 @@ def test_processing_time_timers_fire_while_a_slow_source_is_read(spark):
         .execute_and_collect(limit=100)
     assert sorted(out, key=str) == sorted([*range(_SLOW_ROWS), "timer"], key=str)
     assert out.index("timer") < min(out.index(9), out.index(_SLOW_ROWS - 1))  # the last of each split
+
+
+class _SumPerBundle(KeyedProcessFunction):
+    """Sums a key's values and emits the sum when the bundle ends, as the Table API's Python
+    aggregate functions do (a processing-time timer at the current time)."""
+
+    emits_per_bundle = True
+
+    def open(self, runtime_context: RuntimeContext):
+        self.total = runtime_context.get_state(ValueStateDescriptor("total", Types.LONG()))
+        self.pending = runtime_context.get_state(ValueStateDescriptor("pending", Types.BOOLEAN()))
+
+    def process_element(self, value, ctx):
+        self.total.update((self.total.value() or 0) + value)
+        if not self.pending.value():
+            self.pending.update(True)
+            ctx.timer_service().register_processing_time_timer(ctx.timer_service().current_processing_time())
+        return iter(())
+
+    def on_timer(self, timestamp, ctx):
+        self.pending.clear()
+        yield f"{ctx.get_current_key()}={self.total.value()}"
+
+
+def test_run_subtask_ends_an_operators_bundles_where_pyflinks_python_operator_does():
+    """An operator that emits per bundle emits a key's sum once per bundle: where PyFlink's check,
+    every second of processing time, ends the bundle (the second check after one it ended), and at
+    the end of the input; not at each element read later than the one that registered its timer,
+    nor at an element read in the same millisecond."""
+    from kindling.runtime.channels import Timeline
+    from kindling.runtime.keyed_operator import KeyedProcessOperator
+    from kindling.spark.one_step import _Key, run_subtask
+
+    a, b = _Key("a"), _Key("b")
+    reads = [(0, a, 1), (0, b, 2), (0, a, 3), (400, a, 4), (1200, a, 5), (1300, b, 6), (2100, a, 7), (3100, a, 8)]
+    arrivals = [((ms, i, 0), key, value, None) for i, (ms, key, value) in enumerate(reads)]
+    timeline = Timeline([place for place, *_ in arrivals], ())
+    op = KeyedProcessOperator(_SumPerBundle())
+    op.open()
+    out = [(value, ms) for _, value, _, _, ms in run_subtask(op, arrivals, timeline,
+                                                              bundle_ends=timeline.bundle_ends(1000, 100_000))]
+    # bundles: [0, 1000) ends at the check at 1000, [1200, 3000) at 3000 (not 2000, too soon), the rest at the end
+    assert out == [("a=8", 1200), ("b=2", 1200), ("a=20", 3100), ("b=8", 3100), ("a=28", 3100)]
