@@ -28,7 +28,8 @@ from typing import Any, Callable, Iterator
 
 import cloudpickle
 import pyarrow as pa
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, GroupedData
+from pyspark.sql import functions as F
 
 from kindling.runtime.co_functions import BroadcastProcessAdapter
 from kindling.runtime.key_state import KeyState, _timer_ts
@@ -36,13 +37,21 @@ from kindling.runtime.lifecycle import job_of
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
 from kindling.spark.broadcast import apply_broadcast_first, batch_groups
 from kindling.spark.metrics import report_metrics
-from kindling.spark.stage import ELEMENTS, KEY, SUBTASK, StagePlan, StageRun
+from kindling.spark.stage import ELEMENTS, KEY, PART, SUBTASK, StagePlan, StageRun, partition_keys
 
 
 def one_step_keyed_frame(input_df: DataFrame, uid: str, operator: Any, plan: StagePlan, late_records: Any) -> DataFrame:
     """The Spark plan of a keyed operator (and its chained stage) in a one-step job."""
-    return input_df.select(SUBTASK, KEY, ELEMENTS).groupBy(SUBTASK).applyInArrow(
+    return by_subtask(input_df, plan.parallelism).applyInArrow(
         _subtask_function(uid, operator, plan, late_records), plan.schema())
+
+
+def by_subtask(input_df: DataFrame, parallelism: int) -> GroupedData:
+    """A keyed exit's rows grouped by their subtask (``__sub``), in ``parallelism`` Spark partitions,
+    subtask i's group in partition i: each parallel instance a task of its own."""
+    part = F.element_at(F.array(*[F.lit(k) for k in partition_keys(parallelism)]), F.col(SUBTASK) + 1)
+    return input_df.select(SUBTASK, KEY, ELEMENTS).withColumn(PART, part) \
+        .repartition(parallelism, PART).groupBy(PART, SUBTASK)
 
 
 class SubtaskCopies:
@@ -74,14 +83,16 @@ def _subtask_function(uid: str, operator: Any, plan: StagePlan, late_records: An
 
         subtask = table.column(SUBTASK)[0].as_py()
         own_operator, own_plan = copies.of(uid, subtask)
-        info = TaskInfo(own_operator.name, subtask, own_plan.parallelism, job_parameters=own_plan.job_parameters)
+        info = TaskInfo(own_operator.name, subtask, own_plan.parallelism, own_plan.max_parallelism,
+                        job_parameters=own_plan.job_parameters)
         op = _opened_operator(uid, own_operator, info)
         stage = StageRun(own_plan, subtask)
         keys, broadcast = batch_groups(table)
         if isinstance(op.function, BroadcastProcessAdapter):
             for tag, value, ts in apply_broadcast_first(op.function, broadcast, _now()):
                 stage.push_output(tag, value, ts, None)
-        for tag, value, ts in run_subtask(op, _arrivals(keys), subtask, own_plan.parallelism, own_plan.key_type):
+        for tag, value, ts in run_subtask(op, _arrivals(keys), subtask, own_plan.parallelism,
+                                          own_plan.max_parallelism, own_plan.key_type):
             stage.push_output(tag, value, ts, None)
         count_late(op, late_records)
         batches = list(stage.flush())
@@ -235,13 +246,13 @@ class _TimerQueue:
 
 
 def run_subtask(op: Any, arrivals: list[tuple], subtask: int = 0, parallelism: int = 1,
-                key_type: Any = None) -> Iterator[tuple]:
+                max_parallelism: int | None = None, key_type: Any = None) -> Iterator[tuple]:
     """Runs ``op`` over one subtask's elements ``(position, key, value, timestamp)`` (sorted by
     position) as Flink does when the whole bounded input precedes the first watermark, and
     yields its outputs ``(tag, value, timestamp)`` in Flink's order (see the module docstring)."""
     from kindling.runtime.key_groups import assign_to_key_group, compute_default_max_parallelism
 
-    max_parallelism = compute_default_max_parallelism(parallelism)
+    max_parallelism = max_parallelism or compute_default_max_parallelism(parallelism)
     queue = _TimerQueue(subtask, parallelism, max_parallelism)
     events: list[tuple] = []  # (position, sequence, kind, key, timestamp): timer changes while reading
     current = [None]

@@ -446,7 +446,8 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
     time_settings = TimeSettings.of(env)
     sinks = split_aggregations(sinks, mode, env.get_parallelism(), job_parameters, job_id.to_hex_string())
     compiler = Compiler(spark, sinks, streaming and not one_step, env.get_parallelism(), job_parameters,
-                        job_id.to_hex_string(), time_settings, one_step=one_step)
+                        job_id.to_hex_string(), time_settings, one_step=one_step,
+                        max_parallelism=env.get_max_parallelism())
     configured = configuration.get_string(MAX_RECORDS_PER_BATCH, "")
     compiler.source_batch_records = max_records_per_batch(int(configured) if configured else None,
                                                           max(env.get_checkpoint_interval(), 0))

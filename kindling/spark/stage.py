@@ -37,7 +37,8 @@ from kindling.runtime.co_functions import BROADCAST
 from kindling.runtime.chain import ChainNode, Record, build_chain, build_list_chain, fan_out, is_function_object
 from kindling.runtime.errors import UserFunctionError, task_failure, user_error_of, user_function_failure
 from kindling.common.formatting import flink_string
-from kindling.runtime.key_groups import assign_key_to_parallel_operator
+from kindling.runtime.key_groups import assign_key_to_parallel_operator, compute_default_max_parallelism
+from kindling.runtime.partitioners import InstanceChooser
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
 from kindling.runtime.watermarks import Generators
 from kindling.spark.codec import ValueTypeError, codec_for
@@ -49,6 +50,7 @@ WM = "__wm"
 CHANNEL = "__ch"
 POS = "__pos"  # a source row's place in its split (kindling.spark.sources.describe_position)
 KEY = "__key"
+PART = "__part"  # an exchanged stream's row: the key of the Spark partition (the parallel instance) it goes to
 SUBTASK = "__sub"  # one-step jobs: the subtask of a keyed exit's key (kindling/spark/one_step.py)
 END_MARK = 2**52  # __ts and __wm of the control row that ends a bounded input
 CONTROL_MARK = END_MARK - 1  # __wm of a channel report or watermark hand-off row
@@ -93,7 +95,9 @@ class ExitPlan:
     print_identifier: str | None = None  # ``string`` layout: print()'s sink identifier
     print_parallelism: int = 1  # ``string`` layout: the print sink's parallelism (> 1: ``n> `` prefixes)
     one_step: bool = False  # ``keyed`` layout in a one-step job: rows carry the key's subtask, elements their arrival
-    parallelism: int = 1  # ``keyed`` layout in a one-step job: the keyed operator's parallelism
+    parallelism: int = 1  # ``keyed`` layout: the keyed operator's parallelism
+    max_parallelism: int = 128  # ``keyed`` layout: the keyed operator's max parallelism (key groups)
+    distribution: Any = None  # ``stream`` layout into an exchange: how elements spread (kindling/runtime/partitioners.py)
     sink_spec: Any = None  # ``produced`` layout: the KafkaSinkSpec; ``columns``, ``written``: the FileSinkSpec
 
     def line_prefix(self, subtask: int) -> str:
@@ -110,7 +114,8 @@ class ExitPlan:
             fields = [StructField(KEY, BinaryType()), StructField(ELEMENTS, BinaryType())]
             return fields + [StructField(SUBTASK, IntegerType())] if self.one_step else fields
         if self.layout == "stream":
-            return list(codec_for(self.type_info).fields)
+            fields = list(codec_for(self.type_info).fields)
+            return fields + [StructField(PART, BinaryType())] if self.distribution is not None else fields
         if self.layout == "columns":
             return list(codec_for(self.sink_spec.columns_type).fields)
         if self.layout == "string":
@@ -171,6 +176,7 @@ class _ExitBuffer:
         self.ch: list = []
         self.fixed_channel: bytes | None = None  # set when an assigner in the stage feeds this exit
         self.timed = timed
+        self.chooser: InstanceChooser | None = None  # an exit into an exchange: picks each element's instances
         values, ts, wm, ch = self.values, self.ts, self.wm, self.ch
         if timed:
             def push(value):
@@ -214,10 +220,21 @@ class _ExitBuffer:
 
     def take(self) -> tuple[int, list[pa.Array], list | None, list | None, list | None]:
         """Row count, value columns, timestamps, stamps and channels (None: all null) of what
-        was collected."""
+        was collected; into an exchange, a row per instance an element goes to, with its ``__part``."""
         n = len(self.values)
-        arrays = self.encode()
         ts, wm, ch = (list(self.ts), _element_stamps(self.wm), list(self.ch)) if self.timed else (None, None, None)
+        targets = None
+        if self.chooser is not None:
+            targets, rows = self.chooser.spread(n, self.values)
+            if len(rows) != n:  # broadcast: a copy per instance
+                self.values[:] = [self.values[i] for i in rows]
+                n = len(rows)
+                if self.timed:
+                    ts, wm, ch = ([column[i] for i in rows] for column in (ts, wm, ch))
+        arrays = self.encode()
+        if targets is not None:
+            keys = partition_keys(self.plan.distribution.consumers)
+            arrays.append(pa.array([keys[t] for t in targets], pa.binary()))
         self.values.clear()
         self.ts.clear()
         self.wm.clear()
@@ -422,9 +439,13 @@ class _KeyedExitBuffer:
         if broadcast:
             groups = [g for g in groups if g[0][1] is not BROADCAST]
         keys = [k for (_, k), _ in groups]
-        _check_key_type([k.key if isinstance(k, _PickledKey) else k for k in keys], plan)
-        key_blobs = pa.array([k.blob if isinstance(k, _PickledKey) else _pickle_key(k, plan) for k in keys],
-                             pa.binary())
+        plain_keys = [k.key if isinstance(k, _PickledKey) else k for k in keys]
+        _check_key_type(plain_keys, plan)
+        blobs = [k.blob if isinstance(k, _PickledKey) else _pickle_key(k, plan) for k in keys]  # fails first: clearer
+        subtasks = [key_subtask(k, plan.parallelism, plan.max_parallelism, plan.key_type) for k in plain_keys]
+        if not plan.one_step:  # grouped by key: the key's Spark partition is its subtask's
+            blobs = [placed_key(blob, subtask) for blob, subtask in zip(blobs, subtasks)]
+        key_blobs = pa.array(blobs, pa.binary())
         runs = [(ch.decode() if ch is not None else None, seq, group) for (ch, _), group in groups]
         try:
             elements = pa.array([pickle.dumps(run, protocol=5) for run in runs], pa.binary())
@@ -432,16 +453,14 @@ class _KeyedExitBuffer:
             import cloudpickle
 
             elements = pa.array([cloudpickle.dumps(run, protocol=5) for run in runs], pa.binary())
-        subtasks = [key_subtask(k.key if isinstance(k, _PickledKey) else k, plan.parallelism, plan.key_type)
-                    for k in keys] if plan.one_step else None
         if broadcast:  # every parallel instance gets each broadcast run, at a control key
             payloads = [pickle.dumps(("broadcast", (ch.decode() if ch is not None else None, seq, group)),
                                      protocol=5) for (ch, _), group in broadcast]
             if plan.one_step:  # a row for each parallel instance (its subtask), under one control key
-                targets = control_keys(1) * plan.parallelism
+                targets = partition_keys(1) * plan.parallelism
                 subtasks += list(range(plan.parallelism)) * len(payloads)
             else:  # a row for each shuffle partition of the keyed operator
-                targets = control_keys(self.shuffle_partitions)
+                targets = partition_keys(self.shuffle_partitions)
             key_blobs = pa.concat_arrays([key_blobs, pa.array([k for _ in payloads for k in targets], pa.binary())])
             elements = pa.concat_arrays([elements, pa.array([p for p in payloads for _ in targets], pa.binary())])
         columns = [key_blobs, elements]
@@ -450,14 +469,15 @@ class _KeyedExitBuffer:
         return len(key_blobs), columns, None, None, None
 
 
-def key_subtask(key: Any, parallelism: int, key_type: Any = None) -> int:
-    """The subtask (0-based) of a keyed operator with ``parallelism`` that PyFlink gives ``key``."""
+def key_subtask(key: Any, parallelism: int, max_parallelism: int | None = None, key_type: Any = None) -> int:
+    """The subtask (0-based) PyFlink gives ``key`` in a keyed operator with ``parallelism`` and
+    ``max_parallelism`` key groups (None: Flink's default for the parallelism)."""
     if parallelism <= 1:
         return 0
     try:
-        return assign_key_to_parallel_operator(key, parallelism, key_type=key_type)
+        return assign_key_to_parallel_operator(key, parallelism, max_parallelism, key_type=key_type)
     except Exception:  # a value the declared key_type cannot hash (it fails elsewhere with a clear error)
-        return assign_key_to_parallel_operator(key, parallelism)
+        return assign_key_to_parallel_operator(key, parallelism, max_parallelism)
 
 
 def _check_key_type(keys: list, plan: ExitPlan) -> None:
@@ -511,13 +531,48 @@ def spark_hash(data: bytes, seed: int = 42) -> int:
     return h1 - (1 << 32) if h1 >= 1 << 31 else h1
 
 
-_control_keys: dict[int, list[bytes]] = {}
+_INVERSE = {c: pow(c, -1, 1 << 32) for c in (5, 0xCC9E2D51, 0x1B873593, 0x85EBCA6B, 0xC2B2AE35)}  # mod 2**32
 
 
-def control_keys(partitions: int) -> list[bytes]:
-    """One key per shuffle partition (``CONTROL_KEY_PREFIX`` + a suffix), the i-th landing in
-    partition i: a row sent with each reaches every partition of a keyed operator."""
-    keys = _control_keys.get(partitions)
+def _rotate_right(value: int, distance: int) -> int:
+    return ((value >> distance) | (value << (32 - distance))) & 0xFFFFFFFF
+
+
+def _unmix_final(h1: int) -> int:
+    """The inverse of murmur3's final mix (fmix32)."""
+    h1 ^= h1 >> 16
+    h1 = (h1 * _INVERSE[0xC2B2AE35]) & 0xFFFFFFFF
+    h1 ^= (h1 >> 13) ^ (h1 >> 26)
+    h1 = (h1 * _INVERSE[0x85EBCA6B]) & 0xFFFFFFFF
+    return h1 ^ (h1 >> 16)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def placed_key(blob: bytes, subtask: int) -> bytes:
+    """``blob`` (a pickled key) padded to whole 4-byte blocks and followed by the block that makes
+    Spark's hash of it equal ``subtask``: grouped by it, the key lands in Spark partition ``subtask``
+    (modulo the partition count), where Flink's subtask of the key runs. ``pickle.loads`` ignores the
+    bytes after a pickle, so the key reads back as it was."""
+    padded = blob + bytes(-len(blob) % 4)
+    h1 = 42
+    for i in range(0, len(padded), 4):
+        h1 = _mix_h1(h1, _mix_k1(int.from_bytes(padded[i:i + 4], "little")))
+    wanted = _unmix_final(subtask & 0xFFFFFFFF) ^ (len(padded) + 4)
+    # undo _mix_h1(h1, k1) == wanted, then _mix_k1(block) == k1
+    k1 = _rotate_right(((wanted - 0xE6546B64) * _INVERSE[5]) & 0xFFFFFFFF, 13) ^ h1
+    block = (_rotate_right((k1 * _INVERSE[0x1B873593]) & 0xFFFFFFFF, 15) * _INVERSE[0xCC9E2D51]) & 0xFFFFFFFF
+    return padded + block.to_bytes(4, "little")
+
+
+_partition_keys: dict[int, list[bytes]] = {}
+
+
+def partition_keys(partitions: int) -> list[bytes]:
+    """One binary key per partition of a Spark hash partitioning into ``partitions``, the i-th landing
+    in partition i: an exchange sends a row to instance i with the i-th (``__part``); a keyed
+    operator's control keys (``CONTROL_KEY_PREFIX`` + a suffix, sorted before every pickled key),
+    sent with a row each, reach every partition of the operator."""
+    keys = _partition_keys.get(partitions)
     if keys is None:
         found: dict[int, bytes] = {}
         suffix = 0
@@ -525,7 +580,7 @@ def control_keys(partitions: int) -> list[bytes]:
             key = CONTROL_KEY_PREFIX + suffix.to_bytes(4, "big")
             found.setdefault(spark_hash(key) % partitions, key)
             suffix += 1
-        keys = _control_keys[partitions] = [found[i] for i in range(partitions)]
+        keys = _partition_keys[partitions] = [found[i] for i in range(partitions)]
     return keys
 
 
@@ -546,7 +601,8 @@ class StagePlan:
     timed_exits: set[int] = field(default_factory=set)
     input_type: Any = None
     job_parameters: dict = field(default_factory=dict)
-    parallelism: int = 1
+    parallelism: int = 1  # the stage's operators' (all of them: a stage is a Flink chain)
+    max_parallelism: int | None = None  # a keyed stage's key groups (None: Flink's default for the parallelism)
     # -- event time (STREAMING mode) --
     uid: str = ""
     channels: bool = False  # report channels and pass control rows on (STREAMING mode)
@@ -572,15 +628,16 @@ _task_generators: dict[tuple, Generators] = {}  # (stage uid, partition) -> gene
 
 
 class StageRun:
-    """One task's instance of a stage: the wired chain and the exit buffers."""
+    """One task's instance of a stage (the parallel instance ``partition`` modulo the stage's
+    parallelism): the exit buffers, and the chain, wired (its functions opened) when first pushed to."""
 
     def __init__(self, plan: StagePlan, partition: int, watermark_generators: dict | None = None):
         self.plan = plan
         self.record = Record()
-        self.cursor = _Cursor(f"p{partition}", partition % max(plan.parallelism, 1))
-        # whether some exit prints ``n> `` prefixes, which name the subtask of each output's key
-        self.numbers_lines = any(ex.layout == "string" and ex.print_parallelism > 1 for ex in plan.exits)
-        info = TaskInfo(plan.name, partition, plan.parallelism, job_parameters=plan.job_parameters)
+        subtask = partition % max(plan.parallelism, 1)
+        self.cursor = _Cursor(f"p{partition}", subtask)
+        self.info = TaskInfo(plan.name, subtask, plan.parallelism, plan.max_parallelism or
+                             compute_default_max_parallelism(plan.parallelism), job_parameters=plan.job_parameters)
         cursor = self.cursor
         # async I/O emits an element after later ones: it keeps the element's channel and subtask
         self.record.save_context = lambda: (cursor.channel, cursor.subtask)
@@ -588,8 +645,11 @@ class StageRun:
                                                      setattr(cursor, "subtask", saved[1]))
         self.buffers = [_KeyedExitBuffer(ex, self.record, cursor, partition, plan.shuffle_partitions) if ex.layout == "keyed"
                         else _exit_buffer(ex)(ex, self.record, cursor, ex.index in plan.timed_exits) for ex in plan.exits]
-        pushers = {b.plan.index: b.push for b in self.buffers}
-        extenders = {b.plan.index: b.extend for b in self.buffers}
+        for buf in self.buffers:
+            if buf.plan.distribution is not None:
+                buf.chooser = InstanceChooser(buf.plan.distribution, subtask, f"{plan.uid}#{buf.plan.index}")
+        self.pushers = {b.plan.index: b.push for b in self.buffers}
+        self.extenders = {b.plan.index: b.extend for b in self.buffers}
         if watermark_generators is None:
             watermark_generators = self._generators(partition)
         self.generators = watermark_generators
@@ -597,24 +657,30 @@ class StageRun:
         self.forward: list[tuple] = []  # control payloads from the input, passed on at the end
         self.read_split = False  # a source stage's task has read rows of a split
         self.split_end: int | None = None  # the split's level when the source said it ended (SPLIT_END_MARK)
-        record = self.record
-        generators = self.generators
-
-        def wire_lists(roots: list[ChainNode], exits: list[int]) -> Callable[[list], None]:
-            return fan_out([build_list_chain(r, pushers, extenders, record, info, generators) for r in roots]
-                           + [extenders[e] for e in exits])
-
-        def wire(roots: list[ChainNode], exits: list[int]) -> Callable[[Any], None]:
-            return fan_out([build_chain(r, pushers, record, info, generators) for r in roots]
-                           + [pushers[e] for e in exits])
-
-        self.push = wire(plan.roots, plan.root_exits)
-        self.push_list = wire_lists(plan.roots, plan.root_exits)
-        self.side_push = {
-            tag: wire(plan.side_roots.get(tag, []), plan.side_root_exits.get(tag, []))
-            for tag in set(plan.side_roots) | set(plan.side_root_exits)
-        }
         self.set_split(self.cursor.split)
+
+    def _wire(self, roots: list[ChainNode], exits: list[int]) -> Callable[[Any], None]:
+        return fan_out([build_chain(r, self.pushers, self.record, self.info, self.generators) for r in roots]
+                       + [self.pushers[e] for e in exits])
+
+    @functools.cached_property
+    def push(self) -> Callable[[Any], None]:
+        """Pushes one element of the stage's input through its chain."""
+        return self._wire(self.plan.roots, self.plan.root_exits)
+
+    @functools.cached_property
+    def push_list(self) -> Callable[[list], None]:
+        """Pushes elements without timestamps through the chain, a list at a time."""
+        plan = self.plan
+        return fan_out([build_list_chain(r, self.pushers, self.extenders, self.record, self.info, self.generators)
+                        for r in plan.roots] + [self.extenders[e] for e in plan.root_exits])
+
+    @functools.cached_property
+    def side_push(self) -> dict[str, Callable[[Any], None]]:
+        """A keyed stage's pushers of each side output of its operator."""
+        plan = self.plan
+        return {tag: self._wire(plan.side_roots.get(tag, []), plan.side_root_exits.get(tag, []))
+                for tag in set(plan.side_roots) | set(plan.side_root_exits)}
 
     def _generators(self, partition: int) -> Generators:
         plan = self.plan
@@ -637,13 +703,6 @@ class StageRun:
         for buf in self.buffers:
             if buf.plan.assigner is not None:
                 buf.fixed_channel = self.channel_of(buf.plan).encode()
-
-    def set_key(self, key: Any) -> None:
-        """The outputs pushed next are those of ``key`` in a keyed stage: they belong to the
-        subtask Flink gives that key (what ``print()`` names in its ``n> `` prefix). The key
-        group hash is computed only when such a prefix is printed."""
-        if self.numbers_lines:
-            self.cursor.subtask = key_subtask(key, self.plan.parallelism, self.plan.key_type)
 
     def channel_of(self, exit_plan: ExitPlan) -> str:
         return f"{_channel_name(exit_plan.assigner)}|{self.cursor.split}"
@@ -813,7 +872,7 @@ class StageRun:
                     rows.append((pickle.dumps(("report", body), protocol=5), time))
                 else:
                     rows.append((pickle.dumps((kind, body), protocol=5), body if kind == "watermark" else time))
-            keys = control_keys(self.plan.shuffle_partitions) if ex.layout == "keyed" else [None]
+            keys = partition_keys(self.plan.shuffle_partitions) if ex.layout == "keyed" else [None]
             n = len(rows) * len(keys)
             columns = []
             for f in schema:

@@ -49,7 +49,7 @@ def test_flat_map_generator_and_none(any_env):
             yield i
 
     out = any_env.from_collection([0, 1, 3]).flat_map(gen).execute_and_collect(limit=100)
-    assert out == [0, 0, 1, 2]
+    assert sorted(out) == [0, 0, 1, 2]  # the flat map's parallel instances hand their outputs on in any order
 
 
 def test_from_elements_and_untyped_values_round_trip(any_env):
