@@ -4,6 +4,8 @@ values are those PyFlink 2.3 gives for the same programs (Flink's rebalance star
 at a random instance: only the turn is compared)."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from kindling.common import Types
@@ -66,3 +68,16 @@ def test_forward_between_different_parallelisms_is_refused_as_in_flink(env):
     mapped = _collection(env).forward().map(Subtask()).set_parallelism(3)
     with pytest.raises(ValueError, match="Forward partitioning does not allow change of parallelism"):
         mapped.execute_and_collect()
+
+
+@pytest.mark.parametrize("instances", [3, 1])
+def test_a_file_sink_writes_a_part_file_per_instance(any_env, tmp_path, instances):
+    from kindling.common.serialization import Encoder
+    from kindling.datastream.connectors.file_system import FileSink
+
+    sink = FileSink.for_row_format(str(tmp_path), Encoder.simple_string_encoder()).build()
+    _collection(any_env, 30).sink_to(sink).set_parallelism(instances)
+    any_env.execute()
+    parts = [os.path.join(root, f) for root, _, files in os.walk(tmp_path) for f in files if not f.startswith(".")]
+    assert len(parts) == instances
+    assert sorted(int(line) for p in parts for line in open(p).read().split()) == list(range(30))
