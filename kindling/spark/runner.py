@@ -240,10 +240,13 @@ class _JobRun:
         self.savepoints.at_batch_start()  # waits while a savepoint is copied; raises once stopped with one
         if self.batch_ended is not None and self.min_pause_s:  # execution.checkpointing.min-pause
             time.sleep(max(0.0, self.batch_ended + self.min_pause_s - time.time()))
-        several = len(self.writers) > 1
-        if several:
+        # read by several sinks, or on the driver a partition at a time: computed once, every partition at once
+        kept = len(self.writers) > 1 or any(writer.on_driver for _, writer in self.writers)
+        if kept:
             df = df.persist()
         try:
+            if any(writer.on_driver for _, writer in self.writers):
+                df.count()
             for sink, writer in self.writers:
                 self.counts[sink.node.name] = self.counts.get(sink.node.name, 0) + writer.write(sink.select(df), batch_id)
         except BaseException as exc:
@@ -253,7 +256,7 @@ class _JobRun:
                 self.batch_failure = exc
             raise
         finally:
-            if several:
+            if kept:
                 df.unpersist()
         self.compiled.after_batch(batch_id)  # event time: hands the watermark back to the sources
         self.savepoints.running = False
