@@ -13,6 +13,8 @@ Flink chains the two operators, Kindling runs them in one Python pass) when the 
 match and no partitioning was asked for; else as the partitioning method nearest the consumer
 says (``rebalance().shuffle()`` shuffles), or REBALANCE when none was (Flink's default when the
 parallelism changes). FORWARD between different parallelisms is refused, as Flink refuses it.
+The execution plan (kindling/graph/plan.py) and Spark's compiler (kindling/spark/lowering.py)
+both read these rules from here.
 """
 from __future__ import annotations
 
@@ -55,22 +57,24 @@ def nearest_partitioning(parent: Transformation) -> tuple[Transformation, Partit
     return parent, nearest
 
 
-def ship_strategy(producer_parallelism: int, consumer_parallelism: int,
-                  partitioning: PartitionTransformation | None, consumer_name: str = "",
-                  producer_name: str = "") -> str:
-    """How elements go from a producer to a consumer: FORWARD when they stay in their parallel
-    instance (the two run chained), else the strategy that spreads them. Raises for FORWARD
-    between different parallelisms, as Flink does."""
-    strategy = partitioning.strategy if partitioning is not None else None
+def ship_strategy(producer_parallelism: int, consumer_parallelism: int, partitioning: str | None,
+                  consumer_name: str = "", producer_name: str = "") -> str:
+    """Flink's strategy from a producer to a consumer (as its execution plan names it): the
+    ``partitioning`` asked for, else FORWARD when the parallelisms match, else REBALANCE. Raises
+    for FORWARD between different parallelisms, as Flink does."""
     same = producer_parallelism == consumer_parallelism
-    if strategy is None:
+    if partitioning is None:
         return FORWARD if same else REBALANCE
-    if strategy == FORWARD and not same:
+    if partitioning == FORWARD and not same:
         raise ValueError(
             f"Forward partitioning does not allow change of parallelism. Upstream operation: {producer_name} "
             f"parallelism: {producer_parallelism}, downstream operation: {consumer_name} parallelism: "
             f"{consumer_parallelism} You must use another partitioning strategy, such as broadcast, rebalance, "
             "shuffle or global.")
-    if strategy == RESCALE and same:
-        return FORWARD  # rescale's pointwise connection between equal parallelisms: instance i to instance i
-    return strategy
+    return partitioning
+
+
+def stays_in_instance(strategy: str, producer_parallelism: int, consumer_parallelism: int) -> bool:
+    """Whether each element stays in its parallel instance (the consumer runs in the producer's
+    Python pass): FORWARD, and RESCALE between equal parallelisms (pointwise: instance i to i)."""
+    return strategy == FORWARD or (strategy == RESCALE and producer_parallelism == consumer_parallelism)

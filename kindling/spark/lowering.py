@@ -26,8 +26,8 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 
-from kindling.graph.parallelism import (BROADCAST, CUSTOM, FORWARD, nearest_partitioning, parallelism_of,
-                                        ship_strategy)
+from kindling.graph.parallelism import (BROADCAST, CUSTOM, nearest_partitioning, parallelism_of,
+                                        ship_strategy, stays_in_instance)
 from kindling.graph.transformation import (
     CacheTransformation,
     ChainedTransformation,
@@ -105,13 +105,18 @@ class _Exchanges:
             return _with_inputs(node, [self.done[node.inputs[0].id]])
         producer, partitioning = nearest_partitioning(node.inputs[0])
         consumers = self.parallelism(node)
-        strategy = ship_strategy(self.parallelism(producer), consumers, partitioning, node.name, producer.name)
-        if strategy == FORWARD:
+        strategy = self._strategy(producer, partitioning, consumers, node)
+        if stays_in_instance(strategy, self.parallelism(producer), consumers):
             return _with_inputs(node, [self.done[producer.id]])
         exchange = UnionTransformation(name=node.name, type_info=producer.type_info, parallelism=consumers,
                                        id=_exchange_id(node, 0),
                                        inputs=[self._partition(producer, partitioning, strategy, consumers, node, 1)])
         return _with_inputs(node, [exchange])
+
+    def _strategy(self, producer: Transformation, partitioning: PartitionTransformation | None, consumers: int,
+                  consumer: Transformation) -> str:
+        return ship_strategy(self.parallelism(producer), consumers, partitioning.strategy if partitioning else None,
+                             consumer.name, producer.name)
 
     def _partition(self, producer: Transformation, partitioning: PartitionTransformation | None, strategy: str,
                    consumers: int, consumer: Transformation, index: int) -> PartitionTransformation:
@@ -129,9 +134,9 @@ class _Exchanges:
         edges = []
         for parent in union.inputs:
             producer, partitioning = nearest_partitioning(parent)
-            edges.append((producer, partitioning, ship_strategy(self.parallelism(producer), parallelism, partitioning,
-                                                                union.name, producer.name)))
-        if all(strategy == FORWARD for *_, strategy in edges):
+            edges.append((producer, partitioning, self._strategy(producer, partitioning, parallelism, union)))
+        if all(stays_in_instance(strategy, self.parallelism(producer), parallelism)
+               for producer, _, strategy in edges):
             return _with_inputs(union, [self.done[producer.id] for producer, *_ in edges], parallelism=parallelism)
         inputs = [self._partition(producer, partitioning, strategy, parallelism, union, i + 1)
                   for i, (producer, partitioning, strategy) in enumerate(edges)]
