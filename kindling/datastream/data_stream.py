@@ -36,6 +36,7 @@ from kindling.datastream.functions import (
 )
 from kindling.datastream.output_tag import OutputTag
 from kindling.datastream.state import MapStateDescriptor
+from kindling.graph.parallelism import non_parallel
 from kindling.graph.specs import CollectSinkSpec, DiscardSinkSpec, PrintSinkSpec, SinkSpec
 from kindling.graph.transformation import (
     CacheTransformation,
@@ -152,6 +153,8 @@ class DataStream:
     def set_parallelism(self, parallelism: int) -> "DataStream":
         """How many parallel instances run this operator: its Spark stage gets as many partitions
         (elements reach them as Flink sends them: docs/architecture.md, "Parallelism")."""
+        if non_parallel(self._transformation) and parallelism != 1:
+            raise ValueError("The parallelism of non parallel operator must be 1.")  # as Flink refuses it
         self._transformation.parallelism = _checked_parallelism(parallelism)
         return self
 

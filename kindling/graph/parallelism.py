@@ -34,9 +34,14 @@ FORWARD, REBALANCE, RESCALE, SHUFFLE, BROADCAST, CUSTOM = \
     "FORWARD", "REBALANCE", "RESCALE", "SHUFFLE", "BROADCAST", "CUSTOM"
 
 
+def non_parallel(node: Transformation) -> bool:
+    """Whether Flink runs ``node`` with one instance, refusing any other: a collection source."""
+    return isinstance(node, SourceTransformation) and isinstance(node.source, CollectionSourceSpec)
+
+
 def parallelism_of(node: Transformation, default: int) -> int:
     """How many parallel instances ``node`` runs in a job whose default parallelism is ``default``."""
-    if isinstance(node, SourceTransformation) and isinstance(node.source, CollectionSourceSpec):
+    if non_parallel(node):
         return 1
     if node.parallelism:
         return node.parallelism
