@@ -87,15 +87,20 @@ class ResultMismatch(AssertionError):
     """The Kindling and hand-written sides of a workload computed different results."""
 
 
+#: ``--one-step``: Kindling runs the bounded jobs as users' run by default, in one Spark step
+ONE_STEP = False
+
+
 def kindling_configuration():
     """The Configuration benchmarks give Kindling environments: progress lines off, and bounded
     jobs on the micro-batch path, the execution the hand-written transformWithState side has
-    (small bounded jobs run in one Spark step otherwise: benchmarks/small_job.py measures that)."""
+    (small bounded jobs run in one Spark step otherwise: benchmarks/small_job.py measures that),
+    unless ``--one-step``."""
     from kindling.common import Configuration
 
     conf = Configuration()
     conf.set_boolean("kindling.progress", False)
-    conf.set_boolean("kindling.bounded.one-step", False)
+    conf.set_boolean("kindling.bounded.one-step", ONE_STEP)
     return conf
 
 
@@ -195,10 +200,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds after the warm-up (default 3)")
     parser.add_argument("--records", type=int, default=None, help="override every workload's record count")
     parser.add_argument("--list", action="store_true", help="list the workloads and exit")
+    parser.add_argument("--one-step", action="store_true",
+                        help="Kindling runs bounded jobs in one Spark step (its default; the micro-batch path otherwise)")
     parser.add_argument("--quiet", action="store_true", help="print only the table")
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be >= 1")
+    if args.one_step:
+        global ONE_STEP
+        ONE_STEP = True
 
     workloads = discover()
     if args.list:

@@ -187,6 +187,12 @@ class _FiringOperator(KeyedOperator):
         reg.now = processing_time
         reg.bind(state)
 
+    def set_processing_time(self, processing_time: int) -> None:
+        """The processing time of what the operator does next for the bound key (a one-step job
+        replays each element at the time it was read: kindling/spark/one_step.py)."""
+        self._pt = processing_time
+        self._registry.now = processing_time
+
     def _drain(self, key, state, processing_time, out):
         """Hands the outputs so far to the caller; rebinds the key when the caller used this
         operator for another key meanwhile."""

@@ -105,26 +105,28 @@ class BroadcastStates:
             self.adapter.version, self.adapter.states = pickle.loads(blob)
 
 
-def batch_groups(table: pa.Table) -> tuple[dict[bytes, list], list]:
-    """A BATCH or one-step group's rows: each key's elements ``(value, timestamp, stamp)`` (key
-    blob -> list, in order of arrival), and the broadcast runs among them (at a control key)."""
+def batch_groups(table: pa.Table) -> tuple[dict[bytes, list], list, list]:
+    """A BATCH or one-step group's rows: each key's elements ``(value, timestamp, place)`` (key
+    blob -> list, in order of arrival), and what its control key holds: the broadcast runs and
+    the read logs (one-step jobs: kindling/runtime/channels.py, ``ReadLog``)."""
     keys: dict[bytes, list] = {}
-    runs = []
+    runs, logs = [], []
     for key_blob, blob in zip(table.column(KEY).to_pylist(), table.column(ELEMENTS).to_pylist()):
         if is_control_key(key_blob):
-            runs.append(pickle.loads(blob)[1])
+            kind, body = pickle.loads(blob)
+            (runs if kind == "broadcast" else logs).append(body)
         else:
             keys.setdefault(key_blob, []).extend(pickle.loads(blob)[2])
-    return keys, runs
+    return keys, runs, logs
 
 
 def apply_broadcast_first(adapter: Any, runs: list, processing_time: int) -> list:
     """BATCH and one-step jobs: a parallel instance applies every broadcast element of the
     whole input before any other element (as Flink's BATCH execution does), in an order every
     instance shares: by the producing partition, then arrival (elements there carry their
-    arrival ``(position, partition)``); returns the outputs of ``process_broadcast_element``."""
+    place ``(processing time, arrival, partition)``); returns the outputs of ``process_broadcast_element``."""
     adapter.version, adapter.states = 0, {name: {} for name in adapter.names}  # a retried task starts over
-    elements = sorted((e for _, _, group in runs for e in group), key=lambda e: (e[2][1], e[2][0]))
+    elements = sorted((e for _, _, group in runs for e in group), key=lambda e: (e[2][2], e[2][1]))
     return adapter.process_broadcast([(value, ts) for value, ts, _ in elements], MIN_WATERMARK, processing_time)
 
 

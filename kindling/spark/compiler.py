@@ -18,7 +18,7 @@ from pyspark.sql.types import StructType
 
 from kindling.common.time import duration_millis
 from kindling.graph.parallelism import parallelism_of
-from kindling.graph.specs import (ChangesSourceSpec, CollectionSourceSpec, FileSinkSpec, FileSourceSpec,
+from kindling.graph.specs import (ChangesSourceSpec, CollectionSourceSpec, DataGenSourceSpec, FileSinkSpec, FileSourceSpec,
                                   KafkaSinkSpec, KafkaSourceSpec, RelationalSourceSpec, SequenceSourceSpec)
 from kindling.graph.transformation import (
     ChainedTransformation,
@@ -38,7 +38,7 @@ from kindling.runtime.key_groups import compute_default_max_parallelism
 from kindling.runtime.partitioners import Distribution
 from kindling.spark.lowering import lower
 from kindling.spark.metrics import MaxParam, MetricsParam
-from kindling.spark.sources import FORMAT, KindlingSource, SourcePlan, WatermarkHandOff, encode_option
+from kindling.spark.sources import FORMAT, IndexSplits, KindlingSource, SourcePlan, WatermarkHandOff, encode_option
 from kindling.spark.spine import SINKS, Host, any_of, carry_column, carry_key, host_for, plan_spine
 from kindling.spark.stage import CHANNEL, EXIT, KEY, PART, TIME_FIELDS, TS, WM, ExitPlan, StagePlan, arrow_stage_function
 
@@ -109,18 +109,37 @@ class CompiledJob:
 class TimeSettings:
     """When sources emit watermarks: every ``interval_ms`` of processing time (Flink's
     ``pipeline.auto-watermark-interval``; 0: only at the end of input), or after every
-    element (``kindling.watermark.per-element``, deterministic, for tests of lateness)."""
+    element (``kindling.watermark.per-element``, deterministic, for tests of lateness); and when
+    a Python operator that emits per bundle ends one in a one-step job (after ``bundle_time_ms``
+    or ``bundle_size`` elements: ``python.fn-execution.bundle.time`` and ``.bundle.size``)."""
 
     interval_ms: int = 200
     per_element: bool = False
+    bundle_time_ms: int = 1000
+    bundle_size: int = 100_000
 
     @staticmethod
     def of(env) -> "TimeSettings":
+        configuration = env.get_configuration()
         interval = env.get_config().get_auto_watermark_interval()
-        text = env.get_configuration().get_string("pipeline.auto-watermark-interval", "")
+        text = configuration.get_string("pipeline.auto-watermark-interval", "")
         if text and interval == 200:  # the configuration key, unless set_auto_watermark_interval changed it
             interval = duration_millis(text, "pipeline.auto-watermark-interval")
-        return TimeSettings(interval, env.get_configuration().get_boolean("kindling.watermark.per-element", False))
+        return TimeSettings(interval, configuration.get_boolean("kindling.watermark.per-element", False),
+                            _positive(configuration, "python.fn-execution.bundle.time", 1000),
+                            _positive(configuration, "python.fn-execution.bundle.size", 100_000))
+
+
+def _positive(configuration: Any, key: str, default: int) -> int:
+    """The integer at ``key``; as PyFlink, the default where it is not positive."""
+    text = configuration.get_string(key, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{key} must be a whole number, got {text!r}: set it to e.g. '{default}'") from None
+    return value if value > 0 else default
 
 
 class Compiler:
@@ -207,6 +226,7 @@ class Compiler:
                              shuffle_partitions=self.shuffle_partitions,
                              watermark_interval_ms=self.time.interval_ms,
                              per_element_watermarks=self.time.per_element,
+                             bundle_time_ms=self.time.bundle_time_ms, bundle_size=self.time.bundle_size,
                              key_type=root.inputs[0].key_type if keyed else None,
                              metrics=self.metrics)
             self.plans[root.id] = plan
@@ -462,6 +482,13 @@ class Compiler:
 
             df = file_stage_frame(self.spark, root.source, root.type_info, root.name, self.metrics,
                                   arrow_stage_function(plan), plan.schema())
+        elif isinstance(root, SourceTransformation) and isinstance(root.source, DataGenSourceSpec) and not self.streaming:
+            from kindling.spark.datagen import generated_stage_frame  # the stage's own pass generates the records
+
+            readers = self.parallelism_of(root)
+            splits = [(start, end) for start, end, _ in IndexSplits.initial(root.source.count, readers)]
+            df = generated_stage_frame(self.spark, SourcePlan(root.source, root.type_info, readers, False),
+                                       splits, arrow_stage_function(plan), plan.schema())
         elif isinstance(root, SourceTransformation) and self._leaves_as_it_is(plan):
             df = _exit_frame(self.source_frame(root), plan.exits[0])
         elif isinstance(root, SourceTransformation) and isinstance(root.source, KafkaSourceSpec):

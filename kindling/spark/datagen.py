@@ -13,7 +13,7 @@ import codecs
 import socket
 import threading
 import time
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pyarrow as pa
 from pyspark.sql.datasource import InputPartition
@@ -23,6 +23,7 @@ from kindling.runtime.errors import user_function_failure
 from kindling.spark.codec import codec_for
 
 ROWS_PER_ARROW_BATCH = 10_000
+PACED_BATCH_S = 0.02  # a rate-limited batch read hands on what came due at least this often
 SOCKET_RETRY_DELAY_S = 0.5  # Flink's socket source waits this long between reconnection attempts
 SOCKET_CONNECT_TIMEOUT_S = 5
 
@@ -40,7 +41,8 @@ class _LineSlice(InputPartition):
 def generated(plan: Any, start: int, end: int) -> Iterator[pa.RecordBatch]:
     """The records of indexes ``start`` to ``end`` (exclusive) as Arrow batches of the value's
     columns. A batch read (BATCH mode, one-step jobs) keeps the rate limit by waiting: each of the
-    ``parallelism`` splits gets its share of the rate."""
+    ``parallelism`` splits gets its share of the rate, a batch of what came due every
+    ``PACED_BATCH_S`` (a record at a time when the rate is lower)."""
     spec: DataGenSourceSpec = plan.spec
     generate = getattr(spec.generator, "map", spec.generator)
     codec = codec_for(plan.type_info)
@@ -48,7 +50,8 @@ def generated(plan: Any, start: int, end: int) -> Iterator[pa.RecordBatch]:
     split_rate = None
     if spec.rate is not None and not plan.streaming:
         split_rate = spec.rate / max(1, min(plan.parallelism, spec.count or 1))
-    step = ROWS_PER_ARROW_BATCH if split_rate is None else max(1, min(ROWS_PER_ARROW_BATCH, int(split_rate)))
+    step = ROWS_PER_ARROW_BATCH if split_rate is None else max(1, min(ROWS_PER_ARROW_BATCH,
+                                                                      int(split_rate * PACED_BATCH_S)))
     began = time.monotonic()
     for lo in range(start, end, step):
         hi = min(end, lo + step)
@@ -59,6 +62,24 @@ def generated(plan: Any, start: int, end: int) -> Iterator[pa.RecordBatch]:
         except Exception as exc:
             raise user_function_failure("Source: DataGeneratorSource", exc) from None
         yield pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+def generated_stage_frame(spark: Any, plan: Any, splits: list[tuple[int, int]],
+                          stage: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]], schema: Any) -> Any:
+    """A bounded generator read by its stage's own Python pass (a batch job): a Spark partition per
+    split of indexes (``splits``), whose task generates the split's records at its share of the rate
+    and hands each batch straight to ``stage``. So the time reading takes passes in the stage, as
+    in Flink's source chained with its operators: the watermark generators see it (and a one-step
+    job's replay of time, kindling/spark/one_step.py), which a read through Spark's Python data
+    source, handing the stage its rows only in batches of thousands, would hide."""
+
+    def read(ids: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in ids:
+            for index in batch.column(0).to_pylist():
+                yield from generated(plan, *splits[index])
+
+    ids = spark.range(0, len(splits), 1, max(len(splits), 1))
+    return ids.mapInArrow(lambda batches: stage(read(batches)), schema)
 
 
 def lines(plan: Any, part: _LineSlice) -> Iterator[pa.RecordBatch]:

@@ -420,7 +420,7 @@ def _batch_function(uid: str, operator: Any, plan: StagePlan, late_records: Any,
     parallelism, max_parallelism, key_type = plan.parallelism, plan.max_parallelism, plan.key_type
 
     def run(table: pa.Table) -> pa.Table:
-        keys, broadcast = batch_groups(table)
+        keys, broadcast, _ = batch_groups(table)
         if per_subtask:
             subtask = table.column(SUBTASK)[0].as_py()
         else:  # Flink's parallel instance of the group's key
@@ -436,8 +436,8 @@ def _batch_function(uid: str, operator: Any, plan: StagePlan, late_records: Any,
                 stage.push_output(tag, value, ts, None)
         for key_blob in sorted(keys):
             elements = keys[key_blob]
-            if per_subtask:  # elements carry their arrival (position, partition)
-                elements.sort(key=lambda e: (e[2][1], e[2][0]))
+            if per_subtask:  # elements carry their place (processing time, arrival, partition)
+                elements.sort(key=lambda e: (e[2][2], e[2][1]))
             if keyed:
                 elements = sort_for_batch(elements)
             for tag, value, ts in op.process_key_batch(pickle.loads(key_blob), KeyState(), elements, now):

@@ -1,28 +1,42 @@
 """One-step execution of a bounded STREAMING job: the whole job as one Spark batch job.
 
 When every source is bounded, no checkpointing is configured and watermarks are periodic,
-Kindling runs the job as Flink runs it on a small input: the whole input is read before the
-first periodic watermark, so every keyed operator processes each key's elements in arrival
-order with the watermark at MIN, then the input ends (watermark MAX) and every event-time
-timer fires in timestamp order, in the same step. Semantics are STREAMING ones (a keyed
-reduce emits every rolling value), executed by the same runtime operators as the streaming
-path (``KeyedOperator.process``, ``fire_timers``, ``end_of_input``); there is no micro-batch,
-no trigger wait and no pause between the input and its end (so processing-time TTL is not
-eaten by Kindling's own overhead).
+Kindling runs the job as one Spark batch job: the sources are read, every keyed operator gets
+its whole input, and then replays it as a pipelined Flink run sees it. Each task handing
+elements to a keyed operator records, beside them, where each was read (its processing time and
+arrival) and where its channels' watermarks changed (``kindling.runtime.channels.ReadLog``). A
+source task's processing time is the source's: when it handed the batch holding the element (as
+in PyFlink, where a Python function's outputs go on in bundles, the time a function takes is not
+seen downstream; a slow source's, such as a rate-limited generator's, is);
+every parallel instance gets every task's record and replays its input in that order
+(``Timeline``): the operator's watermark rises between elements as the channels' minimum rose
+(event-time timers fire, windows close, later elements are late), each element is processed at
+the processing time it was read at, and processing-time timers fire between the elements they
+fell due between; then the input ends (watermark MAX) and the remaining event-time timers fire
+in timestamp order, in the same step. A small input read before the first periodic watermark
+sees the watermark at MIN until its end, as in Flink. Semantics are STREAMING ones (a keyed
+reduce emits every rolling value), executed by the same runtime operators as the streaming path
+(``KeyedOperator.process``, ``fire_timers``, ``end_of_input``); there is no micro-batch, no
+trigger wait and no pause between the input and its end (processing time is the input's: TTL is
+not eaten by Kindling's own overhead).
 
 Each parallel instance of a keyed operator is one Spark group: a keyed exit gives every row
-the subtask Flink gives its key (``kindling.runtime.key_groups``) and each element its arrival
-position in the producing task; ``groupBy(subtask).applyInArrow`` then runs one subtask's keys
-together and emits its outputs in Flink's order at that subtask: element-driven outputs in the
-arrival order of the elements that caused them, then the end-of-input timers' outputs in
-the order Flink's timer queue pops them: by timestamp, equal timestamps of different keys as
-its heaps (one per key group, one of their heads) give them (``_TimerQueue``). Sinks write a
-partition's rows in order.
+the subtask Flink gives its key (``kindling.runtime.key_groups``), each element its place, and
+sends its record to every subtask; ``groupBy(subtask).applyInArrow`` then runs one subtask's
+keys together, key by key (a key's elements in order, its timers where they fall due), and
+emits its outputs in Flink's order at that subtask: by the point of the input where they were
+made (timers firing there first, event time before processing time, by timestamp, then by the
+key's first arrival; then the element's outputs), then the end-of-input timers' outputs in the
+order Flink's timer queue pops them: by timestamp, equal timestamps of different keys as its
+heaps (one per key group, one of their heads) give them (``_TimerQueue``). Outputs leave with
+the watermark and processing time of their point, so a keyed operator after it replays them
+alike. Sinks write a partition's rows in order.
 """
 from __future__ import annotations
 
 import pickle
 import time
+from bisect import bisect_left
 from operator import itemgetter
 from typing import Any, Callable, Iterator
 
@@ -31,6 +45,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, GroupedData
 from pyspark.sql import functions as F
 
+from kindling.runtime.channels import Timeline
 from kindling.runtime.co_functions import BroadcastProcessAdapter
 from kindling.runtime.key_state import KeyState, _timer_ts
 from kindling.runtime.lifecycle import job_of
@@ -87,14 +102,21 @@ def _subtask_function(uid: str, operator: Any, plan: StagePlan, late_records: An
                         job_parameters=own_plan.job_parameters)
         op = _opened_operator(uid, own_operator, info)
         stage = StageRun(own_plan, subtask)
-        keys, broadcast = batch_groups(table)
+        keys, broadcast, logs = batch_groups(table)
         if isinstance(op.function, BroadcastProcessAdapter):
             for tag, value, ts in apply_broadcast_first(op.function, broadcast, _now()):
                 stage.push_output(tag, value, ts, None)
-        for tag, value, ts in run_subtask(op, _arrivals(keys), subtask, own_plan.parallelism,
-                                          own_plan.max_parallelism, own_plan.key_type):
-            stage.push_output(tag, value, ts, None)
+        arrivals = _arrivals(keys)
+        timeline = Timeline([a[0] for a in arrivals], logs)
+        bundle_ends = None
+        if getattr(op.function, "emits_per_bundle", False):
+            bundle_ends = timeline.bundle_ends(own_plan.bundle_time_ms, own_plan.bundle_size)
+        for tag, value, ts, watermark, processing_time in run_subtask(
+                op, arrivals, timeline, subtask, own_plan.parallelism, own_plan.max_parallelism,
+                own_plan.key_type, bundle_ends):
+            stage.push_output(tag, value, ts, watermark, processing_time=processing_time)
         count_late(op, late_records)
+        stage.record.processing_time = timeline.end_ms  # where the channels of the outputs end
         batches = list(stage.flush())
         report_metrics(own_plan.metrics)
         return pa.Table.from_batches(batches) if batches else stage.empty_table()
@@ -103,19 +125,19 @@ def _subtask_function(uid: str, operator: Any, plan: StagePlan, late_records: An
 
 
 def _arrivals(keys: dict[bytes, list]) -> list[tuple]:
-    """``(position, key, value, timestamp)`` of every element of a subtask (``keys``: key blob ->
-    its elements), in arrival order."""
+    """``(place, key, value, timestamp)`` of every element of a subtask (``keys``: key blob -> its
+    elements), in the order of their places."""
     items = []
     for key_blob, elements in keys.items():
         key = _Key(pickle.loads(key_blob))
-        items.extend((position, key, value, ts) for value, ts, position in elements)
+        items.extend((place, key, value, ts) for value, ts, place in elements)
     items.sort(key=itemgetter(0))
     return items
 
 
 class _TracedState(KeyState):
-    """A key's state that reports its event-time timer registrations and deletions (with the
-    arrival position of the element being processed) to the subtask's timer queue."""
+    """A key's state that reports its event-time timer registrations and removals (deleted or
+    fired) to the subtask's timer queue."""
 
     __slots__ = ("trace",)
 
@@ -134,6 +156,12 @@ class _TracedState(KeyState):
         super().delete_event_timer(t)
         if self.num_event_timers() < before:
             self.trace("remove", t)
+
+    def pop_event_timer(self, up_to):
+        t = super().pop_event_timer(up_to)
+        if t is not None:
+            self.trace("remove", t)
+        return t
 
 
 class _Key:
@@ -245,47 +273,55 @@ class _TimerQueue:
         return timer
 
 
-def run_subtask(op: Any, arrivals: list[tuple], subtask: int = 0, parallelism: int = 1,
-                max_parallelism: int | None = None, key_type: Any = None) -> Iterator[tuple]:
-    """Runs ``op`` over one subtask's elements ``(position, key, value, timestamp)`` (sorted by
-    position) as Flink does when the whole bounded input precedes the first watermark, and
-    yields its outputs ``(tag, value, timestamp)`` in Flink's order (see the module docstring)."""
+def run_subtask(op: Any, arrivals: list[tuple], timeline: Timeline | None = None, subtask: int = 0,
+                parallelism: int = 1, max_parallelism: int | None = None, key_type: Any = None,
+                bundle_ends: list[int] | None = None) -> Iterator[tuple]:
+    """Runs ``op`` over one subtask's elements ``(place, key, value, timestamp)`` (sorted by
+    place) as a pipelined Flink run does, along ``timeline`` (of these places and the tasks'
+    records; None: no channel, the watermark at MIN until the end), and yields its outputs
+    ``(tag, value, timestamp, watermark, processing_time)`` in Flink's order (see the module
+    docstring). An operator that emits per bundle gets the points where its bundles end
+    (``bundle_ends``, ``Timeline.bundle_ends``): its processing-time timers fire there."""
     from kindling.runtime.key_groups import assign_to_key_group, compute_default_max_parallelism
 
     max_parallelism = max_parallelism or compute_default_max_parallelism(parallelism)
     queue = _TimerQueue(subtask, parallelism, max_parallelism)
-    events: list[tuple] = []  # (position, sequence, kind, key, timestamp): timer changes while reading
-    current = [None]
-    per_key: dict[int, tuple[Any, list]] = {}
-    order: list[Any] = []
-    for position, key, value, ts in arrivals:
-        entry = per_key.get(id(key))
-        if entry is None:
+    if timeline is None:
+        timeline = Timeline([a[0] for a in arrivals], ())
+    events: list[tuple] = []  # (when, sequence, kind, key, timestamp): event-time timer changes during the input
+    current: list = [None]  # when the work being done happens: (point, phase, ...) (see _replay_key)
+    per_key: dict[int, list] = {}
+    order: list[_Key] = []
+    for point, (_, key, value, ts) in zip(timeline.element_points, arrivals):
+        elements = per_key.get(id(key))
+        if elements is None:
             key.rank = len(order)
             key.key_group = assign_to_key_group(key.key, max_parallelism, key_type)
             key.state = _TracedState(lambda kind, t, key=key: events.append((current[0], len(events), kind, key, t)))
             order.append(key)
-            entry = per_key[id(key)] = (key, [])
-        entry[1].append((position, value, ts))
-    outputs: list[tuple] = []  # (position of the element that caused it, output)
-    now = _now()
+            elements = per_key[id(key)] = []
+        elements.append((point, value, ts))
+    outputs: list[tuple] = []  # (when, output)
+    if bundle_ends is None:
+        processing_firing = timeline.processing_firing
+    else:
+        def processing_firing(_timer: int, start: int) -> int | None:
+            """A timer registered before ``start`` fires where the bundle holding it ends."""
+            b = bisect_left(bundle_ends, start)
+            return bundle_ends[b] if b < len(bundle_ends) else None
     for key in order:
-        def tracked(elements=per_key[id(key)][1]):
-            for position, value, ts in elements:
-                current[0] = position
-                yield value, ts, None
-
-        # process() yields an element's outputs before it takes the next element
-        for out in op.process(key.key, key.state, tracked(), MIN_WATERMARK, MIN_WATERMARK, now):
-            outputs.append((current[0], out))
+        _replay_key(op, key, per_key[id(key)], timeline, current, outputs, processing_firing,
+                    bundle_ends is not None)
     outputs.sort(key=itemgetter(0))
-    for _, out in outputs:
-        yield out
+    wm, ms = timeline.wm, timeline.ms
+    for when, (tag, value, ts) in outputs:
+        yield tag, value, ts, wm[when[0]], ms[when[0]]
     outputs.clear()
+
     def apply(kind: str, t: int, key: _Key) -> None:
         (queue.add if kind == "add" else queue.remove)(key.key_group, (t, key.rank))
 
-    # Timers go into Flink's queue in the order the elements registered them (arrival order).
+    # Timers go into Flink's queue in the order the input registered and removed them.
     events.sort(key=itemgetter(0, 1))
     for _, _, kind, key, t in events:
         apply(kind, t, key)
@@ -293,13 +329,88 @@ def run_subtask(op: Any, arrivals: list[tuple], subtask: int = 0, parallelism: i
         key.state.trace = lambda kind, t, key=key: apply(kind, t, key)
     # End of input: the watermark becomes MAX_WATERMARK; timers fire in the queue's order, then
     # each key's end of input (processing-time timers that are due).
-    now = _now()
+    now, watermark = timeline.end_ms, timeline.end_wm
     while (timer := queue.poll()) is not None:
         t, rank = timer
         key = order[rank]
-        yield from op.fire_timers(key.key, key.state, MAX_WATERMARK, now, t, None)
+        for tag, value, ts in op.fire_timers(key.key, key.state, MAX_WATERMARK, now, t, None):
+            yield tag, value, ts, watermark, now
     for key in order:
-        yield from op.end_of_input(key.key, key.state, now)
+        for tag, value, ts in op.end_of_input(key.key, key.state, now):
+            yield tag, value, ts, watermark, now
+
+
+def _replay_key(op: Any, key: _Key, elements: list[tuple], timeline: Timeline, current: list,
+                outputs: list, processing_firing: Callable[[int, int], int | None], bundled: bool) -> None:
+    """Runs one key's elements ``(point, value, timestamp)`` along ``timeline``: each at its
+    point's watermark and processing time, and the key's timers at the points where they fall
+    due (the first point where the watermark rose to an event-time timer; for a processing-time
+    one, ``processing_firing(timer, first point)``: where the processing time reached it, or
+    where the bundle ends when the operator is ``bundled``; timers registered by an element fall
+    due after it). Appends
+    ``(when, output)`` to ``outputs``, ``when`` being ``(point, 0 | 1, timestamp, key rank)`` for
+    an event-time or processing-time timer firing at the point, ``(point, 2)`` for an element;
+    ``current[0]`` is the ``when`` of the work being done."""
+    state = key.state
+    wm, ms = timeline.wm, timeline.ms
+    event_from = time_from = 0  # the key's pending timers fire at points from these on
+    i, n = 0, len(elements)
+    while True:
+        limit = elements[i][0] if i < n else len(wm) - 1
+        while True:  # the key's timers that fall due up to the limit, in order
+            te = state.next_event_timer()
+            ke = timeline.event_firing(te, event_from) if te is not None else None
+            tp = state.next_processing_timer()
+            kp = processing_firing(tp, time_from) if tp is not None else None
+            if ke is not None and ke <= limit and (kp is None or ke <= kp):
+                k = ke
+                when = current[0] = (k, 0, te, key.rank)
+                fired = op.fire_timers(key.key, state, wm[k], ms[k], te, None)
+                event_from, time_from = k, max(time_from, k)
+            elif kp is not None and kp <= limit:
+                k = kp
+                when = current[0] = (k, 1, tp, key.rank)
+                fired = op.fire_timers(key.key, state, wm[k], ms[k], None, tp)
+                event_from, time_from = max(event_from, k + 1), k
+            else:
+                break
+            outputs.extend((when, out) for out in fired)
+            if wm[k] > state.fired_watermark:
+                state.fired_watermark = wm[k]  # the key has seen the watermark there
+        if i >= n:
+            return
+        first = elements[i][0]
+
+        def segment():
+            """The key's elements from ``i`` on, up to one before which a timer falls due."""
+            nonlocal i
+            previous = first
+            now = None if bundled else ms[first]
+            while i < n:
+                point, value, ts = elements[i]
+                watermark = wm[point]
+                if point != first:
+                    if watermark > wm[previous]:
+                        due = state.next_event_timer()
+                        if due is not None and due <= watermark:
+                            return
+                    due = state.next_processing_timer()
+                    if due is not None and (fires := processing_firing(due, previous + 1)) is not None \
+                            and fires <= point:
+                        return
+                if ms[point] != now:
+                    now = ms[point]
+                    op.set_processing_time(now)
+                current[0] = (point, 2)
+                previous = point
+                i += 1
+                yield value, ts, watermark
+
+        # process() fires the timers due at its processing time when it ends: a bundled
+        # operator's only where its bundle ends (the segment sets its clock)
+        outputs.extend((current[0], out) for out in op.process(key.key, state, segment(), wm[first], wm[first],
+                                                                MIN_WATERMARK if bundled else ms[first]))
+        event_from = time_from = elements[i - 1][0] + 1
 
 
 def _now() -> int:

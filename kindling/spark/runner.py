@@ -44,6 +44,8 @@ class JobCancelledError(RuntimeError):
     """The job was cancelled before it finished."""
 
 
+# the message of a raise_error() in a column Kindling built, without Spark's SQLSTATE suffix
+_KINDLING_RAISED = re.compile(r"\[USER_RAISED_EXCEPTION\] (.*?)(?: SQLSTATE: \w+)?$", re.MULTILINE)
 # the exception line that ends a Python traceback (after its indented frames)
 _PYTHON_RAISED = re.compile(r"Traceback \(most recent call last\):\n(?:[ \t].*\n)+(\S.*)")
 
@@ -64,6 +66,9 @@ def translate_failure(exc: BaseException, first: BaseException | None, secret: b
     if isinstance(exc, (JobCancelledError, UserFunctionError, JobExecutionError, SavepointError)):
         return exc
     text = str(exc)
+    checked = _KINDLING_RAISED.search(text)
+    if checked:  # a check of Kindling's own Spark columns (F.raise_error): its message is the whole story
+        return JobExecutionError(f"job failed in Spark: {checked.group(1)}")
     raised = _PYTHON_RAISED.findall(text)  # what a Python worker raised (Spark's class only says that it raised)
     causes = re.findall(r"^Caused by: [\w.$]+: (\[[A-Z_.]+\].*)$", text, re.MULTILINE)  # Spark's error classes
     line = raised[-1] if raised else causes[-1] if causes else \

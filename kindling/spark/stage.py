@@ -35,12 +35,13 @@ from kindling.common.typeinfo import RowTypeInfo
 from kindling.common.types import Row
 from kindling.runtime.co_functions import BROADCAST
 from kindling.runtime.chain import ChainNode, Record, build_chain, build_list_chain, fan_out, is_function_object
+from kindling.runtime.channels import ReadLog
 from kindling.runtime.errors import UserFunctionError, task_failure, user_error_of, user_function_failure
 from kindling.common.formatting import flink_string
 from kindling.runtime.key_groups import assign_key_to_parallel_operator, compute_default_max_parallelism
 from kindling.runtime.partitioners import InstanceChooser
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
-from kindling.runtime.watermarks import Generators
+from kindling.runtime.watermarks import Generators, wall_clock_ms
 from kindling.spark.codec import ValueTypeError, codec_for
 from kindling.spark.metrics import report_metrics
 
@@ -146,14 +147,16 @@ def stage_schema(exits: list[ExitPlan]) -> StructType:
 
 class _Cursor:
     """What a stage's buffers need to know of the element being pushed besides its
-    timestamp and stamp: the channel it came in on, the task's split, and the subtask."""
+    timestamp and stamp: the channel it came in on, the task's split, the subtask, and (a
+    one-step job's source task) when the source handed it."""
 
-    __slots__ = ("channel", "split", "subtask")
+    __slots__ = ("channel", "split", "subtask", "read_ms")
 
     def __init__(self, split: str, subtask: int = 0):
         self.channel: bytes | None = None
         self.split = split
         self.subtask = subtask  # the Flink subtask (0-based) whose output is being pushed
+        self.read_ms: int | None = None  # processing time of the source's current batch (None: the clock's)
 
 
 def _element_stamps(stamps: list) -> list:
@@ -374,19 +377,24 @@ class _KeyedExitBuffer:
     transformWithState handle a row per key, not per element."""
 
     def __init__(self, plan: ExitPlan, record: Record, cursor: _Cursor, partition: int = 0,
-                 shuffle_partitions: int = 1):
+                 shuffle_partitions: int = 1, stage_uid: str = ""):
         self.plan = plan
         self.shuffle_partitions = shuffle_partitions  # of the keyed operator: each gets broadcast runs
         self.timed = True
         self.groups: dict[Any, list] = {}
         self.fixed_channel: bytes | None = None
         self.flushes = 0
+        self.record = record
+        self.cursor = cursor
+        self.final = False
         selector = plan.key_selector
         get_key = selector.get_key if is_function_object(selector, "get_key") else selector
         groups = self.groups
         name = plan.name
         one_step = plan.one_step
-        arrivals = [0]  # one-step jobs: an element's arrival position (this task's count, then its partition)
+        # one-step jobs: each element's place and the channels' watermarks (kindling/spark/one_step.py)
+        self.read_log = ReadLog((stage_uid, plan.index, partition), partition) if one_step else None
+        place = self.read_log.place if one_step else None
 
         def push(value):
             try:
@@ -402,9 +410,9 @@ class _KeyedExitBuffer:
                 group = groups.get(group_id)
             if group is None:
                 group = groups[group_id] = []
-            if one_step:  # no watermark before the end of input: the stamp's place holds the arrival
-                group.append((value, record.timestamp, (arrivals[0], partition)))
-                arrivals[0] += 1
+            if one_step:  # the stamp's place holds the element's place; the log keeps the stamp
+                group.append((value, record.timestamp, place(group_id[0], record.watermark, record.processing_time,
+                                                             cursor.read_ms)))
             else:
                 group.append((value, record.timestamp, record.watermark))
 
@@ -416,8 +424,9 @@ class _KeyedExitBuffer:
         self.extend = extend
 
     def ready(self, final: bool) -> bool:
+        self.final = final
         if not self.groups:
-            return False
+            return final and self.read_log is not None  # a one-step task ends its channels even without elements
         return final or sum(len(g) for g in self.groups.values()) >= KEYED_FLUSH_ELEMENTS
 
     def take(self) -> tuple[int, list[pa.Array], list | None, list | None, list | None]:
@@ -463,6 +472,14 @@ class _KeyedExitBuffer:
                 targets = partition_keys(self.shuffle_partitions)
             key_blobs = pa.concat_arrays([key_blobs, pa.array([k for _ in payloads for k in targets], pa.binary())])
             elements = pa.concat_arrays([elements, pa.array([p for p in payloads for _ in targets], pa.binary())])
+        if self.read_log is not None:  # every parallel instance gets the task's log, under one control key
+            ended = self.record.processing_time
+            log = self.read_log.take(self.final, self.fixed_channel, self.cursor.read_ms if ended is None else ended)
+            if log != ([], []):
+                payload = pickle.dumps(("timeline", log), protocol=5)
+                key_blobs = pa.concat_arrays([key_blobs, pa.array(partition_keys(1) * plan.parallelism, pa.binary())])
+                elements = pa.concat_arrays([elements, pa.array([payload] * plan.parallelism, pa.binary())])
+                subtasks += list(range(plan.parallelism))
         columns = [key_blobs, elements]
         if plan.one_step:
             columns.append(pa.array(subtasks, pa.int32()))
@@ -612,6 +629,8 @@ class StagePlan:
     key_type: Any = None  # a keyed stage: the key_type of its key_by (which subtask Flink gives a key)
     watermark_interval_ms: int = 200
     per_element_watermarks: bool = False
+    bundle_time_ms: int = 1000  # python.fn-execution.bundle.time: a bundle's time (one-step jobs)
+    bundle_size: int = 100_000  # python.fn-execution.bundle.size: a bundle's elements (one-step jobs)
     metrics: Any = None  # the job's accumulator of user metrics (kindling.spark.metrics)
 
     def schema(self) -> StructType:
@@ -643,13 +662,17 @@ class StageRun:
         self.record.save_context = lambda: (cursor.channel, cursor.subtask)
         self.record.restore_context = lambda saved: (setattr(cursor, "channel", saved[0]),
                                                      setattr(cursor, "subtask", saved[1]))
-        self.buffers = [_KeyedExitBuffer(ex, self.record, cursor, partition, plan.shuffle_partitions) if ex.layout == "keyed"
+        self.buffers = [_KeyedExitBuffer(ex, self.record, cursor, partition, plan.shuffle_partitions, plan.uid)
+                        if ex.layout == "keyed"
                         else _exit_buffer(ex)(ex, self.record, cursor, ex.index in plan.timed_exits) for ex in plan.exits]
         for buf in self.buffers:
             if buf.plan.distribution is not None:
                 buf.chooser = InstanceChooser(buf.plan.distribution, subtask, f"{plan.uid}#{buf.plan.index}")
         self.pushers = {b.plan.index: b.push for b in self.buffers}
         self.extenders = {b.plan.index: b.extend for b in self.buffers}
+        # A one-step job's source task: time is the source's, when it handed each batch (as in
+        # PyFlink, where Python functions hand their outputs on in bundles: docs/semantics.md)
+        self.reads_in_time = plan.reads_source and any(ex.one_step for ex in plan.exits)
         if watermark_generators is None:
             watermark_generators = self._generators(partition)
         self.generators = watermark_generators
@@ -685,6 +708,9 @@ class StageRun:
     def _generators(self, partition: int) -> Generators:
         plan = self.plan
         make = lambda: Generators(plan.watermark_interval_ms, plan.per_element_watermarks)  # noqa: E731
+        if self.reads_in_time:
+            make = lambda: Generators(plan.watermark_interval_ms, plan.per_element_watermarks,  # noqa: E731
+                                      clock=self._read_clock)
         if plan.reads_source or not plan.channels:
             return make()  # a split is read by one task: its generators start with it
         # a partition of a union or keyed stage is a channel that lives across micro-batches
@@ -697,6 +723,10 @@ class StageRun:
             generators = _task_generators[key] = make()
         return generators
 
+    def _read_clock(self) -> int:
+        read_ms = self.cursor.read_ms
+        return wall_clock_ms() if read_ms is None else read_ms
+
     def set_split(self, split: str) -> None:
         """Names the split this task reads; the channel of an assigner is its uid and the split."""
         self.cursor.split = split
@@ -708,11 +738,13 @@ class StageRun:
         return f"{_channel_name(exit_plan.assigner)}|{self.cursor.split}"
 
     def push_output(self, tag: str | None, value: Any, timestamp: int | None, watermark: int | None,
-                    channel: bytes | None = None) -> None:
-        """Pushes one output of a keyed operator (main or side output) into the chain."""
+                    channel: bytes | None = None, processing_time: int | None = None) -> None:
+        """Pushes one output of a keyed operator (main or side output) into the chain; a one-step
+        job gives the processing time at which the operator made it (None: the clock's)."""
         record = self.record
         record.timestamp = timestamp
         record.watermark = watermark
+        record.processing_time = processing_time
         self.cursor.channel = channel
         if tag is None:
             self.push(value)
@@ -732,7 +764,10 @@ class StageRun:
         ended = False
         if reads_source:  # (C iterators: a source's failure is not reported through another frame)
             batches = itertools.chain.from_iterable(map(_elements_apart, batches))
+        reads_in_time = self.reads_in_time
         for batch in batches:
+            if reads_in_time:
+                cursor.read_ms = wall_clock_ms()
             values = codec.decode([batch.column(i) for i in range(n_value_cols)])
             if batch.num_columns == n_value_cols:  # a BATCH-mode source: no time columns
                 self.push_list(values)

@@ -1,12 +1,13 @@
 """The equi-join keys of a join predicate: the equalities of a column of each table it holds (a
-regular join runs on kindling/runtime/table/join.py, keyed by them)."""
+regular join runs on kindling/runtime/table/join.py, keyed by them); semi and anti joins (SQL's
+IN and EXISTS subqueries)."""
 from __future__ import annotations
 
 from typing import List, Tuple
 
 from kindling.table.expressions import Expression
 
-__all__ = ["conjuncts", "equi_keys"]
+__all__ = ["conjuncts", "equi_keys", "existence_join"]
 
 
 def conjuncts(predicate: Expression) -> List[Expression]:
@@ -28,3 +29,14 @@ def equi_keys(predicate: Expression, left: List[str], right: List[str]) -> Tuple
             elif b in left and a in right:
                 left_keys.append(b), right_keys.append(a)
     return left_keys, right_keys
+
+
+def existence_join(left, right, predicate: Expression, existence: str):
+    """The rows of the Table ``left`` that have (``existence`` ``"SEMI"``) or have not (``"ANTI"``) a row
+    of ``right`` (whose column names differ) for which ``predicate`` holds. In a stream an anti join's
+    rows are retracted when their first partner comes, a semi join's when their last partner goes."""
+    from kindling.table.planner import nodes
+
+    updating = not left._in_batch() and (existence == "ANTI" or left._updating or right._updating)
+    return left._with(nodes.Join(left=left._node, right=right._node, predicate=predicate, existence=existence,
+                                 out=left._output(left._schema, updating=updating)))

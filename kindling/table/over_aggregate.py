@@ -17,9 +17,10 @@ __all__ = ["OverFrame", "over_aggregate"]
 
 class OverFrame:
     """An OVER window: partition columns, the (time) column it is ordered by, and its frame:
-    ``rows`` (else RANGE) and ``preceding`` (rows, or ms of a RANGE; None: UNBOUNDED)."""
+    ``rows`` (else RANGE) and ``preceding`` (rows, or ms of a RANGE; None: UNBOUNDED). Without an
+    order (``order_field`` None, BATCH mode) the frame is the whole partition."""
 
-    def __init__(self, partition_keys: List[str], order_field: str, rows: bool, preceding: Optional[int]):
+    def __init__(self, partition_keys: List[str], order_field: Optional[str], rows: bool, preceding: Optional[int]):
         self.partition_keys, self.order_field = list(partition_keys), order_field
         self.rows, self.preceding = rows, preceding
 
@@ -30,6 +31,8 @@ class OverFrame:
         bound = "UNBOUNDED" if self.preceding is None else \
             (f"{self.preceding}" if self.rows else f"INTERVAL {self.preceding} ms")
         partition = f"PARTITION BY {', '.join(self.partition_keys)} " if self.partition_keys else ""
+        if self.order_field is None:
+            return f"{partition}ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
         return (f"{partition}ORDER BY {self.order_field} {'ROWS' if self.rows else 'RANGE'} BETWEEN {bound} "
                 "PRECEDING AND CURRENT ROW")
 
@@ -41,13 +44,22 @@ def over_aggregate(table, frame: OverFrame, aggregates: List[Expression], names:
 
     types = table._types()
     for key in frame.partition_keys + [frame.order_field]:
-        if key not in types:
+        if key is not None and key not in types:
             raise ValueError(f"OVER: no column '{key}' in the table ({list(types)})")
     if table._updating:
         raise ValueError("OVER aggregations of an updating table (an aggregation's changes) are not supported by "
                          "Kindling yet")
+    kinds = {getattr(a._aggregate, "kind", None) for a in aggregates}
+    if frame.order_field is None:
+        if kinds & {"lag", "lead"}:
+            raise ValueError("OVER: LAG and LEAD need the window's ORDER BY")
+        if not table._in_batch():  # Flink's words
+            raise ValueError("The window can only be ordered by a single time column.")
+    elif "lead" in kinds and not table._in_batch():
+        raise ValueError("LEAD Function is not supported in stream mode.")
     proctime = frame.order_field == table._proctime
-    if not table._in_batch() and frame.order_field != table._rowtime and not proctime:
+    if not table._in_batch() and frame.order_field is not None and frame.order_field != table._rowtime \
+            and not proctime:
         raise ValueError(f"OVER windows are ordered by a time attribute: '{frame.order_field}' is not one "
                          f"(event time: {table._rowtime or 'none'}; declare it with a watermark in the Schema); "
                          "ordering by other columns is not supported by Kindling yet")

@@ -125,7 +125,7 @@ def _interval_value(node, value) -> Optional[Clause]:
 def _join_kind(node, kind) -> Optional[Clause]:
     kind = (kind or "").upper()
     if kind in ("", "INNER", "OUTER") or (kind == "CROSS" and isinstance(node.this, (exp.Lateral, exp.Unnest))):
-        return None  # FROM t, LATERAL TABLE(f(x)) joins the function's rows (UNNEST is refused by its name)
+        return None  # FROM t, LATERAL TABLE(f(x)) and CROSS JOIN UNNEST(xs) join the function's rows
     return VALUE_CLAUSES["cross_join" if kind == "CROSS" else "semi_join"]
 
 
@@ -240,6 +240,7 @@ TRANSLATED: Dict[type, Dict[str, Optional[Check]]] = {
     exp.Version: _args("expression", this=_system_time, kind=_as_of),
     exp.Join: _args("this", "on", "side", kind=_join_kind),
     exp.Lateral: _args("this", "alias"),
+    exp.Unnest: _args("expressions", "alias"),
     TableArgument: _args("this", "expressions"),
     exp.Kwarg: _BINARY,
     exp.Where: _UNARY,
@@ -278,6 +279,8 @@ TRANSLATED: Dict[type, Dict[str, Optional[Check]]] = {
     exp.Avg: _UNARY,
     exp.Min: _UNARY,
     exp.Max: _UNARY,
+    exp.Lag: _args("this", "offset", "default"),
+    exp.Lead: _args("this", "offset", "default"),
     exp.Cast: _args("this", "to"),
     exp.TryCast: _args("this", "to", "safe"),  # the Spark dialect reads CAST as TryCast, TRY_CAST with safe
     exp.DataType: _args("this", "expressions"),  # the types: ddl.data_type refuses those it lacks
@@ -321,7 +324,8 @@ TRANSLATED: Dict[type, Dict[str, Optional[Check]]] = {
     exp.ConcatWs: _args("expressions", "safe", "coalesce", "flatten"),  # the Spark dialect's marks
     exp.DPipe: _args("this", "expression", "safe"),
     exp.Coalesce: _args("this", "expressions"),
-    exp.In: _args("this", "expressions"),
+    exp.In: _args("this", "expressions", "query"),  # query: sql.py's _existence_joined
+    exp.Exists: _UNARY,
     exp.Between: _args("this", "low", "high"),
     exp.Nullif: _BINARY,
     exp.Substring: _args("this", "start", "length"),
@@ -379,14 +383,14 @@ CLAUSES: Dict[Union[type, Tuple[type, str]], Clause] = {
     exp.PreWhere: Clause("PREWHERE clause", False),
     exp.MatchRecognize: Clause("MATCH_RECOGNIZE", True),
     exp.Hint: VALUE_CLAUSES["hints"],
-    exp.Unnest: Clause("UNNEST", True),
     exp.NullSafeEQ: Clause("IS NOT DISTINCT FROM", True),
     exp.NullSafeNEQ: Clause("IS DISTINCT FROM", True),
     exp.Escape: Clause("ESCAPE of LIKE or SIMILAR TO", True),
     exp.ILike: Clause("ILIKE operator", False, "LOWER(s) LIKE pattern"),
     exp.RegexpLike: Clause("RLIKE, REGEXP operator or REGEXP_LIKE", False, "REGEXP(string, pattern)"),
     exp.IntDiv: Clause("DIV operator", False, "CAST(a / b AS INT)"),
-    exp.Exists: Clause("EXISTS (subquery)", True),
+    exp.All: Clause("ALL (subquery) comparison", True, "NOT EXISTS or NOT IN"),
+    exp.Any: Clause("ANY or SOME (subquery) comparison", True, "EXISTS or IN"),
     exp.GroupingSets: Clause("GROUPING SETS", True),
     exp.Cube: Clause("CUBE", True),
     exp.Rollup: Clause("ROLLUP", True),
@@ -406,7 +410,7 @@ CLAUSES: Dict[Union[type, Tuple[type, str]], Clause] = {
     (exp.Group, "rollup"): Clause("GROUP BY ... WITH ROLLUP", False, "GROUP BY ROLLUP (...)"),
     (exp.Group, "grouping_sets"): Clause("GROUPING SETS", True),
     (exp.Order, "this"): Clause("ORDER BY inside an aggregate call", True),
-    (exp.In, "query"): Clause("IN (subquery)", True, "join the table instead"),
+    (exp.Unnest, "offset"): Clause("UNNEST ... WITH ORDINALITY", True),
     (exp.Between, "symmetric"): Clause("BETWEEN SYMMETRIC", True),
     (exp.Cast, "format"): Clause("CAST ... FORMAT", False),
     (exp.TryCast, "format"): Clause("CAST ... FORMAT", False),

@@ -434,11 +434,12 @@ class Table:
 
     def to_pandas(self):
         """The rows as a pandas DataFrame with the table's column names (runs a job); an updating
-        table's final rows."""
+        table's final rows; a ROW value is a dict of its fields, as in PyFlink."""
         import pandas
 
-        with self.execute().collect() as rows:
-            return pandas.DataFrame(_final_rows(rows), columns=self._schema.get_field_names())
+        with self._stream().execute_and_collect() as changes:
+            rows = [[v.as_dict(True) if isinstance(v, Row) and v._fields is not None else v for v in row] for row in _final_rows(changes)]
+        return pandas.DataFrame(rows, columns=self._schema.get_field_names())
 
     def execute_insert(self, table_path: str, overwrite: bool = False) -> TableResult:
         """Writes the rows into the table ``table_path`` (a sink table) and starts the job."""

@@ -10,6 +10,7 @@ import datetime
 import unicodedata
 from typing import Any, List, Optional
 
+from kindling.common.types import Row, _create_row
 from kindling.common.unsupported import unsupported
 from kindling.datastream.data_stream import CloseableIterator  # a query's rows (Table.execute().collect())
 from kindling.table.result_kind import ResultKind
@@ -31,11 +32,15 @@ class TableResult:
         self._with_kind = with_kind  # streaming: the rows are changes, printed with their op
         self._widths_of_data = widths_of_data  # SHOW, DESCRIBE: columns as wide as their values
 
-    def collect(self):
-        """The rows of ``Table.execute()``: a CloseableIterator (``with result.collect() as rows: ...``)."""
+    def collect(self) -> "PositionalRows":
+        """The rows of ``Table.execute()``: a CloseableIterator (``with result.collect() as rows: ...``).
+
+        As PyFlink's, the rows (and rows nested in them) carry no field names: they print as
+        ``<Row('a', 5)>`` and are read by position; the names are in :meth:`get_table_schema`.
+        """
         if self._rows is None:
             raise ValueError("collect() reads the rows of Table.execute(); this result has none")
-        return self._rows
+        return PositionalRows(self._rows)
 
     @unsupported("ResolvedSchema belongs to Flink's catalog; get_table_schema() has the columns")
     def get_resolved_schema(self): ...
@@ -179,6 +184,46 @@ def _cells(values: List[str], widths: List[int]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+class PositionalRows:
+    """A query's rows without their field names, as PyFlink's ``TableResult.collect()`` gives them;
+    closing it closes the job's iterator."""
+
+    def __init__(self, rows: Any):
+        self._rows = rows
+        self._iterator = iter(rows)
+
+    def __iter__(self) -> "PositionalRows":
+        return self
+
+    def __next__(self) -> Any:
+        return _positional(next(self._iterator))
+
+    def next(self) -> Any:
+        return self.__next__()
+
+    def close(self) -> None:
+        close = getattr(self._rows, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> "PositionalRows":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _positional(value: Any) -> Any:
+    """``value`` with every Row in it (nested, in arrays and maps) positional, of the same kind."""
+    if isinstance(value, Row):
+        return Row.of_kind(value.get_row_kind(), *[_positional(v) for v in value])
+    if isinstance(value, list):
+        return [_positional(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _positional(v) for k, v in value.items()}
+    return value
+
+
 class _Listing(list):
     """The rows of a statement's result (SHOW, DESCRIBE), read like a job's CloseableIterator."""
 
@@ -191,7 +236,6 @@ class _Listing(list):
 
 def listing(names: List[str], rows: List[List[str]]) -> TableResult:
     """The result of a SHOW or DESCRIBE statement: string columns ``names``."""
-    from kindling.common.types import _create_row
     from kindling.table.schema import Schema
     from kindling.table.types import DataTypes
 

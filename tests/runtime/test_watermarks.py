@@ -4,7 +4,7 @@ from types import SimpleNamespace
 import pytest
 
 from kindling.common.time import Duration
-from kindling.runtime.channels import ChannelTable, Replay
+from kindling.runtime.channels import ChannelTable, ReadLog, Replay, Timeline
 from kindling.runtime.task_info import MIN_WATERMARK
 from kindling.runtime.watermarks import Generators, WatermarkGenerator, generator_for
 
@@ -237,6 +237,14 @@ def test_time_settings_from_the_environment():
     env.config.set_auto_watermark_interval(200)
     with pytest.raises(ValueError, match="auto-watermark-interval"):
         TimeSettings.of(env)
+    env.conf.set_string("pipeline.auto-watermark-interval", "200 ms")
+    assert (TimeSettings.of(env).bundle_time_ms, TimeSettings.of(env).bundle_size) == (1000, 100_000)
+    env.conf.set_string("python.fn-execution.bundle.time", "2000")
+    env.conf.set_string("python.fn-execution.bundle.size", "0")  # PyFlink's default where not positive
+    assert (TimeSettings.of(env).bundle_time_ms, TimeSettings.of(env).bundle_size) == (2000, 100_000)
+    env.conf.set_string("python.fn-execution.bundle.time", "1 s")
+    with pytest.raises(ValueError, match="python.fn-execution.bundle.time must be a whole number"):
+        TimeSettings.of(env)
 
 
 def test_idle_channel_that_reports_without_elements_does_not_count():
@@ -255,3 +263,80 @@ def test_channel_without_elements_in_the_batch_does_not_hold_the_replay_back():
     assert replay.levels == {"data": MIN_WATERMARK, "quiet": 300}
     _, out, after = replay.run([("data", 0, [("a", 1000, MIN_WATERMARK), ("b", 900, 1899)])])
     assert [w for _, _, w in out] == [MIN_WATERMARK, 300] and after == 300  # quiet still counts
+
+
+# -- one-step jobs: the read logs and the timeline they give ----------------------------------
+
+def test_read_log_places_elements_and_records_where_a_channels_stamps_change():
+    log = ReadLog(("stage", 0, 3), 3)
+    assert log.place(b"a|p3", MIN_WATERMARK, 1000) == (1000, 0, 3)
+    assert log.place(b"a|p3", 499, 1200) == (1200, 1, 3)
+    assert log.place(b"a|p3", 499, 1100) == (1200, 2, 3)  # places never go back within a task
+    assert log.take(final=False) == ([((1200, 1, 3), (b"a|p3", ("stage", 0, 3)), 499)], [])
+    log.place(b"a|p3", 999, 1300)
+    changes, ends = log.take(final=True, processing_time=1400)
+    assert changes == [((1300, 3, 3), (b"a|p3", ("stage", 0, 3)), 999)]
+    assert ends == [((1400, 4, 3), (b"a|p3", ("stage", 0, 3)))]
+
+
+def test_read_log_of_a_task_without_elements_ends_its_default_channel():
+    assert ReadLog(("s", 0, 1), 1).take(True, b"a|p1", 50) == ([], [((50, 0, 1), (b"a|p1", ("s", 0, 1)))])
+
+
+def test_read_log_counts_unnamed_stamps_only_with_their_processing_time():
+    """An upstream keyed operator's watermark (no channel name) counts where its replay hands it on
+    with a processing time, not after a union, where its parallel instances' rows meet."""
+    log = ReadLog(("s", 0, 0), 0)
+    log.place(None, 700, None)
+    assert log.take(False) == ([], [])
+    place = log.place(None, 700, 5)
+    assert log.take(False)[0] == [(place, (None, ("s", 0, 0)), 700)]
+
+
+def test_timeline_gives_each_point_the_minimum_over_the_channels_that_have_not_ended():
+    fast, slow = ("fast", ("s", 0, 0)), ("slow", ("s", 0, 1))
+    logs = [([((10, 1, 0), fast, 1000), ((20, 2, 0), fast, 3000)], [((40, 6, 0), fast)]),
+            ([((15, 1, 1), slow, 200)], [((22, 2, 1), slow)])]
+    places = [(10, 0, 0), (10, 1, 0), (12, 0, 1), (15, 1, 1), (20, 2, 0), (30, 5, 0)]
+    timeline = Timeline(places, logs)
+    watermarks = [timeline.wm[k] for k in timeline.element_points]
+    # the change an element's stamp made comes before it; a channel that ended stops holding
+    assert watermarks == [MIN_WATERMARK, MIN_WATERMARK, MIN_WATERMARK, 200, 200, 3000]
+    assert [timeline.ms[k] for k in timeline.element_points] == [10, 10, 12, 15, 20, 30]
+    assert timeline.end_ms == 40 and timeline.end_wm == 3000  # the last channel's end: no rise to MAX
+    assert [timeline.wm[k] for k in timeline.steps] == [200, 3000]
+
+
+def test_timeline_tells_where_timers_fall_due():
+    ch = ("c", ("s", 0, 0))
+    timeline = Timeline([(0, 0, 0), (5, 2, 0), (9, 4, 0)],
+                        [([((5, 1, 0), ch, 100), ((9, 3, 0), ch, 300)], [((9, 5, 0), ch)])])
+    # points: element 0, change to 100, element, change to 300, element, end
+    assert timeline.wm == [MIN_WATERMARK, 100, 100, 300, 300, 300]
+    assert timeline.event_firing(100, 0) == 1 and timeline.event_firing(101, 0) == 3
+    assert timeline.event_firing(50, 2) == 3  # fires where the watermark rises next
+    assert timeline.event_firing(301, 0) is None  # not before the end of the input
+    assert timeline.processing_firing(5, 0) == 1 and timeline.processing_firing(5, 3) == 3
+    assert timeline.processing_firing(10, 0) is None
+
+
+def test_timeline_ends_bundles_where_a_pyflink_python_operator_does():
+    """PyFlink's check every period from the operator's start ends a bundle holding elements,
+    unless it ended one a period or less before; a full bundle ends at once; watermarks end none."""
+    ch = ("c", ("s", 0, 0))
+    reads = [0, 500, 1200, 1500, 2100, 2900, 3000, 3100, 9000, 9400, 10000]
+    places = [(ms, i, 0) for i, ms in enumerate(reads)]
+    timeline = Timeline(places, [([((1500, 3, 0), ch, 100)], [((10000, 11, 0), ch)])])
+    at = {timeline.ms[k]: k for k in reversed(timeline.element_points)}
+    # 1000 ends [0, 500]; 2000 comes too soon after it, 3000 ends [1200, 2900] (before the element
+    # read at 3000); 4000 ends [3000, 3100]; after a pause, 9000 comes when the bundle is empty and
+    # 10000 ends [9000, 9400]
+    assert timeline.bundle_ends(1000, 100_000) == [at[1200], at[3000], at[9000], at[10000]]
+    # three elements end a bundle before the next: [1200, 1500, 2100] and [2900, 3000, 3100]
+    assert timeline.bundle_ends(1000, 3) == [at[1200], at[2900], at[9000], at[10000]]
+    assert Timeline([], ()).bundle_ends(1000, 3) == []
+
+
+def test_timeline_without_channels_keeps_the_watermark_at_min():
+    timeline = Timeline([(1, 0, 0), (2, 1, 0)], ())
+    assert timeline.wm == [MIN_WATERMARK, MIN_WATERMARK] and timeline.steps == [] and timeline.end_ms == 2

@@ -39,12 +39,14 @@ QUERIES = [
     "SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS x(a, b)",
     "SELECT * FROM t JOIN u ON t.name = u.name LEFT OUTER JOIN u AS y ON t.name = y.name",
     "SELECT * FROM t, LATERAL TABLE(split_words(name)) AS w(word)",
+    "SELECT * FROM t CROSS JOIN UNNEST(ARRAY[v, 2]) AS x(y)",
     "SELECT * FROM TABLE(TUMBLE(DATA => TABLE t, TIMECOL => DESCRIPTOR(ts), SIZE => INTERVAL '1' MINUTES))",
     "SELECT * FROM TABLE(SESSION(TABLE t PARTITION BY name, DESCRIPTOR(ts), INTERVAL '0.5' SECOND))",
     "SELECT v, SUM(v) OVER w FROM t WINDOW w AS (PARTITION BY name ORDER BY ts ROWS BETWEEN 2 PRECEDING AND "
     "CURRENT ROW)",
     "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY name ORDER BY ts) AS rn FROM t) WHERE rn = 1",
     "SELECT o.v, d.name FROM t AS o JOIN dim FOR SYSTEM_TIME AS OF o.pt AS d ON o.v = d.id",
+    "SELECT name FROM t WHERE v IN (SELECT w FROM u) AND NOT EXISTS (SELECT 1 FROM u WHERE u.name = t.name)",
 ]
 #: queries of batch mode only (sql_query, batch mode)
 BATCH_QUERIES = [
@@ -53,6 +55,9 @@ BATCH_QUERIES = [
     "WITH x AS (SELECT v FROM t) SELECT v FROM x EXCEPT SELECT w FROM u ORDER BY v LIMIT 2 OFFSET 1",
     "SELECT * FROM (SELECT *, RANK() OVER (ORDER BY v) AS r FROM t) WHERE r <= 2",
     "SELECT * FROM (SELECT *, DENSE_RANK() OVER (PARTITION BY name ORDER BY v) AS r FROM t) WHERE r <= 2",
+    "SELECT LAG(v) OVER w, LAG(v, 2, -1) OVER w, LEAD(v, 1, 0) OVER w FROM t "
+    "WINDOW w AS (PARTITION BY name ORDER BY ts)",
+    "SELECT MAX(v) OVER (PARTITION BY name) FROM t",
 ]
 #: statements of execute_sql (ddl.parse_statement)
 STATEMENTS = [
@@ -174,7 +179,8 @@ REFUSED = [
     ("SELECT FLOOR(v, 1) FROM t", "Flink SQL has no FLOOR of decimal places"),
     ("SELECT * FROM t /*+ OPTIONS('a' = 'b') */", re.escape("SQL hints (/*+ ... */) is not supported")),
     ("SELECT /*+ BROADCAST(u) */ * FROM t JOIN u ON t.name = u.name", "SQL hints"),
-    ("SELECT name FROM t WHERE name IN (SELECT name FROM u)", "IN \\(subquery\\) is not supported by Kindling yet"),
+    ("SELECT name FROM t WHERE v > ALL (SELECT w FROM u)", "ALL \\(subquery\\) comparison is not supported"),
+    ("SELECT name FROM t WHERE v = SOME (SELECT w FROM u)", "ANY or SOME \\(subquery\\) comparison is not supported"),
     ("SELECT name FROM t WHERE v IS DISTINCT FROM 1", "IS DISTINCT FROM is not supported by Kindling yet"),
     ("SELECT name FROM t WHERE name LIKE 'a!%' ESCAPE '!'", "ESCAPE of LIKE or SIMILAR TO is not supported"),
     ("SELECT name FROM t WHERE name ILIKE 'a'", "Flink SQL has no ILIKE operator"),
@@ -182,7 +188,8 @@ REFUSED = [
     ("SELECT name, ARRAY_AGG(v) FILTER (WHERE v > 1) FROM t GROUP BY name",
      "FILTER .* other than COUNT, SUM, AVG, MIN, MAX, STDDEV or VAR is not supported by Kindling yet"),
     ("SELECT name, COUNT(*) FROM t GROUP BY ROLLUP (name)", "ROLLUP is not supported by Kindling yet"),
-    ("SELECT * FROM t CROSS JOIN UNNEST(ARRAY[1, 2]) AS x(y)", "UNNEST is not supported by Kindling yet"),
+    ("SELECT * FROM t CROSS JOIN UNNEST(ARRAY[1, 2]) WITH ORDINALITY AS x(y, n)",
+     "UNNEST ... WITH ORDINALITY is not supported by Kindling yet"),
     ("SELECT * FROM default_database.t", r"catalog or database in a table name \(db.t\) is not supported"),
     ("SELECT * EXCEPT (v) FROM t", r"Flink SQL has no SELECT \* EXCEPT"),
     ("SELECT DISTINCT ON (name) name, v FROM t", "Flink SQL has no DISTINCT ON"),

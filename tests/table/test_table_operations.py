@@ -71,7 +71,7 @@ def test_execute_collect_reads_a_query_over_elements(any_env):
     t_env = StreamTableEnvironment.create(any_env)
     table = t_env.from_elements([(1, 'Hi'), (2, 'Hello'), (3, 'Hey')], ['a', 'b'])
     with table.where(col('a') >= 2).select(col('b'), col('a') * 3).execute().collect() as rows:
-        assert sorted((r.b, r[1]) for r in rows) == [('Hello', 6), ('Hey', 9)]
+        assert sorted((r[0], r[1]) for r in rows) == [('Hello', 6), ('Hey', 9)]
 
 
 def test_from_pandas_and_to_pandas_round_trip_through_a_query(env):

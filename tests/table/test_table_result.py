@@ -69,7 +69,7 @@ def test_schemas_are_pyflinks_table_schemas(spark):
     assert schema.get_field_data_type('v') == DataTypes.INT().not_null() and schema.get_field_data_type('x') is None
     assert schema.to_row_data_type() == DataTypes.ROW([DataTypes.FIELD('name', DataTypes.CHAR(1).not_null()),
                                                        DataTypes.FIELD('v', DataTypes.INT().not_null())])
-    assert list(result.collect()) == [Row(name='a', v=5)]
+    assert list(result.collect()) == [Row('a', 5)]  # as PyFlink's, without field names
     table = t_env.from_elements([(1, 'a')], ['id', 'name'])
     assert repr(table.get_schema()) == "root\n |-- id: BIGINT\n |-- name: STRING\n"
     assert TableSchema.builder().field('id', DataTypes.BIGINT()).field('name', DataTypes.STRING()).build() == \

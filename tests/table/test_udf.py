@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kindling.table import DataTypes, StreamTableEnvironment
+from kindling.common import Row
+from kindling.table import AggregateFunction, DataTypes, StreamTableEnvironment
 from kindling.table.expressions import call, col
 from kindling.table.udf import udaf, udf, udtf
 
@@ -46,6 +47,34 @@ def test_functions_are_called_by_registered_name(env):
         assert sorted(r[0] for r in via_call.execute().collect()) == [2, 3, 5, 7, 11]
     finally:
         t_env.drop_temporary_system_function('is_prime')
+
+
+class _Total(AggregateFunction):
+    def create_accumulator(self):
+        return Row(0)
+
+    def accumulate(self, accumulator, value):
+        accumulator[0] += value
+
+    def get_value(self, accumulator):
+        return accumulator[0]
+
+
+def test_an_aggregate_function_emits_a_groups_changes_once_per_bundle(env):
+    """PyFlink runs a Python aggregate function in bundles and emits each group's changes when the
+    bundle ends: a small bounded input is one bundle, so one change per group, also where a one-step
+    job replays the time its rows were read (kindling/spark/one_step.py)."""
+    env.set_parallelism(2)
+    t_env = StreamTableEnvironment.create(env)
+    people = t_env.from_elements([(1, 'ada', 36), (2, 'alan', 41), (3, 'grace', 85), (4, 'bob', 12),
+                                  (5, 'cid', 90), (6, 'dan', 50)], ['id', 'name', 'age'])
+    total = udaf(_Total(), result_type=DataTypes.BIGINT(),
+                 accumulator_type=DataTypes.ROW([DataTypes.FIELD('total', DataTypes.BIGINT())]))
+    result = people.add_columns((col('id') % 2).alias('odd')).group_by(col('odd')) \
+        .select(col('odd'), total(col('age')))
+    with result.execute().collect() as rows:
+        changes = sorted((r.get_row_kind().short_string(), *r) for r in rows)
+    assert changes == [('+I', 0, 103), ('+I', 1, 211)]
 
 
 def test_wrong_functions_fail_naming_the_fix(env):

@@ -1,7 +1,8 @@
 """The accumulators of Flink's aggregate functions as Kindling's grouping operators keep them: plain
 data in keyed state, retracting for an updating input. ``accumulator_of`` gives the one of an
 aggregate call: COUNT, SUM, SUM0, AVG, MIN, MAX (DISTINCT too), VAR_POP, VAR_SAMP, STDDEV_POP,
-STDDEV_SAMP, FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, PERCENTILE and user aggregate functions."""
+STDDEV_SAMP, FIRST_VALUE, LAST_VALUE, LISTAGG, ARRAY_AGG, PERCENTILE, LAG (of an OVER window) and user
+aggregate functions."""
 from __future__ import annotations
 
 import math
@@ -10,8 +11,8 @@ from typing import Any, List, Tuple
 
 from kindling.runtime.table.functions import divide
 
-__all__ = ["Aggregate", "PercentileAggregate", "SequenceAggregate", "UserAggregate", "VarianceAggregate",
-           "accumulator_of"]
+__all__ = ["Aggregate", "LagAggregate", "PercentileAggregate", "SequenceAggregate", "UserAggregate",
+           "VarianceAggregate", "accumulator_of"]
 
 
 class Aggregate:
@@ -179,6 +180,28 @@ class PercentileAggregate(Aggregate):
         return values[lower] + (position - lower) * (values[upper] - values[lower])
 
 
+class LagAggregate(Aggregate):
+    """LAG of an OVER window (streaming, as Flink's): the value ``offset`` rows before the last row
+    accumulated, else ``default``. The accumulator is the last ``offset + 1`` values; an OVER with
+    LAG has no bounded frame (Flink: "ROW/RANGE not allowed"), so nothing retracts."""
+
+    def __init__(self, offset: int, default: Any):
+        super().__init__("lag")
+        self.offset, self.default = offset, default
+
+    def create(self, float32: bool = False) -> list:
+        return []
+
+    def accumulate(self, acc: list, values: List[Any], sign: int) -> None:
+        if sign < 0:
+            raise ValueError("LAG takes no bounded OVER frame: nothing leaves its window")
+        acc.append(values[0])
+        del acc[:-(self.offset + 1)]
+
+    def result(self, acc: list, integral: bool) -> Any:
+        return acc[-1 - self.offset] if len(acc) > self.offset else self.default
+
+
 class UserAggregate(Aggregate):
     """A user aggregate function's accumulator calls (``function``: udaf's or udtaf's wrapper)."""
 
@@ -223,4 +246,6 @@ def accumulator_of(function: Any, distinct: bool = False, parameters: Tuple[Any,
         return SequenceAggregate(function, *parameters)
     if function == "percentile":
         return PercentileAggregate(*parameters)
+    if function == "lag":
+        return LagAggregate(*parameters)
     return Aggregate(function, distinct)

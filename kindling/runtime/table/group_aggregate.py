@@ -66,8 +66,9 @@ class GroupAggregateFunction(KeyedProcessFunction):
         self.calls = calls
         self.names = names
         # PyFlink runs Python aggregate functions in bundles and emits a group's changes once per
-        # bundle; Kindling once per micro-batch (a processing-time timer at the current time)
-        self.deferred = any(a._aggregate.kind == "udaf" for a in self.calls.aggregates)
+        # bundle: a processing-time timer at the current time emits them when the bundle ends, a
+        # micro-batch's end (in a one-step job, where PyFlink's would: kindling/spark/one_step.py)
+        self.emits_per_bundle = any(a._aggregate.kind == "udaf" for a in self.calls.aggregates)
 
     def open(self, runtime_context):
         from kindling.common.typeinfo import Types
@@ -87,7 +88,7 @@ class GroupAggregateFunction(KeyedProcessFunction):
             group = [0, self.calls.create(), None, [row._values[p] for p in self.key_positions], False]
         group[0] += sign
         self.calls.accumulate(group[1], row._values, sign)
-        if self.in_batch or self.deferred:
+        if self.in_batch or self.emits_per_bundle:
             if not group[4]:
                 group[4] = True
                 timers = ctx.timer_service()

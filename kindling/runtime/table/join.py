@@ -4,8 +4,10 @@ streaming join keeps them.
 STREAMING: a row joins the other side's rows of its key that pass the rest of the predicate; an
 inner join emits the joined rows with the row's own kind (``+I``, ``-U``, ``+U``, ``-D``). An outer join also emits a
 row padded with nulls while it has no partner, retracts it (``-D``) when the first partner comes and
-emits it again when the last partner goes. BATCH: each key's final joined rows at the end of the
-input."""
+emits it again when the last partner goes. A semi join (SQL's IN, EXISTS) emits a left row while it
+has partners: with its own kind when it comes with some, ``+I`` when its first partner comes, ``-D``
+when its last one goes; an anti join (NOT IN, NOT EXISTS) the other way round. BATCH: each key's final
+joined rows (left rows) at the end of the input."""
 from __future__ import annotations
 
 from typing import Any, List, Optional
@@ -18,14 +20,17 @@ __all__ = ["RegularJoinFunction"]
 
 
 class RegularJoinFunction(KeyedCoProcessFunction):
-    """Joins the rows of two keyed inputs (the left table's and the right's) of one key."""
+    """Joins the rows of two keyed inputs (the left table's and the right's) of one key; ``existence``
+    ``"SEMI"`` or ``"ANTI"``: keeps the left rows with partners or without."""
 
     def __init__(self, left_names: List[str], right_names: List[str], predicate: Optional[Any],
-                 left_outer: bool, right_outer: bool):
+                 left_outer: bool, right_outer: bool, existence: Optional[str] = None):
         self.left_names, self.right_names = left_names, right_names
         self.names = left_names + right_names
+        self.out_names = left_names if existence else self.names
         self.predicate = predicate
         self.outer = (left_outer, right_outer)
+        self.existence = existence
 
     def open(self, runtime_context):
         from kindling.common.typeinfo import Types
@@ -59,7 +64,9 @@ class RegularJoinFunction(KeyedCoProcessFunction):
         matches = [(o, entry) for o, entry in others.items() if self._passes(self._joined(side, values, o))]
         partners = sum(entry[0] for _, entry in matches)
         out = []
-        if row._row_kind in (RowKind.UPDATE_BEFORE, RowKind.DELETE):
+        if self.existence is not None:
+            out = self._existence(side, row._row_kind, values, mine, matches, partners)
+        elif row._row_kind in (RowKind.UPDATE_BEFORE, RowKind.DELETE):
             entry = mine.get(values)
             if entry is None:
                 return  # a retraction of a row never added, ignored as Flink does
@@ -87,12 +94,42 @@ class RegularJoinFunction(KeyedCoProcessFunction):
         if self.in_batch:
             ctx.timer_service().register_event_time_timer(MAX_WATERMARK)
             return
-        inner = not any(self.outer)
+        inner = not any(self.outer) and self.existence is None
         for kind, joined in out:
-            yield _create_row(self.names, joined, row._row_kind if inner else kind)
+            yield _create_row(self.out_names, joined, row._row_kind if inner else kind)
+
+    def _existence(self, side: int, kind: RowKind, values: tuple, mine: dict, matches: list, partners: int) -> list:
+        """A semi or anti join's changes of the left rows when ``values`` of ``side`` come or go."""
+        keep_matched = self.existence == "SEMI"
+        retracting = kind in (RowKind.UPDATE_BEFORE, RowKind.DELETE)
+        if retracting:
+            entry = mine.get(values)
+            if entry is None:
+                return []  # a retraction of a row never added, ignored as Flink does
+            entry[0] -= 1
+            if entry[0] == 0:
+                del mine[values]
+        else:
+            mine.setdefault(values, [0, partners])[0] += 1
+        if side == 0:
+            return [(kind, list(values))] if (partners > 0) == keep_matched else []
+        out = []
+        for left, left_entry in matches:  # each left partner gains or loses one
+            had = left_entry[1] > 0
+            left_entry[1] += -1 if retracting else 1
+            if had != (left_entry[1] > 0):
+                shown = (left_entry[1] > 0) == keep_matched
+                out += [(RowKind.INSERT if shown else RowKind.DELETE, list(left))] * left_entry[0]
+        return out
 
     def on_timer(self, timestamp, ctx):
         left, right = self.sides[0].value() or {}, self.sides[1].value() or {}
+        if self.existence is not None:
+            for values, (count, partners) in left.items():
+                if (partners > 0) == (self.existence == "SEMI"):
+                    for _ in range(count):
+                        yield _create_row(self.out_names, list(values), RowKind.INSERT)
+            return
         for values, (count, partners) in left.items():
             for other, (other_count, _) in right.items():
                 joined = list(values + other)

@@ -13,11 +13,14 @@ before. Accumulators are incremental, retracting the rows that leave a bounded f
 round as Flink's. A late row (a bounded frame: at or before the last timestamp processed, which
 starts at 0; an unbounded one: at or before the watermark) is dropped and counted, as Flink does.
 Processing time (a ``proctime`` attribute): each row is emitted when it arrives. BATCH mode: a
-partition's rows sorted by the order column at the end of the input, then the same frames.
+partition's rows sorted by the order column at the end of the input, then the same frames; an OVER
+without ORDER BY gives every row the aggregates of its whole partition; LAG and LEAD take the value
+``offset`` rows before or after in that order (ties in arrival order), as Flink's batch offset
+frames. In a stream LAG is an aggregate of the frame (kindling/runtime/table/aggregates.py).
 """
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, Dict, List
 
 from kindling.common.time import MAX_WATERMARK, epoch_millis, timestamp_of
 from kindling.common.types import RowKind, _create_row
@@ -30,16 +33,21 @@ __all__ = ["OverAggregateFunction"]
 class OverAggregateFunction(TableKeyedFunction):
     """The rows of one partition with their frame's aggregates (see the module docstring): ``frame``
     (kindling/table/over_aggregate.py ``OverFrame``), ``names`` the input's columns and one per
-    aggregate of ``calls``; ``time_ordered``: the frame is ordered by a TIMESTAMP column."""
+    aggregate of ``calls``; ``time_ordered``: the frame is ordered by a TIMESTAMP column;
+    ``offsets``: the LAG and LEAD calls of BATCH mode by position among the aggregates (``calls``
+    has the others)."""
 
     state_name = "_kindling_over"
 
-    def __init__(self, calls: AggregateCalls, frame: Any, names: List[str], proctime: bool, time_ordered: bool):
+    def __init__(self, calls: AggregateCalls, frame: Any, names: List[str], proctime: bool, time_ordered: bool,
+                 offsets: Dict[int, Any]):
         self.calls, self.frame, self.names, self.proctime = calls, frame, names, proctime
-        self.order_position = calls.input_names.index(frame.order_field)
-        self.time_ordered = time_ordered
+        self.order_position = None if frame.order_field is None else calls.input_names.index(frame.order_field)
+        self.time_ordered, self.offsets = time_ordered, offsets
 
     def _order_value(self, values: list):
+        if self.order_position is None:
+            return 0
         value = values[self.order_position]
         return epoch_millis(timestamp_of(value)) if self.time_ordered and value is not None else value
 
@@ -74,9 +82,33 @@ class OverAggregateFunction(TableKeyedFunction):
             return
         pending = partition[4]
         due = sorted(pending, key=_nulls_first) if self.in_batch else [timestamp] if timestamp in pending else []
-        for order in due:
-            yield from self._fire(partition, order, pending.pop(order))
+        if self.in_batch and (self.offsets or self.frame.order_field is None):
+            yield from self._partition(partition, [(order, pending.pop(order)) for order in due])
+        else:
+            for order in due:
+                yield from self._fire(partition, order, pending.pop(order))
         self.state.update(partition)
+
+    def _partition(self, partition: list, peers: list):
+        """BATCH mode: the partition's rows (``peers``: [(order value, rows)] in order), each with its
+        aggregates (over the whole partition without an order) and its LAG and LEAD values."""
+        rows = [values for _, group in peers for values in group]
+        if self.frame.order_field is None:
+            for values in rows:
+                self.calls.accumulate(partition[2], values, 1)
+            results = [self.calls.result([], partition[2])] * len(rows)
+        else:
+            results = [row._values[len(row._values) - len(self.calls.aggregates):]
+                       for order, group in peers for row in self._fire(partition, order, group)]
+        input_names = self.calls.input_names
+        for i, (values, computed) in enumerate(zip(rows, results)):
+            computed = list(computed)
+            for j, call in sorted(self.offsets.items()):
+                offset, default = call._payload[2]
+                k = i - offset if call._aggregate.kind == "lag" else i + offset
+                computed.insert(j, call._children[0].evaluate(dict(zip(input_names, rows[k])))
+                                if 0 <= k < len(rows) else default)
+            yield _create_row(self.names, values + computed, RowKind.INSERT)
 
     def _fire(self, partition: list, order, rows: List[list]):
         """The rows of one order value (peers), each with its frame's aggregates."""

@@ -243,6 +243,10 @@ class WindowOperator(_FiringOperator):
                 self._mapping = states.setdefault(MERGING_WINDOWS, {})
         self._wreg.now = processing_time
 
+    def set_processing_time(self, processing_time: int) -> None:
+        super().set_processing_time(processing_time)
+        self._wreg.now = processing_time
+
     def _finish(self, state) -> None:
         """After a key's work: drops empty containers so that an empty key is empty."""
         states = state.states

@@ -59,7 +59,7 @@ def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: li
         text = F.coalesce(F.col(f"__t{i}"), F.lit(""))
         value = _typed(text, field.dataType, data_type)
         failure = F.raise_error(F.concat(
-            F.lit("cannot read CSV record in file "), path, F.lit(f": column '{field.name}': cannot read '"), text,
+            F.lit("ParseError: cannot read CSV record in file "), path, F.lit(f": column '{field.name}': cannot read '"), text,
             F.lit(f"' as {str(data_type)} ('csv.ignore-parse-errors' = 'true' skips such records)")))
         value = F.coalesce(value, failure.cast(field.dataType))
         if null_literal is not None:

@@ -35,6 +35,7 @@ def scan_frame(spark, scan, type_info) -> DataFrame:
 
 _ORDER, _SEQ, _NUMBER = "__order", "__seq", "__number"
 _JOINS = {(False, False): "inner", (True, False): "left", (False, True): "right", (True, True): "full"}
+_EXISTENCE_JOINS = {"SEMI": "left_semi", "ANTI": "left_anti"}
 
 
 def relational_frame(spec: RelationalSourceSpec, bases: list[DataFrame], control: list[str],
@@ -105,8 +106,8 @@ class _Translation:
         return self.frame(node.input).where(condition)
 
     def _Join(self, node) -> DataFrame:
-        joined = self.frame(node.left).join(self.frame(node.right), _column(self.operators[id(node)]),
-                                            _JOINS[(node.left_outer, node.right_outer)])
+        kind = _EXISTENCE_JOINS[node.existence] if node.existence else _JOINS[(node.left_outer, node.right_outer)]
+        joined = self.frame(node.left).join(self.frame(node.right), _column(self.operators[id(node)]), kind)
         return joined.select(*[F.col(f"`{n}`") for n in node.out.names])
 
     def _Aggregate(self, node) -> DataFrame:
@@ -124,24 +125,37 @@ class _Translation:
 
     def _Over(self, node) -> DataFrame:
         """Each row with its frame's aggregates (BATCH mode): window functions over the partition
-        ordered by its column then the arrival (peers of a RANGE frame share their values)."""
+        ordered by its column then the arrival (peers of a RANGE frame share their values), or over
+        the whole partition without an order; LAG and LEAD count rows in that order, as Flink's."""
         from kindling.spark.table.aggregation import _accumulators, _result  # the group aggregation's
 
-        spec, aggregates_type = self.operators[id(node)]
+        spec, aggregates_type, offsets = self.operators[id(node)]
         frame, rows = node.frame, self.frame(node.input)
-        order = F.col(f"`{frame.order_field}`")
-        if node.input.out.types[frame.order_field].type_name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-            order = F.unix_millis(order)  # a RANGE's bound is in ms
+        if frame.order_field is None:
+            order = F.lit(0)
+        else:
+            order = F.col(f"`{frame.order_field}`")
+            if node.input.out.types[frame.order_field].type_name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+                order = F.unix_millis(order)  # a RANGE's bound is in ms
         arguments = [F.col(f"`{column}`").alias(f"__a{j}") for j, (_, column, _) in enumerate(spec.calls) if column]
         rows = rows.select("*", *arguments, order.alias(_ORDER), F.monotonically_increasing_id().alias(_SEQ))
         partition = Window.partitionBy(*[F.col(f"`{k}`") for k in frame.partition_keys])
         start = Window.unboundedPreceding if frame.preceding is None else -frame.preceding
-        window = partition.orderBy(_ORDER, _SEQ).rowsBetween(start, Window.currentRow) if frame.rows else \
-            partition.orderBy(_ORDER).rangeBetween(start, Window.currentRow)
+        if frame.order_field is None:
+            window = partition.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
+        elif frame.rows:
+            window = partition.orderBy(_ORDER, _SEQ).rowsBetween(start, Window.currentRow)
+        else:
+            window = partition.orderBy(_ORDER).rangeBetween(start, Window.currentRow)
         rows = rows.select("*", *[aggregate.over(window).alias(name) for name, _, aggregate in _accumulators(spec)])
         results = _result(spec, aggregates_type)
+        values = iter([results[f.name] for f in codec_for(aggregates_type).fields])
+        in_order = partition.orderBy(_ORDER, _SEQ)
+        types = node.out.schema.get_field_data_types()[-len(node.names):]
+        columns = [_offset_column(offsets[j], in_order, types[j]) if j in offsets else next(values)
+                   for j in range(len(node.names))]
         return rows.select(*[F.col(f"`{n}`") for n in node.input.out.names],
-                           *[results[f.name].alias(n) for f, n in zip(codec_for(aggregates_type).fields, node.names)])
+                           *[c.alias(n) for c, n in zip(columns, node.names)])
 
     def _Rank(self, node) -> DataFrame:
         """The rows numbered per partition in the rank's order (BATCH mode; rows of one order in
@@ -209,3 +223,12 @@ def _epoch_millis(name: str) -> Column:
 def _column(resolved) -> Column:
     """A resolved expression's Spark Column, of the Spark type of its SQL type."""
     return column(resolved).cast(resolved.type.type_info().to_spark_type())
+
+
+def _offset_column(call, in_order, data_type) -> Column:
+    """LAG or LEAD (``call``, an aggregate with the offset and default as parameters) over the rows of
+    the partition ``in_order``, typed as Flink types it."""
+    offset, default = call._payload[2]
+    function = F.lag if call._aggregate.kind == "lag" else F.lead
+    value = function(F.col(f"`{call._children[0]._name}`"), offset, default).over(in_order)
+    return value.cast(data_type.type_info().to_spark_type())

@@ -91,7 +91,9 @@ def label(node: nodes.Node, physical: Physical) -> str:
             return f"Correlate(invocation=[{node.call if node.call is not None else node.function}])"
         return f"Correlate(invocation=[{node.call}], joinType=[{'LEFT' if node.outer else 'INNER'}])"
     if isinstance(node, nodes.Join):
-        return f"Join(joinType=[{_JOIN_TYPES[(node.left_outer, node.right_outer)]}], where=[{node.predicate}])"
+        kind = f"Left{node.existence.title()}Join" if node.existence else \
+            _JOIN_TYPES[(node.left_outer, node.right_outer)]
+        return f"Join(joinType=[{kind}], where=[{node.predicate}])"
     if isinstance(node, nodes.IntervalJoin):
         where = (f"{list(node.left_keys)} = {list(node.right_keys)} AND {node.right_time} + {node.lower} ms <= "
                  f"{node.left_time} <= {node.right_time} + {node.upper} ms"

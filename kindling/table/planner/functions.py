@@ -405,6 +405,12 @@ def _sum(kind: str) -> Callable[[DataType, Tuple], DataType]:
     return result
 
 
+def _offset(argument: DataType, parameters) -> DataType:
+    """LAG and LEAD (``parameters``: offset, default): a row's value ``offset`` rows away, else the
+    default (NOT NULL when a default is given, as Flink types it)."""
+    return argument.not_null() if parameters[1] is not None else argument.nullable()
+
+
 def _percentile(argument: DataType, parameters) -> DataType:
     if argument.type_name not in NUMERIC + ["DECIMAL"]:
         raise ValueError(f"PERCENTILE needs a numeric argument, got {argument!r}")
@@ -426,4 +432,6 @@ AGGREGATES: Dict[str, AggregateDefinition] = {d.name: d for d in [
     AggregateDefinition("list_agg", lambda argument, parameters: DataTypes.STRING(), ("LISTAGG",)),
     AggregateDefinition("array_agg", lambda argument, parameters: DataTypes.ARRAY(argument), ("ARRAY_AGG",)),
     AggregateDefinition("percentile", _percentile, ("PERCENTILE",)),
+    AggregateDefinition("lag", _offset, ("LAG",)),
+    AggregateDefinition("lead", _offset, ("LEAD",)),
 ]}

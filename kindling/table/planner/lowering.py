@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 from kindling.common.typeinfo import ChangelogRowTypeInfo, RowTypeInfo, TypeInformation
 from kindling.table.planner import nodes
 from kindling.table.planner.explain import label
-from kindling.table.planner.physical import Physical, rank_strategy, sort_strategy, stateless
+from kindling.table.planner.physical import Physical, over_offsets, rank_strategy, sort_strategy, stateless
 from kindling.table.planner.rules import optimize
 
 __all__ = ["Lowering", "add_sinks", "table_stream"]
@@ -241,10 +241,16 @@ class Lowering:
         from kindling.runtime.table.rows import one_group
 
         frame, names = node.frame, node.input.out.names
-        calls = aggregate_calls(node.input.out, (), node.aggregates, [str(a) for a in node.aggregates])
-        function = OverAggregateFunction(calls, frame, node.out.names, frame.order_field == node.input.out.proctime,
-                                         node.input.out.types[frame.order_field].type_name in ("TIMESTAMP",
-                                                                                              "TIMESTAMP_LTZ"))
+        offsets, others = over_offsets(node)
+        if not self.in_batch:  # a stream's LAG is an aggregate, as Flink's (over_aggregate refuses LEAD)
+            offsets, others = {}, node.aggregates
+        proctime = frame.order_field is not None and frame.order_field == node.input.out.proctime
+        if offsets and proctime:
+            raise ValueError("LAG and LEAD over processing time in BATCH mode are not supported by Kindling yet")
+        calls = aggregate_calls(node.input.out, (), others, [str(a) for a in others])
+        function = OverAggregateFunction(calls, frame, node.out.names, proctime,
+                                         frame.order_field is not None and node.input.out.types[
+                                             frame.order_field].type_name in ("TIMESTAMP", "TIMESTAMP_LTZ"), offsets)
         rows = self._input(node, node.input, stateless_above, before)
         keys = [names.index(k) for k in frame.partition_keys]
         keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(one_group)
@@ -369,7 +375,8 @@ class Lowering:
                              "join(right).where(col('a') == col('b'))")
         left_names, right_names = node.left.out.names, node.right.out.names
         left_keys, right_keys = equi_keys(node.predicate, left_names, right_names)
-        function = RegularJoinFunction(left_names, right_names, node.predicate, node.left_outer, node.right_outer)
+        function = RegularJoinFunction(left_names, right_names, node.predicate, node.left_outer, node.right_outer,
+                                       node.existence)
         return self._keyed_pair(node, stateless_above, [left_names.index(k) for k in left_keys],
                                 [right_names.index(k) for k in right_keys], function)
 

@@ -322,11 +322,13 @@ class Sink(_Unary):
 @dataclass(frozen=True, eq=False, kw_only=True)
 class Join(_Binary):
     """A regular join on ``predicate`` (None: given by a following ``where``), outer on the sides
-    ``left_outer`` / ``right_outer``."""
+    ``left_outer`` / ``right_outer``; or (``existence``) the left's rows that have a partner
+    (``"SEMI"``: SQL's IN and EXISTS) or none (``"ANTI"``: NOT IN, NOT EXISTS), of the left's columns."""
 
     predicate: Any
     left_outer: bool = False
     right_outer: bool = False
+    existence: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)

@@ -45,8 +45,10 @@ Structured Streaming query). Per node kind, today:
   kind, each key's final rows. One step: inner joins of append-only inputs, each joined row once
   (``+I``; Flink's order of them depends on the inputs' arrival, any order one could give); an
   outer join's changes depend on the order its rows arrive (a row padded with nulls while it has no
-  partner, ``-D`` of it when the first partner comes), and a join of changes (an aggregation's)
-  follows them row by row: those stay on the Python operator. On micro-batches: Python.
+  partner, ``-D`` of it when the first partner comes), as an anti join's (NOT IN, NOT EXISTS: a row
+  until its first partner comes), and a join of changes (an aggregation's) follows them row by row:
+  those stay on the Python operator. A semi join (IN, EXISTS) of inserts emits each left row with a
+  partner once, as Spark's ``left_semi`` join. On micro-batches: Python.
 * **UNION ALL**: part of a frame in a bounded job when both inputs are frames.
 * **OVER, Top-N and deduplication (Rank), window TVFs, interval joins**: part of a frame in BATCH mode
   (``kindling.table.spark-operators: false`` keeps them in Python): OVER as window functions over the
@@ -250,8 +252,9 @@ class Physical:
             return Choice(PYTHON, "its input is computed in Python")
         if not self.in_batch and (node.left.out.updating or node.right.out.updating):
             return Choice(PYTHON, "its input is updating")
-        if not self.in_batch and (node.left_outer or node.right_outer):
-            return Choice(PYTHON, "an outer join's changes depend on the order its rows arrive")
+        if not self.in_batch and (node.left_outer or node.right_outer or node.existence == "ANTI"):
+            return Choice(PYTHON, f"{'an anti' if node.existence else 'an outer'} join's changes depend on the "
+                                  "order its rows arrive")
         reason = python_only(self.join_condition(node))
         return Choice(SPARK_JVM) if reason is None else Choice(PYTHON, reason)
 
@@ -273,7 +276,10 @@ class Physical:
             return _FOLLOWS_THE_WATERMARK
         if frame.order_field == node.input.out.proctime:
             return "an OVER of processing time"
-        spec = aggregation_spec(frame.partition_keys, node.aggregates, node.input.out.types)
+        offsets, aggregates = over_offsets(node)
+        if not all(getattr(a._children[0], "_is_column", False) for a in offsets.values()):
+            return "a LAG or LEAD of an expression (Spark's takes a column)"
+        spec = aggregation_spec(frame.partition_keys, aggregates, node.input.out.types)
         if spec is None:
             return "an aggregate Spark does not compute as Flink does"
         if frame.preceding is not None and any(kind in ("sum", "sum0", "avg") and not integral
@@ -310,7 +316,8 @@ class Physical:
         """The join's predicate resolved against the joined columns."""
         from kindling.table.planner.expressions import resolve
 
-        return resolve(node.predicate, node.out.names, node.out.schema.get_field_data_types())
+        return resolve(node.predicate, node.left.out.names + node.right.out.names,
+                       node.left.out.schema.get_field_data_types() + node.right.out.schema.get_field_data_types())
 
     def operators(self, node: nodes.Node) -> Tuple[list, list]:
         """The leaves of the frame ``node`` (each once, in the order first met) and, per node in it that
@@ -335,12 +342,16 @@ class Physical:
         return leaves, operators
 
     def _over_operator(self, node: nodes.Over) -> tuple:
-        """What Spark computes an OVER by: its aggregates' spec and their row type."""
+        """What Spark computes an OVER by: its aggregates' spec, their row type and its LAG and LEAD
+        calls by position (:func:`over_offsets`)."""
         from kindling.table.schema import Schema
 
-        aggregates = Schema(list(node.names), node.out.schema.get_field_data_types()[-len(node.names):])
-        return aggregation_spec(node.frame.partition_keys, node.aggregates, node.input.out.types), \
-            aggregates.row_type_info()
+        offsets, aggregates = over_offsets(node)
+        types = node.out.schema.get_field_data_types()[-len(node.names):]
+        others = [j for j in range(len(node.names)) if j not in offsets]
+        row = Schema([node.names[j] for j in others], [types[j] for j in others])
+        return aggregation_spec(node.frame.partition_keys, aggregates, node.input.out.types), row.row_type_info(), \
+            offsets
 
     def spark_aggregation_spec(self, node: nodes.Node, stateless_above: bool) -> Optional[GroupAggregateSpec]:
         """The aggregation node as a :class:`GroupAggregateSpec` when Spark computes it (the rule in
@@ -437,6 +448,13 @@ def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: d
         spec.fields.append(("call", len(spec.calls)))
         spec.calls.append(call)
     return spec
+
+
+def over_offsets(node: nodes.Over) -> Tuple[dict, list]:
+    """An OVER's LAG and LEAD calls by position, and its other aggregates."""
+    offsets = {j: unaliased(a) for j, a in enumerate(node.aggregates)
+               if getattr(unaliased(a)._aggregate, "kind", None) in ("lag", "lead")}
+    return offsets, [a for j, a in enumerate(node.aggregates) if j not in offsets]
 
 
 def stateless(node: nodes.Node) -> bool:
