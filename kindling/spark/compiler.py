@@ -331,8 +331,9 @@ class Compiler:
                                  one_step=self.one_step or consumer.id in self.per_subtask_key_bys,
                                  parallelism=self.parallelism_of(keyed), max_parallelism=self.max_parallelism_of(keyed))
         else:
+            distribution = self._distribution(producer, consumer)
             exit_plan = ExitPlan(index=len(plan.exits), layout="stream", name=consumer.name, type_info=stream_type,
-                                 distribution=self._distribution(producer, consumer))
+                                 distribution=distribution, one_step=self.one_step and distribution is not None)
         exit_plan.declared_by = self._declarer(producer)
         assigner = self._assigner(producer)
         if assigner is not None:

@@ -7,7 +7,8 @@ elements to a keyed operator records, beside them, where each was read (its proc
 arrival) and where its channels' watermarks changed (``kindling.runtime.channels.ReadLog``). A
 source task's processing time is the source's: when it handed the batch holding the element (as
 in PyFlink, where a Python function's outputs go on in bundles, the time a function takes is not
-seen downstream; a slow source's, such as a rate-limited generator's, is);
+seen downstream; a slow source's, such as a rate-limited generator's, is); an exchange between
+parallelisms (rebalance, ...) hands each row on with that time (``__read``), not its consumer's clock;
 every parallel instance gets every task's record and replays its input in that order
 (``Timeline``): the operator's watermark rises between elements as the channels' minimum rose
 (event-time timers fire, windows close, later elements are late), each element is processed at

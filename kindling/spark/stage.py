@@ -53,6 +53,7 @@ POS = "__pos"  # a source row's place in its split (kindling.spark.sources.descr
 KEY = "__key"
 PART = "__part"  # an exchanged stream's row: the key of the Spark partition (the parallel instance) it goes to
 SUBTASK = "__sub"  # one-step jobs: the subtask of a keyed exit's key (kindling/spark/one_step.py)
+READ_MS = "__read"  # one-step jobs: an exchanged row's processing time (when its source handed it)
 END_MARK = 2**52  # __ts and __wm of the control row that ends a bounded input
 CONTROL_MARK = END_MARK - 1  # __wm of a channel report or watermark hand-off row
 # __wm of a source's row saying that the split named in __ch was read to its end; LAST_: and no
@@ -95,7 +96,9 @@ class ExitPlan:
     idleness_ms: int | None = None  # that assigner's ``with_idleness``
     print_identifier: str | None = None  # ``string`` layout: print()'s sink identifier
     print_parallelism: int = 1  # ``string`` layout: the print sink's parallelism (> 1: ``n> `` prefixes)
-    one_step: bool = False  # ``keyed`` layout in a one-step job: rows carry the key's subtask, elements their arrival
+    # a one-step job's ``keyed`` layout: rows carry the key's subtask, elements their place; an
+    # exchange (``distribution``): rows carry their processing time (``__read``)
+    one_step: bool = False
     parallelism: int = 1  # ``keyed`` layout: the keyed operator's parallelism
     max_parallelism: int = 128  # ``keyed`` layout: the keyed operator's max parallelism (key groups)
     distribution: Any = None  # ``stream`` layout into an exchange: how elements spread (kindling/runtime/partitioners.py)
@@ -116,7 +119,10 @@ class ExitPlan:
             return fields + [StructField(SUBTASK, IntegerType())] if self.one_step else fields
         if self.layout == "stream":
             fields = list(codec_for(self.type_info).fields)
-            return fields + [StructField(PART, BinaryType())] if self.distribution is not None else fields
+            if self.distribution is None:
+                return fields
+            read = [StructField(READ_MS, LongType())] if self.one_step else []
+            return fields + [StructField(PART, BinaryType())] + read
         if self.layout == "columns":
             return list(codec_for(self.sink_spec.columns_type).fields)
         if self.layout == "string":
@@ -159,6 +165,13 @@ class _Cursor:
         self.read_ms: int | None = None  # processing time of the source's current batch (None: the clock's)
 
 
+def _processing_time(record: Record, cursor: _Cursor) -> int:
+    """When the element being pushed was made (by a keyed operator) or read (by the source)."""
+    if record.processing_time is not None:
+        return record.processing_time
+    return wall_clock_ms() if cursor.read_ms is None else cursor.read_ms
+
+
 def _element_stamps(stamps: list) -> list:
     """Elements' watermark stamps, none equal to a control row's mark: a row is a control row by its
     ``__wm`` alone (and its ``__ch`` is then unpickled), so a watermark made from data (an event time
@@ -198,6 +211,18 @@ class _ExitBuffer:
         else:
             push = values.append
             extend = values.extend
+        self.read_ms: list[int] = []
+        if plan.one_step and plan.distribution is not None:  # the time downstream places the element at
+            read_ms = self.read_ms
+            push_timed, extend_timed = push, extend
+
+            def push(value):
+                read_ms.append(_processing_time(record, cursor))
+                push_timed(value)
+
+            def extend(vs: list) -> None:
+                read_ms.extend([_processing_time(record, cursor)] * len(vs))
+                extend_timed(vs)
         self.subtasks: list[int] = []
         if plan.layout == "string" and plan.print_parallelism > 1:  # each line names its subtask
             subtasks = self.subtasks
@@ -227,10 +252,13 @@ class _ExitBuffer:
         n = len(self.values)
         ts, wm, ch = (list(self.ts), _element_stamps(self.wm), list(self.ch)) if self.timed else (None, None, None)
         targets = None
+        read_ms = self.read_ms
         if self.chooser is not None:
             targets, rows = self.chooser.spread(n, self.values)
             if len(rows) != n:  # broadcast: a copy per instance
                 self.values[:] = [self.values[i] for i in rows]
+                if read_ms:
+                    read_ms = [read_ms[i] for i in rows]
                 n = len(rows)
                 if self.timed:
                     ts, wm, ch = ([column[i] for i in rows] for column in (ts, wm, ch))
@@ -238,7 +266,10 @@ class _ExitBuffer:
         if targets is not None:
             keys = partition_keys(self.plan.distribution.consumers)
             arrays.append(pa.array([keys[t] for t in targets], pa.binary()))
+            if self.plan.one_step:
+                arrays.append(pa.array(read_ms, pa.int64()))
         self.values.clear()
+        self.read_ms.clear()
         self.ts.clear()
         self.wm.clear()
         self.ch.clear()
@@ -708,7 +739,7 @@ class StageRun:
     def _generators(self, partition: int) -> Generators:
         plan = self.plan
         make = lambda: Generators(plan.watermark_interval_ms, plan.per_element_watermarks)  # noqa: E731
-        if self.reads_in_time:
+        if any(ex.one_step for ex in plan.exits):  # a one-step job: the source's time (an exchanged row's __read)
             make = lambda: Generators(plan.watermark_interval_ms, plan.per_element_watermarks,  # noqa: E731
                                       clock=self._read_clock)
         if plan.reads_source or not plan.channels:
@@ -780,7 +811,10 @@ class StageRun:
             if reads_source and batch.num_rows and wm_col.null_count == batch.num_rows:
                 self._reading(ch_col[0].as_py())  # a source's rows carry the name of their split
                 ch_col = pa.nulls(batch.num_rows, pa.binary())
-            if ts_col.null_count == len(ts_col) and wm_col.null_count == len(wm_col) \
+            read_col = batch.column(READ_MS) if READ_MS in names else None
+            # a one-step job's exchanged rows: each is read when its source handed it (or a keyed operator made it)
+            reads = read_col.to_pylist() if read_col is not None and read_col.null_count < len(read_col) else None
+            if reads is None and ts_col.null_count == len(ts_col) and wm_col.null_count == len(wm_col) \
                     and ch_col.null_count == len(ch_col):
                 record.timestamp = None
                 record.watermark = None
@@ -789,7 +823,8 @@ class StageRun:
                     self.push_list(values)
                 except RuntimeError as exc:
                     raise self._at_source_position(exc, values, batch) from None
-            elif wm_col.null_count == len(wm_col) and ch_col.null_count == len(ch_col):  # timestamps only
+            elif reads is None and wm_col.null_count == len(wm_col) \
+                    and ch_col.null_count == len(ch_col):  # timestamps only
                 record.watermark = None
                 cursor.channel = None
                 try:
@@ -800,7 +835,8 @@ class StageRun:
                     raise self._at_source_position(exc, values, batch) from None
             else:
                 try:
-                    for v, t, w, c in zip(values, ts_col.to_pylist(), wm_col.to_pylist(), ch_col.to_pylist()):
+                    for i, (v, t, w, c) in enumerate(zip(values, ts_col.to_pylist(), wm_col.to_pylist(),
+                                                          ch_col.to_pylist())):
                         if w == END_MARK:
                             ended = True
                             continue
@@ -814,6 +850,8 @@ class StageRun:
                         record.timestamp = t
                         record.watermark = w
                         cursor.channel = c
+                        if reads is not None:
+                            cursor.read_ms = reads[i]
                         push(v)
                 except RuntimeError as exc:
                     raise self._at_source_position(exc, values, batch) from None
