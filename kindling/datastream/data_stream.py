@@ -36,6 +36,7 @@ from kindling.datastream.functions import (
 )
 from kindling.datastream.output_tag import OutputTag
 from kindling.datastream.state import MapStateDescriptor
+from kindling.graph.parallelism import non_parallel
 from kindling.graph.specs import CollectSinkSpec, DiscardSinkSpec, PrintSinkSpec, SinkSpec
 from kindling.graph.transformation import (
     CacheTransformation,
@@ -82,6 +83,18 @@ def _function(func: Any, cls: type, method: str, operator: str) -> Any:
 def _check_type_info(type_info: Any, operator: str) -> None:
     if type_info is not None and not isinstance(type_info, TypeInformation):
         raise TypeError(f"output_type of '{operator}' must be a TypeInformation such as Types.INT(), got {type_info!r}")
+
+
+def _checked_parallelism(parallelism: Any) -> int:
+    if isinstance(parallelism, bool) or not isinstance(parallelism, int) or parallelism < 1:
+        raise ValueError(f"parallelism must be a positive int, got {parallelism!r}")
+    return parallelism
+
+
+def _checked_max_parallelism(max_parallelism: Any) -> int:
+    if isinstance(max_parallelism, bool) or not isinstance(max_parallelism, int) or not 0 < max_parallelism <= 32768:
+        raise ValueError(f"max parallelism must be an int in 1..32768 (Flink's key groups), got {max_parallelism!r}")
+    return max_parallelism
 
 
 def _unsupported(message: str) -> Callable:
@@ -138,15 +151,17 @@ class DataStream:
         return self._env.get_config()
 
     def set_parallelism(self, parallelism: int) -> "DataStream":
-        """Recorded for the plan. On Spark, parallelism comes from the source partitions
-        and ``spark.sql.shuffle.partitions``, not from individual operators."""
-        if not isinstance(parallelism, int) or parallelism < 1:
-            raise ValueError(f"parallelism must be a positive int, got {parallelism!r}")
-        self._transformation.parallelism = parallelism
+        """How many parallel instances run this operator: its Spark stage gets as many partitions
+        (elements reach them as Flink sends them: docs/architecture.md, "Parallelism")."""
+        if non_parallel(self._transformation) and parallelism != 1:
+            raise ValueError("The parallelism of non parallel operator must be 1.")  # as Flink refuses it
+        self._transformation.parallelism = _checked_parallelism(parallelism)
         return self
 
     def set_max_parallelism(self, max_parallelism: int) -> "DataStream":
-        """Accepted for compatibility: Spark's key groups are its shuffle partitions."""
+        """A keyed operator's number of key groups (1..32768), which decides the parallel instance
+        of each key, as in Flink (default: 128 up to parallelism 85)."""
+        self._transformation.max_parallelism = _checked_max_parallelism(max_parallelism)
         return self
 
     def force_non_parallel(self) -> "DataStream":
@@ -175,19 +190,22 @@ class DataStream:
         return DataStream(self._env, node)
 
     def forward(self) -> "DataStream":
-        """Recorded in the plan (FORWARD); elements already stay in their partition between stateless operators."""
+        """Each element stays in its parallel instance: the next operator must run at this one's
+        parallelism (it runs in the same Spark task)."""
         return self._partition("FORWARD")
 
     def rebalance(self) -> "DataStream":
-        """Recorded in the plan (REBALANCE); Spark balances work by its own partitioning."""
+        """Spreads the elements over the next operator's parallel instances in turn (round robin)."""
         return self._partition("REBALANCE")
 
     def rescale(self) -> "DataStream":
-        """Recorded in the plan (RESCALE); Spark balances work by its own partitioning."""
+        """Spreads each instance's elements in turn over the next operator's instances it is
+        connected to (Flink's pointwise connection: 1 to 4 instances feeds each of them, 4 to 2
+        feeds each from two)."""
         return self._partition("RESCALE")
 
     def shuffle(self) -> "DataStream":
-        """Recorded in the plan (SHUFFLE); Spark balances work by its own partitioning."""
+        """Sends each element to a parallel instance of the next operator picked at random."""
         return self._partition("SHUFFLE")
 
     # -- stateless transformations ------------------------------------------------------
@@ -357,9 +375,7 @@ class DataStream:
     def partition_custom(self, partitioner: Union[Callable, Partitioner],
                          key_selector: Union[Callable, KeySelector]) -> "DataStream":
         """Asks ``partitioner.partition(key, number_of_instances)`` which parallel instance of the
-        next operator gets each element. On Spark the element stays in its partition (Spark
-        spreads work by its own rules); the partitioner still runs, and an index out of range
-        fails the job as in Flink."""
+        next operator gets each element; an index out of range fails the job, as in Flink."""
         partitioner = _function(partitioner, Partitioner, "partition", "PartitionCustom")
         key_selector = _function(key_selector, KeySelector, "get_key", "PartitionCustom")
         node = PartitionTransformation(name="PartitionCustom", inputs=[self._transformation],
@@ -600,8 +616,13 @@ class DataStreamSink:
         return self
 
     def set_parallelism(self, parallelism: int) -> "DataStreamSink":
-        """Recorded for the plan; Spark writes with the parallelism of its input partitions."""
+        """How many parallel instances write: a file sink writes a part file per instance that
+        received data, ``print()`` names the instance in its ``n> `` prefix above 1."""
+        parallelism = _checked_parallelism(parallelism)
         self._transformation.parallelism = parallelism
+        function = self._transformation.inputs[0]  # add_sink's function runs as the sink
+        if isinstance(function, ChainedTransformation) and function.operation == "sink_function":
+            function.parallelism = parallelism
         return self
 
     def disable_chaining(self) -> "DataStreamSink":

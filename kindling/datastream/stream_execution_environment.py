@@ -49,7 +49,7 @@ class StreamExecutionEnvironment:
         self._runtime_mode = RuntimeExecutionMode[mode]
         parallelism = self._configuration.get_integer("parallelism.default", -1)
         self._parallelism = parallelism if parallelism > 0 else None
-        self._max_parallelism = 128
+        self._max_parallelism = self._configuration.get_integer("pipeline.max-parallelism", -1)
         self._checkpoint_config = CheckpointConfig(self._configuration)
         self._slot_sharing_groups: dict[str, SlotSharingGroup] = {}
 
@@ -89,6 +89,8 @@ class StreamExecutionEnvironment:
         return self
 
     def get_max_parallelism(self) -> int:
+        """The keyed operators' number of key groups unless set on the operator; -1 (the default):
+        Flink's default for each operator's parallelism (128 up to parallelism 85)."""
         return self._max_parallelism
 
     def set_runtime_mode(self, execution_mode: RuntimeExecutionMode) -> "StreamExecutionEnvironment":

@@ -19,6 +19,7 @@ import itertools
 import json
 from typing import Iterable
 
+from kindling.graph.parallelism import parallelism_of, ship_strategy
 from kindling.graph.transformation import (
     ChainedTransformation,
     KeyByTransformation,
@@ -39,8 +40,6 @@ KEYED_VALUES_OPERATOR = "_keyed_stream_values_operator"
 _PYFLINK_NAMES = {"Process": "PROCESS", "KeyedProcess": "KEYED PROCESS"}
 # PyFlink's rolling aggregations are reduces.
 _KEYED_PYFLINK_NAMES = {"Sum": "Reduce", "Min": "Reduce", "Max": "Reduce", "Min_by": "Reduce", "Max_by": "Reduce"}
-# Sources Flink always runs non-parallel.
-_NON_PARALLEL_SOURCES = {"CollectionSourceSpec"}
 
 
 def _is_virtual(node: Transformation) -> bool:
@@ -82,7 +81,6 @@ class _PlanBuilder:
     def __init__(self, sinks: list[Transformation], default_parallelism: int):
         self.graph = upstream_graph(sinks)
         self.default_parallelism = default_parallelism
-        self.parallelism: dict[int, int] = {}
         self.stage: dict[int, tuple[int, int]] = {}
         self.extra_ids = itertools.count(max((n.id for n in self.graph), default=0) + 1)
         self.nodes: list[dict] = []
@@ -103,19 +101,7 @@ class _PlanBuilder:
         return found
 
     def node_parallelism(self, node: Transformation) -> int:
-        if node.id not in self.parallelism:
-            if node.parallelism:
-                value = node.parallelism
-            elif isinstance(node, SourceTransformation) and type(node.source).__name__ in _NON_PARALLEL_SOURCES:
-                value = 1
-            elif isinstance(node, KeyByTransformation):
-                # PyFlink's key-by operator runs beside its input, at its parallelism.
-                inputs = self.physical_inputs(node)
-                value = self.node_parallelism(inputs[0][0]) if inputs else self.default_parallelism
-            else:
-                value = self.default_parallelism
-            self.parallelism[node.id] = value
-        return self.parallelism[node.id]
+        return parallelism_of(node, self.default_parallelism)
 
     def assign_stages(self) -> None:
         """Kindling's fused passes: a source, a union or a keyed operator starts one; stateless
@@ -132,13 +118,8 @@ class _PlanBuilder:
     def predecessor(self, consumer: Transformation, parent: Transformation, hint: str | None) -> dict:
         if isinstance(parent, KeyByTransformation) and not _reads_keys(consumer):
             return {"id": self.keyed_values_node(consumer, parent), "ship_strategy": hint or "FORWARD", "side": "second"}
-        if _reads_keys(consumer):
-            strategy = "HASH"
-        elif hint:
-            strategy = hint
-        else:
-            same = self.node_parallelism(parent) == self.node_parallelism(consumer)
-            strategy = "FORWARD" if same else "REBALANCE"  # Flink's default when the parallelism changes
+        strategy = "HASH" if _reads_keys(consumer) else ship_strategy(
+            self.node_parallelism(parent), self.node_parallelism(consumer), hint, consumer.name, parent.name)
         return {"id": parent.id, "ship_strategy": strategy, "side": "second"}
 
     def keyed_values_node(self, consumer: Transformation, key_by: KeyByTransformation) -> int:

@@ -15,12 +15,14 @@ _ids = itertools.count(1)
 class Transformation:
     """A node of the job graph: an operation, its inputs and the type of what it emits; ``description``
     says more than the name (``set_description``; a Table operator's: its plan node, as explain
-    prints it)."""
+    prints it). ``parallelism`` and ``max_parallelism``: as set (None: the job's, see
+    kindling/graph/parallelism.py)."""
 
     name: str
     inputs: list["Transformation"] = field(default_factory=list)
     type_info: Any = None
     parallelism: int | None = None
+    max_parallelism: int | None = None
     uid: str | None = None
     id: int = field(default_factory=lambda: next(_ids))
     description: str = ""
@@ -128,10 +130,11 @@ class UnionTransformation(Transformation):
 
 @dataclass(eq=False)
 class PartitionTransformation(Transformation):
-    """How its input is spread over the next operator's parallel instances (``shuffle``,
-    ``rescale``, ``rebalance``, ``forward``): recorded for the plan; on Spark a pass-through,
-    since Spark repartitions by its own rules between stages. ``BROADCAST`` sends each element
-    to every instance; ``CUSTOM`` asks ``partitioner`` for the instance of ``key_selector``'s key."""
+    """How its input is spread over the next operator's parallel instances: ``FORWARD`` (each element
+    stays in its instance), ``REBALANCE``, ``RESCALE``, ``SHUFFLE``, ``BROADCAST`` (to every instance)
+    or ``CUSTOM`` (``partitioner`` picks the instance of ``key_selector``'s key); see
+    kindling/runtime/partitioners.py. Spark's compiler reads it as an exchange into its consumer's
+    parallelism (kindling/spark/lowering.py)."""
 
     strategy: str = "REBALANCE"
     partitioner: Any = None

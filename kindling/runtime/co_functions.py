@@ -63,23 +63,6 @@ class Copies:
         return [value] * self.parallelism
 
 
-class CustomPartition:
-    """``partition_custom``: runs the user's partitioner on each element's key (an index out of
-    range fails the job, as in Flink) and passes the element on."""
-
-    def __init__(self, partitioner: Any, key_selector: Any, parallelism: int):
-        self.partition = getattr(partitioner, "partition", partitioner)
-        self.get_key = getattr(key_selector, "get_key", key_selector)
-        self.parallelism = parallelism
-
-    def __call__(self, value: Any) -> list:
-        index = self.partition(self.get_key(value), self.parallelism)
-        if not isinstance(index, int) or not 0 <= index < self.parallelism:
-            raise ValueError(f"the partitioner of partition_custom chose partition {index!r}; "
-                             f"it must be an int in [0, {self.parallelism})")
-        return [value]
-
-
 class RoundRobinKey:
     """Spreads a non-keyed stream over the parallel instances of the next operator, in turn."""
 

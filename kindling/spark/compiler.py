@@ -17,6 +17,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from kindling.common.time import duration_millis
+from kindling.graph.parallelism import parallelism_of
 from kindling.graph.specs import (ChangesSourceSpec, CollectionSourceSpec, DataGenSourceSpec, FileSinkSpec, FileSourceSpec,
                                   KafkaSinkSpec, KafkaSourceSpec, RelationalSourceSpec, SequenceSourceSpec)
 from kindling.graph.transformation import (
@@ -33,11 +34,13 @@ from kindling.graph.transformation import (
 )
 from kindling.runtime.chain import ChainNode
 from kindling.runtime.co_functions import BroadcastProcessAdapter
+from kindling.runtime.key_groups import compute_default_max_parallelism
+from kindling.runtime.partitioners import Distribution
 from kindling.spark.lowering import lower
 from kindling.spark.metrics import MaxParam, MetricsParam
 from kindling.spark.sources import FORMAT, IndexSplits, KindlingSource, SourcePlan, WatermarkHandOff, encode_option
 from kindling.spark.spine import SINKS, Host, any_of, carry_column, carry_key, host_for, plan_spine
-from kindling.spark.stage import CHANNEL, EXIT, KEY, TIME_FIELDS, TS, WM, ExitPlan, StagePlan, arrow_stage_function
+from kindling.spark.stage import CHANNEL, EXIT, KEY, PART, TIME_FIELDS, TS, WM, ExitPlan, StagePlan, arrow_stage_function
 
 SINK = "__sink"
 ROOT_KINDS = (SourceTransformation, UnionTransformation, KeyedTransformation)
@@ -144,13 +147,14 @@ class Compiler:
 
     def __init__(self, spark: SparkSession, sinks: list[SinkTransformation], streaming: bool,
                  parallelism: int, job_parameters: dict | None = None, job_id: str = "job",
-                 time_settings: TimeSettings | None = None, one_step: bool = False):
+                 time_settings: TimeSettings | None = None, one_step: bool = False, max_parallelism: int = -1):
         self.spark = spark
+        self.max_parallelism = max_parallelism  # the environment's (-1: each keyed operator's default)
         self.time = time_settings or TimeSettings()
         self.sinks = sinks = lower(sinks, parallelism, batch=not streaming and not one_step)
         self.streaming = streaming  # a Spark streaming query (else one Spark batch job)
         self.one_step = one_step  # STREAMING semantics in one Spark batch job (kindling/spark/one_step.py)
-        self.parallelism = parallelism
+        self.parallelism = parallelism  # the job's default; each operator's: parallelism_of
         self.job_parameters = job_parameters or {}
         self.source_batch_records = 0  # set by the runner: kindling.source.max-records-per-batch (0: no limit)
         self.job_id = job_id
@@ -193,19 +197,37 @@ class Compiler:
             and isinstance(n.function, BroadcastProcessAdapter) for key_by in n.inputs}
 
     # -- planning ---------------------------------------------------------------------
+    def parallelism_of(self, node: Transformation) -> int:
+        """How many parallel instances ``node`` runs (kindling/graph/parallelism.py)."""
+        return parallelism_of(node, self.parallelism)
+
+    def max_parallelism_of(self, keyed: KeyedTransformation) -> int:
+        """A keyed operator's number of key groups: its ``set_max_parallelism``, else the environment's,
+        else Flink's default for its parallelism (128 up to parallelism 85)."""
+        parallelism = self.parallelism_of(keyed)
+        most = keyed.max_parallelism or (self.max_parallelism if self.max_parallelism > 0 else
+                                         compute_default_max_parallelism(parallelism))
+        if parallelism > most:
+            raise ValueError(f"operator '{keyed.name}' has parallelism {parallelism}, above its max parallelism "
+                             f"{most}: lower the parallelism or raise the max parallelism (set_max_parallelism)")
+        return most
+
     def _plan(self, root: Transformation) -> StagePlan:
         plan = self.plans.get(root.id)
         if plan is None:
             source = isinstance(root, SourceTransformation)
+            keyed = isinstance(root, KeyedTransformation)
             plan = StagePlan(name=root.name, input_type=root.type_info, job_parameters=self.job_parameters,
-                             parallelism=self.parallelism, uid=f"{self.job_id}/{root.id}",
+                             parallelism=self.parallelism_of(root),
+                             max_parallelism=self.max_parallelism_of(root) if keyed else None,
+                             uid=f"{self.job_id}/{root.id}",
                              channels=self.streaming, reads_source=source,
                              source=root.source if source else None,
                              shuffle_partitions=self.shuffle_partitions,
                              watermark_interval_ms=self.time.interval_ms,
                              per_element_watermarks=self.time.per_element,
                              bundle_time_ms=self.time.bundle_time_ms, bundle_size=self.time.bundle_size,
-                             key_type=root.inputs[0].key_type if isinstance(root, KeyedTransformation) else None,
+                             key_type=root.inputs[0].key_type if keyed else None,
                              metrics=self.metrics)
             self.plans[root.id] = plan
         return plan
@@ -300,15 +322,18 @@ class Compiler:
             exit_plan = ExitPlan(index=len(plan.exits), layout=layout, name=consumer.name,
                                  type_info=stream_type, encoder=getattr(spec, "encoder", None),
                                  print_identifier=getattr(spec, "identifier", None),
-                                 print_parallelism=consumer.parallelism or self.parallelism,
+                                 print_parallelism=self.parallelism_of(consumer),
                                  sink_spec=spec if layout in ("produced", "columns", "written") else None)
         elif isinstance(consumer, KeyByTransformation):
+            keyed = next(c for c in self.consumers[consumer.id] if isinstance(c, KeyedTransformation))
             exit_plan = ExitPlan(index=len(plan.exits), layout="keyed", name=consumer.name, type_info=stream_type,
                                  key_selector=consumer.key_selector, key_type=consumer.key_type,
                                  one_step=self.one_step or consumer.id in self.per_subtask_key_bys,
-                                 parallelism=self.parallelism)
+                                 parallelism=self.parallelism_of(keyed), max_parallelism=self.max_parallelism_of(keyed))
         else:
-            exit_plan = ExitPlan(index=len(plan.exits), layout="stream", name=consumer.name, type_info=stream_type)
+            distribution = self._distribution(producer, consumer)
+            exit_plan = ExitPlan(index=len(plan.exits), layout="stream", name=consumer.name, type_info=stream_type,
+                                 distribution=distribution, one_step=self.one_step and distribution is not None)
         exit_plan.declared_by = self._declarer(producer)
         assigner = self._assigner(producer)
         if assigner is not None:
@@ -319,6 +344,14 @@ class Compiler:
             plan.timed_exits.add(exit_plan.index)
         self.exit_of[(producer.id, consumer.id)] = exit_plan
         self._attach(producer, chain_nodes, exit_index=exit_plan.index)
+
+    def _distribution(self, producer: Transformation, union: Transformation) -> Distribution | None:
+        """How ``producer``'s elements spread over the instances of the ``union`` they go into: a
+        union whose inputs are partitionings repartitions them (kindling/spark/lowering.py)."""
+        if not isinstance(producer, PartitionTransformation):
+            return None
+        return Distribution(producer.strategy, self.parallelism_of(union), self.parallelism_of(producer.inputs[0]),
+                            producer.partitioner, producer.key_selector, producer.name)
 
     def _attach(self, producer: Transformation, chain_nodes: dict, child: ChainNode | None = None,
                 exit_index: int | None = None) -> None:
@@ -453,8 +486,9 @@ class Compiler:
         elif isinstance(root, SourceTransformation) and isinstance(root.source, DataGenSourceSpec) and not self.streaming:
             from kindling.spark.datagen import generated_stage_frame  # the stage's own pass generates the records
 
-            splits = [(start, end) for start, end, _ in IndexSplits.initial(root.source.count, self.parallelism)]
-            df = generated_stage_frame(self.spark, SourcePlan(root.source, root.type_info, self.parallelism, False),
+            readers = self.parallelism_of(root)
+            splits = [(start, end) for start, end, _ in IndexSplits.initial(root.source.count, readers)]
+            df = generated_stage_frame(self.spark, SourcePlan(root.source, root.type_info, readers, False),
                                        splits, arrow_stage_function(plan), plan.schema())
         elif isinstance(root, SourceTransformation) and self._leaves_as_it_is(plan):
             df = _exit_frame(self.source_frame(root), plan.exits[0])
@@ -470,6 +504,8 @@ class Compiler:
             union = cache.get("frame") if cache is not None else None
             if union is None:
                 union = self.input_frame(root, [(p, root) for p in root.inputs])
+                if PART in union.columns:  # an exchange: a Spark partition per parallel instance, each row to its own
+                    union = union.repartition(self.parallelism_of(root), PART).drop(PART)
                 if cache is not None:
                     union = cache["frame"] = union.persist()
             carried_fields = [union.schema[c] for c in carried]
@@ -510,8 +546,9 @@ class Compiler:
                                                    strict=True)]
             return relational_frame(spec, bases, [c for c in (WM, CHANNEL) if c in bases[0].columns], self.parallelism)
         if isinstance(spec, SequenceSourceSpec) and not self.streaming:
-            return self.spark.range(spec.start, spec.end + 1, numPartitions=self.parallelism).withColumnRenamed("id", "f0")
-        source_plan = SourcePlan(node.source, node.type_info, self.parallelism, self.streaming,
+            return self.spark.range(spec.start, spec.end + 1,
+                                    numPartitions=self.parallelism_of(node)).withColumnRenamed("id", "f0")
+        source_plan = SourcePlan(node.source, node.type_info, self.parallelism_of(node), self.streaming,
                                  self.handoff.path if self.handoff is not None else None, node.name, self.metrics,
                                  self.source_batch_records)
         if isinstance(spec, CollectionSourceSpec) and not self.streaming:

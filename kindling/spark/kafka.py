@@ -25,6 +25,7 @@ from pyspark.sql.datasource import DataSourceReader, DataSourceStreamReader, Inp
 from pyspark.sql.streaming.datasource import ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
+from kindling.graph.parallelism import parallelism_of
 from kindling.graph.specs import KafkaSinkSpec, KafkaSourceSpec
 from kindling.spark.codec import codec_for
 from kindling.spark.metrics import report_skipped
@@ -522,7 +523,7 @@ def _plan_of(compiler: Any, node: Any) -> KafkaPlan:
         raise ValueError("an unbounded KafkaSource cannot run in BATCH mode; use set_bounded(...) or STREAMING mode")
     handoff = getattr(compiler, "handoff", None)
     return KafkaPlan(node.source, node.type_info, compiler.streaming, handoff.path if handoff is not None else None,
-                     node.name, getattr(compiler, "metrics", None), compiler.parallelism,
+                     node.name, getattr(compiler, "metrics", None), parallelism_of(node, compiler.parallelism),
                      getattr(compiler, "source_batch_records", 0))
 
 

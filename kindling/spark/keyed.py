@@ -42,6 +42,7 @@ from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
 from kindling.runtime.co_functions import BroadcastProcessAdapter, RoundRobinKey
 from kindling.spark.broadcast import (BroadcastHandOff, BroadcastStates, apply_broadcast_first, batch_groups,
                                       control_payloads)
+from kindling.spark.one_step import SubtaskCopies, by_subtask, one_step_keyed_frame
 from kindling.spark.operators import keyed_operator
 from kindling.spark.sources import FORMAT, WAKE_RUN, encode_option
 from kindling.spark.metrics import report_metrics
@@ -79,15 +80,29 @@ class _DictRow(dict):
         return self
 
 
+class _Instance:
+    """One parallel instance (subtask) of a keyed operator in a Spark task: the opened operator,
+    the stage of its chained successors, and where its long lists spill."""
+
+    __slots__ = ("op", "stage", "spillable")
+
+    def __init__(self, op: Any, stage: StageRun):
+        self.op = op
+        self.stage = stage
+        self.spillable = spillable_lists(op)
+
+
 class KeyedStageProcessor(StatefulProcessor):
-    """The transformWithState processor of one keyed operator and its chained successors."""
+    """The transformWithState processor of one keyed operator and its chained successors. A key's
+    Spark partition is its Flink subtask's (modulo the partition count: the keyed exit places it,
+    ``stage.placed_key``); each subtask the partition's keys belong to runs its own instance."""
 
     def __init__(self, uid: str, operator: Any, plan: StagePlan, time_mode: str, late_records: Any = None,
                  watermarks: Any = None, timer_reports: Any = None, broadcast: BroadcastHandOff | None = None,
                  carried: list[str] = ()):
         self.uid = uid
         self.carried = carried  # struct columns of rows passed through (kindling/spark/spine.py)
-        self.operator = operator
+        self.copies = SubtaskCopies(operator, plan)  # each subtask's operator and plan, unpickled in the worker
         self.plan = plan
         self.time_mode = time_mode
         self.late_records = late_records  # a Spark accumulator of late elements the operator dropped
@@ -108,13 +123,8 @@ class KeyedStageProcessor(StatefulProcessor):
         self.broadcast = BroadcastStates(handle, None, self.broadcast_handoff) if self.broadcast_handoff else None
         if ctx is None:
             return  # Spark's driver-side pass that only learns the state schema: open no function there
-        info = TaskInfo(self.operator.name, partition, self.plan.parallelism,
-                        job_parameters=self.plan.job_parameters)
-        self.op = _opened_operator(self.uid, self.operator, info)
-        self.store.spillable = spillable_lists(self.op)
-        if self.broadcast is not None:
-            self.broadcast.adapter = self.op.function
-        self.stage = StageRun(self.plan, partition)
+        self.instances: dict[int, _Instance] = {}
+        self.control = StageRun(self.plan, partition)  # control rows and the end of input (no function runs)
         self.partition = partition
         # this operator is one channel for the next keyed operator; named without the job id, which
         # changes when the job restarts from its checkpoint (the channel names live in keyed state)
@@ -145,12 +155,30 @@ class KeyedStageProcessor(StatefulProcessor):
                 self.handle.registerTimer(wanted)
         self.store.save(state, wanted)
 
-    def _rows(self, outputs) -> Iterator[_DictRow]:
-        stage = self.stage
+    def _instance(self, subtask: int) -> _Instance:
+        """The parallel instance ``subtask`` in this task, opened on first use (kept in the worker)."""
+        instance = self.instances.get(subtask)
+        if instance is None:
+            operator, plan = self.copies.of(self.uid, subtask)
+            info = TaskInfo(operator.name, subtask, plan.parallelism, plan.max_parallelism,
+                            job_parameters=plan.job_parameters)
+            instance = self.instances[subtask] = _Instance(_opened_operator(self.uid, operator, info),
+                                                           StageRun(plan, subtask))
+            if self.broadcast is not None:  # its only instance here: see keyed_stage_frame
+                self.broadcast.adapter = instance.op.function
+        self.store.spillable = instance.spillable
+        return instance
+
+    def _instance_of(self, key: Any) -> _Instance:
+        plan = self.plan
+        return self._instance(key_subtask(key, plan.parallelism, plan.max_parallelism, plan.key_type))
+
+    def _rows(self, instance: _Instance, outputs) -> Iterator[_DictRow]:
+        stage = instance.stage
         channel = self.channel
         for tag, value, ts in outputs:
             stage.push_output(tag, value, ts, None, channel)
-        count_late(self.op, self.late_records)
+        count_late(instance.op, self.late_records)
         yield from stage.flush_rows(_DictRow)
         if self.plan.channels:
             yield from _dict_rows(stage.control_rows(stage.reports(final=False), only_if_any=True))
@@ -165,9 +193,10 @@ class KeyedStageProcessor(StatefulProcessor):
         table = ChannelTable.from_tuple(pickle.loads(self.state.get()[0])) if self.state.exists() else ChannelTable()
         now = _processing_time(timerValues)
         self.replay = table.begin_batch(reports, now)
-        if self.broadcast is not None:  # the outputs of this parallel instance's broadcast function
-            self.stage.cursor.subtask = self.partition % max(self.plan.parallelism, 1)
-            yield from self._rows(self.broadcast.apply(broadcast_runs, table.floor, now))
+        if self.broadcast is not None and self.partition < self.plan.parallelism:
+            # the outputs of this parallel instance's broadcast function
+            yield from self._rows(self._instance(self.partition),
+                                  self.broadcast.apply(broadcast_runs, table.floor, now))
         self.state.update((pickle.dumps(table.to_tuple(), protocol=5), None))
         if self.watermarks is not None:
             self.watermarks.add(table.floor)
@@ -176,7 +205,7 @@ class KeyedStageProcessor(StatefulProcessor):
         # micro-batch that follows ("Redefining watermark is disallowed"). A bounded input ends
         # at MAX_WATERMARK within its one micro-batch, so the next operator fires there too.
         own = ("report", {self.channel.decode(): (table.floor, False, True, None)})
-        yield from _dict_rows(self.stage.control_rows([own] + forward))
+        yield from _dict_rows(self.control.control_rows([own] + forward))
 
     # -- Spark callbacks ----------------------------------------------------------------
     def handleInputRows(self, key, rows, timerValues) -> Iterator[_DictRow]:
@@ -210,7 +239,7 @@ class KeyedStageProcessor(StatefulProcessor):
             # the wake was written once the timer was due; Spark's batch time may be a little older
             now = max(now, int(time.time() * 1000))
         k = pickle.loads(key_bytes)
-        self.stage.set_key(k)  # outputs belong to Flink's subtask of the key (print's n> prefix)
+        instance = self._instance_of(k)
         if self.broadcast is not None:
             self.broadcast.ensure_current()
         state, timer = self._load()
@@ -219,7 +248,7 @@ class KeyedStageProcessor(StatefulProcessor):
         replay = self.replay or Replay({}, spark_watermark, spark_watermark)
         before, elements, after = replay.run(runs)
         before, after = max(before, spark_watermark), max(after, spark_watermark)
-        yield from self._rows(self.op.process(k, state, elements, before, after, now))
+        yield from self._rows(instance, instance.op.process(k, state, elements, before, after, now))
         self._store(state, timer)
         self._report_processing_timer(key_bytes, state, pending, woken)
 
@@ -237,25 +266,25 @@ class KeyedStageProcessor(StatefulProcessor):
         watermark = _flink_watermark(timerValues.getCurrentWatermarkInMs()) if self.time_mode == "EventTime" else MIN_WATERMARK
         if key_bytes == END_KEY:
             self.state.clear()
-            yield from _dict_rows(self.stage.end_of_input())
+            yield from _dict_rows(self.control.end_of_input())
             return
         k = pickle.loads(key_bytes)
-        self.stage.set_key(k)  # outputs belong to Flink's subtask of the key (print's n> prefix)
+        instance = self._instance_of(k)
         if self.broadcast is not None:
             self.broadcast.ensure_current()
         state, _ = self._load()
         pending = state.next_processing_timer()
         now = _processing_time(timerValues)
         if watermark == MAX_WATERMARK:
-            outputs = self.op.end_of_input(k, state, now)
+            outputs = instance.op.end_of_input(k, state, now)
         else:
-            outputs = self.op.on_timers(k, state, watermark, now)
-        yield from self._rows(outputs)
+            outputs = instance.op.on_timers(k, state, watermark, now)
+        yield from self._rows(instance, outputs)
         self._store(state, None)  # Spark removes the expired timer itself
         self._report_processing_timer(key_bytes, state, pending, False)
 
     def close(self) -> None:
-        if hasattr(self, "stage"):  # not Spark's driver-side pass
+        if hasattr(self, "control"):  # not Spark's driver-side pass
             report_metrics(self.plan.metrics)
 
 
@@ -312,17 +341,22 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
     uid = f"{compiler.job_id}/{node.id}"
     late_records = compiler.spark.sparkContext.accumulator(0)
     compiler.late_records[node.name] = late_records
+    broadcast = isinstance(getattr(operator, "function", None), BroadcastProcessAdapter)
     if compiler.one_step:
-        from kindling.spark.one_step import one_step_keyed_frame
-
         return one_step_keyed_frame(input_df, uid, operator, plan, late_records)
-    if not compiler.streaming:
-        if isinstance(getattr(operator, "function", None), BroadcastProcessAdapter):
+    if not compiler.streaming:  # a Spark partition per parallel instance, a key in its subtask's
+        if broadcast:
             keyed = not isinstance(node.inputs[0].key_selector.selectors[0], RoundRobinKey)
-            return input_df.select(SUBTASK, KEY, ELEMENTS).groupBy(SUBTASK).applyInArrow(
+            return by_subtask(input_df, plan.parallelism).applyInArrow(
                 _batch_function(uid, operator, plan, late_records, per_subtask=True, keyed=keyed), plan.schema())
-        return input_df.select(KEY, ELEMENTS).groupBy(KEY).applyInArrow(
+        return input_df.select(KEY, ELEMENTS).repartition(plan.parallelism, KEY).groupBy(KEY).applyInArrow(
             _batch_function(uid, operator, plan, late_records), plan.schema())
+    if broadcast and plan.parallelism > compiler.shuffle_partitions:
+        raise ValueError(f"the broadcast operator '{node.name}' has parallelism {plan.parallelism}, more than "
+                         f"spark.sql.shuffle.partitions ({compiler.shuffle_partitions}), the partitions of Spark's "
+                         "keyed state: its parallel instances are those partitions. Lower its parallelism, or set "
+                         "spark.sql.shuffle.partitions before the SparkSession starts (Kindling sets it to the "
+                         "job's parallelism when it starts Spark)")
     delay = _out_of_orderness(*node.inputs)  # its key-bys
     bounded = all(n.source.bounded for n in _sources_of(node))
     watermarks = timer_reports = None
@@ -344,10 +378,8 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
                     .otherwise(F.lit(0)))
         df = input_df.withColumn(EVENT_TIME, F.timestamp_millis(event_ms)).withWatermark(EVENT_TIME, "0 milliseconds")
         watermarks = compiler.watermark_accumulator(node.name)
-    broadcast = (compiler.broadcast_handoff() if isinstance(getattr(operator, "function", None), BroadcastProcessAdapter)
-                 else None)
     processor = KeyedStageProcessor(uid, operator, plan, time_mode, late_records, watermarks, timer_reports,
-                                    broadcast, list(carried))
+                                    compiler.broadcast_handoff() if broadcast else None, list(carried))
     # The event-time column only drives Spark's watermark; it stays out of the operator's rows.
     df = df.select(KEY, ELEMENTS, *carried)
     schema = StructType(plan.schema().fields + [df.schema[c] for c in carried])
@@ -384,19 +416,18 @@ def _batch_function(uid: str, operator: Any, plan: StagePlan, late_records: Any,
     instance with its keys: broadcast operators, whose broadcast input is processed first as in
     Flink's BATCH execution); each key's elements sorted by timestamp (unless not ``keyed``: a
     non-keyed stream's in arrival order), then its timers."""
-    from kindling.spark.one_step import SubtaskCopies
-
     copies = SubtaskCopies(operator, plan)  # the only reference the function keeps: pickled once
-    parallelism, key_type = plan.parallelism, plan.key_type
+    parallelism, max_parallelism, key_type = plan.parallelism, plan.max_parallelism, plan.key_type
 
     def run(table: pa.Table) -> pa.Table:
         keys, broadcast, _ = batch_groups(table)
         if per_subtask:
             subtask = table.column(SUBTASK)[0].as_py()
         else:  # Flink's parallel instance of the group's key
-            subtask = key_subtask(pickle.loads(next(iter(keys))), parallelism, key_type)
+            subtask = key_subtask(pickle.loads(next(iter(keys))), parallelism, max_parallelism, key_type)
         own_operator, own_plan = copies.of(uid, subtask)
-        info = TaskInfo(own_operator.name, subtask, own_plan.parallelism, job_parameters=own_plan.job_parameters)
+        info = TaskInfo(own_operator.name, subtask, own_plan.parallelism, own_plan.max_parallelism,
+                        job_parameters=own_plan.job_parameters)
         op = _opened_operator(uid, own_operator, info)
         stage = StageRun(own_plan, subtask)
         now = int(time.time() * 1000)

@@ -7,7 +7,8 @@ elements to a keyed operator records, beside them, where each was read (its proc
 arrival) and where its channels' watermarks changed (``kindling.runtime.channels.ReadLog``). A
 source task's processing time is the source's: when it handed the batch holding the element (as
 in PyFlink, where a Python function's outputs go on in bundles, the time a function takes is not
-seen downstream; a slow source's, such as a rate-limited generator's, is);
+seen downstream; a slow source's, such as a rate-limited generator's, is); an exchange between
+parallelisms (rebalance, ...) hands each row on with that time (``__read``), not its consumer's clock;
 every parallel instance gets every task's record and replays its input in that order
 (``Timeline``): the operator's watermark rises between elements as the channels' minimum rose
 (event-time timers fire, windows close, later elements are late), each element is processed at
@@ -42,7 +43,8 @@ from typing import Any, Callable, Iterator
 
 import cloudpickle
 import pyarrow as pa
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, GroupedData
+from pyspark.sql import functions as F
 
 from kindling.runtime.channels import Timeline
 from kindling.runtime.co_functions import BroadcastProcessAdapter
@@ -51,13 +53,21 @@ from kindling.runtime.lifecycle import job_of
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
 from kindling.spark.broadcast import apply_broadcast_first, batch_groups
 from kindling.spark.metrics import report_metrics
-from kindling.spark.stage import ELEMENTS, KEY, SUBTASK, StagePlan, StageRun
+from kindling.spark.stage import ELEMENTS, KEY, PART, SUBTASK, StagePlan, StageRun, partition_keys
 
 
 def one_step_keyed_frame(input_df: DataFrame, uid: str, operator: Any, plan: StagePlan, late_records: Any) -> DataFrame:
     """The Spark plan of a keyed operator (and its chained stage) in a one-step job."""
-    return input_df.select(SUBTASK, KEY, ELEMENTS).groupBy(SUBTASK).applyInArrow(
+    return by_subtask(input_df, plan.parallelism).applyInArrow(
         _subtask_function(uid, operator, plan, late_records), plan.schema())
+
+
+def by_subtask(input_df: DataFrame, parallelism: int) -> GroupedData:
+    """A keyed exit's rows grouped by their subtask (``__sub``), in ``parallelism`` Spark partitions,
+    subtask i's group in partition i: each parallel instance a task of its own."""
+    part = F.element_at(F.array(*[F.lit(k) for k in partition_keys(parallelism)]), F.col(SUBTASK) + 1)
+    return input_df.select(SUBTASK, KEY, ELEMENTS).withColumn(PART, part) \
+        .repartition(parallelism, PART).groupBy(PART, SUBTASK)
 
 
 class SubtaskCopies:
@@ -89,7 +99,8 @@ def _subtask_function(uid: str, operator: Any, plan: StagePlan, late_records: An
 
         subtask = table.column(SUBTASK)[0].as_py()
         own_operator, own_plan = copies.of(uid, subtask)
-        info = TaskInfo(own_operator.name, subtask, own_plan.parallelism, job_parameters=own_plan.job_parameters)
+        info = TaskInfo(own_operator.name, subtask, own_plan.parallelism, own_plan.max_parallelism,
+                        job_parameters=own_plan.job_parameters)
         op = _opened_operator(uid, own_operator, info)
         stage = StageRun(own_plan, subtask)
         keys, broadcast, logs = batch_groups(table)
@@ -102,7 +113,8 @@ def _subtask_function(uid: str, operator: Any, plan: StagePlan, late_records: An
         if getattr(op.function, "emits_per_bundle", False):
             bundle_ends = timeline.bundle_ends(own_plan.bundle_time_ms, own_plan.bundle_size)
         for tag, value, ts, watermark, processing_time in run_subtask(
-                op, arrivals, timeline, subtask, own_plan.parallelism, own_plan.key_type, bundle_ends):
+                op, arrivals, timeline, subtask, own_plan.parallelism, own_plan.max_parallelism,
+                own_plan.key_type, bundle_ends):
             stage.push_output(tag, value, ts, watermark, processing_time=processing_time)
         count_late(op, late_records)
         stage.record.processing_time = timeline.end_ms  # where the channels of the outputs end
@@ -263,7 +275,8 @@ class _TimerQueue:
 
 
 def run_subtask(op: Any, arrivals: list[tuple], timeline: Timeline | None = None, subtask: int = 0,
-                parallelism: int = 1, key_type: Any = None, bundle_ends: list[int] | None = None) -> Iterator[tuple]:
+                parallelism: int = 1, max_parallelism: int | None = None, key_type: Any = None,
+                bundle_ends: list[int] | None = None) -> Iterator[tuple]:
     """Runs ``op`` over one subtask's elements ``(place, key, value, timestamp)`` (sorted by
     place) as a pipelined Flink run does, along ``timeline`` (of these places and the tasks'
     records; None: no channel, the watermark at MIN until the end), and yields its outputs
@@ -272,7 +285,7 @@ def run_subtask(op: Any, arrivals: list[tuple], timeline: Timeline | None = None
     (``bundle_ends``, ``Timeline.bundle_ends``): its processing-time timers fire there."""
     from kindling.runtime.key_groups import assign_to_key_group, compute_default_max_parallelism
 
-    max_parallelism = compute_default_max_parallelism(parallelism)
+    max_parallelism = max_parallelism or compute_default_max_parallelism(parallelism)
     queue = _TimerQueue(subtask, parallelism, max_parallelism)
     if timeline is None:
         timeline = Timeline([a[0] for a in arrivals], ())

@@ -245,10 +245,13 @@ class _JobRun:
         self.savepoints.at_batch_start()  # waits while a savepoint is copied; raises once stopped with one
         if self.batch_ended is not None and self.min_pause_s:  # execution.checkpointing.min-pause
             time.sleep(max(0.0, self.batch_ended + self.min_pause_s - time.time()))
-        several = len(self.writers) > 1
-        if several:
+        # read by several sinks, or on the driver a partition at a time: computed once, every partition at once
+        kept = len(self.writers) > 1 or any(writer.on_driver for _, writer in self.writers)
+        if kept:
             df = df.persist()
         try:
+            if any(writer.on_driver for _, writer in self.writers):
+                df.count()
             for sink, writer in self.writers:
                 self.counts[sink.node.name] = self.counts.get(sink.node.name, 0) + writer.write(sink.select(df), batch_id)
         except BaseException as exc:
@@ -258,7 +261,7 @@ class _JobRun:
                 self.batch_failure = exc
             raise
         finally:
-            if several:
+            if kept:
                 df.unpersist()
         self.compiled.after_batch(batch_id)  # event time: hands the watermark back to the sources
         self.savepoints.running = False
@@ -451,7 +454,8 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
     time_settings = TimeSettings.of(env)
     sinks = split_aggregations(sinks, mode, env.get_parallelism(), job_parameters, job_id.to_hex_string())
     compiler = Compiler(spark, sinks, streaming and not one_step, env.get_parallelism(), job_parameters,
-                        job_id.to_hex_string(), time_settings, one_step=one_step)
+                        job_id.to_hex_string(), time_settings, one_step=one_step,
+                        max_parallelism=env.get_max_parallelism())
     configured = configuration.get_string(MAX_RECORDS_PER_BATCH, "")
     compiler.source_batch_records = max_records_per_batch(int(configured) if configured else None,
                                                           max(env.get_checkpoint_interval(), 0))

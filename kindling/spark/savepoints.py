@@ -16,6 +16,12 @@ is true. A keyed operator the savepoint has no state of starts empty, as in Flin
 its operator metadata and state schema (written when Spark first runs an operator), which are
 copied from a saved operator with the same kind of state (time mode, broadcast state: Kindling's
 keyed operators differ in nothing else), and an empty state store snapshot per partition.
+
+Keyed state is kept under keys laid out as ``STATE_LAYOUT`` says, and each key's place depends on
+its operator's parallelism and max parallelism. The savepoint's manifest and a checkpoint's
+``_kindling_checkpoint.json`` record both; a savepoint or checkpoint of another layout, or of an
+operator at another parallelism or max parallelism, is refused by name (its state would be
+misread: Kindling cannot rescale keyed state).
 """
 from __future__ import annotations
 
@@ -34,6 +40,10 @@ SAVEPOINT_PATH = "execution.savepoint.path"
 IGNORE_UNCLAIMED_STATE = "execution.savepoint.ignore-unclaimed-state"
 SAVEPOINT_DIRECTORY_KEYS = ("execution.checkpointing.savepoint-dir", "state.savepoints.dir")
 MANIFEST = "_kindling_savepoint.json"
+CHECKPOINT_RECORD = "_kindling_checkpoint.json"
+# The layout of keyed state keys: 1, a pickled key; 2, a pickled key placed in its subtask's Spark
+# partition (kindling/spark/stage.py, placed_key), so its bytes depend on the operator's parallelism.
+STATE_LAYOUT = 2
 FIRST_COMMIT_WAIT_S = 120  # a savepoint requested before the first commit waits this long for it
 _STATEFUL_PLAN_NODE = "TransformWithStateInPySpark"
 _SCHEMA_FILE = re.compile(r"/state/\d+/(_stateSchema/.*)$")
@@ -177,12 +187,50 @@ def _copy_if_present(source: str, target: str) -> None:
         pass
 
 
+def check_layout(recorded: dict, where: str, parallelisms: dict[str, list[int]]) -> None:
+    """Refuses keyed state recorded (a manifest, a checkpoint's record) in another layout than this
+    version's, or of an operator (by uid) now at another parallelism or max parallelism: Kindling
+    would misread it. ``where`` names the savepoint or checkpoint in the error."""
+    layout = recorded.get("state_layout", 1)  # written before layouts were recorded
+    if layout != STATE_LAYOUT:
+        raise SavepointError(
+            f"{where} was written by a Kindling of another keyed state layout (version {layout}); this version "
+            f"reads layout {STATE_LAYOUT} and would misread its state: run the job from its sources without it "
+            f"(a new checkpoint directory, no {SAVEPOINT_PATH}), or finish it with the Kindling that wrote it")
+    for uid, (parallelism, max_parallelism) in recorded.get("parallelisms", {}).items():
+        now = parallelisms.get(uid)
+        if now is not None and list(now) != [parallelism, max_parallelism]:
+            raise SavepointError(
+                f"{where} holds the state of operator uid '{uid}' at parallelism {parallelism} and max parallelism "
+                f"{max_parallelism}; the job runs it at parallelism {now[0]} and max parallelism {now[1]}, and "
+                f"Kindling cannot rescale keyed state: set them back (set_parallelism, set_max_parallelism), or run "
+                f"the job from its sources without it")
+
+
+def record_checkpoint(checkpoint: str, parallelisms: dict[str, list[int]]) -> None:
+    """Checks the record of a checkpoint holding keyed state (:func:`check_layout`; a checkpoint
+    without a record is of layout 1), then records this job's layout and parallelisms in it."""
+    path = os.path.join(checkpoint, CHECKPOINT_RECORD)
+    if os.path.isdir(os.path.join(checkpoint, "state")) and os.listdir(os.path.join(checkpoint, "state")):
+        try:
+            with open(path) as f:
+                recorded = json.load(f)
+        except FileNotFoundError:
+            recorded = {}
+        check_layout(recorded, f"the checkpoint {checkpoint}", parallelisms)
+    os.makedirs(checkpoint, exist_ok=True)
+    with open(path, "w") as f:
+        json.dump({"state_layout": STATE_LAYOUT, "parallelisms": parallelisms}, f, indent=1)
+
+
 def take_savepoint(checkpoint: str, directory: str, job_id: str, operators: dict[int, tuple[str, str]],
-                   spark_ids: dict[int, int]) -> str:
-    """Writes a savepoint of ``checkpoint`` into a new directory under ``directory`` and returns its path."""
+                   spark_ids: dict[int, int], parallelisms: dict[str, list[int]] | None = None) -> str:
+    """Writes a savepoint of ``checkpoint`` into a new directory under ``directory`` and returns its
+    path; ``parallelisms``: each keyed operator's (by uid) parallelism and max parallelism."""
     path = os.path.join(os.path.abspath(directory), f"savepoint-{job_id[:6]}-{uuid.uuid4().hex[:12]}")
     last = copy_committed(checkpoint, os.path.join(path, "checkpoint"))
-    manifest = {"version": 1, "last_batch": last, "job_id": job_id,
+    manifest = {"version": 1, "state_layout": STATE_LAYOUT, "last_batch": last, "job_id": job_id,
+                "parallelisms": parallelisms or {},
                 "operators": [{"uid": operators[n][0], "name": operators[n][1], "spark_id": spark_ids[n]}
                               for n in sorted(spark_ids, key=spark_ids.get)]}
     with open(os.path.join(path, MANIFEST), "w") as f:
@@ -192,11 +240,14 @@ def take_savepoint(checkpoint: str, directory: str, job_id: str, operators: dict
 
 def restore_savepoint(path: str, checkpoint: str, operators: dict[int, tuple[str, str]],
                       spark_ids: dict[int, int], allow_non_restored_state: bool,
-                      kinds: dict[int, str] | None = None) -> None:
+                      kinds: dict[int, str] | None = None, parallelisms: dict[str, list[int]] | None = None) -> None:
     """Makes ``checkpoint`` (which must hold no progress) the savepoint at ``path`` with each
     operator's state moved to its Spark operator id in the new job, and operators the savepoint
-    has no state of (``kinds``: their kind of state) starting empty (see the module docstring)."""
+    has no state of (``kinds``: their kind of state) starting empty (see the module docstring).
+    ``parallelisms``: the new job's (see :func:`check_layout`)."""
     manifest = _manifest(path)
+    if manifest["operators"]:
+        check_layout(manifest, f"the savepoint {path}", parallelisms or {})
     new_ids = {operators[n][0]: spark_ids[n] for n in spark_ids}
     new_kinds = {operators[n][0]: (kinds or {}).get(n) for n in spark_ids}
     new_names = {operators[n][0]: operators[n][1] for n in spark_ids}
@@ -330,6 +381,8 @@ class JobSavepoints:
         self.streaming = compiled.streaming and not getattr(compiler, "one_step", False)
         self.df = compiled.df
         self.operators = operator_uids(compiler.nodes)
+        self.parallelisms = {uid: [compiler.parallelism_of(compiler.by_id[n]), compiler.max_parallelism_of(compiler.by_id[n])]
+                             for n, (uid, _) in self.operators.items()}  # see check_layout
         self._spark_ids: dict[int, int] | None = None
         self.gate = threading.Lock()
         self.stopping = False  # stop_with_savepoint copied the checkpoint: no batch may start
@@ -360,7 +413,7 @@ class JobSavepoints:
         with self.gate:
             if self.stopping:
                 raise SavepointError("the job is stopping with a savepoint already")
-            path = take_savepoint(checkpoint, target, self.job_id, self.operators, self.spark_ids())
+            path = take_savepoint(checkpoint, target, self.job_id, self.operators, self.spark_ids(), self.parallelisms)
             self.stopping = self.stopped = stop
         return path
 
@@ -373,10 +426,14 @@ class JobSavepoints:
 
     def restore_into(self, checkpoint: str) -> None:
         """With ``execution.savepoint.path`` set: makes a checkpoint without progress the savepoint
-        (a checkpoint with progress, a restarted job's, wins: it is newer)."""
+        (a checkpoint with progress, a restarted job's, wins: it is newer). Then checks and records
+        the checkpoint's keyed state layout (:func:`record_checkpoint`)."""
         path = self.configuration.get_string(SAVEPOINT_PATH, "")
-        if not path or _batches(os.path.join(checkpoint, "commits")):
-            return
+        if path and not _batches(os.path.join(checkpoint, "commits")):
+            self._restore(path, checkpoint)
+        record_checkpoint(checkpoint, self.parallelisms)
+
+    def _restore(self, path: str, checkpoint: str) -> None:
         if not self.streaming:
             raise SavepointError(f"{SAVEPOINT_PATH} needs a STREAMING job on the micro-batch path")
         if os.path.isdir(checkpoint):
@@ -384,4 +441,4 @@ class JobSavepoints:
         restore_savepoint(path[len("file://"):] if path.startswith("file://") else path, checkpoint,
                           self.operators, self.spark_ids(),
                           self.configuration.get_boolean(IGNORE_UNCLAIMED_STATE, False),
-                          spark_operator_kinds(self.df, self.job_id, self.operators))
+                          spark_operator_kinds(self.df, self.job_id, self.operators), self.parallelisms)

@@ -20,7 +20,11 @@ from kindling.graph.specs import CollectSinkSpec, DiscardSinkSpec, FileSinkSpec,
 
 
 class SinkWriter:
-    """Writes one sink's part of a micro-batch; returns how many elements it wrote."""
+    """Writes one sink's part of a micro-batch; returns how many elements it wrote. ``on_driver``:
+    it reads the frame on the driver a partition at a time (``toLocalIterator``, one Spark job per
+    partition), so the runner computes the frame's partitions together first."""
+
+    on_driver = False
 
     def write(self, df: DataFrame, batch_id: int) -> int:
         raise NotImplementedError
@@ -112,6 +116,8 @@ class PrintWriter(SinkWriter):
     """Writes the lines a stage formatted (with Flink's ``id:n> `` prefixes, see
     ``ExitPlan.line_prefix``) in the order of the DataFrame's partitions."""
 
+    on_driver = True
+
     def __init__(self, spec: PrintSinkSpec):
         self.stream = sys.stderr if spec.to_stderr else sys.stdout
 
@@ -133,6 +139,8 @@ class CollectWriter(SinkWriter):
     """Hands elements to ``execute_and_collect``'s buffer on the driver, one partition at a time
     (``toLocalIterator``), so a large micro-batch is never held whole on the driver; the buffer
     makes this wait while it is full."""
+
+    on_driver = True
 
     def __init__(self, spec: CollectSinkSpec):
         self.collector = spec.collector

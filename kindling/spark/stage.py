@@ -38,7 +38,8 @@ from kindling.runtime.chain import ChainNode, Record, build_chain, build_list_ch
 from kindling.runtime.channels import ReadLog
 from kindling.runtime.errors import UserFunctionError, task_failure, user_error_of, user_function_failure
 from kindling.common.formatting import flink_string
-from kindling.runtime.key_groups import assign_key_to_parallel_operator
+from kindling.runtime.key_groups import assign_key_to_parallel_operator, compute_default_max_parallelism
+from kindling.runtime.partitioners import InstanceChooser
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
 from kindling.runtime.watermarks import Generators, wall_clock_ms
 from kindling.spark.codec import ValueTypeError, codec_for
@@ -50,7 +51,9 @@ WM = "__wm"
 CHANNEL = "__ch"
 POS = "__pos"  # a source row's place in its split (kindling.spark.sources.describe_position)
 KEY = "__key"
+PART = "__part"  # an exchanged stream's row: the key of the Spark partition (the parallel instance) it goes to
 SUBTASK = "__sub"  # one-step jobs: the subtask of a keyed exit's key (kindling/spark/one_step.py)
+READ_MS = "__read"  # one-step jobs: an exchanged row's processing time (when its source handed it)
 END_MARK = 2**52  # __ts and __wm of the control row that ends a bounded input
 CONTROL_MARK = END_MARK - 1  # __wm of a channel report or watermark hand-off row
 # __wm of a source's row saying that the split named in __ch was read to its end; LAST_: and no
@@ -93,8 +96,12 @@ class ExitPlan:
     idleness_ms: int | None = None  # that assigner's ``with_idleness``
     print_identifier: str | None = None  # ``string`` layout: print()'s sink identifier
     print_parallelism: int = 1  # ``string`` layout: the print sink's parallelism (> 1: ``n> `` prefixes)
-    one_step: bool = False  # ``keyed`` layout in a one-step job: rows carry the key's subtask, elements their arrival
-    parallelism: int = 1  # ``keyed`` layout in a one-step job: the keyed operator's parallelism
+    # a one-step job's ``keyed`` layout: rows carry the key's subtask, elements their place; an
+    # exchange (``distribution``): rows carry their processing time (``__read``)
+    one_step: bool = False
+    parallelism: int = 1  # ``keyed`` layout: the keyed operator's parallelism
+    max_parallelism: int = 128  # ``keyed`` layout: the keyed operator's max parallelism (key groups)
+    distribution: Any = None  # ``stream`` layout into an exchange: how elements spread (kindling/runtime/partitioners.py)
     sink_spec: Any = None  # ``produced`` layout: the KafkaSinkSpec; ``columns``, ``written``: the FileSinkSpec
 
     def line_prefix(self, subtask: int) -> str:
@@ -111,7 +118,11 @@ class ExitPlan:
             fields = [StructField(KEY, BinaryType()), StructField(ELEMENTS, BinaryType())]
             return fields + [StructField(SUBTASK, IntegerType())] if self.one_step else fields
         if self.layout == "stream":
-            return list(codec_for(self.type_info).fields)
+            fields = list(codec_for(self.type_info).fields)
+            if self.distribution is None:
+                return fields
+            read = [StructField(READ_MS, LongType())] if self.one_step else []
+            return fields + [StructField(PART, BinaryType())] + read
         if self.layout == "columns":
             return list(codec_for(self.sink_spec.columns_type).fields)
         if self.layout == "string":
@@ -154,6 +165,13 @@ class _Cursor:
         self.read_ms: int | None = None  # processing time of the source's current batch (None: the clock's)
 
 
+def _processing_time(record: Record, cursor: _Cursor) -> int:
+    """When the element being pushed was made (by a keyed operator) or read (by the source)."""
+    if record.processing_time is not None:
+        return record.processing_time
+    return wall_clock_ms() if cursor.read_ms is None else cursor.read_ms
+
+
 def _element_stamps(stamps: list) -> list:
     """Elements' watermark stamps, none equal to a control row's mark: a row is a control row by its
     ``__wm`` alone (and its ``__ch`` is then unpickled), so a watermark made from data (an event time
@@ -174,6 +192,7 @@ class _ExitBuffer:
         self.ch: list = []
         self.fixed_channel: bytes | None = None  # set when an assigner in the stage feeds this exit
         self.timed = timed
+        self.chooser: InstanceChooser | None = None  # an exit into an exchange: picks each element's instances
         values, ts, wm, ch = self.values, self.ts, self.wm, self.ch
         if timed:
             def push(value):
@@ -192,6 +211,18 @@ class _ExitBuffer:
         else:
             push = values.append
             extend = values.extend
+        self.read_ms: list[int] = []
+        if plan.one_step and plan.distribution is not None:  # the time downstream places the element at
+            read_ms = self.read_ms
+            push_timed, extend_timed = push, extend
+
+            def push(value):
+                read_ms.append(_processing_time(record, cursor))
+                push_timed(value)
+
+            def extend(vs: list) -> None:
+                read_ms.extend([_processing_time(record, cursor)] * len(vs))
+                extend_timed(vs)
         self.subtasks: list[int] = []
         if plan.layout == "string" and plan.print_parallelism > 1:  # each line names its subtask
             subtasks = self.subtasks
@@ -217,11 +248,28 @@ class _ExitBuffer:
 
     def take(self) -> tuple[int, list[pa.Array], list | None, list | None, list | None]:
         """Row count, value columns, timestamps, stamps and channels (None: all null) of what
-        was collected."""
+        was collected; into an exchange, a row per instance an element goes to, with its ``__part``."""
         n = len(self.values)
-        arrays = self.encode()
         ts, wm, ch = (list(self.ts), _element_stamps(self.wm), list(self.ch)) if self.timed else (None, None, None)
+        targets = None
+        read_ms = self.read_ms
+        if self.chooser is not None:
+            targets, rows = self.chooser.spread(n, self.values)
+            if len(rows) != n:  # broadcast: a copy per instance
+                self.values[:] = [self.values[i] for i in rows]
+                if read_ms:
+                    read_ms = [read_ms[i] for i in rows]
+                n = len(rows)
+                if self.timed:
+                    ts, wm, ch = ([column[i] for i in rows] for column in (ts, wm, ch))
+        arrays = self.encode()
+        if targets is not None:
+            keys = partition_keys(self.plan.distribution.consumers)
+            arrays.append(pa.array([keys[t] for t in targets], pa.binary()))
+            if self.plan.one_step:
+                arrays.append(pa.array(read_ms, pa.int64()))
         self.values.clear()
+        self.read_ms.clear()
         self.ts.clear()
         self.wm.clear()
         self.ch.clear()
@@ -431,9 +479,13 @@ class _KeyedExitBuffer:
         if broadcast:
             groups = [g for g in groups if g[0][1] is not BROADCAST]
         keys = [k for (_, k), _ in groups]
-        _check_key_type([k.key if isinstance(k, _PickledKey) else k for k in keys], plan)
-        key_blobs = pa.array([k.blob if isinstance(k, _PickledKey) else _pickle_key(k, plan) for k in keys],
-                             pa.binary())
+        plain_keys = [k.key if isinstance(k, _PickledKey) else k for k in keys]
+        _check_key_type(plain_keys, plan)
+        blobs = [k.blob if isinstance(k, _PickledKey) else _pickle_key(k, plan) for k in keys]  # fails first: clearer
+        subtasks = [key_subtask(k, plan.parallelism, plan.max_parallelism, plan.key_type) for k in plain_keys]
+        if not plan.one_step:  # grouped by key: the key's Spark partition is its subtask's
+            blobs = [placed_key(blob, subtask) for blob, subtask in zip(blobs, subtasks)]
+        key_blobs = pa.array(blobs, pa.binary())
         runs = [(ch.decode() if ch is not None else None, seq, group) for (ch, _), group in groups]
         try:
             elements = pa.array([pickle.dumps(run, protocol=5) for run in runs], pa.binary())
@@ -441,16 +493,14 @@ class _KeyedExitBuffer:
             import cloudpickle
 
             elements = pa.array([cloudpickle.dumps(run, protocol=5) for run in runs], pa.binary())
-        subtasks = [key_subtask(k.key if isinstance(k, _PickledKey) else k, plan.parallelism, plan.key_type)
-                    for k in keys] if plan.one_step else None
         if broadcast:  # every parallel instance gets each broadcast run, at a control key
             payloads = [pickle.dumps(("broadcast", (ch.decode() if ch is not None else None, seq, group)),
                                      protocol=5) for (ch, _), group in broadcast]
             if plan.one_step:  # a row for each parallel instance (its subtask), under one control key
-                targets = control_keys(1) * plan.parallelism
+                targets = partition_keys(1) * plan.parallelism
                 subtasks += list(range(plan.parallelism)) * len(payloads)
             else:  # a row for each shuffle partition of the keyed operator
-                targets = control_keys(self.shuffle_partitions)
+                targets = partition_keys(self.shuffle_partitions)
             key_blobs = pa.concat_arrays([key_blobs, pa.array([k for _ in payloads for k in targets], pa.binary())])
             elements = pa.concat_arrays([elements, pa.array([p for p in payloads for _ in targets], pa.binary())])
         if self.read_log is not None:  # every parallel instance gets the task's log, under one control key
@@ -458,7 +508,7 @@ class _KeyedExitBuffer:
             log = self.read_log.take(self.final, self.fixed_channel, self.cursor.read_ms if ended is None else ended)
             if log != ([], []):
                 payload = pickle.dumps(("timeline", log), protocol=5)
-                key_blobs = pa.concat_arrays([key_blobs, pa.array(control_keys(1) * plan.parallelism, pa.binary())])
+                key_blobs = pa.concat_arrays([key_blobs, pa.array(partition_keys(1) * plan.parallelism, pa.binary())])
                 elements = pa.concat_arrays([elements, pa.array([payload] * plan.parallelism, pa.binary())])
                 subtasks += list(range(plan.parallelism))
         columns = [key_blobs, elements]
@@ -467,14 +517,15 @@ class _KeyedExitBuffer:
         return len(key_blobs), columns, None, None, None
 
 
-def key_subtask(key: Any, parallelism: int, key_type: Any = None) -> int:
-    """The subtask (0-based) of a keyed operator with ``parallelism`` that PyFlink gives ``key``."""
+def key_subtask(key: Any, parallelism: int, max_parallelism: int | None = None, key_type: Any = None) -> int:
+    """The subtask (0-based) PyFlink gives ``key`` in a keyed operator with ``parallelism`` and
+    ``max_parallelism`` key groups (None: Flink's default for the parallelism)."""
     if parallelism <= 1:
         return 0
     try:
-        return assign_key_to_parallel_operator(key, parallelism, key_type=key_type)
+        return assign_key_to_parallel_operator(key, parallelism, max_parallelism, key_type=key_type)
     except Exception:  # a value the declared key_type cannot hash (it fails elsewhere with a clear error)
-        return assign_key_to_parallel_operator(key, parallelism)
+        return assign_key_to_parallel_operator(key, parallelism, max_parallelism)
 
 
 def _check_key_type(keys: list, plan: ExitPlan) -> None:
@@ -528,13 +579,48 @@ def spark_hash(data: bytes, seed: int = 42) -> int:
     return h1 - (1 << 32) if h1 >= 1 << 31 else h1
 
 
-_control_keys: dict[int, list[bytes]] = {}
+_INVERSE = {c: pow(c, -1, 1 << 32) for c in (5, 0xCC9E2D51, 0x1B873593, 0x85EBCA6B, 0xC2B2AE35)}  # mod 2**32
 
 
-def control_keys(partitions: int) -> list[bytes]:
-    """One key per shuffle partition (``CONTROL_KEY_PREFIX`` + a suffix), the i-th landing in
-    partition i: a row sent with each reaches every partition of a keyed operator."""
-    keys = _control_keys.get(partitions)
+def _rotate_right(value: int, distance: int) -> int:
+    return ((value >> distance) | (value << (32 - distance))) & 0xFFFFFFFF
+
+
+def _unmix_final(h1: int) -> int:
+    """The inverse of murmur3's final mix (fmix32)."""
+    h1 ^= h1 >> 16
+    h1 = (h1 * _INVERSE[0xC2B2AE35]) & 0xFFFFFFFF
+    h1 ^= (h1 >> 13) ^ (h1 >> 26)
+    h1 = (h1 * _INVERSE[0x85EBCA6B]) & 0xFFFFFFFF
+    return h1 ^ (h1 >> 16)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def placed_key(blob: bytes, subtask: int) -> bytes:
+    """``blob`` (a pickled key) padded to whole 4-byte blocks and followed by the block that makes
+    Spark's hash of it equal ``subtask``: grouped by it, the key lands in Spark partition ``subtask``
+    (modulo the partition count), where Flink's subtask of the key runs. ``pickle.loads`` ignores the
+    bytes after a pickle, so the key reads back as it was."""
+    padded = blob + bytes(-len(blob) % 4)
+    h1 = 42
+    for i in range(0, len(padded), 4):
+        h1 = _mix_h1(h1, _mix_k1(int.from_bytes(padded[i:i + 4], "little")))
+    wanted = _unmix_final(subtask & 0xFFFFFFFF) ^ (len(padded) + 4)
+    # undo _mix_h1(h1, k1) == wanted, then _mix_k1(block) == k1
+    k1 = _rotate_right(((wanted - 0xE6546B64) * _INVERSE[5]) & 0xFFFFFFFF, 13) ^ h1
+    block = (_rotate_right((k1 * _INVERSE[0x1B873593]) & 0xFFFFFFFF, 15) * _INVERSE[0xCC9E2D51]) & 0xFFFFFFFF
+    return padded + block.to_bytes(4, "little")
+
+
+_partition_keys: dict[int, list[bytes]] = {}
+
+
+def partition_keys(partitions: int) -> list[bytes]:
+    """One binary key per partition of a Spark hash partitioning into ``partitions``, the i-th landing
+    in partition i: an exchange sends a row to instance i with the i-th (``__part``); a keyed
+    operator's control keys (``CONTROL_KEY_PREFIX`` + a suffix, sorted before every pickled key),
+    sent with a row each, reach every partition of the operator."""
+    keys = _partition_keys.get(partitions)
     if keys is None:
         found: dict[int, bytes] = {}
         suffix = 0
@@ -542,7 +628,7 @@ def control_keys(partitions: int) -> list[bytes]:
             key = CONTROL_KEY_PREFIX + suffix.to_bytes(4, "big")
             found.setdefault(spark_hash(key) % partitions, key)
             suffix += 1
-        keys = _control_keys[partitions] = [found[i] for i in range(partitions)]
+        keys = _partition_keys[partitions] = [found[i] for i in range(partitions)]
     return keys
 
 
@@ -563,7 +649,8 @@ class StagePlan:
     timed_exits: set[int] = field(default_factory=set)
     input_type: Any = None
     job_parameters: dict = field(default_factory=dict)
-    parallelism: int = 1
+    parallelism: int = 1  # the stage's operators' (all of them: a stage is a Flink chain)
+    max_parallelism: int | None = None  # a keyed stage's key groups (None: Flink's default for the parallelism)
     # -- event time (STREAMING mode) --
     uid: str = ""
     channels: bool = False  # report channels and pass control rows on (STREAMING mode)
@@ -591,15 +678,16 @@ _task_generators: dict[tuple, Generators] = {}  # (stage uid, partition) -> gene
 
 
 class StageRun:
-    """One task's instance of a stage: the wired chain and the exit buffers."""
+    """One task's instance of a stage (the parallel instance ``partition`` modulo the stage's
+    parallelism): the exit buffers, and the chain, wired (its functions opened) when first pushed to."""
 
     def __init__(self, plan: StagePlan, partition: int, watermark_generators: dict | None = None):
         self.plan = plan
         self.record = Record()
-        self.cursor = _Cursor(f"p{partition}", partition % max(plan.parallelism, 1))
-        # whether some exit prints ``n> `` prefixes, which name the subtask of each output's key
-        self.numbers_lines = any(ex.layout == "string" and ex.print_parallelism > 1 for ex in plan.exits)
-        info = TaskInfo(plan.name, partition, plan.parallelism, job_parameters=plan.job_parameters)
+        subtask = partition % max(plan.parallelism, 1)
+        self.cursor = _Cursor(f"p{partition}", subtask)
+        self.info = TaskInfo(plan.name, subtask, plan.parallelism, plan.max_parallelism or
+                             compute_default_max_parallelism(plan.parallelism), job_parameters=plan.job_parameters)
         cursor = self.cursor
         # async I/O emits an element after later ones: it keeps the element's channel and subtask
         self.record.save_context = lambda: (cursor.channel, cursor.subtask)
@@ -608,8 +696,11 @@ class StageRun:
         self.buffers = [_KeyedExitBuffer(ex, self.record, cursor, partition, plan.shuffle_partitions, plan.uid)
                         if ex.layout == "keyed"
                         else _exit_buffer(ex)(ex, self.record, cursor, ex.index in plan.timed_exits) for ex in plan.exits]
-        pushers = {b.plan.index: b.push for b in self.buffers}
-        extenders = {b.plan.index: b.extend for b in self.buffers}
+        for buf in self.buffers:
+            if buf.plan.distribution is not None:
+                buf.chooser = InstanceChooser(buf.plan.distribution, subtask, f"{plan.uid}#{buf.plan.index}")
+        self.pushers = {b.plan.index: b.push for b in self.buffers}
+        self.extenders = {b.plan.index: b.extend for b in self.buffers}
         # A one-step job's source task: time is the source's, when it handed each batch (as in
         # PyFlink, where Python functions hand their outputs on in bundles: docs/semantics.md)
         self.reads_in_time = plan.reads_source and any(ex.one_step for ex in plan.exits)
@@ -620,29 +711,35 @@ class StageRun:
         self.forward: list[tuple] = []  # control payloads from the input, passed on at the end
         self.read_split = False  # a source stage's task has read rows of a split
         self.split_end: int | None = None  # the split's level when the source said it ended (SPLIT_END_MARK)
-        record = self.record
-        generators = self.generators
-
-        def wire_lists(roots: list[ChainNode], exits: list[int]) -> Callable[[list], None]:
-            return fan_out([build_list_chain(r, pushers, extenders, record, info, generators) for r in roots]
-                           + [extenders[e] for e in exits])
-
-        def wire(roots: list[ChainNode], exits: list[int]) -> Callable[[Any], None]:
-            return fan_out([build_chain(r, pushers, record, info, generators) for r in roots]
-                           + [pushers[e] for e in exits])
-
-        self.push = wire(plan.roots, plan.root_exits)
-        self.push_list = wire_lists(plan.roots, plan.root_exits)
-        self.side_push = {
-            tag: wire(plan.side_roots.get(tag, []), plan.side_root_exits.get(tag, []))
-            for tag in set(plan.side_roots) | set(plan.side_root_exits)
-        }
         self.set_split(self.cursor.split)
+
+    def _wire(self, roots: list[ChainNode], exits: list[int]) -> Callable[[Any], None]:
+        return fan_out([build_chain(r, self.pushers, self.record, self.info, self.generators) for r in roots]
+                       + [self.pushers[e] for e in exits])
+
+    @functools.cached_property
+    def push(self) -> Callable[[Any], None]:
+        """Pushes one element of the stage's input through its chain."""
+        return self._wire(self.plan.roots, self.plan.root_exits)
+
+    @functools.cached_property
+    def push_list(self) -> Callable[[list], None]:
+        """Pushes elements without timestamps through the chain, a list at a time."""
+        plan = self.plan
+        return fan_out([build_list_chain(r, self.pushers, self.extenders, self.record, self.info, self.generators)
+                        for r in plan.roots] + [self.extenders[e] for e in plan.root_exits])
+
+    @functools.cached_property
+    def side_push(self) -> dict[str, Callable[[Any], None]]:
+        """A keyed stage's pushers of each side output of its operator."""
+        plan = self.plan
+        return {tag: self._wire(plan.side_roots.get(tag, []), plan.side_root_exits.get(tag, []))
+                for tag in set(plan.side_roots) | set(plan.side_root_exits)}
 
     def _generators(self, partition: int) -> Generators:
         plan = self.plan
         make = lambda: Generators(plan.watermark_interval_ms, plan.per_element_watermarks)  # noqa: E731
-        if self.reads_in_time:
+        if any(ex.one_step for ex in plan.exits):  # a one-step job: the source's time (an exchanged row's __read)
             make = lambda: Generators(plan.watermark_interval_ms, plan.per_element_watermarks,  # noqa: E731
                                       clock=self._read_clock)
         if plan.reads_source or not plan.channels:
@@ -667,13 +764,6 @@ class StageRun:
         for buf in self.buffers:
             if buf.plan.assigner is not None:
                 buf.fixed_channel = self.channel_of(buf.plan).encode()
-
-    def set_key(self, key: Any) -> None:
-        """The outputs pushed next are those of ``key`` in a keyed stage: they belong to the
-        subtask Flink gives that key (what ``print()`` names in its ``n> `` prefix). The key
-        group hash is computed only when such a prefix is printed."""
-        if self.numbers_lines:
-            self.cursor.subtask = key_subtask(key, self.plan.parallelism, self.plan.key_type)
 
     def channel_of(self, exit_plan: ExitPlan) -> str:
         return f"{_channel_name(exit_plan.assigner)}|{self.cursor.split}"
@@ -721,7 +811,10 @@ class StageRun:
             if reads_source and batch.num_rows and wm_col.null_count == batch.num_rows:
                 self._reading(ch_col[0].as_py())  # a source's rows carry the name of their split
                 ch_col = pa.nulls(batch.num_rows, pa.binary())
-            if ts_col.null_count == len(ts_col) and wm_col.null_count == len(wm_col) \
+            read_col = batch.column(READ_MS) if READ_MS in names else None
+            # a one-step job's exchanged rows: each is read when its source handed it (or a keyed operator made it)
+            reads = read_col.to_pylist() if read_col is not None and read_col.null_count < len(read_col) else None
+            if reads is None and ts_col.null_count == len(ts_col) and wm_col.null_count == len(wm_col) \
                     and ch_col.null_count == len(ch_col):
                 record.timestamp = None
                 record.watermark = None
@@ -730,7 +823,8 @@ class StageRun:
                     self.push_list(values)
                 except RuntimeError as exc:
                     raise self._at_source_position(exc, values, batch) from None
-            elif wm_col.null_count == len(wm_col) and ch_col.null_count == len(ch_col):  # timestamps only
+            elif reads is None and wm_col.null_count == len(wm_col) \
+                    and ch_col.null_count == len(ch_col):  # timestamps only
                 record.watermark = None
                 cursor.channel = None
                 try:
@@ -741,7 +835,8 @@ class StageRun:
                     raise self._at_source_position(exc, values, batch) from None
             else:
                 try:
-                    for v, t, w, c in zip(values, ts_col.to_pylist(), wm_col.to_pylist(), ch_col.to_pylist()):
+                    for i, (v, t, w, c) in enumerate(zip(values, ts_col.to_pylist(), wm_col.to_pylist(),
+                                                          ch_col.to_pylist())):
                         if w == END_MARK:
                             ended = True
                             continue
@@ -755,6 +850,8 @@ class StageRun:
                         record.timestamp = t
                         record.watermark = w
                         cursor.channel = c
+                        if reads is not None:
+                            cursor.read_ms = reads[i]
                         push(v)
                 except RuntimeError as exc:
                     raise self._at_source_position(exc, values, batch) from None
@@ -848,7 +945,7 @@ class StageRun:
                     rows.append((pickle.dumps(("report", body), protocol=5), time))
                 else:
                     rows.append((pickle.dumps((kind, body), protocol=5), body if kind == "watermark" else time))
-            keys = control_keys(self.plan.shuffle_partitions) if ex.layout == "keyed" else [None]
+            keys = partition_keys(self.plan.shuffle_partitions) if ex.layout == "keyed" else [None]
             n = len(rows) * len(keys)
             columns = []
             for f in schema:

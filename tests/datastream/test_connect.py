@@ -162,7 +162,7 @@ def test_partition_custom_runs_the_partitioner(env):
     assert sorted(numbers.partition_custom(ByParity(), lambda v: v).map(lambda v: v + 1).execute_and_collect()) \
         == [2, 3, 4]
     with pytest.raises(Exception, match="partitioner of partition_custom chose partition 2"):
-        list(numbers.partition_custom(lambda key, n: n, lambda v: v).execute_and_collect())
+        list(numbers.partition_custom(lambda key, n: n, lambda v: v).map(lambda v: v).execute_and_collect())
 
 
 def test_iterate_is_refused_naming_what_to_do_instead(env):

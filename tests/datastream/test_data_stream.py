@@ -49,7 +49,7 @@ def test_flat_map_generator_and_none(any_env):
             yield i
 
     out = any_env.from_collection([0, 1, 3]).flat_map(gen).execute_and_collect(limit=100)
-    assert out == [0, 0, 1, 2]
+    assert sorted(out) == [0, 0, 1, 2]  # the flat map's parallel instances hand their outputs on in any order
 
 
 def test_from_elements_and_untyped_values_round_trip(any_env):
@@ -261,7 +261,8 @@ def test_user_function_error_names_operator(any_env):
     def explode(x):
         raise KeyError(f"no {x}")
 
-    any_env.from_collection([1, 2]).map(explode).name("exploding map").print()
+    # one element: the map's two instances would race to fail first on two
+    any_env.from_collection([1]).map(explode).name("exploding map").print()
     with pytest.raises(UserFunctionError) as info:
         any_env.execute()
     assert info.value.operator_name == "exploding map"

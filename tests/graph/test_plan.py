@@ -195,3 +195,28 @@ def test_connected_streams_have_pyflinks_co_operator_nodes(env):
         ("Sink: Print to Std. Out", "Data Sink", 2, ["FORWARD"]),
         ("Sink: Print to Std. Out", "Data Sink", 2, ["FORWARD"]),
     ]
+
+
+def test_parallelisms_and_strategies_follow_the_rules_the_job_runs_by(env):
+    """As PyFlink 2.3 plans it: the timestamp assigner runs at its input's parallelism, a change of
+    parallelism rebalances, and forward between different parallelisms is refused."""
+    from kindling.common import WatermarkStrategy
+
+    env.from_collection([1, 2, 3]).assign_timestamps_and_watermarks(WatermarkStrategy.for_monotonous_timestamps()) \
+        .map(lambda x: x).set_parallelism(3).print()
+    assert _shape(_plan(env)) == [("Source: Collection Source", "Data Source", 1, []),
+                                  ("Timestamps/Watermarks", "Operator", 1, ["FORWARD"]),
+                                  ("Map", "Operator", 3, ["REBALANCE"]),
+                                  ("Sink: Print to Std. Out", "Data Sink", 2, ["REBALANCE"])]
+    other = StreamExecutionEnvironment.get_execution_environment()
+    other.set_parallelism(2)
+    other.from_collection([1, 2, 3]).forward().map(lambda x: x).print()
+    with pytest.raises(ValueError, match="Forward partitioning does not allow change of parallelism"):
+        _plan(other)
+
+
+def test_a_collection_source_refuses_another_parallelism_as_in_flink(env):
+    source = env.from_collection([1, 2, 3])
+    with pytest.raises(ValueError, match="The parallelism of non parallel operator must be 1"):
+        source.set_parallelism(2)
+    assert source.set_parallelism(1) is source

@@ -483,3 +483,28 @@ def test_run_subtask_ends_an_operators_bundles_where_pyflinks_python_operator_do
                                                               bundle_ends=timeline.bundle_ends(1000, 100_000))]
     # bundles: [0, 1000) ends at the check at 1000, [1200, 3000) at 3000 (not 2000, too soon), the rest at the end
     assert out == [("a=8", 1200), ("b=2", 1200), ("a=20", 3100), ("b=8", 3100), ("a=28", 3100)]
+
+
+def _first_slowly(v):
+    """The map instance that gets element 0 waits before it: its task's clock runs ahead of the other's."""
+    import time
+
+    if v == 0:
+        time.sleep(0.3)
+    return v
+
+
+class _InArrivalOrder(KeyedProcessFunction):
+    def process_element(self, value, ctx):
+        yield value
+
+
+def test_elements_rebalanced_from_a_source_keep_the_time_it_read_them(spark):
+    """A collection source (parallelism 1) rebalances its elements round robin over 2 map instances;
+    the keyed operator after them receives them interleaved, at the time the source handed them, not
+    at the time each map instance's task got to them (the time a function takes is not seen
+    downstream): the first two, the next two, ... arrive together whatever the map waited."""
+    env = _env(spark)
+    out = env.from_collection(list(range(6)), Types.LONG()).map(_first_slowly, Types.LONG()) \
+        .key_by(lambda v: 0).process(_InArrivalOrder(), Types.LONG()).execute_and_collect(limit=100)
+    assert [sorted(out[i:i + 2]) for i in range(0, 6, 2)] == [[0, 1], [2, 3], [4, 5]]

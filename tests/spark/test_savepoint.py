@@ -14,7 +14,8 @@ from kindling.common import Configuration, Duration, Types, WatermarkStrategy
 from kindling.common.serialization import Encoder
 from kindling.datastream import StreamExecutionEnvironment
 from kindling.datastream.connectors.file_system import FileSink, FileSource, StreamFormat
-from kindling.spark.savepoints import (MANIFEST, SavepointError, copy_committed, operator_uids, restore_savepoint)
+from kindling.spark.savepoints import (CHECKPOINT_RECORD, MANIFEST, STATE_LAYOUT, SavepointError, copy_committed,
+                                       operator_uids, record_checkpoint, restore_savepoint)
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -27,11 +28,14 @@ def _parse(line: str) -> tuple:
 
 
 def _start(tmp_path, name: str, order: tuple[str, ...], savepoint: str = "", allow: bool = False,
-           extra_map: bool = False):
+           extra_map: bool = False, checkpoints: str = ""):
     """A job over the monitored directory ``in``: per key a running sum (uid ``sums``) and a running
-    max (uid ``maxes``), in branches declared in ``order``; lines ``sum:k:v`` / ``max:k:v`` to ``out``."""
+    max (uid ``maxes``), in branches declared in ``order``; lines ``sum:k:v`` / ``max:k:v`` to ``out``;
+    its checkpoints under ``checkpoints`` if given."""
     conf = Configuration()
     conf.set_boolean("kindling.progress", False)
+    if checkpoints:
+        conf.set_string("execution.checkpointing.dir", checkpoints)
     if savepoint:
         conf.set_string("execution.savepoint.path", savepoint)
     if allow:
@@ -162,10 +166,12 @@ def test_restore_rewrites_operator_ids_and_schema_paths(tmp_path):
     (saved / "state/0/_metadata/v2/0").write_text("v2\n" + json.dumps(meta))
     (saved / "state/0/_metadata/v2/.0.crc").write_text("")
     (saved / "metadata").write_text('{"id":"q"}')
-    (tmp_path / "sp" / MANIFEST).write_text(json.dumps(
-        {"version": 1, "last_batch": 0, "operators": [{"uid": "sums", "name": "Reduce", "spark_id": 0}]}))
+    manifest = {"version": 1, "state_layout": STATE_LAYOUT, "last_batch": 0, "parallelisms": {"sums": [2, 128]},
+                "operators": [{"uid": "sums", "name": "Reduce", "spark_id": 0}]}
+    (tmp_path / "sp" / MANIFEST).write_text(json.dumps(manifest))
     target = tmp_path / "new"
-    restore_savepoint(str(tmp_path / "sp"), str(target), {7: ("sums", "Reduce")}, {7: 3}, False)
+    restore_savepoint(str(tmp_path / "sp"), str(target), {7: ("sums", "Reduce")}, {7: 3}, False,
+                      parallelisms={"sums": [2, 128]})
     text = (target / "state/3/_metadata/v2/0").read_text().split("\n")
     assert text[0] == "v2"
     moved = json.loads(text[1])
@@ -179,6 +185,75 @@ def test_restore_rewrites_operator_ids_and_schema_paths(tmp_path):
     with pytest.raises(SavepointError, match="'Count' \\(uid 'counts'\\) has no state.*EventTime"):
         restore_savepoint(str(tmp_path / "sp"), str(tmp_path / "third"), {7: ("sums", "Reduce"), 8: ("counts", "Count")},
                           {7: 0, 8: 1}, False, {8: "EventTime"})
+
+
+def test_a_savepoint_of_another_state_layout_or_parallelism_is_refused(tmp_path):
+    saved = tmp_path / "sp" / "checkpoint"
+    (saved / "commits").mkdir(parents=True)
+    (saved / "commits/0").write_text("v1")
+    manifest = {"version": 1, "last_batch": 0, "parallelisms": {"sums": [2, 128]},
+                "operators": [{"uid": "sums", "name": "Reduce", "spark_id": 0}]}  # no state_layout: layout 1
+    (tmp_path / "sp" / MANIFEST).write_text(json.dumps(manifest))
+    restore = lambda target, parallelisms: restore_savepoint(  # noqa: E731
+        str(tmp_path / "sp"), str(tmp_path / target), {7: ("sums", "Reduce")}, {7: 0}, False, parallelisms=parallelisms)
+    with pytest.raises(SavepointError, match=f"another keyed state layout \\(version 1\\); this version reads layout "
+                                             f"{STATE_LAYOUT}.*run the job from its sources"):
+        restore("a", {"sums": [2, 128]})
+    manifest["state_layout"] = STATE_LAYOUT
+    (tmp_path / "sp" / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(SavepointError, match="uid 'sums' at parallelism 2 and max parallelism 128; the job runs it at "
+                                             "parallelism 3 and max parallelism 128.*cannot rescale keyed state"):
+        restore("b", {"sums": [3, 128]})
+
+
+def test_a_checkpoint_records_its_state_layout_and_one_of_another_is_refused(tmp_path):
+    checkpoint = tmp_path / "cp"
+    record_checkpoint(str(checkpoint), {"sums": [2, 128]})  # a new checkpoint: recorded
+    record = json.loads((checkpoint / CHECKPOINT_RECORD).read_text())
+    assert record == {"state_layout": STATE_LAYOUT, "parallelisms": {"sums": [2, 128]}}
+    (checkpoint / "state" / "0").mkdir(parents=True)  # keyed state written under that record
+    record_checkpoint(str(checkpoint), {"sums": [2, 128]})
+    (checkpoint / CHECKPOINT_RECORD).write_text(json.dumps({**record, "state_layout": 1}))
+    with pytest.raises(SavepointError, match="checkpoint .* another keyed state layout \\(version 1\\)"):
+        record_checkpoint(str(checkpoint), {"sums": [2, 128]})
+    (checkpoint / CHECKPOINT_RECORD).unlink()  # written before layouts were recorded
+    with pytest.raises(SavepointError, match="another keyed state layout \\(version 1\\)"):
+        record_checkpoint(str(checkpoint), {"sums": [2, 128]})
+    (checkpoint / CHECKPOINT_RECORD).write_text(json.dumps(record))
+    with pytest.raises(SavepointError, match="uid 'sums' at parallelism 2 and max parallelism 128; the job runs it "
+                                             "at parallelism 2 and max parallelism 256"):
+        record_checkpoint(str(checkpoint), {"sums": [2, 256]})
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_a_job_resumes_its_checkpoint_of_this_state_layout_and_refuses_another(spark, tmp_path):
+    (tmp_path / "in").mkdir()
+    checkpoints = str(tmp_path / "checkpoints")
+    _put(tmp_path, "a.txt", [("x", 5), ("y", 1)])
+    client = _start(tmp_path, "layout", ("sums",), checkpoints=checkpoints)
+    try:
+        _wait_for(tmp_path, {"sum:x:5", "sum:y:1"}, client)
+    finally:
+        client.cancel().result(120)
+    record_path = os.path.join(checkpoints, "layout", CHECKPOINT_RECORD)
+    record = json.loads(open(record_path).read())
+    assert record["state_layout"] == STATE_LAYOUT and list(record["parallelisms"].values()) == [[2, 128]]
+
+    with open(record_path, "w") as f:  # as an older Kindling would have left it
+        json.dump({**record, "state_layout": 1}, f)
+    client = _start(tmp_path, "layout", ("sums",), checkpoints=checkpoints)
+    with pytest.raises(SavepointError, match="another keyed state layout \\(version 1\\)"):
+        client.get_job_execution_result().result(240)
+
+    with open(record_path, "w") as f:
+        json.dump(record, f)
+    _put(tmp_path, "b.txt", [("x", 1)])
+    client = _start(tmp_path, "layout", ("sums",), checkpoints=checkpoints)
+    try:
+        _wait_for(tmp_path, {"sum:x:6"}, client)  # the sum of x resumed from the checkpoint
+    finally:
+        client.cancel().result(120)
 
 
 def test_generated_uids_do_not_depend_on_unrelated_operators(env):
