@@ -1,7 +1,7 @@
 """Proof by killing (``benchmarks/chaos.py``): a keyed, event-time windowed job over 1,000,000
 generated records whose driver process is SIGKILLed 5 times at random moments and restarted from
 the same checkpoint, and one of whose Python workers kills itself mid-batch; the same job over
-every other bounded source kind (sequence, collection, files, Kafka) killed twice; at the end no
+every other bounded source kind (sequence, collection, files, Kafka) killed once; at the end no
 record is lost, none duplicated, every window sum is exact."""
 from __future__ import annotations
 
@@ -54,12 +54,14 @@ def test_driver_killed_five_times_and_a_worker_once_loses_and_doubles_nothing(tm
 @pytest.mark.timeout(1500)
 @pytest.mark.parametrize("source", [pytest.param(s, marks=[pytest.mark.kafka] if s == "kafka" else [])
                                     for s in SOURCES if s != "datagen"])
-def test_driver_killed_twice_loses_and_doubles_nothing_whatever_the_source(tmp_path, request, source):
-    # 200,000 records in micro-batches of 20,000: each split read in many parts, the kills land
-    # between them (a Kafka topic written first, its end offsets given, not asked for)
+def test_driver_killed_once_loses_and_doubles_nothing_whatever_the_source(tmp_path, request, source):
+    # 120,000 records in micro-batches of 20,000: each split read in several parts, the kill lands
+    # between them (a Kafka topic written first, its end offsets given, not asked for); repeated
+    # kills are the five-kill run's
+
     servers = request.getfixturevalue("kafka_broker") if source == "kafka" else ""
-    report = run_chaos(str(tmp_path), 200_000, kills=2, batch_records=20_000, master="local[2]", timeout_s=1400,
+    report = run_chaos(str(tmp_path), 120_000, kills=1, batch_records=20_000, master="local[2]", timeout_s=1400,
                        source=source, kafka_servers=servers)
     v = report.verdict
-    assert report.kills == 2
+    assert report.kills == 1
     assert v.exact, (v.records_lost, v.records_duplicated, v.wrong_sums, v.problems[:10])
