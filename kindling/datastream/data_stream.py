@@ -173,15 +173,22 @@ class DataStream:
         return self
 
     def start_new_chain(self) -> "DataStream":
-        """Accepted for compatibility: Kindling fuses every stateless chain into one Python pass."""
+        """Starts a new chain at this operator in the execution plan (get_execution_plan); Kindling
+        fuses every stateless chain into one Python pass all the same."""
+        self._transformation.chaining = "HEAD"
         return self
 
     def disable_chaining(self) -> "DataStream":
-        """Accepted for compatibility: Kindling fuses every stateless chain into one Python pass."""
+        """Chains this operator with no other in the execution plan (get_execution_plan); Kindling
+        fuses every stateless chain into one Python pass all the same."""
+        self._transformation.chaining = "NEVER"
         return self
 
     def slot_sharing_group(self, slot_sharing_group) -> "DataStream":
-        """Accepted for compatibility: Spark schedules tasks itself; there are no slots."""
+        """Recorded for the execution plan's chaining (operators of different groups do not chain);
+        Spark schedules tasks itself: there are no slots."""
+        name = slot_sharing_group if isinstance(slot_sharing_group, str) else slot_sharing_group.get_name()
+        self._transformation.slot_sharing_group = name
         return self
 
     def _partition(self, strategy: str) -> "DataStream":

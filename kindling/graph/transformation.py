@@ -16,7 +16,9 @@ class Transformation:
     """A node of the job graph: an operation, its inputs and the type of what it emits; ``description``
     says more than the name (``set_description``; a Table operator's: its plan node, as explain
     prints it). ``parallelism`` and ``max_parallelism``: as set (None: the job's, see
-    kindling/graph/parallelism.py)."""
+    kindling/graph/parallelism.py). ``chaining`` (``ALWAYS``, ``HEAD`` after ``start_new_chain``,
+    ``NEVER`` after ``disable_chaining``) and ``slot_sharing_group`` decide only how the execution
+    plan chains it, as Flink's (kindling/graph/plan.py)."""
 
     name: str
     inputs: list["Transformation"] = field(default_factory=list)
@@ -26,6 +28,8 @@ class Transformation:
     uid: str | None = None
     id: int = field(default_factory=lambda: next(_ids))
     description: str = ""
+    chaining: str = "ALWAYS"
+    slot_sharing_group: str | None = None
 
     kind = "transformation"
 

@@ -1,5 +1,6 @@
 """get_execution_plan() in Flink's shape (kindling.graph.plan), checked against plans PyFlink 2.3
-printed for the same jobs (node types, pacts, parallelism, ship strategies)."""
+printed for the same jobs (node types, pacts, parallelism, ship strategies; Python operators chained
+as PyFlink chains them; the order of nodes and their ids are Kindling's)."""
 from __future__ import annotations
 
 import json
@@ -44,27 +45,89 @@ def test_chain_key_by_reduce_print_has_pyflinks_nodes_and_strategies(env):
     env.from_collection([("a", 1)]).map(lambda x: x).filter(lambda x: True) \
         .key_by(lambda x: x[0]).reduce(lambda a, b: a).print()
     plan = _plan(env)
-    assert _shape(plan) == [
+    assert _shape(plan) == [  # as PyFlink 2.3 prints it: print() maps the reduce's Python objects to strings
         ("Source: Collection Source", "Data Source", 1, []),
-        ("Map", "Operator", 2, ["REBALANCE"]),
-        ("Filter", "Operator", 2, ["FORWARD"]),
-        ("_stream_key_by_map_operator", "Operator", 2, ["FORWARD"]),
-        ("Reduce", "Operator", 2, ["HASH"]),
+        ("Map, Filter, _stream_key_by_map_operator", "Operator", 2, ["REBALANCE"]),
+        ("Reduce, Map", "Operator", 2, ["HASH"]),
         ("Sink: Print to Std. Out", "Data Sink", 2, ["FORWARD"]),
     ]
     ids = [n["id"] for n in plan["nodes"]]
     assert [n["predecessors"][0]["id"] for n in plan["nodes"][1:]] == ids[:-1]
     assert all(p["side"] == "second" for n in plan["nodes"] for p in n.get("predecessors", []))
     assert all(n["contents"] == n["type"] for n in plan["nodes"])
+    assert not any(key.startswith("_") for n in plan["nodes"] for key in n)
     # Kindling's fused passes: the source's pass runs up to the key-by; the reduce's pass prints.
-    assert [n["spark_stage"] for n in plan["nodes"]] == [0, 0, 0, 0, 1, 1]
-    assert [n["spark_stage_root"] for n in plan["nodes"]][-2:] == [ids[4], ids[4]]
+    assert [n["spark_stage"] for n in plan["nodes"]] == [0, 0, 1, 1]
+    assert [n["spark_stage_root"] for n in plan["nodes"]][-2:] == [ids[2], ids[2]]
+
+
+def test_chaining_follows_parallelism_consumers_groups_and_chaining_calls(env):
+    """As PyFlink 2.3 printed each job: an operator joins the chain of the one it reads only at the
+    same parallelism, as its only consumer, in the same slot sharing group, unless told otherwise."""
+    env.from_collection([1, 2]).map(lambda x: x).set_parallelism(3).filter(lambda x: True).print()
+    assert _shape(_plan(env))[1:3] == [("Map", "Operator", 3, ["REBALANCE"]), ("Filter, Map", "Operator", 2, ["REBALANCE"])]
+
+    other = StreamExecutionEnvironment.get_execution_environment()
+    other.set_parallelism(2)
+    (other.from_collection([1, 2]).map(lambda x: x).filter(lambda x: True).start_new_chain()
+     .map(lambda x: x).disable_chaining().flat_map(lambda x: [x]).print())
+    assert [n[0] for n in _shape(_plan(other))] == ["Source: Collection Source", "Map", "Filter", "Map",
+                                                   "FlatMap, Map", "Sink: Print to Std. Out"]
+
+    other._sinks.clear()
+    shared = other.from_collection([1, 2]).map(lambda x: x)
+    shared.map(lambda x: x).print()
+    shared.filter(lambda x: True).print()
+    assert [n[0] for n in _shape(_plan(other))] == ["Source: Collection Source", "Map", "Map, Map", "Filter, Map",
+                                                   "Sink: Print to Std. Out", "Sink: Print to Std. Out"]
+
+    other._sinks.clear()
+    other.from_collection([1, 2]).map(lambda x: x).slot_sharing_group("g").filter(lambda x: True).print()
+    assert [n[0] for n in _shape(_plan(other))] == ["Source: Collection Source", "Map", "Filter, Map",
+                                                   "Sink: Print to Std. Out"]
+
+    other._sinks.clear()
+    other.from_collection([1, 2], Types.INT()).map(lambda x: x, Types.INT()).set_max_parallelism(10) \
+        .map(lambda x: x, Types.INT()).print()
+    assert [n[0] for n in _shape(_plan(other))] == ["Source: Collection Source", "Map", "Map", "Sink: Print to Std. Out"]
+
+
+def test_a_python_timestamp_assigner_is_extracted_assigned_and_removed(env):
+    from kindling.common import WatermarkStrategy
+    from kindling.common.watermark_strategy import TimestampAssigner
+
+    class FirstField(TimestampAssigner):
+        def extract_timestamp(self, value, record_timestamp):
+            return value[1]
+
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(FirstField())
+    env.from_collection([("a", 1)]).map(lambda x: x).assign_timestamps_and_watermarks(strategy) \
+        .map(lambda x: x).key_by(lambda x: x[0]).reduce(lambda a, b: a).print()
+    assert _shape(_plan(env)) == [  # as PyFlink 2.3 printed it
+        ("Source: Collection Source", "Data Source", 1, []),
+        ("Map, Extract-Timestamp", "Operator", 2, ["REBALANCE"]),
+        ("Timestamps/Watermarks", "Operator", 2, ["FORWARD"]),
+        ("Remove-Timestamp", "Operator", 2, ["FORWARD"]),
+        ("Map, _stream_key_by_map_operator", "Operator", 2, ["FORWARD"]),
+        ("Reduce, Map", "Operator", 2, ["HASH"]),
+        ("Sink: Print to Std. Out", "Data Sink", 2, ["FORWARD"]),
+    ]
+
+
+def test_a_sources_watermark_strategy_is_part_of_the_source(env):
+    from kindling.common import WatermarkStrategy
+    from kindling.datastream.connectors.number_seq import NumberSequenceSource
+
+    env.from_source(NumberSequenceSource(0, 3), WatermarkStrategy.for_monotonous_timestamps(), "seq") \
+        .map(lambda x: x, Types.LONG()).print()
+    assert _shape(_plan(env)) == [("Source: seq", "Data Source", 2, []), ("Map", "Operator", 2, ["FORWARD"]),
+                                  ("Sink: Print to Std. Out", "Data Sink", 2, ["FORWARD"])]
 
 
 def test_key_by_right_after_the_collection_source_runs_at_its_parallelism(env):
     env.from_collection([("a", 1)]).key_by(lambda x: x[0]).sum(1).print()
     assert _shape(_plan(env))[1:3] == [("_stream_key_by_map_operator", "Operator", 1, ["FORWARD"]),
-                                       ("Reduce", "Operator", 2, ["HASH"])]
+                                       ("Reduce, Map", "Operator", 2, ["HASH"])]
 
 
 def test_json_can_be_evaled_back_as_pyflinks_tests_do(env):
@@ -103,7 +166,7 @@ def test_sink_function_is_one_data_sink_node(env):
                                   ("Sink: _Collect", "Data Sink", 2, ["FORWARD"])]
 
 
-def test_side_output_consumers_read_the_emitting_operator(env):
+def test_side_output_consumers_read_the_emitting_operator_through_a_map(env):
     tag = OutputTag("side", Types.STRING())
 
     class Split(ProcessFunction):
@@ -115,11 +178,14 @@ def test_side_output_consumers_read_the_emitting_operator(env):
     processed.get_side_output(tag).print()
     plan = _plan(env)
     by_type = {n["type"]: n for n in plan["nodes"]}
-    assert set(by_type) >= {"KEYED PROCESS", "PROCESS", "Sink: Print to Std. Out"}
-    assert by_type["Sink: Print to Std. Out"]["predecessors"][0]["id"] == by_type["PROCESS"]["id"]
-    assert by_type["PROCESS"]["predecessors"] == [{"id": by_type["KEYED PROCESS"]["id"],
-                                                  "ship_strategy": "FORWARD", "side": "second"}]
-    assert by_type["PROCESS"]["spark_stage"] == by_type["KEYED PROCESS"]["spark_stage"]
+    # as PyFlink 2.3 printed it: get_side_output maps the side output; the process chains with the
+    # keyed process, whose only consumer it is
+    assert set(by_type) == {"Source: Collection Source", "_stream_key_by_map_operator", "KEYED PROCESS, PROCESS",
+                            "Map", "Sink: Print to Std. Out"}
+    emitter = by_type["KEYED PROCESS, PROCESS"]
+    assert by_type["Sink: Print to Std. Out"]["predecessors"][0]["id"] == by_type["Map"]["id"]
+    assert by_type["Map"]["predecessors"] == [{"id": emitter["id"], "ship_strategy": "FORWARD", "side": "second"}]
+    assert by_type["Map"]["spark_stage"] == emitter["spark_stage"]
 
 
 def test_windows_are_named_by_their_assigner(env):
@@ -130,7 +196,8 @@ def test_windows_are_named_by_their_assigner(env):
     keyed.window(TumblingEventTimeWindows.of(Time.milliseconds(5))).reduce(lambda a, b: a).print()
     keyed.count_window(2).reduce(lambda a, b: a).print()
     types = [n["type"] for n in _plan(env)["nodes"] if n["pact"] == "Operator"]
-    assert "TumblingEventTimeWindows" in types and "CountTumblingWindowAssigner" in types
+    assert sorted(types) == ["CountTumblingWindowAssigner, Map", "TumblingEventTimeWindows, Map",
+                             "_stream_key_by_map_operator"]
 
 
 def test_a_keyed_stream_read_as_a_plain_stream_goes_through_the_values_operator():
@@ -139,7 +206,7 @@ def test_a_keyed_stream_read_as_a_plain_stream_goes_through_the_values_operator(
     sink = SinkTransformation(name="Print to Std. Out", inputs=[key_by], sink=PrintSinkSpec())
     nodes = execution_plan([sink], 2)["nodes"]
     assert [n["type"] for n in nodes] == ["Source: Collection Source", "_stream_key_by_map_operator",
-                                          "_keyed_stream_values_operator", "Sink: Print to Std. Out"]
+                                          "_keyed_stream_values_operator, Map", "Sink: Print to Std. Out"]
     assert nodes[2]["predecessors"] == [{"id": key_by.id, "ship_strategy": "HASH", "side": "second"}]
     assert nodes[3]["predecessors"][0]["id"] == nodes[2]["id"]
     assert len({n["id"] for n in nodes}) == 4
@@ -149,8 +216,11 @@ def test_partitioning_methods_give_their_strategy_to_the_consumer(env):
     ds = env.from_collection([1, 2, 3])
     ds.shuffle().map(lambda x: x + 1).rescale().map(lambda x: x * 10).rebalance().forward().print()
     nodes = _plan(env)["nodes"]
-    assert [[p["ship_strategy"] for p in n.get("predecessors", [])] for n in nodes] == [[], ["SHUFFLE"], ["RESCALE"],
-                                                                               ["FORWARD"]]
+    # as PyFlink 2.3 printed it: print()'s Map reads through rebalance().forward(), so it does not chain
+    assert _shape({"nodes": nodes}) == [("Source: Collection Source", "Data Source", 1, []),
+                                        ("Map", "Operator", 2, ["SHUFFLE"]), ("Map", "Operator", 2, ["RESCALE"]),
+                                        ("Map", "Operator", 2, ["FORWARD"]),
+                                        ("Sink: Print to Std. Out", "Data Sink", 2, ["FORWARD"])]
 
 
 def test_a_union_of_keyed_streams_reads_each_through_the_values_operator(env):
@@ -207,7 +277,8 @@ def test_parallelisms_and_strategies_follow_the_rules_the_job_runs_by(env):
     assert _shape(_plan(env)) == [("Source: Collection Source", "Data Source", 1, []),
                                   ("Timestamps/Watermarks", "Operator", 1, ["FORWARD"]),
                                   ("Map", "Operator", 3, ["REBALANCE"]),
-                                  ("Sink: Print to Std. Out", "Data Sink", 2, ["REBALANCE"])]
+                                  ("Map", "Operator", 2, ["REBALANCE"]),
+                                  ("Sink: Print to Std. Out", "Data Sink", 2, ["FORWARD"])]
     other = StreamExecutionEnvironment.get_execution_environment()
     other.set_parallelism(2)
     other.from_collection([1, 2, 3]).forward().map(lambda x: x).print()
