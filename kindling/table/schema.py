@@ -9,10 +9,10 @@ Example::
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 from kindling.common.typeinfo import RowTypeInfo, Types
-from kindling.table.types import DataType
+from kindling.table.types import DataType, as_data_type
 
 __all__ = ["Schema"]
 
@@ -57,11 +57,12 @@ class Schema:
             self._watermark: Optional[Tuple[str, str]] = None
             self._primary_key: Optional[Tuple[str, List[str]]] = None
 
-        def column(self, column_name: str, data_type: DataType) -> "Schema.Builder":
-            """A physical column."""
-            if not isinstance(data_type, DataType):
-                raise TypeError(f"Schema column {column_name!r} needs a DataType such as DataTypes.INT(), "
-                                f"got {data_type!r}")
+        def column(self, column_name: str, data_type: Union[DataType, str]) -> "Schema.Builder":
+            """A physical column, of a DataType or a SQL type string (``'TIMESTAMP_LTZ(3)'``)."""
+            try:
+                data_type = as_data_type(data_type, f"Schema column {column_name!r}")
+            except ValueError as e:
+                raise TypeError(str(e)) from None
             self._names.append(column_name)
             self._types.append(data_type)
             return self
@@ -74,7 +75,7 @@ class Schema:
             self._computed[column_name] = sql_expression
             return self
 
-        def column_by_metadata(self, column_name: str, data_type: DataType, metadata_key: str = None,
+        def column_by_metadata(self, column_name: str, data_type: Union[DataType, str], metadata_key: str = None,
                                is_virtual: bool = False) -> "Schema.Builder":
             """A column of the source's metadata (``metadata_key``, default the column's name): a
             DataStream's ``rowtime`` (its elements' timestamps), Kafka's ``timestamp``. A virtual one

@@ -142,6 +142,30 @@ def _with_timestamps(t_env, table: Table) -> Table:
     return Table(t_env, nodes.AppendTimestamp(input=table._node, out=nodes.Output(schema)))
 
 
+def _with_stream_columns(schema: Schema, stream: Schema):
+    """``schema`` as from_data_stream reads it, as Flink does: when it declares no physical column,
+    the stream's columns come first, then its computed and metadata columns. A physical column is
+    read as the stream has it: declared with another type, it is refused (Flink fails the job)."""
+    from kindling.table.schema import _DeclaredSchema
+
+    if not isinstance(schema, _DeclaredSchema):
+        schema = _DeclaredSchema(schema.get_field_names(), schema.get_field_data_types(), {}, {}, None)
+    fields = dict(zip(stream.get_field_names(), stream.get_field_data_types()))
+    physical = {n: t for n, t in zip(schema.get_field_names(), schema.get_field_data_types())
+                if n not in schema.computed and n not in schema.metadata}
+    for name, data_type in physical.items():
+        if name in fields and data_type.type_name != fields[name].type_name:
+            raise ValueError(f"from_data_stream: the schema declares column '{name}' as {data_type!r}, the stream's "
+                             f"field is {fields[name]!r}; declare the field's type (the stream's values are read as "
+                             "they are) or cast it in a select")
+    if physical:
+        return schema
+    builder = Schema.new_builder()
+    for name, data_type in zip(stream.get_field_names(), stream.get_field_data_types()):
+        builder.column(name, data_type)
+    return builder.from_schema(schema).build()
+
+
 def _with_metadata(t_env, table: Table, schema) -> Table:
     """The table of ``schema``'s physical columns (fields of ``table``) and metadata columns (the rows'
     DataStream timestamps, as each column's type), each row made in one step."""
@@ -564,13 +588,12 @@ class TableEnvironment:
         one); with a ``Schema``, its columns: physical ones by name, computed ones
         (``column_by_expression``), the elements' timestamps (``column_by_metadata('rowtime', ...)``)
         and the event-time column with its watermarks (``watermark('ts', "ts - INTERVAL '3' SECOND")``)."""
-        from kindling.table.schema import _DeclaredSchema
-
-        if len(fields) == 1 and isinstance(fields[0], _DeclaredSchema):
+        if len(fields) == 1 and isinstance(fields[0], Schema):
+            stream_table = self.from_data_stream(data_stream)
+            schema = _with_stream_columns(fields[0], stream_table.get_schema())
             # periodic emission: a bounded job then runs in one step, in Flink's output order
-            return _declared_table(self, self.from_data_stream(data_stream), fields[0], {"rowtime"}, "a DataStream",
-                                   eager=False)
-        if fields and not (len(fields) == 1 and isinstance(fields[0], Schema)):
+            return _declared_table(self, stream_table, schema, {"rowtime"}, "a DataStream", eager=False)
+        if fields:
             raise ValueError("from_data_stream with field expressions is not supported by Kindling yet; give a "
                              "Schema, or the stream a Types.ROW_NAMED type to name its columns")
         type_info = data_stream.get_type()

@@ -272,6 +272,20 @@ class DataTypes:
         return RowType(list(row_fields), nullable)
 
 
+
+def as_data_type(value, what: str) -> DataType:
+    """``value`` as a DataType: a DataType as it is, a type string (``'TIMESTAMP_LTZ(3)'``) parsed as
+    Flink SQL's, as PyFlink takes either; ``what`` names the argument in the error."""
+    if isinstance(value, DataType):
+        return value
+    if isinstance(value, str):
+        import sqlglot.expressions as exp
+
+        from kindling.table.ddl import data_type  # ddl reads SQL, which builds on these types
+
+        return data_type(exp.DataType.build(value))
+    raise ValueError(f"{what} must be a DataType (DataTypes.STRING()) or a type string ('STRING'), got {value!r}")
+
 from kindling.common.unsupported import missing_names  # noqa: E402
 
 __getattr__ = missing_names(__name__, {

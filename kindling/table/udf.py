@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 from kindling.common.unsupported import unsupported
 from kindling.table.expressions import Expression, _expr, aggregate_node, node
-from kindling.table.types import DataType
+from kindling.table.types import DataType, as_data_type
 
 __all__ = ["AggregateFunction", "FunctionContext", "ScalarFunction", "TableAggregateFunction", "TableFunction",
            "UserDefinedFunction", "udaf", "udf", "udtaf", "udtf"]
@@ -140,18 +140,6 @@ class TableAggregateFunction(_ImperativeAggregateFunction):
         pass
 
 
-def _data_type(value: Union[DataType, str, None], what: str) -> DataType:
-    if isinstance(value, DataType):
-        return value
-    if isinstance(value, str):
-        import sqlglot.expressions as exp
-
-        from kindling.table.sql import _data_type as sql_type
-
-        return sql_type(exp.DataType.build(value))
-    raise ValueError(f"{what} must be a DataType (DataTypes.STRING()) or a type string ('STRING'), got {value!r}")
-
-
 class _Function:
     """A user function as the wrappers call it: a plain callable or a function object, opened once
     per Python worker before the first call."""
@@ -191,7 +179,7 @@ class UserDefinedScalarFunctionWrapper(_Function):
 
     def __init__(self, f, result_type, func_type: str = "general", name: Optional[str] = None):
         super().__init__(f, "eval", func_type, name)
-        self._result_type = _data_type(result_type, "result_type")
+        self._result_type = as_data_type(result_type, "result_type")
 
     def __call__(self, *args) -> Expression:
         arguments = tuple(_expr(a) for a in args)
@@ -230,7 +218,7 @@ class UserDefinedTableFunctionWrapper(_Function):
     def __init__(self, f, result_types, name: Optional[str] = None):
         super().__init__(f, "eval", "general", name)
         types = result_types if isinstance(result_types, (list, tuple)) else [result_types]
-        self._result_types = [_data_type(t, "result_types") for t in types]
+        self._result_types = [as_data_type(t, "result_types") for t in types]
         self._aliases: Optional[List[str]] = None
 
     def alias(self, *alias_names: str) -> "UserDefinedTableFunctionWrapper":
@@ -266,7 +254,7 @@ class UserDefinedAggregateFunctionWrapper(_Function):
                             f"object, got {f!r}" + ("" if table_aggregate else "; a plain function over pandas Series "
                                                     "is func_type='pandas'"))
         super().__init__(f, "emit_value" if table_aggregate else "get_value", func_type, name)
-        self._result_type = _data_type(result_type, "result_type")
+        self._result_type = as_data_type(result_type, "result_type")
         self._table_aggregate = table_aggregate
         self._aliases: Optional[List[str]] = None
 

@@ -83,3 +83,18 @@ def test_from_pandas_and_to_pandas_round_trip_through_a_query(env):
     result = table.where(col('id') != 2).add_columns((col('id') + 10).alias('more')).to_pandas()
     assert list(result.columns) == ['id', 'name', 'more']
     assert sorted(result.itertuples(index=False, name=None)) == [(1, 'a', 11), (3, 'c', 13)]
+
+
+def test_from_data_stream_schema_reads_declared_columns_as_the_stream_has_them(env):
+    from kindling.table import Schema
+
+    t_env = StreamTableEnvironment.create(env)
+    ds = env.from_collection([("a", 1)], Types.ROW_NAMED(["name", "v"], [Types.STRING(), Types.INT()]))
+    only_rowtime = Schema.new_builder().column_by_metadata("rowtime", "TIMESTAMP_LTZ(3)").build()
+    assert t_env.from_data_stream(ds, only_rowtime).get_schema().get_field_names() == ["name", "v", "rowtime"]
+    plain = Schema.new_builder().column("v", "INT").build()
+    assert t_env.from_data_stream(ds, plain).get_schema().get_field_names() == ["v"]
+    with pytest.raises(ValueError, match="declares column 'v' as BIGINT, the stream's field is INT"):
+        t_env.from_data_stream(ds, Schema.new_builder().column("v", DataTypes.BIGINT()).build())
+    with pytest.raises(TypeError, match="Schema column 'v' must be a DataType"):
+        Schema.new_builder().column("v", 3)
