@@ -78,6 +78,24 @@ class Lateral:
             yield _create_row(self.names, prefix + [None] * (len(self.names) - len(prefix)), kind)
 
 
+class Expand:
+    """A row once per grouping set (GROUPING SETS, ROLLUP, CUBE), keeping its RowKind: the columns at
+    ``nulled`` (one list per set) null, then the values at ``originals`` as they are, then the set's
+    grouping id (kindling/table/planner/nodes.py ``Expand``)."""
+
+    def __init__(self, names: List[str], nulled: List[List[int]], originals: List[int], ids: List[int]):
+        self.names, self.nulled, self.originals, self.ids = names, nulled, originals, ids
+
+    def __call__(self, row):
+        values, kind = row._values, row._row_kind
+        kept = [values[p] for p in self.originals]
+        for nulled, grouping_id in zip(self.nulled, self.ids):
+            expanded = list(values)
+            for position in nulled:
+                expanded[position] = None
+            yield _create_row(self.names, expanded + kept + [grouping_id], kind)
+
+
 class Retyped:
     """A Row with the field names ``names``, keeping its RowKind."""
 

@@ -105,6 +105,19 @@ class _Translation:
             condition = F.coalesce(condition, F.lit(False)) | F.col(self.control[0]).isNotNull()
         return self.frame(node.input).where(condition)
 
+    def _Expand(self, node) -> DataFrame:
+        """Each row once per grouping set, in their order (an array exploded in place keeps it), the
+        keys a set leaves out null (of their own type)."""
+        def value(name: str, kept: tuple) -> Column:
+            column = F.col(f"`{name}`")
+            return (column if name not in node.keys or name in kept else F.when(F.lit(False), column)).alias(name)
+
+        originals = [F.col(f"`{k}`").alias(f"__original{j}") for j, k in enumerate(node.originals)]
+        rows = [F.struct(*[value(n, s) for n in node.input.out.names], *originals,
+                         F.lit(i).cast("long").alias("__grouping_id")) for s, i in zip(node.sets, node.ids)]
+        return self.frame(node.input).select(F.inline(F.array(*rows)), *self._kind(node), *self.control) \
+            .toDF(*node.out.names, *self._kind(node), *self.control)
+
     def _Join(self, node) -> DataFrame:
         kind = _EXISTENCE_JOINS[node.existence] if node.existence else _JOINS[(node.left_outer, node.right_outer)]
         joined = self.frame(node.left).join(self.frame(node.right), _column(self.operators[id(node)]), kind)

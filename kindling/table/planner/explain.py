@@ -66,6 +66,9 @@ def label(node: nodes.Node, physical: Physical) -> str:
         return f"Calc(where=[{node.predicate}])"
     if isinstance(node, nodes.Aggregate):
         return f"GroupAggregate(groupBy=[{', '.join(node.keys)}], select=[{_fields(node.fields)}])"
+    if isinstance(node, nodes.Expand):
+        sets = ", ".join("{" + ", ".join(k for k in node.keys if k in s) + "}" for s in node.sets)
+        return f"Expand(groupingSets=[{sets}], expandId=[{node.out.names[-1]}])"
     if isinstance(node, nodes.TableAggregate):
         return f"GroupTableAggregate(groupBy=[{', '.join(node.keys)}], select=[{node.call}])"
     if isinstance(node, nodes.GroupWindowAggregate):

@@ -22,7 +22,7 @@ from kindling.table.planner.rules import optimize
 __all__ = ["Lowering", "add_sinks", "table_stream"]
 
 #: nodes that read their input row by row: a Top-1 below them sends ``-U`` only if their reader needs it
-_ROW_WISE = (nodes.Project, nodes.Filter, nodes.LookupJoin)
+_ROW_WISE = (nodes.Project, nodes.Filter, nodes.Expand, nodes.LookupJoin)
 
 
 def table_stream(t_env, node: nodes.Node, type_info: Optional[TypeInformation] = None, final: bool = False):
@@ -177,6 +177,15 @@ class Lowering:
         function = GroupTableAggregateFunction(calls, keys + list(node.names))
         rows = self._input(node, node.input, stateless_above, before)
         return rows.key_by(GroupKey([names.index(k) for k in keys])).process(function, output_type=row_type(node.out))
+
+    def _Expand(self, node: nodes.Expand, stateless_above: bool, before: bool):
+        from kindling.runtime.table.rows import Expand
+
+        names = node.input.out.names
+        nulled = [[names.index(k) for k in node.keys if k not in s] for s in node.sets]
+        rows = self._input(node, node.input, stateless_above, before)
+        expand = Expand(node.out.names, nulled, [names.index(k) for k in node.originals], list(node.ids))
+        return keeping_parallelism(rows, expand, row_type(node.out), flat=True)
 
     def _GroupWindowAggregate(self, node: nodes.GroupWindowAggregate, stateless_above: bool, before: bool):
         from kindling.runtime.table.group_aggregate import GroupKey

@@ -17,7 +17,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 from kindling.table.schema import Schema
 from kindling.table.types import DataType
 
-__all__ = ["Aggregate", "AppendTimestamp", "ChangelogNormalize", "Correlate", "Filter", "FromDataStream",
+__all__ = ["Aggregate", "AppendTimestamp", "ChangelogNormalize", "Correlate", "Expand", "Filter", "FromDataStream",
            "GroupWindowAggregate", "IntervalJoin", "Invalid", "Join", "LookupJoin", "MetadataColumns", "Node",
            "Output", "Over", "Project", "Rank", "Scan", "SetOperation", "Sink", "Sort", "TableAggregate",
            "TemporalJoin", "Union", "Values", "WatermarkAssigner", "WindowAggregate", "WindowTVF", "filtered",
@@ -165,6 +165,25 @@ class TableAggregate(_Unary):
     keys: tuple
     call: Any
     names: tuple
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class Expand(_Unary):
+    """SQL's GROUPING SETS, ROLLUP and CUBE before their aggregation: each row once per grouping set
+    of ``sets`` (each a set of the columns ``keys``), in that order, with the keys the set does not
+    group by null, then the values of the keys ``originals`` as they are (for the aggregates reading
+    them) and, as the last column, the set's grouping id (bit ``len(keys) - 1 - i`` set when the set
+    leaves out ``keys[i]``, as Flink's ``$e``)."""
+
+    keys: tuple
+    sets: tuple
+    originals: tuple = ()
+
+    @property
+    def ids(self) -> tuple:
+        """Each set's grouping id."""
+        width = len(self.keys)
+        return tuple(sum(1 << (width - 1 - i) for i, k in enumerate(self.keys) if k not in s) for s in self.sets)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)

@@ -50,6 +50,8 @@ Structured Streaming query). Per node kind, today:
   those stay on the Python operator. A semi join (IN, EXISTS) of inserts emits each left row with a
   partner once, as Spark's ``left_semi`` join. On micro-batches: Python.
 * **UNION ALL**: part of a frame in a bounded job when both inputs are frames.
+* **Expand** (GROUPING SETS, ROLLUP, CUBE before their aggregation): part of a frame in a bounded job
+  when its input is one: each row exploded into its grouping sets' rows, in their order.
 * **OVER, Top-N and deduplication (Rank), window TVFs, interval joins**: part of a frame in BATCH mode
   (``kindling.table.spark-operators: false`` keeps them in Python): OVER as window functions over the
   partition ordered by its column then the arrival (peers of a RANGE frame share their values), its
@@ -114,12 +116,12 @@ SPARK_SCAN = "kindling.table.spark-scan"
 _SPARK_SUMMABLE = INTEGRAL + ["DOUBLE"]
 _SPARK_COMPARABLE = _SPARK_SUMMABLE + ["STRING", "VARCHAR", "CHAR"]
 #: nodes that read their input row by row, keeping no state: Spark's aggregation can feed them
-_STATELESS = (nodes.Project, nodes.Filter, nodes.Correlate, nodes.Sink)
+_STATELESS = (nodes.Project, nodes.Filter, nodes.Expand, nodes.Correlate, nodes.Sink)
 _JVM_CALC = (nodes.Project, nodes.Filter)
 _AGGREGATIONS = (nodes.Aggregate, nodes.WindowAggregate, nodes.GroupWindowAggregate)
 _LEAVES = (nodes.Scan, nodes.Values)
 #: the other nodes a frame may hold (each one's conditions: ``Physical._<class name>``)
-_OPERATORS = (nodes.Over, nodes.Rank, nodes.WindowTVF, nodes.IntervalJoin, nodes.Union)
+_OPERATORS = (nodes.Over, nodes.Rank, nodes.WindowTVF, nodes.IntervalJoin, nodes.Union, nodes.Expand)
 #: why an event-time node of a stream runs in Python (the module docstring)
 _FOLLOWS_THE_WATERMARK = "a stream's event-time rows follow Flink's per-element watermark"
 
@@ -310,6 +312,10 @@ class Physical:
 
     def _Union(self, node: nodes.Union) -> Optional[str]:
         """UNION ALL: the rows of both frames."""
+        return None
+
+    def _Expand(self, node: nodes.Expand) -> Optional[str]:
+        """GROUPING SETS: each row once per grouping set."""
         return None
 
     def join_condition(self, node: nodes.Join):
@@ -577,8 +583,8 @@ def _eager_watermarks(roots: Sequence[nodes.Node]) -> Tuple[bool, bool]:
 
 #: nodes whose answer depends neither on the watermark nor on the rows' timestamps
 _TIMELESS = (nodes.Scan, nodes.Values, nodes.FromDataStream, nodes.Project, nodes.Filter, nodes.Aggregate,
-             nodes.TableAggregate, nodes.Correlate, nodes.ChangelogNormalize, nodes.WatermarkAssigner, nodes.Join,
-             nodes.Union, nodes.SetOperation, nodes.LookupJoin, nodes.Sink, nodes.Invalid)
+             nodes.Expand, nodes.TableAggregate, nodes.Correlate, nodes.ChangelogNormalize, nodes.WatermarkAssigner,
+             nodes.Join, nodes.Union, nodes.SetOperation, nodes.LookupJoin, nodes.Sink, nodes.Invalid)
 #: Top-N without time: what a Rank computes regardless of the watermark
 _TIMELESS_RANKS = ("batch", "top1", "top_n", "retract_top_n")
 
