@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import decimal
 import functools
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from kindling.table.ddl import DIALECT, parse_statement  # noqa: F401 (parse_statement: kept importable here)
 from kindling.table.ddl import data_type as _data_type
 from kindling.table.ddl import parse_sql as _parse
 from kindling.table.expressions import col
+from kindling.table.grouping_sets import (GROUPING_ID, expanded, grouping_sets, grouping_values, is_grouping_call,
+                                          original, refuse_aggregated_keys)
 from kindling.table.rank import pending_rank
 from kindling.table.window_tvf import window_tvf_of
 
@@ -113,15 +115,22 @@ def _query(tree, table_of) -> Any:
         if len(tree.expressions) == 1:
             return _ordered(tree, table.distinct() if tree.args.get("distinct") else table)
     table, over_columns = _over(tree, table, scope, windows)
-    fields = _select_fields(tree, scope, table, over_columns=over_columns)
     group = tree.args.get("group")
+    grouping_calls = any(is_grouping_call(n) for part in _select_parts(tree) for n in part.walk())
+    sets = grouping_sets(group, functools.partial(_key_name, scope=scope), grouping_calls)
+    if sets is None:
+        keys = [_expression(k, scope) for k in (group.expressions if group is not None else [])]
+    else:
+        tree, scope, table, keys = _grouping(tree, scope, table, *sets)
+    fields = _select_fields(tree, scope, table, over_columns=over_columns)
+    if sets is not None:
+        refuse_aggregated_keys(fields, sets[0])
     having = tree.args.get("having")
     if group is None and having is None and not any(f.aggregates() for f in fields):
         if not tree.args.get("distinct") and _orders_by_unselected(tree, fields, table):
             return _ordered(tree, table).select(*fields)  # sorted before the projection
         result = table.select(*fields)
     else:
-        keys = [_expression(k, scope) for k in (group.expressions if group is not None else [])]
         if having is not None:  # computed as one more column, filtered on, then dropped
             fields.append(_expression(having.this, scope).alias(HAVING_COLUMN))
         result = _grouped(table, keys, fields)
@@ -726,6 +735,90 @@ def _grouped(table, keys: list, fields: list) -> Any:
     if tvf is not None and {"window_start", "window_end"} <= set(names):
         return tvf.aggregate([n for n in names if n not in WINDOW_COLUMNS], fields)
     return table.group_by(*keys).select(*fields)
+
+
+def _key_name(node, scope) -> str:
+    """The column a GROUPING SETS, ROLLUP or CUBE key names."""
+    key = _expression(node, scope)
+    if not getattr(key, "_is_column", False):
+        raise ValueError(f"sql_query: the grouping key {node.sql(dialect=DIALECT)} is an expression; Kindling groups "
+                         "grouping sets by columns (compute it in a subquery first)")
+    return key._name
+
+
+def _grouping(tree, scope, table, keys: List[str], sets: List[tuple]):
+    """GROUPING SETS, ROLLUP, CUBE: the query with GROUPING, GROUPING_ID and GROUP_ID read off the
+    grouping id, its scope knowing that column, the expanded table (of a window aggregation: the window
+    TVF over the expanded rows) and the aggregation's keys."""
+    import sqlglot.expressions as exp
+
+    from kindling.table.window_aggregate import WINDOW_COLUMNS
+    from kindling.table.window_tvf import WindowTVF
+
+    key_name = functools.partial(_key_name, scope=scope)
+    tree = tree.copy()
+    if len(sets) == 1:  # one set: its keys, a plain aggregation (of no keys: one row also of no input)
+        _read_off(tree, key_name, keys, sets, [0])
+        return tree, scope, table, [col(k) for k in sets[0]]
+    aggregated = list({id(c): c for part in _select_parts(tree) for call in part.find_all(exp.AggFunc, exp.Filter)
+                       if not is_grouping_call(call)
+                       for c in call.find_all(exp.Column) if _names_key(c, keys, scope)}.values())
+    originals = list(dict.fromkeys(key_name(c) for c in aggregated))
+    for column in aggregated:  # an aggregate reads a key's own value, not the grouping set's null
+        column.replace(exp.column(original(key_name(column)), quoted=True))
+    windowed = [k for k in keys if k in WINDOW_COLUMNS]
+    tvf = window_tvf_of(table)
+    if windowed and tvf is not None:
+        if any(not set(windowed) <= set(s) for s in sets):
+            raise ValueError("sql_query: a window aggregation with grouping sets groups every set by window_start "
+                             "and window_end (GROUP BY window_start, window_end, GROUPING SETS (...))")
+        plain = [k for k in keys if k not in WINDOW_COLUMNS]
+        rows = expanded(tvf.table, plain, [tuple(k for k in s if k in plain) for s in sets], originals)
+        node = tvf.node
+        table = WindowTVF(rows, node.window, node.time_field, node.size_ms, node.slide_ms, node.offset_ms,
+                          node.partition_keys).table_of_windows()
+    else:
+        table = rows = expanded(table, keys, sets, originals)
+    _read_off(tree, key_name, keys, sets, rows._node.ids)
+    if isinstance(scope, dict):
+        scope = {**scope, **{(None, c): c for c in [GROUPING_ID, *map(original, originals)]}}
+    return tree, scope, table, [col(k) for k in keys] + [col(GROUPING_ID)]
+
+
+def _read_off(tree, key_name, keys: List[str], sets: List[tuple], ids: Sequence[int]) -> None:
+    """Replaces GROUPING, GROUPING_ID and GROUP_ID in the query by their values read off the grouping
+    id (``ids``: each set's)."""
+    import sqlglot.expressions as exp
+
+    def read_off(call):
+        if not is_grouping_call(call):
+            return call
+        values = grouping_values(call, key_name, keys, sets)
+        cases = [exp.If(this=exp.EQ(this=exp.column(GROUPING_ID, quoted=True), expression=exp.Literal.number(i)),
+                     true=_bigint(v)) for i, v in zip(ids[:-1], values[:-1])]
+        return exp.Case(ifs=cases, default=_bigint(values[-1])) if len(set(values)) > 1 else _bigint(values[0])
+
+    for part in _select_parts(tree):
+        part.replace(part.transform(read_off))
+
+
+def _select_parts(tree) -> list:
+    """The parts of a SELECT computed after its GROUP BY: the fields, HAVING, ORDER BY."""
+    return [p for p in [*tree.expressions, tree.args.get("having"), tree.args.get("order")] if p is not None]
+
+
+def _names_key(column, keys: List[str], scope) -> bool:
+    """Whether a column reference names one of the grouping keys."""
+    try:
+        return _key_name(column, scope) in keys
+    except ValueError:  # a column of no table of the query: the aggregation says so
+        return False
+
+
+def _bigint(value: int):
+    import sqlglot.expressions as exp
+
+    return exp.cast(exp.Literal.number(value), "BIGINT")
 
 
 def _orders_by_unselected(tree, fields: list, table) -> bool:

@@ -26,6 +26,8 @@ TABLES = [
 QUERIES = [
     "SELECT DISTINCT name, v AS w, `v`, t.v, -v, NOT TRUE, 1.5, 'x' FROM t WHERE v > 1 AND (v < 9 OR v = 3)",
     "SELECT name, COUNT(*), COUNT(DISTINCT v), SUM(v), AVG(v), MIN(v), MAX(v) FROM t GROUP BY name HAVING SUM(v) > 1",
+    "SELECT name, v, SUM(v), GROUPING(name), GROUPING_ID(name, v) FROM t "
+    "GROUP BY GROUPING SETS ((name), ROLLUP (v)), CUBE (ts)",
     "SELECT name, v FROM t AS x ORDER BY ts, v DESC LIMIT 2 OFFSET 1",
     "SELECT name, v FROM t ORDER BY ts FETCH FIRST 2 ROWS ONLY",
     "SELECT name, v FROM t WHERE v > 1 QUALIFY ROW_NUMBER() OVER (PARTITION BY name ORDER BY ts) = 1",
@@ -187,7 +189,7 @@ REFUSED = [
     ("SELECT name FROM t WHERE name RLIKE 'a'", r"Flink SQL has no RLIKE, REGEXP operator or REGEXP_LIKE \(REGEXP"),
     ("SELECT name, ARRAY_AGG(v) FILTER (WHERE v > 1) FROM t GROUP BY name",
      "FILTER .* other than COUNT, SUM, AVG, MIN, MAX, STDDEV or VAR is not supported by Kindling yet"),
-    ("SELECT name, COUNT(*) FROM t GROUP BY ROLLUP (name)", "ROLLUP is not supported by Kindling yet"),
+    ("SELECT name, COUNT(*) FROM t GROUP BY name WITH ROLLUP", r"Flink SQL has no GROUP BY \.\.\. WITH ROLLUP"),
     ("SELECT * FROM t CROSS JOIN UNNEST(ARRAY[1, 2]) WITH ORDINALITY AS x(y, n)",
      "UNNEST ... WITH ORDINALITY is not supported by Kindling yet"),
     ("SELECT * FROM default_database.t", r"catalog or database in a table name \(db.t\) is not supported"),
