@@ -4,10 +4,12 @@ is completed with the current catalog and database; a temporary object shadows a
 of the same identifier. SQL (kindling/table/ddl.py, sql.py) and the Table API both resolve here."""
 from __future__ import annotations
 
+import collections
+import itertools
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from kindling.table.catalog import Catalog, CatalogDatabase, ObjectIdentifier, ObjectPath, make_catalog, quoted
+from kindling.table.catalog import Catalog, CatalogDatabase, ObjectIdentifier, make_catalog, quoted
 
 __all__ = ["CatalogManager", "DEFAULT_CATALOG", "DEFAULT_DATABASE", "path_parts", "path_text"]
 
@@ -52,6 +54,7 @@ class CatalogManager:
         self._catalogs: Dict[str, Catalog] = {DEFAULT_CATALOG: Catalog(DEFAULT_CATALOG, DEFAULT_DATABASE)}
         self.current_catalog, self.current_database = DEFAULT_CATALOG, DEFAULT_DATABASE
         self._temporary: Dict[ObjectIdentifier, Any] = {}
+        self._unnamed: Dict[str, Iterator[int]] = collections.defaultdict(itertools.count)
 
     # -- catalogs and databases -----------------------------------------------------------------
 
@@ -144,7 +147,7 @@ class CatalogManager:
                 where = f"the database {database_name} does not exist in the catalog {catalog_name}"
             else:
                 where = f"tables of {catalog_name}.{database_name}: {self.list_tables(catalog_name, database_name)}"
-            raise ValueError(f"Table {path_text(path_parts(path))} was not found ({where}): create it first "
+            raise ValueError(f"Object '{path_text(path_parts(path))}' not found ({where}): create it first "
                              "(CREATE TABLE, create_table, create_temporary_view)")
         return what
 
@@ -194,8 +197,9 @@ class CatalogManager:
         """The identifier of the temporary object ``what`` (the same object), if registered."""
         return next((i for i, registered in self._temporary.items() if registered is what), None)
 
-    def temporary_count(self) -> int:
-        return len(self._temporary)
+    def unnamed_name(self, prefix: str) -> str:
+        """``prefix`` with a number not given before: the name of an unnamed table (``UnnamedTable$<n>``)."""
+        return f"{prefix}{next(self._unnamed[prefix])}"
 
     def list_tables(self, catalog_name: Optional[str] = None, database_name: Optional[str] = None,
                     views: bool = False, temporary_only: bool = False) -> List[str]:

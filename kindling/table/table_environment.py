@@ -12,12 +12,12 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import decimal
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Union
 
 from kindling.common.typeinfo import RowTypeInfo, TypeInformation, Types
 from kindling.common.types import Row, _create_row
 from kindling.common.unsupported import unsupported
-from kindling.table.catalog_manager import CatalogManager
+from kindling.table.catalog_manager import CatalogManager, path_text
 from kindling.table.environment_settings import EnvironmentSettings
 from kindling.table.planner import nodes
 from kindling.table.schema import Schema
@@ -306,7 +306,7 @@ class TableEnvironment:
         """The path ``table`` is registered under, registering it as ``UnnamedTable$<n>`` if need be."""
         identifier = self._catalogs.name_of(table)
         if identifier is None:
-            identifier = self._catalogs.create(f"`UnnamedTable${self._catalogs.temporary_count()}`", table, True)
+            identifier = self._catalogs.create(path_text([self._catalogs.unnamed_name('UnnamedTable$')]), table, True)
         return identifier.as_serializable_string()
 
     def list_tables(self) -> List[str]:
@@ -336,9 +336,10 @@ class TableEnvironment:
 
     def from_descriptor(self, descriptor: TableDescriptor) -> Table:
         """The table of a connector (``TableDescriptor.for_connector(...)``) without registering a name."""
-        name = f"`*anonymous_{descriptor.get_options().get('connector', 'table')}${self._catalogs.temporary_count()}*`"
-        self.create_temporary_table(name, descriptor)
-        return self.from_path(name)
+        connector = descriptor.get_options().get("connector", "table")
+        path = path_text([self._catalogs.unnamed_name(f"*anonymous_{connector}$") + "*"])
+        self.create_temporary_table(path, descriptor)
+        return self.from_path(path)
 
     # -- catalogs and databases -----------------------------------------------------------------
 

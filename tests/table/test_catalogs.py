@@ -174,7 +174,7 @@ def test_an_unknown_table_names_what_is_missing():
     for path, missing in (("nocat.db.t", "the catalog nocat does not exist"),
                           ("c.nodb.t", "the database nodb does not exist in the catalog c"),
                           ("c.`default`.t", r"tables of c.default: \[\]")):
-        with pytest.raises(ValueError, match=f"Table .* was not found \\({missing}"):
+        with pytest.raises(ValueError, match=f"Object .* not found \\({missing}"):
             t_env.sql_query(f"SELECT * FROM {path}")
 
 
