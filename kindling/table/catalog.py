@@ -211,10 +211,11 @@ class Catalog:
             raise ValueError(f"Database {name} already exists in Catalog {self._name}.")
         self._databases[name], self._objects[name] = database.copy(), {}
 
-    def drop_database(self, name: str, ignore_if_not_exists: bool, cascade: bool = False) -> None:
-        """Drops the database ``name``; one holding tables or views only with ``cascade``."""
+    def drop_database(self, name: str, ignore_if_exists: bool, cascade: bool = False) -> None:
+        """Drops the database ``name`` (``ignore_if_exists``: PyFlink's name for ignoring a missing one);
+        one holding tables or views only with ``cascade``."""
         if name not in self._databases:
-            if ignore_if_not_exists:
+            if ignore_if_exists:
                 return
             self._existing(name)
         if self._objects[name] and not cascade:

@@ -85,9 +85,6 @@ def parse_statement(statement: str) -> Tuple[str, ...]:
         return ("explain", explained_statement(statement))
     tree = parse_sql(statement)
     if isinstance(tree, exp.Create) and tree.kind == "VIEW":
-        if not isinstance(tree.this, exp.Table):
-            raise ValueError(f"CREATE VIEW name (columns) AS ... is not supported by Kindling yet: name the columns "
-                             f"in the query (SELECT x AS n), got {statement.strip()[:80]!r}")
         return ("create_view", table_path(tree.this), tree.expression.sql(dialect=DIALECT), temporary,
                 bool(tree.args.get("exists")))
     if isinstance(tree, exp.Describe):

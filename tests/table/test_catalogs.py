@@ -232,3 +232,33 @@ def test_qualified_names_in_queries_and_insert_into(spark, tmp_path):
     table = t_env.from_path("c.db.src")
     t_env.use_catalog("default_catalog")  # an unnamed table keeps its full name
     assert collected(t_env, f"SELECT COUNT(*) FROM {table}") == [(4,)]
+
+
+def test_show_create_table_writes_every_kind_of_column_as_flink_does():
+    t_env = _t_env()
+    t_env.execute_sql("CREATE TABLE k (id BIGINT NOT NULL, name STRING, price DECIMAL(10, 2), ts TIMESTAMP(3), "
+                      "total AS price * 2, pt AS PROCTIME(), m TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' "
+                      "VIRTUAL, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND, PRIMARY KEY (id) NOT ENFORCED) "
+                      "PARTITIONED BY (name) WITH ('connector' = 'filesystem', 'path' = '/tmp/x', 'format' = 'csv')")
+    rows = list(t_env.execute_sql("SHOW CREATE TABLE k").collect())
+    assert rows[0][0] == """\
+CREATE TABLE `default_catalog`.`default_database`.`k` (
+  `id` BIGINT NOT NULL,
+  `name` VARCHAR(2147483647),
+  `price` DECIMAL(10, 2),
+  `ts` TIMESTAMP(3),
+  `total` AS `price` * 2,
+  `pt` AS PROCTIME(),
+  `m` TIMESTAMP(3) WITH LOCAL TIME ZONE METADATA FROM 'timestamp' VIRTUAL,
+  WATERMARK FOR `ts` AS `ts` - INTERVAL '5' SECOND,
+  CONSTRAINT `PK_id` PRIMARY KEY (`id`) NOT ENFORCED
+)
+PARTITIONED BY (`name`)
+WITH (
+  'connector' = 'filesystem',
+  'format' = 'csv',
+  'path' = '/tmp/x'
+)
+"""
+    with pytest.raises(ValueError, match="SHOW 'CREATE VIEW v' is not supported by Kindling yet"):
+        t_env.execute_sql("SHOW CREATE VIEW v")
