@@ -9,7 +9,7 @@ from sqlglot.tokens import TokenType
 from kindling.table.schema import Schema
 from kindling.table.types import DataType, DataTypes
 
-__all__ = ["DIALECT", "data_type", "parse_create_table", "parse_sql", "parse_statement"]
+__all__ = ["DIALECT", "data_type", "parse_create_table", "parse_sql", "parse_statement", "table_path"]
 
 #: Spark's sqlglot dialect (Flink SQL's lexical rules) with Flink's window table-valued functions
 from kindling.table.sql_dialect import DIALECT, explained_statement  # noqa: E402
@@ -55,43 +55,197 @@ def parse_sql(statement: str):
 
 
 def parse_statement(statement: str) -> Tuple[str, ...]:
-    """What a statement of ``execute_sql`` asks: ``('create_table', name, schema, options, if_not_exists)``,
-    ``('create_view', name, query)``, ``('create_function', name, 'module.attribute')``,
-    ``('show', 'TABLES' | 'VIEWS' | 'FUNCTIONS')``, ``('describe', name)``, ``('insert', sink, query)``,
-    ``('drop', name, if_exists)`` or ``('query', query)``."""
+    """What a statement of ``execute_sql`` asks: ``('create_table', path, schema, options, if_not_exists,
+    temporary)``, ``('create_view', path, query, temporary, if_not_exists)``, ``('create_function', name,
+    'module.attribute')``, ``('show', what, path or None)``, ``('describe', path)``, ``('insert', sink,
+    query)``, ``('drop', path, if_exists, view, temporary)``, a catalog statement (:func:`_catalog_statement`)
+    or ``('query', query)``. Paths are ``[[catalog.]database.]object`` (catalog_manager.path_parts)."""
     import sqlglot
     import sqlglot.expressions as exp
 
-    words = [t.text.upper() for t in sqlglot.tokenize(statement, read=DIALECT)]
-    if words[:1] == ["SHOW"]:
-        if words[1:] not in (["TABLES"], ["VIEWS"], ["FUNCTIONS"], ["USER", "FUNCTIONS"]):
-            raise ValueError(f"{statement.strip()!r} is not supported by Kindling yet; SHOW TABLES, VIEWS or FUNCTIONS")
-        return ("show", words[-1])
+    tokens = sqlglot.tokenize(statement, read=DIALECT)
+    words = [t.text.upper() for t in tokens]
+    if words[:1] == ["SHOW"]:  # the dialect reads what follows SHOW as one string: read its words
+        return _show(statement[tokens[0].end + 1:])
+    catalog_statement = _catalog_statement(_Words(statement, tokens))
+    if catalog_statement is not None:
+        return catalog_statement
     if words[:1] == ["CREATE"] and "FUNCTION" in words:
-        tokens = [t.text for t in sqlglot.tokenize(statement, read=DIALECT)]
+        texts = [t.text for t in tokens]
         at = words.index("FUNCTION")
         if len(words) < at + 4 or words[at + 2] != "AS" or (len(words) > at + 4 and words[at + 4:] != ["LANGUAGE",
                                                                                                      "PYTHON"]):
             raise ValueError("CREATE FUNCTION name AS 'module.function' LANGUAGE PYTHON is the form Kindling "
                              f"supports, got {statement.strip()!r}")
-        return ("create_function", tokens[at + 1], tokens[at + 3])
+        return ("create_function", texts[at + 1], texts[at + 3])
+    temporary = words[1:2] == ["TEMPORARY"]
     if words[:1] == ["CREATE"] and "TABLE" in words[:3]:
-        return ("create_table",) + parse_create_table(statement)
+        return ("create_table",) + parse_create_table(statement) + (temporary,)
     if words[:1] == ["EXPLAIN"]:
         return ("explain", explained_statement(statement))
     tree = parse_sql(statement)
     if isinstance(tree, exp.Create) and tree.kind == "VIEW":
-        return ("create_view", tree.this.name, tree.expression.sql(dialect=DIALECT))
+        return ("create_view", table_path(tree.this), tree.expression.sql(dialect=DIALECT), temporary,
+                bool(tree.args.get("exists")))
     if isinstance(tree, exp.Describe):
-        return ("describe", tree.this.name)
+        return ("describe", table_path(tree.this))
     if isinstance(tree, exp.Insert):
-        return ("insert", tree.this.name, tree.expression.sql(dialect=DIALECT))
+        return ("insert", table_path(tree.this), tree.expression.sql(dialect=DIALECT))
     if isinstance(tree, exp.Drop) and tree.kind in ("TABLE", "VIEW"):
-        return ("drop", tree.args["tables"][0].name, bool(tree.args.get("exists")))
+        return ("drop", table_path(tree.args["tables"][0]), bool(tree.args.get("exists")), tree.kind == "VIEW",
+                temporary)
     if isinstance(tree, (exp.Select, exp.SetOperation, exp.Values, exp.Subquery)):
         return ("query", statement)
     raise ValueError(f"execute_sql: {statement.strip()[:80]!r} is not supported by Kindling yet (CREATE TABLE/VIEW/"
-                     "FUNCTION, SHOW, DESCRIBE, INSERT INTO, DROP TABLE/VIEW, queries)")
+                     "FUNCTION/CATALOG/DATABASE, USE, SHOW, DESCRIBE, INSERT INTO, DROP TABLE/VIEW/CATALOG/DATABASE, "
+                     "queries)")
+
+
+def table_path(table) -> str:
+    """The path of a table name in a sqlglot tree (``cat.db.t``), as catalog_manager.path_parts reads it."""
+    import sqlglot.expressions as exp
+
+    from kindling.table.catalog_manager import path_text
+
+    if not isinstance(table, exp.Table):
+        raise ValueError(f"Expected a table name, got {table.sql(dialect=DIALECT)}: INSERT INTO t (columns) is not "
+                         "supported by Kindling yet (select the sink's columns in order)")
+    return path_text([p.name for p in table.parts])
+
+
+class _Words:
+    """The tokens of a statement, read front to back."""
+
+    def __init__(self, statement: str, tokens):
+        self.statement, self.tokens, self.at = statement, tokens, 0
+
+    def accept(self, *words: str) -> bool:
+        """Whether the next tokens are the keywords ``words`` (then read past them)."""
+        ahead = self.tokens[self.at:self.at + len(words)]
+        if len(ahead) == len(words) and all(t.token_type != TokenType.IDENTIFIER and t.text.upper() == w
+                                            for t, w in zip(ahead, words)):
+            self.at += len(words)
+            return True
+        return False
+
+    def path(self) -> str:
+        """A name of one or more dotted parts."""
+        from kindling.table.catalog_manager import path_text
+
+        parts = [self._next("a name").text]
+        while self.at < len(self.tokens) and self.tokens[self.at].token_type == TokenType.DOT:
+            self.at += 1
+            parts.append(self._next("a name").text)
+        return path_text(parts)
+
+    def name(self) -> str:
+        """A name of one part (a catalog's)."""
+        token = self._next("a name")
+        if token.token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
+            self._fail(f"a name, not {token.text!r}")
+        return token.text
+
+    def string(self) -> str:
+        token = self._next("a quoted string")
+        if token.token_type != TokenType.STRING:
+            self._fail(f"a quoted string, not {token.text!r}")
+        return token.text
+
+    def options(self) -> Dict[str, str]:
+        """``('key' = 'value', ...)``."""
+        options = {}
+        if self._next("(").token_type != TokenType.L_PAREN:
+            self._fail("'(' after WITH")
+        while True:
+            key = self.string()
+            if self._next("=").token_type != TokenType.EQ:
+                self._fail("'key' = 'value'")
+            options[key] = self.string()
+            token = self._next("',' or ')'")
+            if token.token_type == TokenType.R_PAREN:
+                return options
+            if token.token_type != TokenType.COMMA:
+                self._fail(f"',' or ')', not {token.text!r}")
+
+    def end(self) -> None:
+        if self.at < len(self.tokens):
+            self._fail(f"the end of the statement, not {self.tokens[self.at].text!r}")
+
+    def _next(self, what: str):
+        if self.at >= len(self.tokens):
+            self._fail(f"{what} at the end")
+        self.at += 1
+        return self.tokens[self.at - 1]
+
+    def _fail(self, expected: str):
+        raise ValueError(f"SQL parse failed: expected {expected} in {self.statement.strip()[:120]!r}")
+
+
+def _catalog_statement(words: _Words) -> Optional[Tuple]:
+    """``('create_catalog', name, options, if_not_exists)``, ``('drop_catalog', name, if_exists)``,
+    ``('use_catalog', name)``, ``('use_database', [catalog.]database)``, ``('create_database', path,
+    comment, properties, if_not_exists)`` or ``('drop_database', path, if_exists, cascade)``; None
+    for other statements."""
+    if words.accept("CREATE", "CATALOG"):
+        if_not_exists = words.accept("IF", "NOT", "EXISTS")
+        name = words.name()
+        options = words.options() if words.accept("WITH") else {}
+        words.end()
+        return ("create_catalog", name, options, if_not_exists)
+    if words.accept("DROP", "CATALOG"):
+        if_exists = words.accept("IF", "EXISTS")
+        name = words.name()
+        words.end()
+        return ("drop_catalog", name, if_exists)
+    if words.accept("USE", "MODULES"):
+        raise ValueError("USE MODULES is not supported by Kindling: Flink modules are not there")
+    if words.accept("USE"):
+        kind = "use_catalog" if words.accept("CATALOG") else "use_database"
+        name = words.name() if kind == "use_catalog" else words.path()
+        words.end()
+        return (kind, name)
+    if words.accept("CREATE", "DATABASE"):
+        if_not_exists = words.accept("IF", "NOT", "EXISTS")
+        name = words.path()
+        comment = words.string() if words.accept("COMMENT") else None
+        properties = words.options() if words.accept("WITH") else {}
+        words.end()
+        return ("create_database", name, comment, properties, if_not_exists)
+    if words.accept("DROP", "DATABASE"):
+        if_exists = words.accept("IF", "EXISTS")
+        name = words.path()
+        cascade = words.accept("CASCADE")
+        if not cascade:
+            words.accept("RESTRICT")
+        words.end()
+        return ("drop_database", name, if_exists, cascade)
+    for kind in ("DATABASE", "CATALOG", "TABLE", "VIEW"):
+        if words.accept("ALTER", kind):
+            raise ValueError(f"ALTER {kind} is not supported by Kindling yet: drop it and create it again")
+    return None
+
+
+#: what SHOW lists, by its words
+SHOWN = ("CATALOGS", "CURRENT CATALOG", "DATABASES", "CURRENT DATABASE", "TABLES", "VIEWS", "FUNCTIONS",
+         "USER FUNCTIONS", "CREATE TABLE")
+
+
+def _show(rest: str) -> Tuple[str, str, Optional[str]]:
+    """``('show', what, path or None)`` of ``SHOW <rest>``: ``CREATE TABLE path``, ``TABLES|VIEWS
+    [FROM|IN [catalog.]database]``, ``DATABASES [FROM|IN catalog]`` or another of SHOWN."""
+    import sqlglot
+
+    words = _Words(rest, sqlglot.tokenize(rest, read=DIALECT))
+    for what in SHOWN:
+        if words.accept(*what.split()):
+            path = None
+            if what == "CREATE TABLE":
+                path = words.path()
+            elif what in ("TABLES", "VIEWS", "DATABASES") and (words.accept("FROM") or words.accept("IN")):
+                path = words.name() if what == "DATABASES" else words.path()
+            words.end()
+            return ("show", what.split()[-1] if what == "USER FUNCTIONS" else what, path)
+    raise ValueError(f"SHOW {rest.strip()!r} is not supported by Kindling yet; SHOW {', '.join(SHOWN)}")
 
 
 def parse_create_table(statement: str) -> Tuple[str, Schema, Dict[str, str], bool]:
@@ -126,7 +280,7 @@ def parse_create_table(statement: str) -> Tuple[str, Schema, Dict[str, str], boo
     tree = parse_sql(head + ", ".join(kept) + tail)
     if not isinstance(tree, exp.Create) or tree.kind != "TABLE" or not isinstance(tree.this, exp.Schema):
         raise ValueError(f"Not a CREATE TABLE statement with columns: {statement.strip()[:80]!r}")
-    name = tree.this.this.name
+    name = ".".join(p.name for p in tree.this.this.parts)  # for messages
     builder = Schema.new_builder()
     primary_key = None
     for column in tree.this.expressions:
@@ -180,7 +334,7 @@ def parse_create_table(statement: str) -> Tuple[str, Schema, Dict[str, str], boo
     schema = builder.build()
     if partition_keys:
         schema = _partitioned(schema, partition_keys)
-    return name, schema, options, bool(tree.args.get("exists"))
+    return table_path(tree.this.this), schema, options, bool(tree.args.get("exists"))
 
 
 def _column_items(statement: str):
@@ -261,3 +415,40 @@ def _partitioned(schema: Schema, keys: List[str]) -> Schema:
         declared = _DeclaredSchema(schema.get_field_names(), schema.get_field_data_types(), {}, {}, None)
     return _DeclaredSchema(declared._names, declared._types, declared.computed, declared.metadata,
                            declared.watermark_spec, declared.primary_key, keys)
+
+
+def create_table_text(identifier: str, descriptor, temporary: bool) -> str:
+    """The ``CREATE [TEMPORARY] TABLE`` statement of a table, as Flink's SHOW CREATE TABLE prints it."""
+    from kindling.table.schema import _DeclaredSchema
+
+    schema = descriptor.get_schema()
+    declared = schema if isinstance(schema, _DeclaredSchema) else None
+    lines = []
+    for name, column_type in zip(schema.get_field_names(), schema.get_field_data_types()):
+        if declared is not None and name in declared.computed:
+            lines.append(f"`{name}` {declared.extras(name)}")
+        else:
+            extras = declared.extras(name) if declared is not None else ""
+            lines.append(" ".join(p for p in (f"`{name}`", _serialized_type(column_type), extras) if p))
+    if declared is not None and declared.watermark_spec:
+        column, expression = declared.watermark_spec
+        lines.append(f"WATERMARK FOR `{column}` AS {expression}")
+    if declared is not None and declared.primary_key:
+        constraint, columns = declared.primary_key
+        lines.append(f"CONSTRAINT `{constraint}` PRIMARY KEY ({', '.join(f'`{c}`' for c in columns)}) NOT ENFORCED")
+    text = f"CREATE {'TEMPORARY ' if temporary else ''}TABLE {identifier} (\n" + \
+        ",\n".join("  " + line for line in lines) + "\n)\n"
+    if declared is not None and declared.partition_keys:
+        text += f"PARTITIONED BY ({', '.join(f'`{k}`' for k in declared.partition_keys)})\n"
+    options = descriptor.get_options()
+    return text + "WITH (\n" + ",\n".join(f"  '{k}' = '{options[k]}'" for k in sorted(options)) + "\n)\n"
+
+
+def _serialized_type(data_type: DataType) -> str:
+    """A column type as Flink writes it in SQL (``STRING`` is ``VARCHAR(2147483647)``)."""
+    import re
+
+    text = repr(data_type)
+    text = re.sub(r"\bSTRING\b", "VARCHAR(2147483647)", text)
+    text = re.sub(r"\bBYTES\b", "VARBINARY(2147483647)", text)
+    return re.sub(r"\bTIMESTAMP_LTZ\((\d+)\)", r"TIMESTAMP(\1) WITH LOCAL TIME ZONE", text)

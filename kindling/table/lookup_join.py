@@ -47,8 +47,10 @@ def lookup_join(probe, node, dim, dim_columns: List[str], condition, time_attrib
     from kindling.table.schema import Schema
     from kindling.table.table import Table
 
+    from kindling.table.ddl import table_path
+
     name = node.name
-    declared = probe._t_env._lookup(name)
+    declared = probe._t_env._lookup(table_path(node))
     attribute = getattr(time_attribute, "_name", None)
     left_names, right_names = probe.get_schema().get_field_names(), dim.get_schema().get_field_names()
     left_keys, right_keys = equi_keys(condition, left_names, right_names)

@@ -50,8 +50,16 @@ class _Tables:
     def __init__(self, t_env: Any, named: Dict[str, Any]):
         self.t_env, self.named = t_env, named
 
-    def __call__(self, name: str) -> Any:
-        return self.named[name] if name in self.named else self.t_env.from_path(name)
+    def __call__(self, node) -> Any:
+        """The table a name in the query (a sqlglot Table, ``[[catalog.]database.]table``) stands for."""
+        import sqlglot.expressions as exp
+
+        from kindling.table.catalog_manager import path_text
+
+        parts = [p.name for p in node.parts] if isinstance(node, (exp.Table, exp.Column)) else [node.name]
+        if len(parts) == 1 and parts[0] in self.named:
+            return self.named[parts[0]]
+        return self.t_env.from_path(path_text(parts))
 
     def with_name(self, name: str, table: Any) -> "_Tables":
         return _Tables(self.t_env, {**self.named, name: table})
@@ -275,11 +283,11 @@ def _source(node, table_of) -> Tuple[Any, Optional[str]]:
             return _window_tvf(calls[0], table_of), node.alias or None
         raise ValueError(f"sql_query: {node.sql(dialect=DIALECT)} is not supported by Kindling yet (table "
                          "functions in FROM: the window TVFs TUMBLE, HOP, CUMULATE and SESSION)")
-    if isinstance(node, exp.Table) and not node.args.get("db"):
+    if isinstance(node, exp.Table):
         if node.args.get("version") is not None:
             raise ValueError(f"sql_query: {node.sql(dialect=DIALECT)}: FOR SYSTEM_TIME AS OF is for the right side of "
                              "a lookup join (FROM o JOIN dim FOR SYSTEM_TIME AS OF o.proc_time AS d ON o.k = d.id)")
-        return table_of(node.name), node.alias_or_name
+        return table_of(node), node.alias_or_name
     raise ValueError(f"sql_query: FROM must name a registered table, a subquery or a window TVF, got "
                      f"{node.sql(dialect=DIALECT)}")
 
@@ -322,7 +330,7 @@ def _window_tvf(call, table_of) -> Any:
     slide = _interval_ms(given["SLIDE"], name) if name == "HOP" else \
         _interval_ms(given["STEP"], name) if name == "CUMULATE" else None
     offset = _interval_ms(given["OFFSET"], name) if "OFFSET" in given else 0
-    tvf = WindowTVF(table_of(data.this.name), name, descriptor.expressions[0].name, size, slide, offset, keys)
+    tvf = WindowTVF(table_of(data.this), name, descriptor.expressions[0].name, size, slide, offset, keys)
     return tvf.table_of_windows()
 
 
@@ -887,7 +895,7 @@ def _joined(table, alias: Optional[str], joins, table_of):
             continue
         version = join.this.args.get("version") if isinstance(join.this, exp.Table) else None
         right, right_alias = _source(join.this, table_of) if version is None else \
-            (table_of(join.this.name), join.this.alias_or_name)
+            (table_of(join.this), join.this.alias_or_name)
         names = right.get_schema().get_field_names()
         right, resolved = _renamed_apart(right, set(table.get_schema().get_field_names()))
         add(right_alias, names, resolved)

@@ -460,8 +460,9 @@ class Table:
 
     def __str__(self) -> str:
         """The table's name for SQL text (``"SELECT * FROM %s" % table``): it is registered as a view
-        named ``UnnamedTable$<n>`` as Flink does (quoted, so that the name parses)."""
-        return f"`{self._t_env._unnamed(self)}`"
+        named ``UnnamedTable$<n>`` as Flink does (its full identifier, quoted, so that the name parses
+        whatever the current catalog and database)."""
+        return self._t_env._unnamed(self)
 
 
 class OverWindowedTable:

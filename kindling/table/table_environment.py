@@ -12,11 +12,12 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import decimal
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Union
 
 from kindling.common.typeinfo import RowTypeInfo, TypeInformation, Types
 from kindling.common.types import Row, _create_row
 from kindling.common.unsupported import unsupported
+from kindling.table.catalog_manager import CatalogManager, path_text
 from kindling.table.environment_settings import EnvironmentSettings
 from kindling.table.planner import nodes
 from kindling.table.schema import Schema
@@ -215,14 +216,10 @@ def _described(table: Table) -> List[List[str]]:
     return rows
 
 
-_CATALOGS = "catalogs are not there: tables live in the TableEnvironment's one catalog, 'default_catalog'"
 _MODULES = "Flink modules (such as Hive's functions) are not there"
 _MODELS = "models (CREATE MODEL, ML_PREDICT) are not there"
 _PLANS = "compiled plans are Flink's planner's; JVM-only"
 _JAVA_FUNCTIONS = "Java functions run in Flink's JVM; JVM-only: write the function in Python (udf, udtf, udaf)"
-
-#: the names of Kindling's one catalog and database, as Flink names its built-in ones
-DEFAULT_CATALOG, DEFAULT_DATABASE = "default_catalog", "default_database"
 
 
 class TableEnvironment:
@@ -231,7 +228,7 @@ class TableEnvironment:
 
     def __init__(self, env):
         self._env = env
-        self._tables: Dict[str, Union[TableDescriptor, Table]] = {}
+        self._catalogs = CatalogManager()
 
     @staticmethod
     def create(environment_settings: EnvironmentSettings) -> "TableEnvironment":
@@ -275,101 +272,114 @@ class TableEnvironment:
 
     # -- catalog ------------------------------------------------------------------------------
 
-    def create_temporary_table(self, path: str, descriptor: TableDescriptor) -> None:
-        """Registers the table ``path`` of a connector (``TableDescriptor.for_connector(...)``)."""
+    def create_temporary_table(self, path: str, descriptor: TableDescriptor, ignoreIfExists: bool = False) -> None:
+        """Registers the temporary table ``path`` (``[[catalog.]database.]table``) of a connector
+        (``TableDescriptor.for_connector(...)``); it shadows a permanent table of the same path."""
+        self._catalogs.create(path, self._checked(path, descriptor), True, ignoreIfExists)
+
+    def create_table(self, path: str, descriptor: TableDescriptor, ignoreIfExists: bool = False) -> None:
+        """Registers the table ``path`` of a connector in its catalog's database (which must exist)."""
+        self._catalogs.create(path, self._checked(path, descriptor), False, ignoreIfExists)
+
+    @staticmethod
+    def _checked(path: str, descriptor: TableDescriptor) -> TableDescriptor:
         if not isinstance(descriptor, TableDescriptor):
-            raise TypeError(f"create_temporary_table expects a TableDescriptor, got {descriptor!r}")
+            raise TypeError(f"create_table expects a TableDescriptor, got {descriptor!r}")
         if descriptor.get_schema() is None:
             raise ValueError(f"Table '{path}' needs a schema: TableDescriptor.for_connector(...).schema(...)")
-        self._register(path, descriptor)
-
-    def create_table(self, path: str, descriptor: TableDescriptor) -> None:
-        """As create_temporary_table: Kindling keeps no catalog beyond the job's process."""
-        self.create_temporary_table(path, descriptor)
+        return descriptor
 
     def create_temporary_view(self, view_path: str, table_or_stream, *fields) -> None:
-        """Registers a Table (or a DataStream, as ``from_data_stream`` makes it one) as ``view_path``."""
+        """Registers a Table (or a DataStream, as ``from_data_stream`` makes it one) as the temporary view
+        ``view_path``."""
         table = table_or_stream if isinstance(table_or_stream, Table) else self.from_data_stream(table_or_stream,
                                                                                                   *fields)
-        self._register(view_path, table)
-
-    def _unnamed(self, table: Table) -> str:
-        """The name ``table`` is registered under, registering it as ``UnnamedTable$<n>`` if need be."""
-        name = next((n for n, what in self._tables.items() if what is table), None)
-        if name is None:
-            name = f"UnnamedTable${sum(n.startswith('UnnamedTable$') for n in self._tables)}"
-            self._register(name, table)
-        return name
-
-    def _register(self, path: str, what) -> None:
-        if path in self._tables:
-            raise ValueError(f"Temporary table '{path}' already exists")
-        self._tables[path] = what
-
-    def list_tables(self) -> List[str]:
-        return sorted(self._tables)
-
-    def list_temporary_tables(self) -> List[str]:
-        return self.list_tables()
-
-    def drop_temporary_table(self, table_path: str) -> bool:
-        return self._tables.pop(table_path, None) is not None
-
-    def list_views(self) -> List[str]:
-        return sorted(n for n, what in self._tables.items() if isinstance(what, Table))
-
-    list_temporary_views = list_views
+        self._catalogs.create(view_path, table, True)
 
     def create_view(self, view_path: str, table: Table, ignore_if_exists: bool = False) -> None:
-        """As create_temporary_view: Kindling keeps its catalog in the job's process."""
-        if not (ignore_if_exists and view_path in self._tables):
-            self.create_temporary_view(view_path, table)
+        """Registers ``table`` as the view ``view_path`` in its catalog's database."""
+        if not isinstance(table, Table):
+            raise TypeError(f"create_view expects a Table, got {table!r}")
+        self._catalogs.create(view_path, table, False, ignore_if_exists)
 
-    def drop_table(self, table_path: str, ignore_if_not_exists: bool = True) -> bool:
-        return self._drop(table_path, ignore_if_not_exists, TableDescriptor, "Table")
+    def _unnamed(self, table: Table) -> str:
+        """The path ``table`` is registered under, registering it as ``UnnamedTable$<n>`` if need be."""
+        identifier = self._catalogs.name_of(table)
+        if identifier is None:
+            identifier = self._catalogs.create(path_text([self._catalogs.unnamed_name('UnnamedTable$')]), table, True)
+        return identifier.as_serializable_string()
 
-    def drop_view(self, view_path: str, ignore_if_not_exists: bool = True) -> bool:
-        return self._drop(view_path, ignore_if_not_exists, Table, "View")
+    def list_tables(self) -> List[str]:
+        """The tables and views of the current database, temporary and permanent."""
+        return self._catalogs.list_tables()
+
+    def list_temporary_tables(self) -> List[str]:
+        return self._catalogs.list_tables(temporary_only=True)
+
+    def list_views(self) -> List[str]:
+        return self._catalogs.list_tables(views=True)
+
+    def list_temporary_views(self) -> List[str]:
+        return self._catalogs.list_tables(views=True, temporary_only=True)
+
+    def drop_temporary_table(self, table_path: str) -> bool:
+        return self._catalogs.drop(table_path, view=False, temporary=True, ignore_if_not_exists=True)
 
     def drop_temporary_view(self, view_path: str) -> bool:
-        return self._drop(view_path, True, Table, "View")
+        return self._catalogs.drop(view_path, view=True, temporary=True, ignore_if_not_exists=True)
 
-    def _drop(self, path: str, ignore_if_not_exists: bool, kind: type, what: str) -> bool:
-        if isinstance(self._tables.get(path), kind):
-            del self._tables[path]
-            return True
-        if not ignore_if_not_exists:
-            raise ValueError(f"{what} '{path}' does not exist")
-        return False
+    def drop_table(self, table_path: str, ignore_if_not_exists: bool = True) -> bool:
+        return self._catalogs.drop(table_path, view=False, temporary=False, ignore_if_not_exists=ignore_if_not_exists)
+
+    def drop_view(self, view_path: str, ignore_if_not_exists: bool = True) -> bool:
+        return self._catalogs.drop(view_path, view=True, temporary=False, ignore_if_not_exists=ignore_if_not_exists)
 
     def from_descriptor(self, descriptor: TableDescriptor) -> Table:
         """The table of a connector (``TableDescriptor.for_connector(...)``) without registering a name."""
-        name = f"*anonymous_{descriptor.get_options().get('connector', 'table')}${len(self._tables)}*"
-        self.create_temporary_table(name, descriptor)
-        return self.from_path(name)
+        connector = descriptor.get_options().get("connector", "table")
+        path = path_text([self._catalogs.unnamed_name(f"*anonymous_{connector}$") + "*"])
+        self.create_temporary_table(path, descriptor)
+        return self.from_path(path)
 
-    # Kindling has one catalog and database (kept in the job's process) and Flink's core functions
+    # -- catalogs and databases -----------------------------------------------------------------
+
+    def create_catalog(self, catalog_name: str, catalog_descriptor) -> None:
+        """Creates the catalog ``catalog_name`` of a ``CatalogDescriptor`` (its ``type`` must be
+        ``generic_in_memory``: Kindling's catalogs are in memory)."""
+        from kindling.table.catalog import CatalogDescriptor
+
+        if not isinstance(catalog_descriptor, CatalogDescriptor):
+            raise TypeError(f"create_catalog expects a CatalogDescriptor, got {catalog_descriptor!r}")
+        self._catalogs.create_catalog(catalog_name, catalog_descriptor._options)
+
+    def register_catalog(self, catalog_name: str, catalog) -> None:
+        """Registers a Catalog (another TableEnvironment's ``get_catalog``) as ``catalog_name``."""
+        self._catalogs.register_catalog(catalog_name, catalog)
+
+    def get_catalog(self, catalog_name: str):
+        """The Catalog ``catalog_name``, or None if there is none."""
+        return self._catalogs.get_catalog(catalog_name)
+
     def get_current_catalog(self) -> str:
-        return DEFAULT_CATALOG
+        return self._catalogs.current_catalog
 
     def get_current_database(self) -> str:
-        return DEFAULT_DATABASE
+        return self._catalogs.current_database
 
     def list_catalogs(self) -> List[str]:
-        return [DEFAULT_CATALOG]
+        return self._catalogs.list_catalogs()
 
     def list_databases(self) -> List[str]:
-        return [DEFAULT_DATABASE]
+        """The databases of the current catalog."""
+        return self._catalogs.list_databases()
 
     def use_catalog(self, catalog_name: str) -> None:
-        if catalog_name != DEFAULT_CATALOG:
-            raise ValueError(f"Catalog '{catalog_name}' does not exist: Kindling has the one catalog "
-                             f"'{DEFAULT_CATALOG}' (catalogs are not supported yet)")
+        """Makes ``catalog_name`` (and its default database) current: one- and two-part paths resolve in it."""
+        self._catalogs.use_catalog(catalog_name)
 
     def use_database(self, database_name: str) -> None:
-        if database_name != DEFAULT_DATABASE:
-            raise ValueError(f"Database '{database_name}' does not exist: Kindling has the one database "
-                             f"'{DEFAULT_DATABASE}'")
+        """Makes ``database_name`` of the current catalog current."""
+        self._catalogs.use_database(database_name)
 
     def list_modules(self) -> List[str]:
         return ["core"]
@@ -391,16 +401,7 @@ class TableEnvironment:
         ending = plan_details(extra_details)
         return explanation(self, stmt)._text + ending
 
-    # -- what Kindling does not have: catalogs, modules, models, compiled plans, Java functions ---
-
-    @unsupported(_CATALOGS)
-    def create_catalog(self, catalog_name: str, catalog_descriptor): ...
-
-    @unsupported(_CATALOGS)
-    def register_catalog(self, catalog_name: str, catalog): ...
-
-    @unsupported(_CATALOGS)
-    def get_catalog(self, catalog_name: str): ...
+    # -- what Kindling does not have: modules, models, compiled plans, Java functions ---
 
     @unsupported(_MODULES)
     def load_module(self, module_name: str, module): ...
@@ -517,30 +518,31 @@ class TableEnvironment:
         return self.from_elements(rows, schema if schema is not None else [str(c) for c in pdf.columns])
 
     def _lookup(self, path: str):
-        try:
-            return self._tables[path]
-        except KeyError:
-            raise ValueError(f"Object '{path}' not found: create it first (create_temporary_table, "
-                             f"CREATE TABLE, create_temporary_view); tables: {self.list_tables()}") from None
+        """The table (TableDescriptor) or view (Table) ``path`` names."""
+        return self._catalogs.lookup(path)
 
     # -- SQL ----------------------------------------------------------------------------------
 
     def execute_sql(self, stmt: str) -> TableResult:
         """Runs a statement: ``CREATE [TEMPORARY] TABLE name (columns) WITH (...)``, ``CREATE
         [TEMPORARY] VIEW name AS query``, ``CREATE [TEMPORARY [SYSTEM]] FUNCTION name AS
-        'module.function' LANGUAGE PYTHON``, ``SHOW TABLES|VIEWS|FUNCTIONS``, ``DESCRIBE name``,
-        ``INSERT INTO sink query`` (starts the job), ``DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name``,
-        or a query (its rows: ``execute_sql('SELECT ...').print()``)."""
+        'module.function' LANGUAGE PYTHON``, ``CREATE CATALOG name WITH ('type' = 'generic_in_memory')``,
+        ``CREATE DATABASE``, ``USE [CATALOG]``, ``SHOW CATALOGS|DATABASES|TABLES|VIEWS|FUNCTIONS|CURRENT
+        CATALOG|CURRENT DATABASE|CREATE TABLE name``, ``DESCRIBE name``, ``INSERT INTO sink query`` (starts
+        the job), ``DROP [TEMPORARY] TABLE|VIEW [IF EXISTS] name``, ``DROP DATABASE|CATALOG``, or a query
+        (its rows: ``execute_sql('SELECT ...').print()``). Names are ``[[catalog.]database.]object``."""
+        from kindling.table.catalog import CatalogDatabase
         from kindling.table.ddl import parse_statement
         from kindling.table.table_result import listing
 
         kind, *parts = parse_statement(stmt)
+        catalogs = self._catalogs
         if kind == "create_table":
-            name, schema, options, if_not_exists = parts
-            if not (if_not_exists and name in self._tables):
-                self._register(name, TableDescriptor(schema, options))
+            path, schema, options, if_not_exists, temporary = parts
+            catalogs.create(path, TableDescriptor(schema, options), temporary, if_not_exists)
         elif kind == "create_view":
-            self.create_temporary_view(parts[0], self.sql_query(parts[1]))
+            path, query, temporary, if_not_exists = parts
+            catalogs.create(path, self.sql_query(query), temporary, if_not_exists)
         elif kind == "create_function":
             import importlib
 
@@ -551,14 +553,22 @@ class TableEnvironment:
                 raise ValueError(f"CREATE FUNCTION {parts[0]}: cannot import '{parts[1]}' ({error}); name a "
                                  "function made with udf/udtf/udaf as 'module.attribute'") from None
             self.create_temporary_function(parts[0], function)
+        elif kind == "create_catalog":
+            catalogs.create_catalog(parts[0], parts[1], parts[2])
+        elif kind == "drop_catalog":
+            catalogs.drop_catalog(*parts)
+        elif kind == "use_catalog":
+            catalogs.use_catalog(parts[0])
+        elif kind == "use_database":
+            catalog_name, name = catalogs.database_path(parts[0])
+            catalogs.use_database(name, catalog_name)
+        elif kind == "create_database":
+            path, comment, properties, if_not_exists = parts
+            catalogs.create_database(path, CatalogDatabase(properties, comment), if_not_exists)
+        elif kind == "drop_database":
+            catalogs.drop_database(*parts)
         elif kind == "show":
-            from kindling.table.udf import registered_names
-
-            if parts[0] == "FUNCTIONS":
-                return listing(["function name"], [[n] for n in registered_names()])
-            views = parts[0] == "VIEWS"
-            names = [n for n in self.list_tables() if not views or isinstance(self._tables[n], Table)]
-            return listing(["view name" if views else "table name"], [[n] for n in names])
+            return self._shown(*parts)
         elif kind == "describe":
             return listing(["name", "type", "null", "key", "extras", "watermark"], _described(self.from_path(parts[0])))
         elif kind == "insert":
@@ -568,11 +578,42 @@ class TableEnvironment:
 
             return explanation(self, parts[0])
         elif kind == "drop":
-            if not self.drop_temporary_table(parts[0]) and not parts[1]:
-                raise ValueError(f"Table or view '{parts[0]}' does not exist (DROP ... IF EXISTS ignores that)")
+            path, if_exists, view, temporary = parts
+            catalogs.drop(path, view, temporary, if_exists)
         else:
             return self.sql_query(parts[0]).execute()
         return TableResult()
+
+    def _shown(self, what: str, path: Optional[str]) -> TableResult:
+        """The result of ``SHOW what [path]``, as Flink prints it."""
+        from kindling.table.table_result import listing
+
+        catalogs = self._catalogs
+        if what == "CATALOGS":
+            return listing(["catalog name"], [[n] for n in catalogs.list_catalogs()])
+        if what == "CURRENT CATALOG":
+            return listing(["current catalog name"], [[catalogs.current_catalog]])
+        if what == "DATABASES":
+            names = catalogs.catalog(path or catalogs.current_catalog).list_databases()
+            return listing(["database name"], [[n] for n in sorted(names)])
+        if what == "CURRENT DATABASE":
+            return listing(["current database name"], [[catalogs.current_database]])
+        if what == "FUNCTIONS":
+            return listing(["function name"], [[n] for n in self.list_user_defined_functions()])
+        if what == "CREATE TABLE":
+            from kindling.table.ddl import create_table_text
+
+            identifier, what = catalogs.find(path)
+            if not isinstance(what, TableDescriptor):
+                raise ValueError(f"Could not execute SHOW CREATE TABLE. Table with identifier "
+                                 f"{identifier.as_serializable_string()} does not exist" +
+                                 (" (it is a view)." if what is not None else "."))
+            text = create_table_text(identifier.as_serializable_string(), what, catalogs.is_temporary(identifier))
+            return listing(["result"], [[text]])
+        catalog_name, database_name = catalogs.database_path(path) if path else (None, None)
+        views = what == "VIEWS"
+        return listing(["view name" if views else "table name"],
+                       [[n] for n in catalogs.list_tables(catalog_name, database_name, views=views)])
 
     def sql_query(self, query: str) -> Table:
         """The Table of ``SELECT expressions FROM table [WHERE condition]`` (parsed with sqlglot; run

@@ -31,7 +31,7 @@ DDL = """CREATE TEMPORARY TABLE IF NOT EXISTS events (
 
 
 def test_create_table_reads_every_kind_of_column():
-    kind, name, schema, options, if_not_exists = parse_statement(DDL)
+    kind, name, schema, options, if_not_exists, temporary = parse_statement(DDL)
     assert (kind, name, if_not_exists) == ("create_table", "events", True)
     assert options == {"connector": "filesystem", "path": "/nowhere", "format": "csv"}
     assert schema.get_field_names() == ["word", "n", "ts", "ms", "doubled", "at_ms", "pt", "record_time", "offset"]

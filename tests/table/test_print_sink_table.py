@@ -48,9 +48,9 @@ def test_a_wrong_sink_fails_naming_the_problem(env, statement, message):
 
 @pytest.mark.parametrize("statement, message", [
     ("ALTER TABLE t RENAME TO u", "is not supported by Kindling yet"),
-    ("SHOW CATALOGS", "SHOW TABLES, VIEWS or FUNCTIONS"),
+    ("SHOW MODULES", "is not supported by Kindling yet; SHOW CATALOGS, "),
     ("CREATE FUNCTION f AS 'nowhere.f' LANGUAGE PYTHON", "cannot import 'nowhere.f'"),
-    ("DROP TABLE nope", "'nope' does not exist"),
+    ("DROP TABLE nope", "Table with identifier 'default_catalog.default_database.nope' does not exist."),
     ("CREATE TABLE t (a INT)", "needs a 'connector' option"),
     ("CREATE TABLE t (a INT, PRIMARY KEY (a)) WITH ('connector' = 'datagen')", "PRIMARY KEY ... NOT ENFORCED"),
     ("CREATE TABLE t (a MAP<INT, INT>) WITH ('connector' = 'datagen')", "column type .* is not supported"),
@@ -85,5 +85,6 @@ def test_a_data_stream_registered_as_a_view_is_read_back_by_name(env):
     assert t_env.from_path('people').get_schema().get_field_names() == ['name', 'age']
     rows = list(t_env.to_data_stream(t_env.from_path('people')).execute_and_collect())
     assert [(r.name, r.age) for r in rows] == [('ann', 3)]
-    with pytest.raises(ValueError, match="Temporary table 'people' already exists"):
+    with pytest.raises(ValueError, match="Temporary table '`default_catalog`.`default_database`.`people`' "
+                                         "already exists"):
         t_env.create_temporary_view('people', t_env.from_path('people'))

@@ -93,7 +93,7 @@ def test_more_aggregates_in_the_table_api_and_sql(people):
                                  "GROUP BY country")) == [('cn', 208, 'bob,cid,dan', 45), ('de', None, 'ann', 30)]
 
 
-def test_the_environment_answers_for_its_one_catalog(spark, capsys):
+def test_the_environment_answers_for_its_catalog(spark, capsys):
     t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
     table = t_env.from_elements([(1, 'a')], ['id', 's'])
     t_env.create_view('v', table)
@@ -106,7 +106,7 @@ def test_the_environment_answers_for_its_one_catalog(spark, capsys):
     assert "changelogMode=[I]" in capsys.readouterr().out
     with pytest.raises(ValueError, match="JSON_EXECUTION_PLAN"):
         table.explain(ExplainDetail.JSON_EXECUTION_PLAN)
-    with pytest.raises(ValueError, match="Catalog 'hive' does not exist"):
+    with pytest.raises(ValueError, match=r"A catalog with name \[hive\] does not exist"):
         t_env.use_catalog('hive')
     with pytest.raises(ValueError, match="computes local times in UTC"):
         t_env.get_config().set_local_timezone('Europe/Berlin')

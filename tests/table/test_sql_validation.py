@@ -68,6 +68,7 @@ STATEMENTS = [
     "CREATE TABLE s (a INT PRIMARY KEY NOT ENFORCED) WITH ('connector' = 'blackhole')",
     "CREATE VIEW v AS SELECT 1",
     "INSERT INTO s SELECT v FROM t",
+    "INSERT INTO my_catalog.my_db.s SELECT v FROM my_db.t",
     "DESCRIBE s",
     "DROP TEMPORARY TABLE IF EXISTS s",
 ]
@@ -192,7 +193,6 @@ REFUSED = [
     ("SELECT name, COUNT(*) FROM t GROUP BY name WITH ROLLUP", r"Flink SQL has no GROUP BY \.\.\. WITH ROLLUP"),
     ("SELECT * FROM t CROSS JOIN UNNEST(ARRAY[1, 2]) WITH ORDINALITY AS x(y, n)",
      "UNNEST ... WITH ORDINALITY is not supported by Kindling yet"),
-    ("SELECT * FROM default_database.t", r"catalog or database in a table name \(db.t\) is not supported"),
     ("SELECT * EXCEPT (v) FROM t", r"Flink SQL has no SELECT \* EXCEPT"),
     ("SELECT DISTINCT ON (name) name, v FROM t", "Flink SQL has no DISTINCT ON"),
     ("SELECT name FROM t FOR UPDATE", "Flink SQL has no FOR UPDATE or FOR SHARE clause"),
@@ -263,6 +263,6 @@ def test_docs_list_every_clause_flink_has_and_kindling_refuses():
 
 
 def test_a_column_declared_null_is_nullable():
-    kind, name, schema, options, if_not_exists = parse_statement(
+    kind, name, schema, options, if_not_exists, temporary = parse_statement(
         "CREATE TABLE s (a INT NULL, b INT NOT NULL) WITH ('connector' = 'blackhole')")
     assert [repr(t) for t in schema.get_field_data_types()] == ["INT", "INT NOT NULL"]
