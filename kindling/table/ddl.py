@@ -26,6 +26,12 @@ def data_type(kind) -> DataType:
               "VARBINARY": DataTypes.BYTES, "BINARY": DataTypes.BYTES}
     if name in simple and not params:
         return simple[name]()
+    if name == "ARRAY":
+        return DataTypes.ARRAY(data_type(kind.expressions[0]))
+    if name == "MAP":
+        return DataTypes.MAP(data_type(kind.expressions[0]), data_type(kind.expressions[1]))
+    if name == "STRUCT":  # Flink's ROW<name type, ...> (kindling/table/sql_dialect.py)
+        return DataTypes.ROW([DataTypes.FIELD(f.name, data_type(f.args["kind"])) for f in kind.expressions])
     if name in ("VARCHAR", "CHAR"):
         if not params:
             return DataTypes.STRING() if name == "VARCHAR" else DataTypes.CHAR(1)

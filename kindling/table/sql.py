@@ -1053,14 +1053,20 @@ def _expression(node, scope: Any = None) -> Any:
               exp.And: lambda a, b: a & b, exp.Or: lambda a, b: a | b}
     if isinstance(node, exp.Column):
         if not isinstance(scope, dict):  # one table: its columns, maybe named by its alias
-            if node.table and node.table != scope:
-                raise ValueError(f"sql_query: column {node.sql()} names no table of the query")
+            if node.table and node.table != scope:  # a ROW column's field, as Flink reads r.f
+                return col(node.table).get(node.name)
             return col(node.name)
-        if (node.table or None, node.name) not in scope:
-            raise ValueError(f"sql_query: column {node.sql()} is unknown or ambiguous; name it as table.column")
-        return col(scope[(node.table or None, node.name)])
+        if (node.table or None, node.name) in scope:
+            return col(scope[(node.table or None, node.name)])
+        if node.table and (None, node.table) in scope:  # a ROW column's field
+            return col(scope[(None, node.table)]).get(node.name)
+        raise ValueError(f"sql_query: column {node.sql()} is unknown or ambiguous; name it as table.column")
     if isinstance(node, exp.Paren):
         return _expression(node.this, scope)
+    if isinstance(node, exp.Tuple):  # (a, b): a row
+        from kindling.table.sql_functions import sql_row
+
+        return sql_row([_expression(value, scope) for value in node.expressions])
     if isinstance(node, exp.Exists) or (isinstance(node, exp.In) and node.args.get("query") is not None):
         raise ValueError(f"sql_query: {node.sql(dialect=DIALECT)[:80]}: Kindling translates [NOT] IN (subquery) "
                          "and [NOT] EXISTS (subquery) as conditions of WHERE AND-ed with the others, not under OR "

@@ -36,11 +36,20 @@ class Flink(Spark):
         # a hint (/*+ OPTIONS(...) */) stays a comment starting with "+" wherever it is (Spark's tokenizer
         # drops the "+" of one not after SELECT): kindling/table/sql_validation.py refuses hints
         KEYWORDS = {k: v for k, v in Spark.Tokenizer.KEYWORDS.items() if k != Spark.Tokenizer.HINT_START}
+        VAR_SINGLE_TOKENS = {"$"}  # a name goes on past "$", as Flink's EXPR$0
 
     class Parser(Spark.Parser):
         FUNC_TOKENS = Spark.Parser.FUNC_TOKENS | {TokenType.SESSION}
         FUNCTION_PARSERS = {**Spark.Parser.FUNCTION_PARSERS,
                             **{name: _window_function(name) for name in WINDOW_FUNCTIONS}}
+
+        def _parse_types(self, *args, **kwargs):
+            """Flink's ``ROW<name type, ...>`` type is Spark's ``STRUCT<...>`` (``ROW(...)`` stays the row
+            constructor)."""
+            if self._curr is not None and self._curr.text.upper() == "ROW" and self._next is not None \
+                    and self._next.token_type == TokenType.LT:
+                self._curr.token_type = TokenType.STRUCT
+            return super()._parse_types(*args, **kwargs)
 
         def _parse_window_function(self, name: str) -> exp.Expr:
             """The arguments of a window TVF (after its opening parenthesis): ``TABLE name [PARTITION BY

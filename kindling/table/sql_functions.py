@@ -334,6 +334,12 @@ _NODES.update({"StddevPop": _aggregate("stddev_pop"), "StddevSamp": _aggregate("
                "LastValue": _aggregate("last_value"), "ArrayAgg": _aggregate("array_agg"),
                "GroupConcat": lambda n, t: t(n.this).list_agg(_arg(n, "separator", t))})
 
+def sql_row(values) -> Any:
+    """SQL's ``ROW(a, b)`` and ``(a, b)``: Flink's planner names the fields ``EXPR$0``, ``EXPR$1``, ...
+    (the Table API's ``row`` names them ``f0``, ...)."""
+    return fn.builtin_call("row", values, ([f"EXPR${i}" for i in range(len(values))],))
+
+
 #: the SQL functions sqlglot leaves unparsed whose Table API call differs from the definition's call
-_NAMED = {"ROW": fn.row, "JSON_VALUE": _json_value, "JSON_QUERY": _json_query, "JSON_EXISTS": _json_exists,
+_NAMED = {"ROW": lambda *values: sql_row(values), "JSON_VALUE": _json_value, "JSON_QUERY": _json_query, "JSON_EXISTS": _json_exists,
           "E": fn.e, "TO_TIMESTAMP_LTZ": fn.to_timestamp_ltz, "BTRIM": lambda s, *c: s.btrim(*c)}

@@ -94,3 +94,20 @@ def test_fractions_of_a_second_are_exact_milliseconds():
 
     intervals = ["INTERVAL '1.001' SECOND", "INTERVAL '2' MINUTES"]
     assert [sql_expression(i)._interval_ms for i in intervals] == [1001, 120_000]  # as a float: 1000 ms
+
+
+def test_row_types_constructors_and_fields_in_sql(env):
+    from kindling.table import EnvironmentSettings, TableEnvironment
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.create_temporary_view('t', t_env.from_elements([(1, 'a')], ['id', 'name']))
+    t_env.create_temporary_view('u', t_env.from_elements([(1, 'x')], ['id', 'tag']))
+    rows = t_env.sql_query("SELECT ROW(id, name) AS r FROM t")
+    assert repr(rows.get_schema().get_field_data_types()[0]) == "ROW<`EXPR$0` BIGINT, `EXPR$1` STRING> NOT NULL"
+    joined = t_env.sql_query("SELECT r.EXPR$1 AS n, u.tag FROM (SELECT id, (id, name) AS r FROM t) v "
+                             "JOIN u ON v.id = u.id")
+    assert [tuple(r) for r in joined.execute().collect()] == [('a', 'x')]
+    with pytest.raises(ValueError, match=r"cast to ROW<`a` BIGINT> is not supported by Kindling yet"):
+        t_env.sql_query("SELECT CAST(ROW(id) AS ROW<a BIGINT>) FROM t")
+    with pytest.raises(ValueError, match=r"nested column type .* of a table is not supported by Kindling yet"):
+        t_env.execute_sql("CREATE TABLE n (xs ARRAY<INT>) WITH ('connector' = 'blackhole')")

@@ -91,6 +91,7 @@ EXPRESSIONS = [
     "ARRAY_AGG(d)", "LISTAGG(s, ',')", "INTERVAL '2' HOUR", "CAST(s AS VARCHAR(3))", "JSON_VALUE(s, '$.a')",
     "TO_TIMESTAMP(s)", "TIMESTAMP '2024-01-01 00:00:00'", "QUARTER(ts)", "MONTH(ts)", "WEEK(ts)", "DAYOFMONTH(ts)",
     "DAYOFWEEK(ts)", "DAYOFYEAR(ts)", "HOUR(ts)", "MINUTE(ts)", "SECOND(ts)", "TIMESTAMPADD(MONTH, 1, ts)",
+    "ROW(i, s)", "(i, s)", "CAST(NULL AS ROW<a INT, b ARRAY<STRING>>)",
 ]
 
 
@@ -180,6 +181,8 @@ REFUSED = [
     ("SELECT COUNT(DISTINCT name, v) FROM t", "Flink SQL has no aggregate of DISTINCT over several arguments"),
     ("SELECT CAST(v AS STRING FORMAT 'x') FROM t", r"Flink SQL has no CAST ... FORMAT"),
     ("SELECT FLOOR(v, 1) FROM t", "Flink SQL has no FLOOR of decimal places"),
+    ("CREATE TABLE n (r ROW<a INT>) WITH ('connector' = 'blackhole')",
+     re.escape("nested column type (ARRAY<T>, MAP<K, V>, ROW<...>) of a table is not supported by Kindling yet")),
     ("SELECT * FROM t /*+ OPTIONS('a' = 'b') */", re.escape("SQL hints (/*+ ... */) is not supported")),
     ("SELECT /*+ BROADCAST(u) */ * FROM t JOIN u ON t.name = u.name", "SQL hints"),
     ("SELECT name FROM t WHERE v > ALL (SELECT w FROM u)", "ALL \\(subquery\\) comparison is not supported"),
