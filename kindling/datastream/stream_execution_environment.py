@@ -423,5 +423,12 @@ class StreamExecutionEnvironment:
 
         return run_mode(self, sources, eager_watermarks)
 
+    def _rows_may_be_late(self, checks: list) -> bool:
+        """Whether a row of a bounded table may be late for a window (kindling/spark/runner.py
+        ``rows_may_be_late``; the Table planner asks it before it lets Spark compute windows)."""
+        from kindling.spark.runner import rows_may_be_late
+
+        return rows_may_be_late(self, checks)
+
     def close(self) -> None:
         self._sinks = []

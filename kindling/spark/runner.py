@@ -504,6 +504,15 @@ def run_mode(env, sources: list, eager_watermarks: bool) -> str:
     return ONE_STEP if one_step else MICRO_BATCH
 
 
+def rows_may_be_late(env, checks: list) -> bool:
+    """Whether, for one of ``checks`` (the arguments of kindling/spark/table/scans.py ``rows_may_be_late``
+    after the session), a row of the files may be late for its window: a Spark job each."""
+    from kindling.spark.table.scans import rows_may_be_late as may_be_late
+
+    spark = get_spark(env.get_configuration(), env._parallelism)
+    return any(may_be_late(spark, *check) for check in checks)
+
+
 def runs_in_one_step(env, time_settings: TimeSettings, sources: list) -> bool:
     """Whether a bounded STREAMING job runs as one Spark batch job (``kindling/spark/one_step.py``):
     unless checkpointing, a restart strategy or a savepoint to start from is configured (the job

@@ -1,6 +1,7 @@
 """A bounded Flink SQL job over a table with a WATERMARK: it runs in one step when no node's answer
 depends on the watermark (the assigner is not run), on micro-batches when one does (a window) or when
-the rows go to the DataStream API; a GROUP BY selecting an expression of its keys runs in Spark's
+the rows go to the DataStream API, but in one step, with Spark's window aggregation, when no row can
+be late for its window; a GROUP BY selecting an expression of its keys runs in Spark's
 aggregation, and a blackhole counts the changes Flink's aggregation makes (the same as the Python
 operator's) in one step, on micro-batches and in BATCH mode."""
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from kindling.table.planner.physical import Physical
-from table_support import quiet_t_env
+from table_support import collected, quiet_t_env
 
 EVENTS = "".join(f"{i % 7},{i % 5},2024-01-01 00:00:{i % 60:02d}.{i % 1000:03d}\n" for i in range(300))
 
@@ -63,3 +64,32 @@ def test_a_blackhole_counts_the_changes_flinks_aggregation_makes(spark, tmp_path
     # streaming: +I per group, -U/+U per further row (7 groups, 300 rows); batch: a row per group
     assert all(w == [2 * 300 - 7 if mode == "streaming" else 7] for w in written.values()), written
     assert len(counted) == (mode == "streaming")  # Spark's aggregation in one step: counted, not computed
+
+
+#: one file, rows out of order by less than the 200 ms delay: no row can be late
+IN_DELAY = "".join(f"{i % 7},{i % 5},2024-01-01 00:00:{(i * 10 - i % 3 * 60) // 1000:02d}."
+                   f"{(i * 10 - i % 3 * 60) % 1000:03d}\n" for i in range(20, 300))
+TUMBLE = ("SELECT k, window_start, window_end, window_time, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE ev, "
+          "DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end, window_time")
+HOP = ("SELECT window_start, window_end, COUNT(*), MAX(v) FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), "
+       "INTERVAL '0.5' SECOND, INTERVAL '1' SECOND)) GROUP BY window_start, window_end")
+
+
+@pytest.mark.parametrize("late, files", [
+    ("", {"ev.csv": IN_DELAY}),
+    ("a row behind its file's latest by more than the delay", {"ev.csv": IN_DELAY + "1,1,2024-01-01 00:00:01.700\n"}),
+    ("another reader's file may be read first", {"a.csv": IN_DELAY, "b.csv": "1,1,2024-01-01 00:00:05.000\n"})])
+def test_a_window_aggregation_runs_in_spark_when_no_row_can_be_late(spark, tmp_path, late, files):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    t_env = quiet_t_env()
+    _events(t_env, tmp_path)
+    for query in (TUMBLE, HOP):
+        window = t_env.explain_sql(query).split("\n")[1]  # the window aggregation's line
+        assert ("[Python, micro-batches" if late else "[Spark JVM, one step]") in window, window
+    if not late:  # the same rows as the Python window operator's (Flink drops none)
+        python = quiet_t_env()
+        python.get_config().set("kindling.table.spark-aggregation", "false")
+        _events(python, tmp_path)
+        assert "[Python, micro-batches" in python.explain_sql(TUMBLE).split("\n")[1]
+        assert collected(t_env, TUMBLE) == collected(python, TUMBLE)

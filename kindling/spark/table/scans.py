@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import DecimalType, StringType, StructField, StructType
 
 from kindling.spark.codec import codec_for
 from kindling.spark.files import list_files
 
-__all__ = ["csv_frame"]
+__all__ = ["csv_frame", "rows_may_be_late"]
 
 #: what Python's ``str.strip()`` removes (its whitespace)
 _BLANK = " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + \
@@ -36,9 +36,11 @@ _TIMESTAMP = r"^([0-9]{4})-([0-9]{2})-([0-9]{2})[ T]([0-9]{2}):([0-9]{2}):([0-5]
 _NO_NULL = "\u0000kindling: no null\u0000"
 
 
-def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: list) -> DataFrame:
+def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: list, read_order: bool = False
+              ) -> DataFrame:
     """The rows of the CSV files of a table with connector ``options`` and columns of ``data_types``, as
-    the columns of the codec of ``type_info`` (the table's row type)."""
+    the columns of the codec of ``type_info`` (the table's row type); with ``read_order``, then the
+    columns ``__file`` (each file is one partition: ``multiLine``) and ``__order`` (rising as a file is read)."""
     csv = {k[len("csv."):]: v for k, v in options.items() if k.startswith("csv.")}  # checked by the table's DDL
     files = [f.path for f in list_files([options["path"]])]
     fields = codec_for(type_info).fields
@@ -65,9 +67,35 @@ def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: li
         if null_literal is not None:
             value = F.when(text == null_literal, F.lit(None).cast(field.dataType)).otherwise(value)
         columns.append(value.alias(field.name))
+    if read_order:
+        columns += [F.col("_metadata.file_path").alias(_FILE), F.monotonically_increasing_id().alias(_ORDER)]
     typed = frame.select(*columns)
     # every field is read even when no column of the query reads it (Spark would skip those)
     return typed.where(F.exists(F.array(*[F.col(f"`{f.name}`").isNull() for f in fields]), lambda _: F.lit(True)))
+
+
+_FILE, _ORDER = "__file", "__order"
+
+
+def rows_may_be_late(spark: SparkSession, options: dict, type_info: Any, data_types: list, time_field: str,
+                     delay: int, step: int, phase: int) -> bool:
+    """Whether a row of the CSV files of a table whose watermark is ``delay`` ms behind ``time_field``
+    may come after the watermark passed the end of its earliest window (windows end at ``phase``
+    plus multiples of ``step``), whatever the timing (the
+    rule: kindling/table/planner/physical.py). Flink reads each file as one split, in file order; a
+    reader may read any other file before it. A null time may be late."""
+    rows = csv_frame(spark, options, type_info, data_types, read_order=True)
+    time = F.unix_millis(F.col(f"`{time_field}`"))
+    before = F.max(time).over(Window.partitionBy(_FILE).orderBy(_ORDER).rowsBetween(Window.unboundedPreceding, -1))
+    last_ms = time - F.pmod(time - phase, F.lit(step)) + step - 1  # late once the watermark reaches it
+    rows = rows.select(_FILE, time.alias("t"), (last_ms - before).alias("slack"), last_ms.alias("last"))
+    files = rows.groupBy(_FILE).agg(F.max("t").alias("t"), F.min("slack").alias("slack"), F.min("last").alias("last"),
+                                    F.count(F.when(F.col("t").isNull(), 1)).alias("nulls")).collect()
+    for f in files:
+        others = max((g.t for g in files if g is not f and g.t is not None), default=None)
+        if f.nulls or (f.slack is not None and f.slack <= -delay) or (others is not None and f.last <= others - delay):
+            return True
+    return False
 
 
 def _typed(text: Column, spark_type: Any, data_type: Any) -> Column:

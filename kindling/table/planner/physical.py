@@ -40,6 +40,7 @@ Structured Streaming query). Per node kind, today:
   windows): as the Aggregate, and only in one step or BATCH: on micro-batches Flink's per-element
   watermark (the minimum over splits) decides which rows are late and when a window fires, which
   Spark's per-batch watermark cannot; session windows and windows of processing time are Python.
+  A bounded job whose watermark can make no row late runs in one step (the run mode, below).
 * **Join** (regular): a frame's join of two frames in a bounded job, with the whole condition
   (``kindling.table.spark-operators: false`` keeps it in Python, for comparison). BATCH: every join
   kind, each key's final rows. One step: inner joins of append-only inputs, each joined row once
@@ -71,7 +72,18 @@ not all precede the first watermark, as one step assumes; kindling/spark/runner.
 unless no node's answer depends on the watermark or on the rows' timestamps (:func:`reads_time`: no
 window, interval or temporal join, OVER, event-time sort, deduplication or Top-N of windows) and the
 rows go only to table sinks or to the client: then Flink's answer is the same whenever watermarks
-come, the assigner is not run (nothing reads what it makes) and the job runs in one step. A table
+come, the assigner is not run (nothing reads what it makes) and the job runs in one step.
+So does a bounded STREAMING job whose only nodes reading time are window aggregations Spark computes
+over Calcs of a ``filesystem`` scan's ``WATERMARK FOR t AS t - delay``, when **no row can be late,
+whatever the timing**: Flink's SQL watermark when a row r reaches the window operator is at most the
+one r's source reader emitted before r, at most (the largest t its reader read before r) - delay. A
+reader reads each file as one split, and may have read any other file whole before r's (the files
+are handed to the readers as they ask). A window aggregation drops r (or leaves it out of fired
+windows) only if the end of r's earliest window - 1 <= that watermark. So if for every row,
+end - 1 > max(t before r in its file, t of any other file) - delay, no row is dropped and Flink's
+answer is each window's aggregate over all rows, which Spark computes. A Spark job decides it before
+the plan is chosen (kindling/spark/table/scans.py ``rows_may_be_late``); a row that may be late
+(or a null time) keeps the job on micro-batches (Flink's late rows, with its replay of time). A table
 handed to the DataStream API keeps its watermarks: the operators reading it are not in the plan.
 
 One thing the plan cannot see: a table handed to the DataStream API (``to_changelog_stream``) whose
@@ -118,7 +130,8 @@ _SPARK_COMPARABLE = _SPARK_SUMMABLE + ["STRING", "VARCHAR", "CHAR"]
 #: nodes that read their input row by row, keeping no state: Spark's aggregation can feed them
 _STATELESS = (nodes.Project, nodes.Filter, nodes.Expand, nodes.Correlate, nodes.Sink)
 _JVM_CALC = (nodes.Project, nodes.Filter)
-_AGGREGATIONS = (nodes.Aggregate, nodes.WindowAggregate, nodes.GroupWindowAggregate)
+_WINDOW_AGGREGATIONS = (nodes.WindowAggregate, nodes.GroupWindowAggregate)
+_AGGREGATIONS = (nodes.Aggregate,) + _WINDOW_AGGREGATIONS
 _LEAVES = (nodes.Scan, nodes.Values)
 #: the other nodes a frame may hold (each one's conditions: ``Physical._<class name>``)
 _OPERATORS = (nodes.Over, nodes.Rank, nodes.WindowTVF, nodes.IntervalJoin, nodes.Union, nodes.Expand)
@@ -148,11 +161,6 @@ class Physical:
         from kindling.datastream.execution_mode import RuntimeExecutionMode
 
         env = t_env._env
-        in_plan, in_streams = _eager_watermarks(roots)
-        #: the plan's Flink SQL watermarks are read by no node: their assigners are not run
-        self.unread_watermarks = in_plan and final and not reads_time(roots)
-        self.mode = _MODES[env._run_mode(_sources(roots), in_streams or (in_plan and not self.unread_watermarks))]
-        self.bounded = self.mode != MICRO_BATCHES  # the whole input at once: one Spark batch job
         self.in_batch = env.get_runtime_mode() == RuntimeExecutionMode.BATCH  # the tables' semantics
         self.spark_aggregation = env.get_configuration().get_boolean(SPARK_AGGREGATION, True)
         self.spark_operators = env.get_configuration().get_boolean(SPARK_OPERATORS, True)
@@ -163,6 +171,50 @@ class Physical:
         blackholes = [n for n in _nodes(roots) if isinstance(n, nodes.Sink)
                       and n.descriptor.get_options().get("connector") == "blackhole"]
         self._blackholed = {id(n.input) for n in blackholes if readers[id(n.input)] == 1}
+        in_plan, in_streams = _eager_watermarks(roots)
+        #: the plan's Flink SQL watermarks are read by no node, or change no answer: their assigners are not run
+        self.unread_watermarks = in_plan and final and (
+            not reads_time(roots) or (not in_streams and self._no_row_late(env, roots)))
+        self.mode = _MODES[env._run_mode(_sources(roots), in_streams or (in_plan and not self.unread_watermarks))]
+        self.bounded = self.mode != MICRO_BATCHES  # the whole input at once: one Spark batch job
+
+    def _no_row_late(self, env, roots: Sequence[nodes.Node]) -> bool:
+        """Whether the window aggregations are the only nodes reading time, each computed by Spark in one
+        step over a Calc of a file scan's watermark, and a Spark job finds that no row can be late
+        for its windows (the rule in the module docstring)."""
+        windows = [n for n in _nodes(roots) if isinstance(n, _WINDOW_AGGREGATIONS)]
+        tvfs = [n.windows for n in windows if isinstance(n, nodes.WindowAggregate)]
+        if self.in_batch or not windows or any(n not in windows + tvfs for n in _time_readers(roots)) or \
+                _MODES[env._run_mode(_sources(roots), False)] != ONE_STEP:
+            return False
+        self.mode, self.bounded = ONE_STEP, True  # what Spark computes if no row is late
+        checks = [self._lateness_check(n) for n in windows]
+        self._frames.clear()
+        return None not in checks and not env._rows_may_be_late(checks)
+
+    def _lateness_check(self, node: nodes.Node) -> Optional[tuple]:
+        """What decides whether a row of the scan under the window aggregation ``node`` may be late
+        (kindling/spark/table/scans.py ``rows_may_be_late``), when Spark computes it over the event
+        time of a file scan, through Calcs; else None."""
+        below = node.input
+        while isinstance(below, _JVM_CALC):
+            below = below.input
+        scanned = _scanned_column(below.input, below.column) if isinstance(below, nodes.WatermarkAssigner) else None
+        if not (scanned and below.delay is not None and self.frame(node) and self._scan(scanned[0]).jvm):
+            return None
+        if isinstance(node, nodes.WindowAggregate):
+            window = node.windows
+            kind, time, offset = window.window, window.time_field, window.offset_ms
+        else:
+            window = node.window
+            kind, time, offset = window.kind, window.time_field, 0
+        size, step = window.size_ms, window.slide_ms or window.size_ms
+        if time != node.input.out.rowtime:
+            return None
+        phase = (offset + (size if kind.upper() in ("HOP", "SLIDE") else 0)) % step  # the ends: phase + k * step
+        scan, column = scanned
+        return (scan.options, scan.out.schema.row_type_info(), scan.out.schema.get_field_data_types(), column,
+                below.delay, step, phase)
 
     def choose(self, node: nodes.Node, stateless_above: bool = True, read_by_frame: bool = False) -> Choice:
         """Where ``node`` runs; ``stateless_above``: only stateless nodes read its rows, up to the
@@ -405,6 +457,20 @@ def _window_types(node: nodes.WindowAggregate) -> dict:
     return dict(types, **dict(zip(_WINDOW_COLUMNS, window_column_types(types[node.windows.time_field]))))
 
 
+def _scanned_column(node: nodes.Node, column: str) -> Optional[Tuple[nodes.Scan, str]]:
+    """The scan, and its column, whose values the column ``column`` of ``node`` passes on through Calcs."""
+    from kindling.table.planner.expressions import InputRef
+
+    while isinstance(node, _JVM_CALC):
+        if isinstance(node, nodes.Project):
+            reference = node.resolved[node.names.index(column)] if column in node.names else None
+            if not isinstance(reference, InputRef):
+                return None
+            column = node.input.out.names[reference.index]
+        node = node.input
+    return (node, column) if isinstance(node, nodes.Scan) else None
+
+
 def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: dict, mini_batch: bool = False,
                      window: Optional[tuple] = None, window_columns: Optional[dict] = None, distinct: bool = False
                      ) -> Optional[GroupAggregateSpec]:
@@ -594,14 +660,20 @@ def reads_time(roots: Sequence[nodes.Node]) -> bool:
     an interval or temporal join, OVER, a sort or deduplication on time, a Top-N of windows; the
     DataStream timestamps of metadata columns made above a WATERMARK), so that when watermarks come
     can change its answer."""
+    return bool(_time_readers(roots))
+
+
+def _time_readers(roots: Sequence[nodes.Node]) -> List[nodes.Node]:
+    """The nodes of the plans ``roots`` that read the watermark or the rows' timestamps (:func:`reads_time`)."""
+    readers = []
     for node in _nodes(roots):
         if isinstance(node, (nodes.MetadataColumns, nodes.AppendTimestamp)):
             if any(isinstance(n, nodes.WatermarkAssigner) for n in _nodes(node.inputs)):
-                return True
+                readers.append(node)
         elif isinstance(node, nodes.Rank):
             if rank_strategy(node.input.out, node.function, node.partition, node.order, node.start, node.end,
                              False) not in _TIMELESS_RANKS:
-                return True
+                readers.append(node)
         elif not isinstance(node, _TIMELESS):
-            return True
-    return False
+            readers.append(node)
+    return readers
