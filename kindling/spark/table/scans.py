@@ -40,7 +40,8 @@ def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: li
               ) -> DataFrame:
     """The rows of the CSV files of a table with connector ``options`` and columns of ``data_types``, as
     the columns of the codec of ``type_info`` (the table's row type); with ``read_order``, then the
-    columns ``__file`` (each file is one partition: ``multiLine``) and ``__order`` (rising as a file is read)."""
+    columns ``__file`` (each file is one partition: ``multiLine``) and ``__order`` (rising as a file is
+    read), and only the fields a query reads are read."""
     csv = {k[len("csv."):]: v for k, v in options.items() if k.startswith("csv.")}  # checked by the table's DDL
     files = [f.path for f in list_files([options["path"]])]
     fields = codec_for(type_info).fields
@@ -70,6 +71,8 @@ def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: li
     if read_order:
         columns += [F.col("_metadata.file_path").alias(_FILE), F.monotonically_increasing_id().alias(_ORDER)]
     typed = frame.select(*columns)
+    if read_order:
+        return typed
     # every field is read even when no column of the query reads it (Spark would skip those)
     return typed.where(F.exists(F.array(*[F.col(f"`{f.name}`").isNull() for f in fields]), lambda _: F.lit(True)))
 
