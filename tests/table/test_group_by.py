@@ -96,6 +96,20 @@ def test_batch_aggregation_emits_final_rows_only(env):
     assert sorted(map(tuple, rows)) == sorted(_expected().values())
 
 
+
+def test_a_batch_global_aggregate_of_no_rows_gives_one_row_as_flink(env):
+    """PyFlink 2.3 in BATCH: ``SELECT COUNT(*), SUM(n) FROM t WHERE n > 10`` over rows none of which
+    pass gives (0, NULL); a grouped aggregate gives no row; in STREAMING nothing comes either."""
+    from kindling.datastream import RuntimeExecutionMode
+
+    env.set_parallelism(2)
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    t_env = StreamTableEnvironment.create(env)
+    t_env.create_temporary_view('t', t_env.from_data_stream(_events(env)))
+    rows = [tuple(r) for r in t_env.execute_sql("SELECT COUNT(*), SUM(n) FROM t WHERE n > 100000").collect()]
+    assert rows == [(0, None)]
+    assert list(t_env.execute_sql("SELECT k, COUNT(*) FROM t WHERE n > 100000 GROUP BY k").collect()) == []
+
 def test_updating_tables_fail_clearly_where_rows_must_be_appends(env):
     env.set_parallelism(2)
     t_env = StreamTableEnvironment.create(env)

@@ -470,11 +470,14 @@ def bounded_changes(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -
 
 
 def final_rows(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:
-    """BATCH mode: each group's final result, once."""
+    """BATCH mode: each group's final result, once; a global aggregate's one row even of no input
+    (``COUNT(*)`` 0), as Flink's batch aggregate gives it."""
     keys = _key_columns(spec)
     rows = _prepared(df, spec, ordered=False)
     accumulators = _accumulators(spec)
-    frame = rows.groupBy(*keys).agg(*[aggregate.alias(name) for name, _, aggregate in accumulators])
+    aggregates = [aggregate.alias(name) for name, _, aggregate in accumulators]
+    frame = rows.groupBy(*keys).agg(*aggregates) if spec.keys else \
+        rows.agg(*aggregates).select(F.lit(0).alias(_GLOBAL), "*")
     result = frame.select(*keys, _result(spec, output_type).alias(_RESULT))
     names = [f.name for f in codec_for(output_type).fields]
     return result.select(*[F.col(f"{_RESULT}.`{n}`").alias(n) for n in names if n != ROW_KIND], *keys)
