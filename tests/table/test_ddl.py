@@ -154,3 +154,11 @@ def test_metadata_a_connector_lacks_fails_naming_what_it_has(spark):
                       "('connector' = 'datagen')")
     with pytest.raises(ValueError, match="reads 'timestamp', which the 'datagen' connector does not have"):
         t_env.from_path("g")
+
+
+def test_a_bytes_column_is_flinks_bytes_and_bytes_stays_a_name(env, tmp_path):
+    t_env = StreamTableEnvironment.create(env)
+    t_env.execute_sql(f"CREATE TABLE blobs (payload BYTES, bytes INT) WITH ('connector' = 'filesystem', "
+                      f"'path' = '{tmp_path}', 'format' = 'json')")
+    schema = t_env.from_path("blobs").get_schema()
+    assert [repr(t) for t in schema.get_field_data_types()] == ["BYTES", "INT"]
