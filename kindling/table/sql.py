@@ -658,7 +658,9 @@ def _over(tree, table, scope, windows: dict):
         window = _named_window(call, windows)
         this_frame = _frame(window, scope)
         if frame is not None and this_frame != frame:
-            raise ValueError("sql_query: the OVER aggregates of one SELECT must use the same window (as in Flink)")
+            raise ValueError("sql_query: the OVER aggregates of one SELECT must use the same window in Kindling "
+                             "(Flink requires it in streaming; its batch planner runs OVER aggregates of "
+                             "different windows, which Kindling does not yet)")
         frame = this_frame
         if call.sql() not in columns:
             columns[call.sql()] = f"__over{len(columns)}"
