@@ -30,10 +30,10 @@ def test_gauges_of_an_ended_job_stop_reporting_in_the_worker():
     assert "gauged map.level" not in take_updates()
 
 
-def _keyed_stage(*exits: ExitPlan) -> StageRun:
+def _keyed_stage(*exits: ExitPlan, partition: int = 0) -> StageRun:
     plan = StagePlan(name="keyed", uid="job-rows/2", root_exits=[e.index for e in exits], exits=list(exits),
                      timed_exits={e.index for e in exits}, parallelism=2)
-    return StageRun(plan, 0)
+    return StageRun(plan, partition)
 
 
 def _push(stage: StageRun, values: list) -> None:
@@ -63,16 +63,12 @@ def test_values_not_fitting_the_declared_type_fail_in_flush_rows():
     assert error.operator_name == "parse" and "'x' (str) does not fit" in str(error)
 
 
-def test_the_key_subtask_is_computed_only_for_numbered_print_lines(monkeypatch):
+def test_a_print_line_is_numbered_by_its_instance_without_computing_a_key_subtask(monkeypatch):
     import kindling.spark.stage as stage_module
 
     calls = []
-    monkeypatch.setattr(stage_module, "key_subtask", lambda key, *args: calls.append(key) or 1)
-    quiet = _keyed_stage(ExitPlan(0, "none", "sink"))
-    quiet.set_key("a")
-    assert calls == []
-    printing = _keyed_stage(ExitPlan(0, "string", "Print", print_parallelism=2))
-    printing.set_key("a")
+    monkeypatch.setattr(stage_module, "key_subtask", lambda key, *args: calls.append(key) or 0)
+    printing = _keyed_stage(ExitPlan(0, "string", "Print", print_parallelism=2), partition=1)
     _push(printing, ["v"])
-    assert calls == ["a"] and list(printing.flush_rows()) == [
+    assert calls == [] and list(printing.flush_rows()) == [
         {EXIT: 0, "x0__f0": "2> v", "__ts": 1000, "__wm": None, "__ch": b"op"}]
