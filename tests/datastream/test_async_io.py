@@ -150,7 +150,8 @@ def test_timeout_gives_timeouts_outputs(env):
 def test_timeout_fails_the_job_by_default(env):
     stream = AsyncDataStream.unordered_wait(numbers(env, 19), NeverAnswers(), Time.milliseconds(300),
                                             output_type=Types.STRING())
-    with pytest.raises(UserFunctionError, match="Async function call has timed out for input: 3") as info:
+    # 3 and 13 never answer; which times out first depends on the two splits' timing
+    with pytest.raises(UserFunctionError, match=r"Async function call has timed out for input: 1?3\b") as info:
         list(stream.execute_and_collect())
     assert info.value.operator_name == "async wait operator"
 
