@@ -54,6 +54,9 @@ ALLOWED = {
                       + USER_FACING,
     'kindling.runtime': ('kindling.common', 'kindling.runtime') + USER_FACING,
     'kindling.testing': ('kindling.common', 'kindling.runtime', 'kindling.testing') + USER_FACING,
+    # PyFlink's test utilities for Table and DataStream tests build jobs with the API, as a user's test does
+    **{m: ('kindling.common', 'kindling.graph', 'kindling.datastream', 'kindling.table', 'kindling.testing')
+       for m in ('kindling.testing.source_sink_utils', 'kindling.testing.test_case_utils')},
     # the command line sits on top: it configures a run and reports the session it would use
     'kindling.cli': ('kindling.common', 'kindling.spark.session', 'kindling.pyflink_alias'),
     'kindling.pyflink_alias': (),

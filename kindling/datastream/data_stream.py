@@ -840,6 +840,14 @@ class CollectBuffer:
             self._batch_written += 1
         return added
 
+    def drain(self) -> list:
+        """Takes every element waiting now, without waiting for more."""
+        with self._lock:
+            items = list(self._items)
+            self._items.clear()
+            self._lock.notify_all()
+            return items
+
     def end(self) -> None:
         """The job ended: the reader gets what is buffered, then the end."""
         with self._lock:

@@ -14,7 +14,7 @@ from kindling.common.typeinfo import TypeInformation, Types
 from kindling.table.lookup_join import LOOKUP_KEYS
 from kindling.table.schema import Schema
 
-__all__ = ["datagen_source", "insert_into", "metadata_keys", "scan_table"]
+__all__ = ["datagen_source", "insert_into", "metadata_keys", "register_sink", "scan_table"]
 
 #: the ``fields.<name>.<key>`` options of datagen Kindling supports
 DATAGEN_FIELD_KEYS = {"kind", "min", "max", "length", "start", "end", "null-rate"}
@@ -483,13 +483,25 @@ _SOURCES = {"datagen": _datagen_scan, "filesystem": _filesystem_scan, "kafka": _
 PRINT_KEYS = {"connector", "print-identifier", "standard-error", "sink.parallelism"}
 BLACKHOLE_KEYS = {"connector"}
 #: sinks that write an updating table's changes whatever their format (as in Flink)
-_UPDATING_SINKS = ("print", "blackhole", "upsert-kafka")
+_UPDATING_SINKS = {"print", "blackhole", "upsert-kafka"}
+
+
+def register_sink(connector: str, factory: Any, takes_changes: bool) -> None:
+    """Adds the sink connector ``connector``: ``factory(stream, schema, options, name, declared)`` adds
+    its sink to a stream of the table's rows (their changes too when ``takes_changes``). It is how
+    kindling.testing.source_sink_utils brings PyFlink's ``test-sink``."""
+    _SINKS[connector] = factory
+    if takes_changes:
+        _UPDATING_SINKS.add(connector)
 
 
 def insert_into(stream, schema: Schema, options: Dict[str, str], name: str, updating: bool = False):
     """Adds the sink of the table ``name`` (its connector ``options``) to ``stream``, a DataStream
     of Rows with the sink's columns (their changes when ``updating``)."""
     connector = options.get("connector")
+    if connector == "test-sink" and connector not in _SINKS:
+        raise ValueError(f"Table '{name}': the 'test-sink' connector comes with PyFlink's test utilities: "
+                         "import kindling.testing.source_sink_utils (its results() gives the rows)")
     if connector not in _SINKS:
         raise ValueError(f"Table '{name}': the '{connector}' connector cannot be written to by Kindling yet; "
                          f"sinks: {', '.join(sorted(_SINKS))}")
