@@ -1,7 +1,8 @@
 """``pyflink.table.catalog``: the in-memory catalog (``'type' = 'generic_in_memory'``), its
 databases and Flink's object names (``ObjectPath``: database.object; ``ObjectIdentifier``:
 catalog.database.object). Tables and views live in a catalog's databases; the TableEnvironment's
-catalog manager (kindling/table/catalog_manager.py) resolves names against them.
+catalog manager (kindling/table/catalog_manager.py) resolves names against them. A table's
+ResolvedSchema and its columns are kindling/table/resolved_schema.py's.
 
 Example::
 
@@ -16,8 +17,11 @@ import functools
 from typing import Any, Dict, List, Optional
 
 from kindling.common.unsupported import missing_names, unsupported
+from kindling.table.resolved_schema import (Column, ComputedColumn, Constraint, MetadataColumn, PhysicalColumn,  # noqa: F401
+                                            ResolvedSchema, UniqueConstraint, WatermarkSpec)
 
-__all__ = ["Catalog", "CatalogDatabase", "CatalogDescriptor", "ObjectIdentifier", "ObjectPath"]
+__all__ = ["Catalog", "CatalogDatabase", "CatalogDescriptor", "Column", "ComputedColumn", "Constraint", "MetadataColumn",
+           "ObjectIdentifier", "ObjectPath", "PhysicalColumn", "ResolvedSchema", "UniqueConstraint", "WatermarkSpec"]
 
 #: the one catalog type Kindling makes
 IN_MEMORY = "generic_in_memory"
@@ -27,9 +31,6 @@ __getattr__ = missing_names(__name__, {
              "catalog objects, statistics or partitions"
        for name in ("CatalogBaseTable", "CatalogColumnStatistics", "CatalogFunction", "CatalogPartition",
                     "CatalogPartitionSpec", "CatalogTableStatistics", "Procedure")},
-    **{name: "resolved schemas are Flink's planner's; read a table's columns with Table.get_schema()"
-       for name in ("Column", "ComputedColumn", "Constraint", "MetadataColumn", "PhysicalColumn", "ResolvedSchema",
-                    "UniqueConstraint", "WatermarkSpec")},
     "HiveCatalog": f"Hive catalogs need Hive's metastore; Kindling has the in-memory catalog ('type' = '{IN_MEMORY}')",
 })
 

@@ -6,7 +6,7 @@ from typing import Dict, List, Optional, Tuple
 
 from sqlglot.tokens import TokenType
 
-from kindling.table.schema import Schema
+from kindling.table.schema import Schema, declared_schema, sql_string
 from kindling.table.types import DataType, DataTypes
 
 __all__ = ["DIALECT", "data_type", "parse_create_table", "parse_sql", "parse_statement", "table_path"]
@@ -254,22 +254,29 @@ def _show(rest: str) -> Tuple[str, str, Optional[str]]:
     raise ValueError(f"SHOW {rest.strip()!r} is not supported by Kindling yet; SHOW {', '.join(SHOWN)}")
 
 
-def parse_create_table(statement: str) -> Tuple[str, Schema, Dict[str, str], bool]:
-    """The table name, schema, WITH options and IF NOT EXISTS of ``CREATE [TEMPORARY] TABLE [IF NOT
-    EXISTS] name (columns) [PARTITIONED BY (...)] WITH (...)``. Columns are physical (``name TYPE [NOT
-    NULL]``), computed (``name AS expr``, ``PROCTIME()``) or metadata (``name TYPE METADATA [FROM 'key']
-    [VIRTUAL]``); ``WATERMARK FOR col AS expr`` and ``[CONSTRAINT name] PRIMARY KEY (...) NOT ENFORCED``
-    may follow. sqlglot reads all but the metadata columns and the watermark, which it has no
-    grammar for: those are read here from the statement's tokens."""
+def parse_create_table(statement: str) -> Tuple[str, Schema, Dict[str, str], Optional[str], bool]:
+    """The table name, schema, WITH options, comment and IF NOT EXISTS of ``CREATE [TEMPORARY] TABLE
+    [IF NOT EXISTS] name (columns) [COMMENT '...'] [PARTITIONED BY (...)] WITH (...)``. Columns are
+    physical (``name TYPE [NOT NULL]``), computed (``name AS expr``, ``PROCTIME()``) or metadata (``name
+    TYPE METADATA [FROM 'key'] [VIRTUAL]``), each with an optional ``COMMENT '...'``; ``WATERMARK FOR col
+    AS expr`` and ``[CONSTRAINT name] PRIMARY KEY (...) NOT ENFORCED`` may follow. sqlglot reads all but
+    the metadata columns and the watermark, which it has no grammar for: those are read here from the
+    statement's tokens."""
     import sqlglot.expressions as exp
 
     items, head, tail = _column_items(statement)
     metadata: Dict[str, Tuple[DataType, Optional[str], bool]] = {}
     watermark: Optional[Tuple[str, str]] = None
     computed: Dict[str, str] = {}
+    comments: Dict[str, str] = {}
     kept = []
     for tokens, text in items:
         words = [t.text.upper() if t.token_type != TokenType.IDENTIFIER else "" for t in tokens]
+        if words[0] != "WATERMARK" and len(words) > 2 and words[-2] == "COMMENT" and \
+                tokens[-1].token_type == TokenType.STRING:
+            comments[tokens[0].text] = tokens[-1].text
+            tokens, words = tokens[:-2], words[:-2]
+            text = statement[tokens[0].start:tokens[-1].end + 1]
         if words[0] == "WATERMARK":
             if len(tokens) < 5 or words[1] != "FOR" or words[3] != "AS":
                 raise ValueError("CREATE TABLE: write the watermark as WATERMARK FOR column AS expression, "
@@ -280,8 +287,7 @@ def parse_create_table(statement: str) -> Tuple[str, Schema, Dict[str, str], boo
             kept.append(f"`{tokens[0].text}` INT")  # a placeholder keeping the column's place
         else:
             if words[1:2] == ["AS"] and len(tokens) > 2:  # computed: its text as written (sqlglot drops precisions)
-                end = next((i for i, w in enumerate(words) if w == "COMMENT"), len(tokens)) - 1
-                computed[tokens[0].text] = _flink_text(statement[tokens[2].start:tokens[end].end + 1])
+                computed[tokens[0].text] = _flink_text(statement[tokens[2].start:tokens[-1].end + 1])
             kept.append(text)
     tree = parse_sql(head + ", ".join(kept) + tail)
     if not isinstance(tree, exp.Create) or tree.kind != "TABLE" or not isinstance(tree.this, exp.Schema):
@@ -325,9 +331,13 @@ def parse_create_table(statement: str) -> Tuple[str, Schema, Dict[str, str], boo
         builder.watermark(*watermark)
     options: Dict[str, str] = {}
     partition_keys: List[str] = []
+    comment = None
     properties = tree.args.get("properties")
     for prop in (properties.expressions if properties is not None else []):
-        if isinstance(prop, (exp.TemporaryProperty, exp.SchemaCommentProperty)):
+        if isinstance(prop, exp.SchemaCommentProperty):
+            comment = prop.this.this
+            continue
+        if isinstance(prop, exp.TemporaryProperty):
             continue
         if isinstance(prop, exp.PartitionedByProperty):
             partition_keys = [c.name for c in prop.this.expressions]
@@ -338,9 +348,9 @@ def parse_create_table(statement: str) -> Tuple[str, Schema, Dict[str, str], boo
     if "connector" not in options:
         raise ValueError(f"CREATE TABLE {name} needs a 'connector' option in its WITH clause")
     schema = builder.build()
-    if partition_keys:
-        schema = _partitioned(schema, partition_keys)
-    return table_path(tree.this.this), schema, options, bool(tree.args.get("exists"))
+    if partition_keys or comments:
+        schema = declared_schema(schema, partition_keys=partition_keys, comments=comments)
+    return table_path(tree.this.this), schema, options, comment, bool(tree.args.get("exists"))
 
 
 def _column_items(statement: str):
@@ -411,18 +421,6 @@ def _flink_text(text: str) -> str:
     return "".join(out) + text[last:]
 
 
-def _partitioned(schema: Schema, keys: List[str]) -> Schema:
-    """``schema`` with PARTITIONED BY ``keys``."""
-    from kindling.table.schema import _DeclaredSchema
-
-    if isinstance(schema, _DeclaredSchema):
-        declared = schema
-    else:
-        declared = _DeclaredSchema(schema.get_field_names(), schema.get_field_data_types(), {}, {}, None)
-    return _DeclaredSchema(declared._names, declared._types, declared.computed, declared.metadata,
-                           declared.watermark_spec, declared.primary_key, keys)
-
-
 def create_table_text(identifier: str, descriptor, temporary: bool) -> str:
     """The ``CREATE [TEMPORARY] TABLE`` statement of a table, as Flink's SHOW CREATE TABLE prints it."""
     from kindling.table.schema import _DeclaredSchema
@@ -431,11 +429,10 @@ def create_table_text(identifier: str, descriptor, temporary: bool) -> str:
     declared = schema if isinstance(schema, _DeclaredSchema) else None
     lines = []
     for name, column_type in zip(schema.get_field_names(), schema.get_field_data_types()):
-        if declared is not None and name in declared.computed:
-            lines.append(f"`{name}` {declared.extras(name)}")
-        else:
-            extras = declared.extras(name) if declared is not None else ""
-            lines.append(" ".join(p for p in (f"`{name}`", _serialized_type(column_type), extras) if p))
+        extras = declared.extras(name) if declared is not None else ""
+        column_text = None if declared is not None and name in declared.computed else _serialized_type(column_type)
+        comment = declared.comment_text(name) if declared is not None else ""
+        lines.append(" ".join(p for p in (f"`{name}`", column_text, extras, comment) if p))
     if declared is not None and declared.watermark_spec:
         column, expression = declared.watermark_spec
         lines.append(f"WATERMARK FOR `{column}` AS {expression}")
@@ -444,6 +441,8 @@ def create_table_text(identifier: str, descriptor, temporary: bool) -> str:
         lines.append(f"CONSTRAINT `{constraint}` PRIMARY KEY ({', '.join(f'`{c}`' for c in columns)}) NOT ENFORCED")
     text = f"CREATE {'TEMPORARY ' if temporary else ''}TABLE {identifier} (\n" + \
         ",\n".join("  " + line for line in lines) + "\n)\n"
+    if descriptor.get_comment():
+        text += f"COMMENT {sql_string(descriptor.get_comment())}\n"
     if declared is not None and declared.partition_keys:
         text += f"PARTITIONED BY ({', '.join(f'`{k}`' for k in declared.partition_keys)})\n"
     options = descriptor.get_options()

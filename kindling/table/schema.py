@@ -17,6 +17,11 @@ from kindling.table.types import DataType, as_data_type
 __all__ = ["Schema"]
 
 
+def sql_string(text: str) -> str:
+    """``text`` as a SQL string literal: ``'it''s'``."""
+    return "'" + text.replace("'", "''") + "'"
+
+
 class Schema:
     """Physical columns by name and :class:`DataType`, in order."""
 
@@ -56,6 +61,7 @@ class Schema:
             self._metadata: Dict[str, Tuple[Optional[str], bool]] = {}
             self._watermark: Optional[Tuple[str, str]] = None
             self._primary_key: Optional[Tuple[str, List[str]]] = None
+            self._comments: Dict[str, str] = {}
 
         def column(self, column_name: str, data_type: Union[DataType, str]) -> "Schema.Builder":
             """A physical column, of a DataType or a SQL type string (``'TIMESTAMP_LTZ(3)'``)."""
@@ -114,12 +120,13 @@ class Schema:
             if declared is not None:
                 self._watermark = declared.watermark_spec or self._watermark
                 self._primary_key = declared.primary_key or self._primary_key
+                self._comments = dict(declared.comments)
             return self
 
         def build(self) -> "Schema":
-            if self._computed or self._metadata or self._watermark or self._primary_key:
+            if self._computed or self._metadata or self._watermark or self._primary_key or self._comments:
                 return _DeclaredSchema(self._names, self._types, dict(self._computed), dict(self._metadata),
-                                       self._watermark, self._primary_key)
+                                       self._watermark, self._primary_key, comments=dict(self._comments))
             return Schema(self._names, self._types)
 
 
@@ -130,13 +137,14 @@ class _DeclaredSchema(Schema):
 
     def __init__(self, names, types, computed: Dict[str, str], metadata: Dict[str, Tuple[Optional[str], bool]],
                  watermark: Optional[Tuple[str, str]], primary_key: Optional[Tuple[str, List[str]]] = None,
-                 partition_keys: Optional[List[str]] = None):
+                 partition_keys: Optional[List[str]] = None, comments: Optional[Dict[str, str]] = None):
         if len(set(names)) != len(names):
             raise ValueError(f"A table schema has duplicate column names: {names}")
         self._names, self._types = list(names), list(types)
         self.computed, self.metadata, self.watermark_spec = computed, metadata, watermark
         self.primary_key = primary_key
         self.partition_keys = list(partition_keys or [])
+        self.comments = dict(comments or {})  # column -> its COMMENT
         for column in ([watermark[0]] if watermark else []) + (primary_key[1] if primary_key else []) + \
                 self.partition_keys:
             if column not in self._names:
@@ -164,7 +172,7 @@ class _DeclaredSchema(Schema):
     def resolved(self, types: List[DataType], proctime: Optional[str] = None) -> "_DeclaredSchema":
         """This schema with every column typed (``types``)."""
         schema = _DeclaredSchema(self._names, types, self.computed, self.metadata, self.watermark_spec,
-                                 self.primary_key, self.partition_keys)
+                                 self.primary_key, self.partition_keys, self.comments)
         schema.proctime = proctime
         return schema
 
@@ -177,6 +185,10 @@ class _DeclaredSchema(Schema):
             return "METADATA" + (f" FROM '{key}'" if key else "") + (" VIRTUAL" if virtual else "")
         return ""
 
+    def comment_text(self, name: str) -> str:
+        """``COMMENT '...'`` of a column that has one, else empty."""
+        return f"COMMENT {sql_string(self.comments[name])}" if name in self.comments else ""
+
     def type_text(self, name: str, data_type: Optional[DataType]) -> str:
         text = "" if data_type is None else repr(data_type)
         return text + " *PROCTIME*" if name == self.proctime else text
@@ -184,7 +196,8 @@ class _DeclaredSchema(Schema):
     def __repr__(self) -> str:
         lines = []
         for name, data_type in zip(self._names, self._types):
-            lines.append(" ".join(p for p in (f"`{name}`", self.type_text(name, data_type), self.extras(name)) if p))
+            lines.append(" ".join(p for p in (f"`{name}`", self.type_text(name, data_type), self.extras(name),
+                                              self.comment_text(name)) if p))
         if self.watermark_spec:
             column, expression = self.watermark_spec
             data_type = dict(zip(self._names, self._types)).get(column)
@@ -194,3 +207,14 @@ class _DeclaredSchema(Schema):
             lines.append(f"CONSTRAINT `{constraint}` PRIMARY KEY ({', '.join(f'`{c}`' for c in columns)}) "
                          "NOT ENFORCED")
         return "(\n" + ",\n".join("  " + line for line in lines) + "\n)"
+
+
+def declared_schema(schema: Schema, partition_keys: Optional[List[str]] = None,
+             comments: Optional[Dict[str, str]] = None) -> "_DeclaredSchema":
+    """``schema`` with PARTITIONED BY ``partition_keys`` and column ``comments`` (as CREATE TABLE declares them)."""
+    if isinstance(schema, _DeclaredSchema):
+        base = schema
+    else:
+        base = _DeclaredSchema(schema.get_field_names(), schema.get_field_data_types(), {}, {}, None)
+    return _DeclaredSchema(base._names, base._types, base.computed, base.metadata, base.watermark_spec,
+                           base.primary_key, partition_keys or base.partition_keys, {**base.comments, **(comments or {})})

@@ -22,6 +22,8 @@ from kindling.common.types import Row
 from kindling.common.unsupported import unsupported
 from kindling.table.expressions import Expression, col
 from kindling.table.planner import nodes
+from kindling.table.resolved_schema import (ComputedColumn, MetadataColumn, PhysicalColumn, ResolvedSchema,
+                                             UniqueConstraint, WatermarkSpec)
 from kindling.table.schema import Schema
 from kindling.table.table_result import TableResult
 from kindling.table.table_schema import TableSchema
@@ -93,15 +95,31 @@ class Table:
         """The table's column names and types."""
         return TableSchema(self._schema.get_field_names(), self._schema.get_field_data_types())
 
+    def get_resolved_schema(self) -> ResolvedSchema:
+        """The table's columns (physical, computed, metadata, with their time attributes and
+        comments), its watermark and its primary key, as Flink resolved them."""
+        schema = self._schema
+        rowtimes = () if self._in_batch() else self._node.out.rowtime_columns  # batch: none
+        proctime = self._proctime or getattr(schema, "proctime", None)
+        computed, metadata = getattr(schema, "computed", {}), getattr(schema, "metadata", {})
+        comments = getattr(schema, "comments", {})
+        columns = []
+        for name, data_type in zip(schema.get_field_names(), schema.get_field_data_types()):
+            attribute = " *ROWTIME*" if name in rowtimes else " *PROCTIME*" if name == proctime else ""
+            extras = {"comment": comments.get(name), "time_attribute": attribute}
+            if name in computed:
+                columns.append(ComputedColumn(name, data_type, computed[name], **extras))
+            elif name in metadata:
+                columns.append(MetadataColumn(name, data_type, *metadata[name], **extras))
+            else:
+                columns.append(PhysicalColumn(name, data_type, **extras))
+        watermark, key = getattr(schema, "watermark_spec", None), getattr(schema, "primary_key", None)
+        types = dict(zip(schema.get_field_names(), schema.get_field_data_types()))
+        return ResolvedSchema(columns, [WatermarkSpec(watermark[0], watermark[1], types[watermark[0]])] if watermark else [],
+                              UniqueConstraint(*key) if key else None)
+
     def print_schema(self) -> None:
-        text = repr(self._schema)
-        out, types = self._node.out, self._types()
-        for column in () if self._in_batch() else out.rowtime_columns:  # batch: none
-            text = text.replace(f"`{column}` {types[column]!r}", f"`{column}` {types[column]!r} *ROWTIME*")
-        proctime = self._proctime
-        if proctime and getattr(self._schema, "proctime", None) != proctime:  # a declared schema prints its own
-            text = text.replace(f"`{proctime}` {types[proctime]!r}", f"`{proctime}` {types[proctime]!r} *PROCTIME*")
-        print(text)
+        print(self.get_resolved_schema())
 
     def explain(self, *extra_details) -> str:
         """Kindling's plan of the table, one node a line, inputs indented below it: what each computes,
@@ -151,9 +169,6 @@ class Table:
 
     @unsupported("the changelog process table functions are not there")
     def from_changelog(self, *arguments) -> "Table": ...
-
-    @unsupported("ResolvedSchema belongs to Flink's catalog; use get_schema()")
-    def get_resolved_schema(self): ...
 
     @unsupported("TablePipeline is not there yet; use execute_insert or a StatementSet's add_insert")
     def insert_into(self, table_path: str, overwrite: bool = False): ...

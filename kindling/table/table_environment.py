@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import decimal
-from typing import Any, List, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from kindling.common.typeinfo import RowTypeInfo, TypeInformation, Types
 from kindling.common.types import Row, _create_row
@@ -199,21 +199,22 @@ def _watermark_delay(column: str, expression: str):
                      f"and SOURCE_WATERMARK(), got {expression!r}")
 
 
-def _described(table: Table) -> List[List[str]]:
-    """The rows of ``DESCRIBE``: per column its type (with its time attribute), nullability, key,
-    computed expression or metadata, and watermark, as Flink lists them."""
-    schema = table._schema  # the declared one: its key and watermark
-    key = getattr(schema, "primary_key", None)
-    watermark = getattr(schema, "watermark_spec", None)
-    rows = []
-    for name, data_type in zip(schema.get_field_names(), schema.get_field_data_types()):
-        attribute = " *ROWTIME*" if name == table._rowtime and not table._in_batch() else \
-            " *PROCTIME*" if name == getattr(schema, "proctime", None) else ""
-        rows.append([name, data_type._name + attribute, "TRUE" if data_type._nullable else "FALSE",
-                     f"PRI({', '.join(key[1])})" if key and name in key[1] else "",
-                     schema.extras(name) if hasattr(schema, "extras") else "",
-                     watermark[1] if watermark and watermark[0] == name else ""])
-    return rows
+def _described(table: Table) -> Tuple[List[str], List[List[str]]]:
+    """The columns and rows of ``DESCRIBE``: per column its type (with its time attribute),
+    nullability, key, computed expression or metadata, watermark and (when a column has one) comment,
+    as Flink lists them."""
+    schema = table.get_resolved_schema()
+    key = schema.get_primary_key()
+    watermarks = {w.get_rowtime_attribute(): w._expression for w in schema.get_watermark_specs()}
+    rows = [[c.get_name(), c.get_data_type()._name + c._time_attribute,
+             "TRUE" if c.get_data_type()._nullable else "FALSE",
+             f"PRI({', '.join(key.get_columns())})" if key and c.get_name() in key.get_columns() else "",
+             c.explain_extras() or "", watermarks.get(c.get_name(), ""), c.get_comment() or ""]
+            for c in schema.get_columns()]
+    names = ["name", "type", "null", "key", "extras", "watermark", "comment"]
+    if not any(c.get_comment() for c in schema.get_columns()):  # Flink shows comments only when there are some
+        names, rows = names[:-1], [row[:-1] for row in rows]
+    return names, rows
 
 
 _MODULES = "Flink modules (such as Hive's functions) are not there"
@@ -538,8 +539,8 @@ class TableEnvironment:
         kind, *parts = parse_statement(stmt)
         catalogs = self._catalogs
         if kind == "create_table":
-            path, schema, options, if_not_exists, temporary = parts
-            catalogs.create(path, TableDescriptor(schema, options), temporary, if_not_exists)
+            path, schema, options, comment, if_not_exists, temporary = parts
+            catalogs.create(path, TableDescriptor(schema, options, comment), temporary, if_not_exists)
         elif kind == "create_view":
             path, query, temporary, if_not_exists = parts
             catalogs.create(path, self.sql_query(query), temporary, if_not_exists)
@@ -570,7 +571,7 @@ class TableEnvironment:
         elif kind == "show":
             return self._shown(*parts)
         elif kind == "describe":
-            return listing(["name", "type", "null", "key", "extras", "watermark"], _described(self.from_path(parts[0])))
+            return listing(*_described(self.from_path(parts[0])))
         elif kind == "insert":
             return self.sql_query(parts[1]).execute_insert(parts[0])
         elif kind == "explain":

@@ -13,6 +13,7 @@ from typing import Any, List, Optional
 from kindling.common.types import Row, _create_row
 from kindling.common.unsupported import unsupported
 from kindling.datastream.data_stream import CloseableIterator  # a query's rows (Table.execute().collect())
+from kindling.table.resolved_schema import ResolvedSchema
 from kindling.table.result_kind import ResultKind
 from kindling.table.table_schema import TableSchema
 from kindling.table.types import DataType, DataTypes
@@ -42,8 +43,10 @@ class TableResult:
             raise ValueError("collect() reads the rows of Table.execute(); this result has none")
         return PositionalRows(self._rows)
 
-    @unsupported("ResolvedSchema belongs to Flink's catalog; get_table_schema() has the columns")
-    def get_resolved_schema(self): ...
+    def get_resolved_schema(self) -> ResolvedSchema:
+        """The columns of the result, as :meth:`get_table_schema` (a statement's: ``result``)."""
+        schema = self.get_table_schema()
+        return ResolvedSchema.physical(schema.get_field_names(), schema.get_field_data_types())
 
     def get_table_schema(self) -> TableSchema:
         """The columns of the result: a query's, or a statement's (``OK`` as ``result``)."""

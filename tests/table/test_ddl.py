@@ -31,13 +31,14 @@ DDL = """CREATE TEMPORARY TABLE IF NOT EXISTS events (
 
 
 def test_create_table_reads_every_kind_of_column():
-    kind, name, schema, options, if_not_exists, temporary = parse_statement(DDL)
-    assert (kind, name, if_not_exists) == ("create_table", "events", True)
+    kind, name, schema, options, comment, if_not_exists, temporary = parse_statement(DDL)
+    assert (kind, name, comment, if_not_exists) == ("create_table", "events", None, True)
     assert options == {"connector": "filesystem", "path": "/nowhere", "format": "csv"}
     assert schema.get_field_names() == ["word", "n", "ts", "ms", "doubled", "at_ms", "pt", "record_time", "offset"]
     assert schema.computed == {"doubled": "`n` * 2", "at_ms": "CAST(`ms` AS TIMESTAMP(3))", "pt": "PROCTIME()"}
     assert schema.metadata == {"record_time": ("timestamp", True), "offset": (None, False)}
     assert schema.watermark_spec == ("ts", "`ts` - INTERVAL '2' SECOND")
+    assert schema.comments == {"at_ms": "from ms"}
     assert schema.primary_key == ("pk", ["word", "n"]) and schema.partition_keys == ["word"]
     assert schema.physical_names() == ["word", "n", "ts", "ms"]
     assert schema.persisted().get_field_names() == ["word", "n", "ts", "ms", "offset"]

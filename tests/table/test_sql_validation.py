@@ -266,6 +266,6 @@ def test_docs_list_every_clause_flink_has_and_kindling_refuses():
 
 
 def test_a_column_declared_null_is_nullable():
-    kind, name, schema, options, if_not_exists, temporary = parse_statement(
+    kind, name, schema, options, comment, if_not_exists, temporary = parse_statement(
         "CREATE TABLE s (a INT NULL, b INT NOT NULL) WITH ('connector' = 'blackhole')")
     assert [repr(t) for t in schema.get_field_data_types()] == ["INT", "INT NOT NULL"]
