@@ -632,7 +632,8 @@ def null_of(data_type: DataType):
 
 
 def current_database():
-    """The current database's name: ``default_database``."""
+    """``default_database``: the expression is made without its TableEnvironment, so it does not
+    follow ``use_database`` (SQL's ``CURRENT_DATABASE()`` does; docs/table.md)."""
     from kindling.table.expressions import lit
 
     return lit("default_database")

@@ -351,6 +351,7 @@ TRANSLATED: Dict[type, Dict[str, Optional[Check]]] = {
     exp.Pi: _args(),
     exp.Uuid: _args(),
     exp.CurrentDate: _args(),
+    exp.CurrentDatabase: _args(),
     exp.CurrentTimestamp: _args(),
     exp.ArrayAgg: _args("this", "nulls_excluded"),  # nulls_excluded: the Spark dialect's mark
     exp.GroupConcat: _args("this", "separator"),

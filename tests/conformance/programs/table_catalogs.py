@@ -27,6 +27,7 @@ t_env.execute_sql("USE eu")
 t_env.execute_sql("SHOW CURRENT CATALOG").print()
 t_env.execute_sql("SHOW CURRENT DATABASE").print()
 print(t_env.get_current_catalog(), t_env.get_current_database(), t_env.list_databases())
+t_env.execute_sql("SELECT CURRENT_DATABASE() AS db").print()
 
 t_env.execute_sql("CREATE TABLE orders (id INT, amount INT) WITH ('connector' = 'datagen', 'number-of-rows' = '5', "
                   "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '5', "
