@@ -17,12 +17,14 @@ __all__ = ["OverFrame", "over_aggregate"]
 
 class OverFrame:
     """An OVER window: partition columns, the (time) column it is ordered by, and its frame:
-    ``rows`` (else RANGE) and ``preceding`` (rows, or ms of a RANGE; None: UNBOUNDED). Without an
-    order (``order_field`` None, BATCH mode) the frame is the whole partition."""
+    ``rows`` (else RANGE) and ``preceding`` (rows, or ms of a RANGE; None: UNBOUNDED); ``descending``
+    (BATCH mode) orders it from the largest value. Without an order (``order_field`` None, BATCH mode)
+    the frame is the whole partition."""
 
-    def __init__(self, partition_keys: List[str], order_field: Optional[str], rows: bool, preceding: Optional[int]):
+    def __init__(self, partition_keys: List[str], order_field: Optional[str], rows: bool, preceding: Optional[int],
+                 descending: bool = False):
         self.partition_keys, self.order_field = list(partition_keys), order_field
-        self.rows, self.preceding = rows, preceding
+        self.rows, self.preceding, self.descending = rows, preceding, descending
 
     def __eq__(self, other) -> bool:
         return isinstance(other, OverFrame) and vars(self) == vars(other)
@@ -33,7 +35,8 @@ class OverFrame:
         partition = f"PARTITION BY {', '.join(self.partition_keys)} " if self.partition_keys else ""
         if self.order_field is None:
             return f"{partition}ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"
-        return (f"{partition}ORDER BY {self.order_field} {'ROWS' if self.rows else 'RANGE'} BETWEEN {bound} "
+        return (f"{partition}ORDER BY {self.order_field}{' DESC' if self.descending else ''} "
+                f"{'ROWS' if self.rows else 'RANGE'} BETWEEN {bound} "
                 "PRECEDING AND CURRENT ROW")
 
 
@@ -57,6 +60,11 @@ def over_aggregate(table, frame: OverFrame, aggregates: List[Expression], names:
             raise ValueError("The window can only be ordered by a single time column.")
     elif "lead" in kinds and not table._in_batch():
         raise ValueError("LEAD Function is not supported in stream mode.")
+    if frame.descending and not table._in_batch():  # Flink's words
+        raise ValueError("The window can only be ordered in ASCENDING mode.")
+    if frame.descending and not frame.rows and frame.preceding is not None:
+        raise ValueError("OVER RANGE BETWEEN INTERVAL ... PRECEDING of a descending order is not supported by "
+                         "Kindling yet; order it ascending, or use ROWS or UNBOUNDED PRECEDING")
     proctime = frame.order_field == table._proctime
     if not table._in_batch() and frame.order_field is not None and frame.order_field != table._rowtime \
             and not proctime:

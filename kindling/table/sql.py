@@ -711,8 +711,6 @@ def _frame(window, scope):
     order = window.args.get("order")
     if order is not None and len(order.expressions) != 1:
         raise ValueError(f"sql_query: OVER ({window.sql(dialect=DIALECT)}) needs ORDER BY one time attribute")
-    if order is not None and order.expressions[0].args.get("desc"):
-        raise ValueError("The window can only be ordered in ASCENDING mode.")
     keys = [_expression(k, scope) for k in window.args.get("partition_by") or []]
     if not all(getattr(k, "_is_column", False) for k in keys):
         raise ValueError("sql_query: OVER (PARTITION BY ...) takes columns")
@@ -735,7 +733,7 @@ def _frame(window, scope):
                 preceding = int(start.this)
             else:
                 preceding = _interval_ms(start, "OVER RANGE")
-    return OverFrame([k._name for k in keys], order_by._name, rows, preceding)
+    return OverFrame([k._name for k in keys], order_by._name, rows, preceding, bool(order.expressions[0].args.get("desc")))
 
 
 def _grouped(table, keys: list, fields: list) -> Any:

@@ -81,6 +81,16 @@ def test_over_windows_refuse_what_flink_refuses(env, query, message):
         t_env.sql_query(query)
 
 
+def test_a_descending_range_of_an_interval_is_refused_by_name_in_batch(env):
+    from kindling.datastream import RuntimeExecutionMode
+
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    t_env = _events(env)
+    with pytest.raises(ValueError, match="RANGE BETWEEN INTERVAL ... PRECEDING of a descending order"):
+        t_env.sql_query("SELECT SUM(v) OVER (PARTITION BY k ORDER BY ts DESC RANGE BETWEEN INTERVAL '1' SECOND "
+                        "PRECEDING AND CURRENT ROW) FROM events")
+
+
 def test_star_beside_over_aggregates_is_the_tables_columns(env):
     t_env = _events(env)
     table = t_env.sql_query("SELECT *, SUM(v) OVER (PARTITION BY k ORDER BY ts) AS s FROM events")

@@ -81,7 +81,8 @@ class OverAggregateFunction(TableKeyedFunction):
         if partition is None:
             return
         pending = partition[4]
-        due = sorted(pending, key=_nulls_first) if self.in_batch else [timestamp] if timestamp in pending else []
+        due = sorted(pending, key=_nulls_first, reverse=self.frame.descending) if self.in_batch else \
+            [timestamp] if timestamp in pending else []
         if self.in_batch and (self.offsets or self.frame.order_field is None):
             yield from self._partition(partition, [(order, pending.pop(order)) for order in due])
         else:

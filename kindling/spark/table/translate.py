@@ -153,17 +153,18 @@ class _Translation:
         arguments = [F.col(f"`{column}`").alias(f"__a{j}") for j, (_, column, _) in enumerate(spec.calls) if column]
         rows = rows.select("*", *arguments, order.alias(_ORDER), F.monotonically_increasing_id().alias(_SEQ))
         partition = Window.partitionBy(*[F.col(f"`{k}`") for k in frame.partition_keys])
+        ordered = F.col(_ORDER).desc() if frame.descending else F.col(_ORDER)  # NULLs last, as Flink's DESC
         start = Window.unboundedPreceding if frame.preceding is None else -frame.preceding
         if frame.order_field is None:
             window = partition.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
         elif frame.rows:
-            window = partition.orderBy(_ORDER, _SEQ).rowsBetween(start, Window.currentRow)
+            window = partition.orderBy(ordered, _SEQ).rowsBetween(start, Window.currentRow)
         else:
-            window = partition.orderBy(_ORDER).rangeBetween(start, Window.currentRow)
+            window = partition.orderBy(ordered).rangeBetween(start, Window.currentRow)
         rows = rows.select("*", *[aggregate.over(window).alias(name) for name, _, aggregate in _accumulators(spec)])
         results = _result(spec, aggregates_type)
         values = iter([results[f.name] for f in codec_for(aggregates_type).fields])
-        in_order = partition.orderBy(_ORDER, _SEQ)
+        in_order = partition.orderBy(ordered, _SEQ)
         types = node.out.schema.get_field_data_types()[-len(node.names):]
         columns = [_offset_column(offsets[j], in_order, types[j]) if j in offsets else next(values)
                    for j in range(len(node.names))]

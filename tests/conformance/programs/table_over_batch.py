@@ -1,6 +1,6 @@
-"""OVER aggregations in SQL in batch mode (ROWS, UNBOUNDED): the same values as in streaming, rows in
-no defined order. (PyFlink 2.3 fails to compile a batch RANGE frame with an
-interval: tests/table/test_over.py checks Kindling's.)
+"""OVER aggregations in SQL in batch mode (ROWS, UNBOUNDED, ORDER BY ... DESC, on Spark and, for the
+LAG of an expression, in Python): the same values as in streaming, rows in no defined order. (PyFlink
+2.3 fails to compile a batch RANGE frame with an interval: tests/table/test_over.py checks Kindling's.)
 # conformance: sorted
 """
 from pyflink.common import Types
@@ -27,6 +27,11 @@ for query in [
     "SELECT u, ts, SUM(amount) OVER w, MAX(amount) OVER w FROM clicks "
     "WINDOW w AS (PARTITION BY u ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)",
     "SELECT u, ts, COUNT(*) OVER (ORDER BY ts) FROM clicks",
+    "SELECT u, amount, SUM(amount) OVER w AS s, LAG(amount) OVER w AS l, MAX(ts) OVER w AS m FROM clicks "
+    "WINDOW w AS (PARTITION BY u ORDER BY amount DESC)",
+    "SELECT u, ts, COUNT(*) OVER (PARTITION BY u ORDER BY ts DESC ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS c "
+    "FROM clicks",
+    "SELECT u, amount, LAG(amount * 2) OVER (PARTITION BY u ORDER BY amount DESC) AS l2 FROM clicks",
 ]:
     print(query)
     result = t_env.sql_query(query)
