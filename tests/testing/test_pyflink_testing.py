@@ -77,3 +77,11 @@ def test_the_test_sink_is_named_without_the_utilities(spark, monkeypatch):
     monkeypatch.delitem(connectors._SINKS, "test-sink")
     with pytest.raises(ValueError, match="import kindling.testing.source_sink_utils"):
         connectors.insert_into(None, None, {"connector": "test-sink"}, "T")
+
+
+def test_pyflinks_jvm_helpers_are_refused_by_name():
+    from kindling.common.unsupported import NotSupportedYetError
+
+    with pytest.raises(NotSupportedYetError, match="PythonAPICompletenessTestCase is not supported by Kindling "
+                                                   "yet: it belongs to PyFlink's bridge to Flink's JVM"):
+        from kindling.testing.test_case_utils import PythonAPICompletenessTestCase  # noqa: F401
