@@ -37,11 +37,12 @@ def results() -> List[str]:
 def retract_results() -> List[str]:
     """The rows received, counted as Flink's RowCollector counts them: ``+I``/``+U`` rows add one
     of their text, ``-U``/``-D`` rows take one away from theirs (their text has their kind, so a
-    ``-U[a, 1]`` cancels only an earlier ``-U[a, 1]``, as in PyFlink)."""
+    ``-U[a, 1]`` cancels only an earlier ``-U[a, 1]``, as in PyFlink). As there, it fails when every
+    count is negative, which includes when the sinks received no row at all."""
     counts: Dict[str, int] = collections.Counter()
     for kind, fields in _take():
         counts[_text(kind, fields)] += 1 if kind in ("+I", "+U") else -1
-    if counts and all(n < 0 for n in counts.values()):
+    if all(n < 0 for n in counts.values()):
         raise AssertionError("Received retracted rows which have not been accumulated.")
     return [text for text, n in counts.items() for _ in range(n)]
 

@@ -10,7 +10,7 @@ process's Spark session; ``cls.t_env`` for the Table classes.
 
 PyFlink's JVM helpers (``to_java_data_structure``, ``invoke_java_object_method``,
 ``PythonAPICompletenessTestCase``, ``_load_specific_flink_module_jars``) reach into Flink's JVM and
-have no Kindling counterpart (docs/testing.md).
+have no Kindling counterpart: importing one fails naming it and why.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from functools import wraps
 from typing import Any, Dict, List
 
 from kindling.common.job_execution_result import JobExecutionResult
+from kindling.common.unsupported import JVM_ONLY, missing_names
 from kindling.datastream.execution_mode import RuntimeExecutionMode
 from kindling.datastream.stream_execution_environment import StreamExecutionEnvironment
 from kindling.table.table_environment import StreamTableEnvironment
@@ -186,3 +187,7 @@ class TestEnv:
 
 
 os.environ.setdefault("FLINK_TESTING", "1")  # PyFlink's test cases set it; some tests read it
+
+__getattr__ = missing_names(__name__, dict.fromkeys(
+    ("PythonAPICompletenessTestCase", "invoke_java_object_method", "to_java_data_structure",
+     "_load_specific_flink_module_jars"), JVM_ONLY))
