@@ -410,7 +410,7 @@ class BuiltinMethods:
 
         if target.type_name not in CASTABLE:
             raise ValueError(f"cast to {target!r} is not supported by Kindling yet; cast to numbers, strings, "
-                             "BOOLEAN, DATE, TIMESTAMP or TIMESTAMP_LTZ")
+                             "BOOLEAN, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, ROW, ARRAY or MAP")
         name = f"{self._name}-{target!r}" if self._kind == "column" and not lenient else None  # as the Table API
         return node("call", (self,), ("tryCast" if lenient else "cast", (target,)),
                     f"{'tryCast' if lenient else 'cast'}({self._text}, {target!r})", name)

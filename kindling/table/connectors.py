@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional
 
 from kindling.common.types import Row, _create_row
 from kindling.common.typeinfo import TypeInformation, Types
+from kindling.table.formats import flat_columns
 from kindling.table.lookup_join import LOOKUP_KEYS
 from kindling.table.schema import Schema
 
@@ -459,6 +460,7 @@ def _jdbc_scan(schema: Schema, options: Dict[str, str]):
     from kindling.graph.specs import JdbcSourceSpec
 
     _check_options("jdbc", options, JDBC_KEYS)
+    flat_columns("jdbc", schema)
     url, table = _required("jdbc", options, "url"), _required("jdbc", options, "table-name")
     partition = options.get("scan.partition.column")
     bounds = [options.get(f"scan.partition.{k}") for k in ("num", "lower-bound", "upper-bound")]
@@ -621,6 +623,7 @@ def _jdbc_sink(stream, schema: Schema, options: Dict[str, str], name: str, decla
     from kindling.datastream.connectors.jdbc import JdbcConnectionOptions, JdbcExecutionOptions, JdbcSink
 
     _check_options("jdbc", options, JDBC_KEYS)
+    flat_columns("jdbc", schema)
     url, table = _required("jdbc", options, "url"), _required("jdbc", options, "table-name")
     names = schema.get_field_names()
     connection = JdbcConnectionOptions.JdbcConnectionOptionsBuilder().with_url(url)

@@ -273,7 +273,18 @@ def row_format(name: str, schema: Schema, options: Dict[str, str], prefix: str =
     if name not in FORMAT_OPTIONS or name == "parquet":
         raise ValueError(f"The format '{name}' is not supported by Kindling yet; formats: csv, json, raw, "
                          "canal-json (written only) and parquet (files)")
+    flat_columns(name, schema)
     return RowFormat(name, schema, own_options(name, options, prefix))
+
+
+def flat_columns(what: str, schema: Schema) -> None:
+    """Refuses ROW, ARRAY and MAP columns: Kindling's formats and the JDBC connector read and write
+    flat columns only (the print, blackhole and test-sink connectors take any)."""
+    nested = [n for n, t in zip(schema.get_field_names(), schema.get_field_data_types())
+              if t.type_name in ("ROW", "ARRAY", "MAP")]
+    if nested:
+        raise ValueError(f"The '{what}' format or connector of Kindling reads and writes flat columns; the columns "
+                         f"{nested} are ROW, ARRAY or MAP: not supported by Kindling yet")
 
 
 def own_options(name: str, options: Dict[str, str], prefix: str = "") -> Dict[str, str]:
@@ -349,6 +360,7 @@ def file_source(name: str, schema: Schema, options: Dict[str, str], paths: List[
     if name in CHANGELOG_FORMATS:
         raise ValueError(f"Reading the '{name}' format (a changelog) is not supported by Kindling yet; it writes it")
     if name == "parquet":
+        flat_columns(name, schema)
         own_options(name, options)
         from kindling.datastream.formats.parquet import ParquetColumnarRowInputFormat
 
@@ -408,6 +420,7 @@ def file_sink(name: str, schema: Schema, options: Dict[str, str], path: str, par
     from kindling.datastream.connectors.file_system import BucketAssigner, FileSink, RollingPolicy
 
     if name == "parquet":
+        flat_columns(name, schema)
         own_options(name, options)
         from kindling.datastream.formats.parquet import ParquetBulkWriters
 

@@ -310,6 +310,7 @@ _NODES = {
     "Array": lambda n, t: fn.array(*[t(e) for e in n.expressions]),
     "Pi": lambda n, t: fn.pi(), "Uuid": lambda n, t: fn.uuid(), "Rand": lambda n, t: fn.rand(_arg(n, "this", t)),
     "CurrentDate": lambda n, t: fn.current_date(), "CurrentTimestamp": lambda n, t: fn.current_timestamp(),
+    "CurrentDatabase": lambda n, t: fn.current_database(),  # a query's is its database (sql.py parse_query)
     "TimestampAdd": _timestamp_add,
     **{name: _part(unit) for name, unit in (("Year", "YEAR"), ("Quarter", "QUARTER"), ("Month", "MONTH"),
                                             ("Week", "WEEK"), ("DayOfMonth", "DAY"), ("DayOfWeek", "DOW"),

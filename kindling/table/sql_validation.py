@@ -288,7 +288,7 @@ TRANSLATED: Dict[type, Dict[str, Optional[Check]]] = {
     exp.Lead: _args("this", "offset", "default"),
     exp.Cast: _args("this", "to"),
     exp.TryCast: _args("this", "to", "safe"),  # the Spark dialect reads CAST as TryCast, TRY_CAST with safe
-    exp.DataType: _args("this", "expressions", nested=lambda node, nested: _nested_column(node) if nested else None),
+    exp.DataType: _args("this", "expressions", "nested"),
     exp.DataTypeParam: _UNARY,
     exp.Interval: _args(this=_interval_value, unit=_interval_unit),
     exp.Anonymous: _args("this", "expressions"),
@@ -432,15 +432,6 @@ CLAUSES: Dict[Union[type, Tuple[type, str]], Clause] = {
     **{(kind, "by_name"): Clause("UNION|INTERSECT|EXCEPT BY NAME", False)
        for kind in (exp.Union, exp.Intersect, exp.Except)},
 }
-
-
-def _nested_column(data_type: exp.DataType) -> Optional[Clause]:
-    """A table's column of a nested type is refused (the connectors' formats read flat rows); a CAST
-    reads it (kindling/table/ddl.py data_type)."""
-    column = data_type.parent
-    if isinstance(column, exp.ColumnDef) and isinstance(column.parent, exp.Schema):
-        return Clause("nested column type (ARRAY<T>, MAP<K, V>, ROW<...>) of a table", True)
-    return None
 
 
 def validate(tree: exp.Expr) -> None:

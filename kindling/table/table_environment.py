@@ -120,17 +120,24 @@ def _declared_table(t_env, table: Table, schema, metadata: set, owner: str, eage
 
 
 def _as_sink_types(table: Table, sink: Schema) -> Table:
-    """The table with TIMESTAMP and TIMESTAMP_LTZ columns cast to the sink's (Flink casts them implicitly)."""
+    """The table with TIMESTAMP and TIMESTAMP_LTZ columns cast to the sink's, and ROW, ARRAY and MAP
+    columns to the sink's field names and types (Flink casts them implicitly)."""
     from kindling.table.expressions import col
 
-    times = ("TIMESTAMP", "TIMESTAMP_LTZ")
+    times, nested = ("TIMESTAMP", "TIMESTAMP_LTZ"), ("ROW", "ARRAY", "MAP")
+
+    def implicit(ours: DataType, theirs: DataType) -> bool:
+        if ours.type_name in times and theirs.type_name in times:
+            return ours.type_name != theirs.type_name
+        return ours.type_name == theirs.type_name and ours.type_name in nested and \
+            repr(ours.nullable()) != repr(theirs.nullable())
+
     pairs = list(zip(table.get_schema().get_field_names(), table.get_schema().get_field_data_types(),
                      sink.get_field_data_types()))
-    if all(ours.type_name == theirs.type_name or ours.type_name not in times or theirs.type_name not in times
-           for _, ours, theirs in pairs):
+    if not any(implicit(ours, theirs) for _, ours, theirs in pairs):
         return table
-    return table.select(*[col(n).cast(theirs).alias(n) if ours.type_name in times and theirs.type_name in times
-                          and ours.type_name != theirs.type_name else col(n) for n, ours, theirs in pairs])
+    return table.select(*[col(n).cast(theirs).alias(n) if implicit(ours, theirs) else col(n)
+                          for n, ours, theirs in pairs])
 
 
 TIMESTAMP_COLUMN = "__timestamp"

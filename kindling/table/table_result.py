@@ -143,8 +143,19 @@ def value_text(value: Any, data_type: DataType, tableau: bool = False) -> str:
             return "[" + ", ".join(inner(v, data_type.element_type) for v in value) + "]"
         return "{" + ", ".join(f"{inner(k, data_type.key_type)}={inner(v, data_type.value_type)}"
                                for k, v in value.items()) + "}"
-    if tableau and name in ("BINARY", "VARBINARY", "BYTES"):
-        return f"x'{bytes(value).hex()}'"
+    if name in ("ROW", "ARRAY", "MAP") and not tableau:  # Java's Row.toString: +I[1, a], [1, null], {k=1}
+        if name == "ROW":
+            kind = value.get_row_kind().short_string() if isinstance(value, Row) else "+I"
+            return kind + "[" + ", ".join(value_text(v, f.data_type) for v, f in zip(value, data_type.fields)) + "]"
+        if name == "ARRAY":
+            return "[" + ", ".join(value_text(v, data_type.element_type) for v in value) + "]"
+        return "{" + ", ".join(f"{value_text(k, data_type.key_type)}={value_text(v, data_type.value_type)}"
+                               for k, v in value.items()) + "}"
+    if name in ("BINARY", "VARBINARY", "BYTES"):  # Java's byte[]: signed numbers
+        return f"x'{bytes(value).hex()}'" if tableau else "[" + ", ".join(str(b - 256 if b > 127 else b)
+                                                                          for b in bytes(value)) + "]"
+    if name == "TIME" and not tableau:
+        return _java_time(value)
     if name in ("FLOAT", "DOUBLE"):
         from kindling.table.formats import java_number
 
@@ -153,7 +164,9 @@ def value_text(value: Any, data_type: DataType, tableau: bool = False) -> str:
         import decimal
 
         scale = int(data_type._name.split(",")[1].strip(" )"))
-        return format(decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-scale), decimal.ROUND_HALF_UP), "f")
+        exact = decimal.Context(prec=80)  # DECIMAL(38, s) values need more than Python's default 28 digits
+        return format(decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-scale), decimal.ROUND_HALF_UP,
+                                                      exact), "f")
     if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         from kindling.table.expressions import to_timestamp
 
@@ -167,13 +180,18 @@ def value_text(value: Any, data_type: DataType, tableau: bool = False) -> str:
 
 def _java_date_time(moment: datetime.datetime, instant: bool) -> str:
     """Java's LocalDateTime.toString (seconds only when not zero) or Instant.toString (``...Z``)."""
-    text = moment.strftime("%Y-%m-%dT%H:%M")
-    if moment.second or moment.microsecond or instant:
+    return moment.strftime("%Y-%m-%dT") + _java_time(moment.time(), instant) + ("Z" if instant else "")
+
+
+def _java_time(moment: datetime.time, with_seconds: bool = False) -> str:
+    """Java's LocalTime.toString: ``12:00``, ``12:00:01``, ``12:00:00.123`` (seconds only when not zero)."""
+    text = moment.strftime("%H:%M")
+    if moment.second or moment.microsecond or with_seconds:
         text += moment.strftime(":%S")
     if moment.microsecond:
         fraction = f"{moment.microsecond:06d}"
         text += "." + (fraction[:3] if fraction.endswith("000") else fraction)
-    return text + ("Z" if instant else "")
+    return text
 
 
 def _cells(values: List[str], widths: List[int]) -> str:

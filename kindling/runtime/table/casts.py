@@ -65,7 +65,38 @@ def caster(source: Any, target: Any) -> Callable[[Any], Any]:
     if name == "TIMESTAMP_LTZ":
         return lambda value: instant_of(datetime.datetime.fromisoformat(value.strip())) if isinstance(value, str) \
             else instant_of(to_datetime(value) if isinstance(value, datetime.date) else value)
+    if name in ("ROW", "ARRAY", "MAP"):
+        return _nested_caster(source, target)
     raise ValueError(f"cast to {target!r} is not supported by Kindling yet")
+
+
+def _nested_caster(source: Any, target: Any) -> Callable[[Any], Any]:
+    """A ROW cast field by field by position (its fields take the target's names), an ARRAY element
+    by element, a MAP key and value by key and value, as Flink casts them; from its own kind only."""
+    from kindling.common.types import _create_row
+
+    name = target.type_name
+    if source is not None and source.type_name != name:
+        raise ValueError(f"cast from {source!r} to {target!r} is not supported by Kindling yet (a {name} casts "
+                         f"from a {name} only)")
+
+    def nullable(convert):
+        return lambda value: None if value is None else convert(value)
+
+    if name == "ROW":
+        sources = source.fields if source is not None else [None] * len(target.fields)
+        if len(sources) != len(target.fields):
+            raise ValueError(f"cast from {source!r} to {target!r}: the rows have different numbers of fields")
+        fields = [nullable(caster(None if s is None else s.data_type, t.data_type))
+                  for s, t in zip(sources, target.fields)]
+        names = [f.name for f in target.fields]
+        return lambda value: _create_row(names, [f(v) for f, v in zip(fields, value)])
+    if name == "ARRAY":
+        element = nullable(caster(None if source is None else source.element_type, target.element_type))
+        return lambda value: [element(v) for v in value]
+    key = nullable(caster(None if source is None else source.key_type, target.key_type))
+    value_of = nullable(caster(None if source is None else source.value_type, target.value_type))
+    return lambda value: {key(k): value_of(v) for k, v in value.items()}
 
 
 def wrapped(value: int, bits: int) -> int:

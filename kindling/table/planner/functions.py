@@ -300,11 +300,23 @@ _define("inetNtoa", _STRING, "INET_NTOA", nullable=True, spark=False)
 # casts: the target type is the parameter
 #: the types Kindling casts to
 CASTABLE = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "STRING", "VARCHAR", "CHAR",
-            "BOOLEAN", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ")
-_define("cast", lambda types, parameters: parameters[0], "CAST", parameters="(target type,)",
-        spark=lambda literals, parameters: parameters[0].type_name != "TIME")
-_define("tryCast", lambda types, parameters: parameters[0], "TRY_CAST", parameters="(target type,)", nullable=True,
-        spark=lambda literals, parameters: parameters[0].type_name != "TIME")
+            "BOOLEAN", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "ROW", "ARRAY", "MAP")
+#: what Spark casts as Flink does: not TIME (Spark has none), nested types only in Python (a ROW,
+#: ARRAY or MAP cast converts its fields and elements with Flink's rules)
+
+
+def _cast_type(types: list, parameters: tuple) -> DataType:
+    source, target = types[0], parameters[0]
+    if target.type_name in ("ROW", "ARRAY", "MAP") and source.type_name not in (target.type_name, "NULL"):
+        raise ValueError(f"cast from {source!r} to {target!r} is not supported by Kindling yet (a {target.type_name} "
+                         f"casts from a {target.type_name} only)")
+    return target
+
+
+_define("cast", _cast_type, "CAST", parameters="(target type,)",
+        spark=lambda literals, parameters: parameters[0].type_name not in ("TIME", "ROW", "ARRAY", "MAP"))
+_define("tryCast", _cast_type, "TRY_CAST", parameters="(target type,)", nullable=True,
+        spark=lambda literals, parameters: parameters[0].type_name not in ("TIME", "ROW", "ARRAY", "MAP"))
 
 # dates and times (time units are parameters)
 _define("extract", _BIGINT, "EXTRACT", parameters="(time unit,)")
