@@ -36,7 +36,11 @@ def existence_join(left, right, predicate: Expression, existence: str):
     of ``right`` (whose column names differ) for which ``predicate`` holds. In a stream an anti join's
     rows are retracted when their first partner comes, a semi join's when their last partner goes."""
     from kindling.table.planner import nodes
+    from kindling.table.window_join import window_join
 
+    windowed = window_join(left, right, predicate, False, False, existence)
+    if windowed is not None:
+        return windowed
     updating = not left._in_batch() and (existence == "ANTI" or left._updating or right._updating)
     return left._with(nodes.Join(left=left._node, right=right._node, predicate=predicate, existence=existence,
                                  out=left._output(left._schema, updating=updating)))

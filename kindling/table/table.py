@@ -347,6 +347,7 @@ class Table:
 
     def _join(self, right: "Table", predicate: Optional[Expression], left_outer: bool, right_outer: bool) -> "Table":
         from kindling.table.join import equi_keys
+        from kindling.table.window_join import window_join
 
         left_names, right_names = self._schema.get_field_names(), right._schema.get_field_names()
         both = [n for n in left_names if n in right_names]
@@ -362,6 +363,9 @@ class Table:
                                          out=self._output(schema, updating=False)))
         if predicate._data_type({**self._types(), **right._types()}).type_name != "BOOLEAN":
             raise ValueError(f"a join predicate is a BOOLEAN condition, got {predicate}")
+        windowed = window_join(self, right, predicate, left_outer, right_outer)
+        if windowed is not None:
+            return windowed
         left_keys, _ = equi_keys(predicate, left_names, right_names)
         if not left_keys:
             raise ValueError(f"join: the predicate {predicate} has no equality of a column of each table; Kindling "
