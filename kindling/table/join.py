@@ -7,7 +7,7 @@ from typing import List, Tuple
 
 from kindling.table.expressions import Expression
 
-__all__ = ["conjuncts", "equi_keys", "existence_join"]
+__all__ = ["conjuncts", "equi_keys", "existence_join", "joined_schema"]
 
 
 def conjuncts(predicate: Expression) -> List[Expression]:
@@ -29,6 +29,16 @@ def equi_keys(predicate: Expression, left: List[str], right: List[str]) -> Tuple
             elif b in left and a in right:
                 left_keys.append(b), right_keys.append(a)
     return left_keys, right_keys
+
+
+def joined_schema(left, right, left_outer: bool, right_outer: bool):
+    """The columns of the join of the Tables ``left`` and ``right``: both tables', those of a side whose
+    rows may be padded with nulls (the other side is outer) nullable, as Flink types them."""
+    from kindling.table.schema import Schema
+
+    types = [t.nullable() if right_outer else t for t in left.get_schema().get_field_data_types()] + \
+            [t.nullable() if left_outer else t for t in right.get_schema().get_field_data_types()]
+    return Schema(left.get_schema().get_field_names() + right.get_schema().get_field_names(), types)
 
 
 def existence_join(left, right, predicate: Expression, existence: str):

@@ -52,8 +52,7 @@ def window_join(left, right, predicate: Expression, left_outer: bool, right_oute
     """The window join of the Tables ``left`` and ``right`` on ``predicate`` (outer on the sides
     ``left_outer``/``right_outer``, or the ``existence`` join ``"SEMI"``/``"ANTI"``), or None when it
     is none (module docstring)."""
-    from kindling.table.join import equi_keys
-    from kindling.table.schema import Schema
+    from kindling.table.join import equi_keys, joined_schema
 
     if left._in_batch():
         return None
@@ -79,9 +78,7 @@ def window_join(left, right, predicate: Expression, left_outer: bool, right_oute
     if existence:
         schema, time_attributes = left._schema, left._node.out.rowtime_columns
     else:
-        types = [t.nullable() if right_outer else t for t in left.get_schema().get_field_data_types()] + \
-                [t.nullable() if left_outer else t for t in right.get_schema().get_field_data_types()]
-        schema = Schema(left_names + right_names, types)
+        schema = joined_schema(left, right, left_outer, right_outer)
         time_attributes = left._node.out.rowtime_columns + right._node.out.rowtime_columns
     return left._with(nodes.WindowJoin(
         left=left._node, right=right._node, windows=windows, left_keys=tuple(k for k, _ in keys),
