@@ -104,6 +104,11 @@ class KeyedCoProcessAdapter(_TwoInputs, KeyedProcessFunction):
     def on_timer(self, timestamp: int, ctx) -> Any:
         return self.function.on_timer(timestamp, ctx)
 
+    def take_late_records_dropped(self) -> int:
+        """The late rows the co-function dropped since the last call, when it counts them."""
+        take = getattr(self.function, "take_late_records_dropped", None)
+        return take() if take is not None else 0
+
 
 class _BroadcastStates(BroadcastState):
     """One broadcast state (a map) of a parallel instance; ``writable`` only while a broadcast

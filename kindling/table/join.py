@@ -7,7 +7,7 @@ from typing import List, Tuple
 
 from kindling.table.expressions import Expression
 
-__all__ = ["conjuncts", "equi_keys", "existence_join"]
+__all__ = ["conjuncts", "equi_keys", "existence_join", "joined_schema"]
 
 
 def conjuncts(predicate: Expression) -> List[Expression]:
@@ -31,12 +31,26 @@ def equi_keys(predicate: Expression, left: List[str], right: List[str]) -> Tuple
     return left_keys, right_keys
 
 
+def joined_schema(left, right, left_outer: bool, right_outer: bool):
+    """The columns of the join of the Tables ``left`` and ``right``: both tables', those of a side whose
+    rows may be padded with nulls (the other side is outer) nullable, as Flink types them."""
+    from kindling.table.schema import Schema
+
+    types = [t.nullable() if right_outer else t for t in left.get_schema().get_field_data_types()] + \
+            [t.nullable() if left_outer else t for t in right.get_schema().get_field_data_types()]
+    return Schema(left.get_schema().get_field_names() + right.get_schema().get_field_names(), types)
+
+
 def existence_join(left, right, predicate: Expression, existence: str):
     """The rows of the Table ``left`` that have (``existence`` ``"SEMI"``) or have not (``"ANTI"``) a row
     of ``right`` (whose column names differ) for which ``predicate`` holds. In a stream an anti join's
     rows are retracted when their first partner comes, a semi join's when their last partner goes."""
     from kindling.table.planner import nodes
+    from kindling.table.window_join import window_join
 
+    windowed = window_join(left, right, predicate, False, False, existence)
+    if windowed is not None:
+        return windowed
     updating = not left._in_batch() and (existence == "ANTI" or left._updating or right._updating)
     return left._with(nodes.Join(left=left._node, right=right._node, predicate=predicate, existence=existence,
                                  out=left._output(left._schema, updating=updating)))

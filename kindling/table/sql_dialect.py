@@ -36,7 +36,8 @@ class Flink(Spark):
         # a hint (/*+ OPTIONS(...) */) stays a comment starting with "+" wherever it is (Spark's tokenizer
         # drops the "+" of one not after SELECT): kindling/table/sql_validation.py refuses hints
         KEYWORDS = {**{k: v for k, v in Spark.Tokenizer.KEYWORDS.items() if k != Spark.Tokenizer.HINT_START},
-                    "BYTES": TokenType.VARBINARY}  # Flink's BYTES is VARBINARY of any length
+                    "BYTES": TokenType.VARBINARY,  # Flink's BYTES is VARBINARY of any length
+                    "MATCH_RECOGNIZE": TokenType.MATCH_RECOGNIZE}  # parsed, so refused by name (sql_validation)
         VAR_SINGLE_TOKENS = {"$"}  # a name goes on past "$", as Flink's EXPR$0
 
     class Parser(Spark.Parser):

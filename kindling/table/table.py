@@ -361,15 +361,15 @@ class Table:
         return self._join(right, join_predicate, True, True)
 
     def _join(self, right: "Table", predicate: Optional[Expression], left_outer: bool, right_outer: bool) -> "Table":
-        from kindling.table.join import equi_keys
+        from kindling.table.join import equi_keys, joined_schema
+        from kindling.table.window_join import window_join
 
         left_names, right_names = self._schema.get_field_names(), right._schema.get_field_names()
         both = [n for n in left_names if n in right_names]
         if both:
             raise ValueError(f"join: both tables have the columns {both}; rename one side's first "
                              "(rename_columns or alias)")
-        schema = Schema(left_names + right_names, self._schema.get_field_data_types() +
-                        right._schema.get_field_data_types())
+        schema = joined_schema(self, right, left_outer, right_outer)
         if predicate is None:
             if left_outer or right_outer:
                 raise ValueError("an outer join needs a join predicate: left_outer_join(right, col('a') == col('b'))")
@@ -377,6 +377,9 @@ class Table:
                                          out=self._output(schema, updating=False)))
         if predicate._data_type({**self._types(), **right._types()}).type_name != "BOOLEAN":
             raise ValueError(f"a join predicate is a BOOLEAN condition, got {predicate}")
+        windowed = window_join(self, right, predicate, left_outer, right_outer)
+        if windowed is not None:
+            return windowed
         left_keys, _ = equi_keys(predicate, left_names, right_names)
         if not left_keys:
             raise ValueError(f"join: the predicate {predicate} has no equality of a column of each table; Kindling "

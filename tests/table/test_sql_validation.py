@@ -170,6 +170,8 @@ REFUSED = [
                "INTERVAL '200' MILLISECOND")),
     ("SELECT ts - INTERVAL '2' MILLISECONDS FROM t", "Flink SQL has no MILLISECOND"),
     ("SELECT * FROM t UNPIVOT (x FOR n IN (v))", "UNPIVOT is not supported by Kindling yet"),
+    ("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY name ORDER BY ts MEASURES A.v AS a PATTERN (A B+) DEFINE "
+     "B AS B.v > A.v) m", "MATCH_RECOGNIZE is not supported by Kindling yet"),
     ("SELECT * FROM t FETCH FIRST 2 ROWS WITH TIES", "FETCH ... PERCENT or WITH TIES is not supported by Kindling yet"),
     ("SELECT INTERVAL '1 10:00' DAY TO MINUTE FROM t", "INTERVAL with a range or precision of units"),
     ("SELECT * FROM t LEFT SEMI JOIN u ON t.name = u.name", "Flink SQL has no SEMI or ANTI JOIN"),

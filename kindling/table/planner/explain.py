@@ -97,6 +97,12 @@ def label(node: nodes.Node, physical: Physical) -> str:
         kind = f"Left{node.existence.title()}Join" if node.existence else \
             _JOIN_TYPES[(node.left_outer, node.right_outer)]
         return f"Join(joinType=[{kind}], where=[{node.predicate}])"
+    if isinstance(node, nodes.WindowJoin):
+        from kindling.table.window_tvf import describe
+
+        kind = f"Left{node.existence.title()}Join" if node.existence else \
+            _JOIN_TYPES[(node.left_outer, node.right_outer)]
+        return f"WindowJoin(window=[{describe(node.windows)}], joinType=[{kind}], where=[{node.predicate}])"
     if isinstance(node, nodes.IntervalJoin):
         where = (f"{list(node.left_keys)} = {list(node.right_keys)} AND {node.right_time} + {node.lower} ms <= "
                  f"{node.left_time} <= {node.right_time} + {node.upper} ms"

@@ -399,6 +399,16 @@ class Lowering:
         return self._keyed_pair(node, stateless_above, [left_names.index(k) for k in node.left_keys],
                                 [right_names.index(k) for k in node.right_keys], function)
 
+    def _WindowJoin(self, node: nodes.WindowJoin, stateless_above: bool, before: bool):
+        from kindling.runtime.table.window_join import WindowJoinFunction
+
+        left_names, right_names = node.left.out.names, node.right.out.names
+        function = WindowJoinFunction(left_names, right_names, left_names.index(node.left_end),
+                                      right_names.index(node.right_end), node.predicate, node.left_outer,
+                                      node.right_outer, node.existence)
+        return self._keyed_pair(node, stateless_above, [left_names.index(k) for k in node.left_keys],
+                                [right_names.index(k) for k in node.right_keys], function)
+
     def _TemporalJoin(self, node: nodes.TemporalJoin, stateless_above: bool, before: bool):
         from kindling.runtime.table.temporal_join import TemporalJoinFunction
 

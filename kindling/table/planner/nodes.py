@@ -20,7 +20,7 @@ from kindling.table.types import DataType
 __all__ = ["Aggregate", "AppendTimestamp", "ChangelogNormalize", "Correlate", "Expand", "Filter", "FromDataStream",
            "GroupWindowAggregate", "IntervalJoin", "Invalid", "Join", "LookupJoin", "MetadataColumns", "Node",
            "Output", "Over", "Project", "Rank", "Scan", "SetOperation", "Sink", "Sort", "TableAggregate",
-           "TemporalJoin", "Union", "Values", "WatermarkAssigner", "WindowAggregate", "WindowTVF", "filtered",
+           "TemporalJoin", "Union", "Values", "WatermarkAssigner", "WindowAggregate", "WindowJoin", "WindowTVF", "filtered",
            "project", "table_name"]
 
 
@@ -364,6 +364,24 @@ class IntervalJoin(_Binary):
     predicate: Any
     left_outer: bool = False
     right_outer: bool = False
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class WindowJoin(_Binary):
+    """Rows of equal keys in the same window of two window TVFs (``windows``, the left's; both sides'
+    alike), joined on ``predicate`` (the whole ON condition) when the watermark passes the window's
+    end; ``left_end``/``right_end``: each side's window_end column. Outer on the sides ``left_outer`` /
+    ``right_outer``, or (``existence``) the left's rows with a partner (``"SEMI"``) or none (``"ANTI"``)."""
+
+    windows: WindowTVF
+    left_keys: tuple
+    right_keys: tuple
+    left_end: str
+    right_end: str
+    predicate: Any
+    left_outer: bool = False
+    right_outer: bool = False
+    existence: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
