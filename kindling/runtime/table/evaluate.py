@@ -12,7 +12,7 @@ Example::
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence
 
 from kindling.runtime.table.functions import PYTHON
 
@@ -37,35 +37,42 @@ def calls_pandas(node: Any) -> bool:
     return any(calls_pandas(o) for o in getattr(node, "operands", ()))
 
 
-def compile_batch(nodes: Sequence[Any]) -> Tuple[Callable[[list], list], List[Compiled]]:
-    """``(prepare, functions)`` computing ``nodes`` for a batch of rows: ``prepare(rows)`` calls each
-    pandas function once on the whole batch (Series of its operands' values, a literal's value as it
-    is, as PyFlink) and gives the rows extended with their results, of which each of ``functions``
-    computes its node row by row."""
+def compile_batch(nodes: Sequence[Any]) -> Callable[[list], List[list]]:
+    """The function of a batch of rows (value sequences) computing each of ``nodes`` for every row,
+    a column of values per node: each pandas function is called once for the whole batch, on Series of
+    its operands' values (a literal's value as it is, as PyFlink), the rest is computed row by row."""
     calls: List[tuple] = []  # (function, operands, their compiled functions), inner calls first
+    results: List[list] = []  # the current batch's column of each call
 
     def leaf(node: Any) -> Optional[Compiled]:
         if type(node).__name__ != "UdfCall" or node.function._func_type != "pandas":
             return None
         calls.append((node.function, node.operands, compiler._operands(node.operands)))
         slot = len(calls) - 1
-        return lambda row: row[-1][slot]
+        return lambda row: results[slot][row[-1]]  # a row extended by its index in the batch
 
     compiler = _Compiler(leaf)
-    functions = [compiler.compile(n) for n in nodes]
+    columns = []  # per node: ("call", its call's slot), or ("rows" | "extended", its function of a row)
+    for node in nodes:
+        compiled = compiler.compile(node)
+        if type(node).__name__ == "UdfCall" and node.function._func_type == "pandas":
+            columns.append(("call", len(calls) - 1))
+        else:
+            columns.append(("extended" if calls_pandas(node) else "rows", compiled))
+    extends = any(kind == "extended" for kind, _ in columns) or any(calls_pandas(o) for c in calls for o in c[1])
 
-    def prepare(rows: list) -> list:
+    def evaluate(rows: list) -> List[list]:
         from kindling.runtime.table.pandas_functions import scalar_results
 
-        extended = [[*row, []] for row in rows]  # the last: this row's results of the pandas calls
-        if not extended:
-            return extended
+        if not rows:
+            return [[] for _ in columns]
+        extended = [[*row, i] for i, row in enumerate(rows)] if extends else rows
+        results.clear()
         for function, operands, compiled in calls:
-            results = scalar_results(function, _pandas_arguments(operands, compiled, extended), len(extended))
-            for row, value in zip(extended, results):
-                row[-1].append(value)
-        return extended
-    return prepare, functions
+            results.append(scalar_results(function, _pandas_arguments(operands, compiled, extended), len(rows)))
+        return [results[how] if kind == "call" else [how(e) for e in extended] if kind == "extended"
+                else [how(row) for row in rows] for kind, how in columns]
+    return evaluate
 
 
 def _pandas_arguments(operands: Sequence[Any], compiled: Sequence[Compiled], rows: list) -> list:

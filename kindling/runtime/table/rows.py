@@ -3,7 +3,7 @@ Rows, rows made of DataStream elements and their timestamps, the event time of a
 group of operators that see all rows together."""
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, Callable, List, Optional
 
 from kindling.common.time import epoch_millis, timestamp_of
 from kindling.common.types import Row, _create_row
@@ -34,10 +34,9 @@ class Project:
 
     def map_batch(self, rows: list) -> list:
         """The projected rows of a batch of rows."""
-        prepare, fields = _batch_compiled(self, self.resolved)
+        columns = _batch_compiled(self, self.resolved)([row._values for row in rows])
         names = self.names
-        return [_create_row(names, [f(e) for f in fields], row._row_kind)
-                for row, e in zip(rows, prepare([row._values for row in rows]))]
+        return [_create_row(names, list(values), row._row_kind) for row, values in zip(rows, zip(*columns))]
 
     def _fields(self) -> list:
         fields = self.__dict__.get("_compiled")
@@ -67,14 +66,14 @@ class Condition:
 
     def filter_batch(self, rows: list) -> List[bool]:
         """Whether each row of a batch passes."""
-        prepare, (test,) = _batch_compiled(self, [self.resolved])
-        return [test(e) is True for e in prepare([row._values for row in rows])]
+        (tests,) = _batch_compiled(self, [self.resolved])([row._values for row in rows])
+        return [test is True for test in tests]
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in vars(self).items() if k != "_compiled"}
 
 
-def _batch_compiled(operator: Any, resolved: list) -> tuple:
+def _batch_compiled(operator: Any, resolved: list) -> Callable[[list], List[list]]:
     """``compile_batch`` of the operator's expressions, once per task (kept as its ``_compiled``)."""
     compiled = operator.__dict__.get("_compiled")
     if compiled is None:
