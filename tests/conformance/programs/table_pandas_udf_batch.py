@@ -1,7 +1,7 @@
 """Pandas scalar functions get whole Series (a batch of rows: here the whole small input, parallelism 1,
 one bundle) and return a Series of the same length: a function of the whole Series (its mean, its
 length, a rank) sees every row of the batch; in a filter and in SQL too. A pandas aggregate function
-gets the group's whole Series (PyFlink: in batch mode only).
+gets the group's (or OVER frame's) whole Series (PyFlink: in batch mode only).
 """
 from pyflink.table import DataTypes, EnvironmentSettings, TableEnvironment
 from pyflink.table.expressions import col, lit
@@ -37,3 +37,7 @@ batch_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
 batch_env.get_config().set("parallelism.default", "1")
 batch_env.from_elements(ROWS, SCHEMA).group_by(col('kind')) \
     .select(col('kind'), spread(col('v')).alias('spread'), counted(col('id')).alias('n')).execute().print()
+batch_env.create_temporary_view('readings', batch_env.from_elements(ROWS, SCHEMA))
+batch_env.create_temporary_function('spread', spread)
+batch_env.sql_query("SELECT id, spread(v) OVER (PARTITION BY kind ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) "
+                    "AS s FROM readings").execute().print()
