@@ -14,6 +14,7 @@ from kindling.common import Row
 from kindling.runtime import lifecycle
 from kindling.runtime.chain import ChainNode, Record, build_chain, build_list_chain
 from kindling.runtime.errors import user_error_of
+from kindling.runtime.table.evaluate import compile_expression
 from kindling.runtime.table.rows import Condition, Project
 from kindling.runtime.task_info import TaskInfo
 from kindling.table import DataTypes
@@ -100,6 +101,8 @@ def test_a_batch_of_one_row_outside_a_chain_and_series_of_flinks_dtypes():
     assert tuple(project(Row(1, 2.0))) == ('int64/float64', 0.0)
     assert [tuple(r) for r in project.map_batch([Row(None, None), Row(2, 4.0)])] == [('float64/float64', None),
                                                                                     ('float64/float64', 0.0)]
+    # evaluated row by row elsewhere (an aggregate's argument): a batch of one row
+    assert compile_expression(resolve(plus(col('id'), lit(1)) * 2, NAMES, TYPES))([3, 0.0]) == 8
     whole = udf(lambda s: s * 2.0, result_type=DataTypes.BIGINT(), func_type='pandas')
     assert [r[0] for r in _project(whole(col('v'))).map_batch(_rows(3))] == [0, 2, 4]  # whole floats: integers
 

@@ -32,9 +32,11 @@ def compile_expression(node: Any, leaf: Optional[Leaf] = None) -> Compiled:
 
 def calls_pandas(node: Any) -> bool:
     """Whether ``node`` calls a pandas function (which needs a batch of rows: ``compile_batch``)."""
-    if type(node).__name__ == "UdfCall" and node.function._func_type == "pandas":
-        return True
-    return any(calls_pandas(o) for o in getattr(node, "operands", ()))
+    return _pandas_call(node) or any(calls_pandas(o) for o in getattr(node, "operands", ()))
+
+
+def _pandas_call(node: Any) -> bool:
+    return type(node).__name__ == "UdfCall" and node.function._func_type == "pandas"
 
 
 def compile_batch(nodes: Sequence[Any]) -> Callable[[list], List[list]]:
@@ -45,7 +47,7 @@ def compile_batch(nodes: Sequence[Any]) -> Callable[[list], List[list]]:
     results: List[list] = []  # the current batch's column of each call
 
     def leaf(node: Any) -> Optional[Compiled]:
-        if type(node).__name__ != "UdfCall" or node.function._func_type != "pandas":
+        if not _pandas_call(node):
             return None
         calls.append((node.function, node.operands, compiler._operands(node.operands)))
         slot = len(calls) - 1
@@ -55,7 +57,7 @@ def compile_batch(nodes: Sequence[Any]) -> Callable[[list], List[list]]:
     columns = []  # per node: ("call", its call's slot), or ("rows" | "extended", its function of a row)
     for node in nodes:
         compiled = compiler.compile(node)
-        if type(node).__name__ == "UdfCall" and node.function._func_type == "pandas":
+        if _pandas_call(node):
             columns.append(("call", len(calls) - 1))
         else:
             columns.append(("extended" if calls_pandas(node) else "rows", compiled))
@@ -100,7 +102,7 @@ class _Compiler:
         if kind == "Call":
             return _applied(PYTHON[node.function](node), self._operands(node.operands), node.strict,
                             _constant(node.operands))
-        if kind == "UdfCall" and node.function._func_type == "pandas":  # outside a batch: a batch of one row
+        if _pandas_call(node):  # outside a batch: a batch of one row
             from kindling.runtime.table.pandas_functions import scalar_results
 
             function, operands = node.function, self._operands(node.operands)
