@@ -13,6 +13,7 @@ groupby     ``SELECT CAST(k AS BIGINT), COUNT(*), SUM(v) FROM ev GROUP BY k`` (F
 tumble      1 s TUMBLE window TVF per key: ``COUNT(*)``, ``SUM(v)``
 filter      ``SELECT CAST(k AS BIGINT), v, v * 2 FROM ev WHERE v % 3 = 0``
 udf         a Python scalar UDF on every row: ``plus1(v)``
+pandas      a pandas scalar UDF on every row's Series (``func_type='pandas'``): ``plus1p(v)``
 join        a regular inner join of the two 500k tables on ``id``
 over        ``SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)``
 ==========  ======================================================================================
@@ -45,7 +46,7 @@ import time
 from typing import NamedTuple, Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QUERIES = ["groupby", "tumble", "filter", "udf", "join", "over"]
+QUERIES = ["groupby", "tumble", "filter", "udf", "pandas", "join", "over"]
 SIDES = ["pyflink", "kindling", "kindling-batch", "spark"]
 EVENTS = 1_000_000
 
@@ -55,6 +56,7 @@ SQL = {
               "INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end",
     "filter": "SELECT CAST(k AS BIGINT), v, v * 2 FROM ev WHERE v % 3 = 0",
     "udf": "SELECT CAST(k AS BIGINT), plus1(v), v FROM ev",
+    "pandas": "SELECT CAST(k AS BIGINT), plus1p(v), v FROM ev",
     "join": "SELECT l.id, l.v, r.w FROM l JOIN r ON l.id = r.id",
     "over": "SELECT CAST(k AS BIGINT), v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN UNBOUNDED "
             "PRECEDING AND CURRENT ROW) FROM ev",
@@ -94,6 +96,7 @@ t_env.execute_sql("CREATE TABLE r (id BIGINT, w BIGINT) WITH ('connector' = 'fil
                   "'path' = '%%s', 'format' = 'csv')" %% right)
 t_env.execute_sql("CREATE TABLE sink_rows (a BIGINT, b BIGINT, c BIGINT) WITH ('connector' = 'blackhole')")
 t_env.create_temporary_function("plus1", udf(lambda x: x + 1, result_type=DataTypes.BIGINT()))
+t_env.create_temporary_function("plus1p", udf(lambda s: s + 1, result_type=DataTypes.BIGINT(), func_type="pandas"))
 for query in queries:
     if not check:
         t_env.execute_sql("INSERT INTO sink_rows " + sql[query]).wait()
@@ -104,7 +107,9 @@ for query in queries:
 
 SPARK_PROGRAM = REPORT + '''
 import sys
+import pandas as pd
 from pyspark.sql import SparkSession
+from pyspark.sql.functions import pandas_udf
 
 queries, events, left, right = sys.argv[1].split(","), sys.argv[2], sys.argv[3], sys.argv[4]
 check, sql = sys.argv[6] == "check", %r
@@ -115,6 +120,13 @@ spark.read.schema("k INT, v BIGINT, ts TIMESTAMP").option("mode", "FAILFAST").cs
 spark.read.schema("id BIGINT, k INT, v BIGINT").option("mode", "FAILFAST").csv(left).createOrReplaceTempView("l")
 spark.read.schema("id BIGINT, w BIGINT").option("mode", "FAILFAST").csv(right).createOrReplaceTempView("r")
 spark.udf.register("plus1", lambda x: x + 1, "bigint")
+
+
+def plus1p(s: pd.Series) -> pd.Series:
+    return s + 1
+
+
+spark.udf.register("plus1p", pandas_udf(plus1p, "bigint"))
 for query in queries:
     if check:
         report(query, [(tuple(r), 1) for r in spark.sql(sql[query]).collect()])

@@ -1,7 +1,7 @@
 """A plain-dict ``Configuration`` and typed ``ConfigOption`` keys."""
 from typing import Any, Dict, Generic, List, Optional, Set, TypeVar
 
-__all__ = ['Configuration', 'ConfigOption', 'ConfigOptions']
+__all__ = ['Configuration', 'ConfigOption', 'ConfigOptions', 'positive_integer']
 
 T = TypeVar('T')
 
@@ -273,3 +273,15 @@ class Configuration(object):
 
     def __repr__(self) -> str:
         return 'Configuration(%r)' % self.to_dict()
+
+
+def positive_integer(configuration: Any, key: str, default: int) -> int:
+    """The integer at ``key``; as PyFlink, the default where it is not positive."""
+    text = configuration.get_string(key, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{key} must be a whole number, got {text!r}: set it to e.g. '{default}'") from None
+    return value if value > 0 else default

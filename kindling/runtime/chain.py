@@ -176,7 +176,9 @@ def build_chain(
     if op not in ("timestamps", "async"):
         fn = opened_function(node.uid, fn, _node_task_info(node, task_info))
 
-    if op == "map":
+    if takes_batches(op, fn):
+        push = _BatchedOperation(op, fn, name, record, downstream, timed=True).push
+    elif op == "map":
         call = fn.map if is_function_object(fn, "map") else fn
 
         def push(value):
@@ -329,7 +331,9 @@ def build_list_chain(
     fn = opened_function(node.uid, node.function, _node_task_info(node, task_info))
     call = getattr(fn, op) if is_function_object(fn, op) else fn
 
-    if op == "map":
+    if takes_batches(op, fn):
+        push_list = _BatchedOperation(op, fn, name, record, downstream, timed=False).push_list
+    elif op == "map":
         def push_list(values: list) -> None:
             rest = iter(values)
             try:
@@ -361,6 +365,67 @@ def build_list_chain(
             downstream(result)
 
     return push_list
+
+
+def takes_batches(op: str, fn: Any) -> bool:
+    """Whether a map or filter function takes its elements in batches: it has a ``batch_size`` and a
+    ``map_batch`` (a list of elements to their results) or ``filter_batch`` (to whether each passes).
+    A Table projection or filter calling pandas functions does (kindling/runtime/table/rows.py)."""
+    return op in ("map", "filter") and getattr(fn, "batch_size", None) is not None
+
+
+class _BatchedOperation:
+    """A map or filter of a function taking batches: elements wait (``timed``: with their timestamp,
+    watermark stamp and context) until ``batch_size`` of them are there or the task's input ends
+    (the record's finish), as PyFlink's Arrow batches end at their size or with the bundle; the
+    results go on with the time facts of their elements."""
+
+    def __init__(self, op: str, fn: Any, name: str, record: Record, downstream: Callable, timed: bool):
+        self.call = fn.map_batch if op == "map" else fn.filter_batch
+        self.filters, self.size, self.name = op == "filter", fn.batch_size, name
+        self.record, self.downstream, self.timed = record, downstream, timed
+        self.waiting: list = []  # elements, or (element, timestamp, watermark, context) when timed
+        record.add_finisher(self.finish)
+
+    def push(self, value: Any) -> None:
+        record = self.record
+        self.waiting.append((value, record.timestamp, record.watermark, record.save_context()))
+        if len(self.waiting) >= self.size:
+            self._run()
+
+    def push_list(self, values: list) -> None:
+        self.waiting.extend(values)
+        while len(self.waiting) >= self.size:
+            self._run()
+
+    def finish(self, final: bool) -> None:
+        if final:
+            while self.waiting:
+                self._run()
+
+    def _run(self) -> None:
+        batch = self.waiting[:self.size]
+        del self.waiting[:self.size]
+        values = [entry[0] for entry in batch] if self.timed else batch
+        try:
+            results = self.call(values)
+        except Exception as exc:
+            raise user_function_failure(self.name, exc, values[0]) from None
+        if not self.timed:
+            self.downstream([v for v, keep in zip(values, results) if keep] if self.filters else results)
+            return
+        record, downstream = self.record, self.downstream
+        current = (record.timestamp, record.watermark, record.save_context())
+        try:
+            for (value, timestamp, watermark, context), result in zip(batch, results):
+                if self.filters and not result:
+                    continue
+                record.timestamp, record.watermark = timestamp, watermark
+                record.restore_context(context)
+                downstream(value if self.filters else result)
+        finally:
+            record.timestamp, record.watermark = current[0], current[1]
+            record.restore_context(current[2])
 
 
 def _failed_on(values: list, rest: Iterator) -> Any:

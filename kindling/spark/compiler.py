@@ -16,6 +16,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
+from kindling.common.configuration import positive_integer
 from kindling.common.time import duration_millis
 from kindling.graph.parallelism import parallelism_of
 from kindling.graph.specs import (ChangesSourceSpec, CollectionSourceSpec, DataGenSourceSpec, FileSinkSpec, FileSourceSpec,
@@ -126,20 +127,8 @@ class TimeSettings:
         if text and interval == 200:  # the configuration key, unless set_auto_watermark_interval changed it
             interval = duration_millis(text, "pipeline.auto-watermark-interval")
         return TimeSettings(interval, configuration.get_boolean("kindling.watermark.per-element", False),
-                            _positive(configuration, "python.fn-execution.bundle.time", 1000),
-                            _positive(configuration, "python.fn-execution.bundle.size", 100_000))
-
-
-def _positive(configuration: Any, key: str, default: int) -> int:
-    """The integer at ``key``; as PyFlink, the default where it is not positive."""
-    text = configuration.get_string(key, "").strip()
-    if not text:
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"{key} must be a whole number, got {text!r}: set it to e.g. '{default}'") from None
-    return value if value > 0 else default
+                            positive_integer(configuration, "python.fn-execution.bundle.time", 1000),
+                            positive_integer(configuration, "python.fn-execution.bundle.size", 100_000))
 
 
 class Compiler:

@@ -165,14 +165,6 @@ class _Function:
             self._call = f
         return self._call
 
-    def _scalar(self, args: List[Any]) -> Any:
-        if self._func_type == "pandas":
-            import pandas
-
-            result = self._callable()(*[pandas.Series([a]) for a in args])
-            return result.iloc[0] if hasattr(result, "iloc") else result
-        return self._callable()(*args)
-
 
 class UserDefinedScalarFunctionWrapper(_Function):
     """What ``udf`` makes: called with expressions it is an expression of the function's value."""

@@ -89,3 +89,32 @@ def test_wrong_functions_fail_naming_the_fix(env):
         t_env.from_elements([(1,)], ['n']).flat_map(is_prime)
     with pytest.raises(ValueError, match="alias: 1 names"):
         udtf(lambda s: [], result_types=['STRING', 'INT'])(col('n')).alias('only_one')
+
+
+def test_a_pandas_function_gets_batches_of_rows_on_spark(env):
+    """Each parallel instance cuts its rows into batches of ``python.fn-execution.arrow.batch.size``:
+    a function of the whole Series (its length, its mean) sees the batch, as in PyFlink; in a filter too."""
+    env.set_parallelism(2)
+    t_env = StreamTableEnvironment.create(env)
+    t_env.get_config().set("python.fn-execution.arrow.batch.size", "4")
+    size = udf(lambda s: s.map(lambda _: len(s)), result_type=DataTypes.BIGINT(), func_type='pandas')
+    total = udf(lambda s: s.map(lambda _: int(s.sum())), result_type=DataTypes.BIGINT(), func_type='pandas')
+    numbers = t_env.from_elements([(n,) for n in range(1, 24)], ['n']).where(col('n') > 0)
+    rows = [tuple(r) for r in numbers.select(col('n'), size(col('n')), total(col('n'))).execute().collect()]
+    assert sorted(n for n, _, _ in rows) == list(range(1, 24))
+    batches = {}
+    for n, length, batch_total in rows:  # a batch: the rows of one (length, total)
+        batches.setdefault((length, batch_total), []).append(n)
+    assert all(len(ns) == length <= 4 and sum(ns) == batch_total for (length, batch_total), ns in batches.items())
+    assert sum(length == 4 for length, _ in batches) >= 4  # 23 rows over 2 instances: at most one short batch each
+
+    nonempty = udf(lambda s: s.map(lambda _: len(s) > 0), result_type=DataTypes.BOOLEAN(), func_type='pandas')
+    assert sorted(r[0] for r in numbers.where(nonempty(col('n'))).execute().collect()) == list(range(1, 24))
+
+
+def test_a_pandas_function_returning_one_value_fails_naming_the_fix(env):
+    t_env = StreamTableEnvironment.create(env)
+    mean = udf(lambda s: s.mean(), result_type=DataTypes.DOUBLE(), func_type='pandas', name='mean_of')
+    numbers = t_env.from_elements([(n,) for n in range(1, 5)], ['n'])
+    with pytest.raises(Exception, match="pandas UDF 'mean_of' must be pandas.Series.*udaf"):
+        list(numbers.select(mean(col('n'))).execute().collect())

@@ -224,11 +224,12 @@ class UserAggregate(Aggregate):
 
     def result(self, acc, integral: bool) -> Any:
         if self.function._func_type == "pandas":
-            import pandas
+            from kindling.runtime.table.pandas_functions import series_of
 
-            # PyFlink's Series have their column's dtype: FLOAT ones compute in float32
-            columns = [pandas.Series(list(values), dtype="float32" if self.argument_types[i:i + 1] == ["FLOAT"]
-                                     else None) for i, values in enumerate(zip(*acc))]
+            # the group's whole Series, of their column's dtype as in PyFlink (FLOAT ones compute in float32)
+            types = self.argument_types
+            columns = [series_of(list(values), types[i] if i < len(types) else "")
+                       for i, values in enumerate(zip(*acc))]
             return self.function._callable()(*columns)
         if self.function._table_aggregate:
             return list(self.function._object().emit_value(acc))

@@ -1,7 +1,8 @@
 """A resolved expression (kindling/table/planner/expressions.py) compiled once into a Python function
 of a row, per plan and task: each built-in call's implementation (kindling/runtime/table/functions.py)
 is made once, with its literal patterns and formats prepared then, and a strict call returns null
-for a null operand without calling it.
+for a null operand without calling it. A pandas function (``func_type='pandas'``) is called once per
+batch of rows (``compile_batch``), on Series of its operands' values.
 
 Example::
 
@@ -11,11 +12,11 @@ Example::
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence
 
 from kindling.runtime.table.functions import PYTHON
 
-__all__ = ["Leaf", "compile_expression"]
+__all__ = ["Leaf", "calls_pandas", "compile_batch", "compile_expression"]
 
 Compiled = Callable[[Any], Any]
 #: compiles the nodes a caller evaluates its own way (a column read by name, an aggregate's result);
@@ -27,6 +28,61 @@ def compile_expression(node: Any, leaf: Optional[Leaf] = None) -> Compiled:
     """The function of a row computing ``node``: a row is the sequence of the input columns' values,
     read by the InputRefs' indexes, unless ``leaf`` compiles a node otherwise."""
     return _Compiler(leaf).compile(node)
+
+
+def calls_pandas(node: Any) -> bool:
+    """Whether ``node`` calls a pandas function (which needs a batch of rows: ``compile_batch``)."""
+    return _pandas_call(node) or any(calls_pandas(o) for o in getattr(node, "operands", ()))
+
+
+def _pandas_call(node: Any) -> bool:
+    return type(node).__name__ == "UdfCall" and node.function._func_type == "pandas"
+
+
+def compile_batch(nodes: Sequence[Any]) -> Callable[[list], List[list]]:
+    """The function of a batch of rows (value sequences) computing each of ``nodes`` for every row,
+    a column of values per node: each pandas function is called once for the whole batch, on Series of
+    its operands' values (a literal's value as it is, as PyFlink), the rest is computed row by row."""
+    calls: List[tuple] = []  # (function, operands, their compiled functions), inner calls first
+    results: List[list] = []  # the current batch's column of each call
+
+    def leaf(node: Any) -> Optional[Compiled]:
+        if not _pandas_call(node):
+            return None
+        calls.append((node.function, node.operands, compiler._operands(node.operands)))
+        slot = len(calls) - 1
+        return lambda row: results[slot][row[-1]]  # a row extended by its index in the batch
+
+    compiler = _Compiler(leaf)
+    columns = []  # per node: ("call", its call's slot), or ("rows" | "extended", its function of a row)
+    for node in nodes:
+        compiled = compiler.compile(node)
+        if _pandas_call(node):
+            columns.append(("call", len(calls) - 1))
+        else:
+            columns.append(("extended" if calls_pandas(node) else "rows", compiled))
+    extends = any(kind == "extended" for kind, _ in columns) or any(calls_pandas(o) for c in calls for o in c[1])
+
+    def evaluate(rows: list) -> List[list]:
+        from kindling.runtime.table.pandas_functions import scalar_results
+
+        if not rows:
+            return [[] for _ in columns]
+        extended = [[*row, i] for i, row in enumerate(rows)] if extends else rows
+        results.clear()
+        for function, operands, compiled in calls:
+            results.append(scalar_results(function, _pandas_arguments(operands, compiled, extended), len(rows)))
+        return [results[how] if kind == "call" else [how(e) for e in extended] if kind == "extended"
+                else [how(row) for row in rows] for kind, how in columns]
+    return evaluate
+
+
+def _pandas_arguments(operands: Sequence[Any], compiled: Sequence[Compiled], rows: list) -> list:
+    """A pandas function's arguments for ``rows``: the Series of each operand's values, a literal's value."""
+    from kindling.runtime.table.pandas_functions import series_of
+
+    return [o.value if type(o).__name__ == "Literal" else series_of([f(r) for r in rows], o.type.type_name)
+            for o, f in zip(operands, compiled)]
 
 
 class _Compiler:
@@ -46,9 +102,14 @@ class _Compiler:
         if kind == "Call":
             return _applied(PYTHON[node.function](node), self._operands(node.operands), node.strict,
                             _constant(node.operands))
-        if kind == "UdfCall":
+        if _pandas_call(node):  # outside a batch: a batch of one row
+            from kindling.runtime.table.pandas_functions import scalar_results
+
             function, operands = node.function, self._operands(node.operands)
-            return lambda row: function._scalar([o(row) for o in operands])
+            return lambda row: scalar_results(function, _pandas_arguments(node.operands, operands, [row]), 1)[0]
+        if kind == "UdfCall":
+            call, operands = node.function._callable, self._operands(node.operands)
+            return lambda row: call()(*[o(row) for o in operands])
         if kind == "ClosureCall":
             return _applied(node.function, self._operands(node.operands), node.strict)
         raise ValueError(f"{node} is computed by its operator (an aggregation, a window, a correlate), not "

@@ -3,12 +3,12 @@ Rows, rows made of DataStream elements and their timestamps, the event time of a
 group of operators that see all rows together."""
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, Callable, List, Optional
 
 from kindling.common.time import epoch_millis, timestamp_of
 from kindling.common.types import Row, _create_row
 from kindling.common.watermark_strategy import TimestampAssigner
-from kindling.runtime.table.evaluate import compile_expression
+from kindling.runtime.table.evaluate import calls_pandas, compile_batch, compile_expression
 
 __all__ = ["AddTimestamp", "AsRow", "Condition", "DeclaredRow", "Lateral", "Project", "Retyped", "RowtimeOf", "one_group"]
 
@@ -16,17 +16,27 @@ __all__ = ["AddTimestamp", "AsRow", "Condition", "DeclaredRow", "Lateral", "Proj
 class Project:
     """A row's selected expressions (resolved: kindling/table/planner/expressions.py), keeping its
     RowKind; compiled once per task (kindling/runtime/table/evaluate.py). A field that is an input
-    column is read by its position."""
+    column is read by its position. With pandas functions in them, the chain hands it batches of
+    up to ``batch_size`` rows (``map_batch``) and each function is called once per batch."""
 
-    def __init__(self, names: List[str], resolved: list):
+    def __init__(self, names: List[str], resolved: list, batch_size: int = 10_000):
         self.names, self.resolved = names, resolved
         self.positions = [r.index if type(r).__name__ == "InputRef" else None for r in resolved]
+        self.batch_size = batch_size if any(calls_pandas(r) for r in resolved) else None
 
     def __call__(self, row):
+        if self.batch_size is not None:
+            return self.map_batch([row])[0]
         values = row._values
         if None not in self.positions:
             return _create_row(self.names, [values[p] for p in self.positions], row._row_kind)
         return _create_row(self.names, [f(values) for f in self._fields()], row._row_kind)
+
+    def map_batch(self, rows: list) -> list:
+        """The projected rows of a batch of rows."""
+        columns = _batch_compiled(self, self.resolved)([row._values for row in rows])
+        names = self.names
+        return [_create_row(names, list(values), row._row_kind) for row, values in zip(rows, zip(*columns))]
 
     def _fields(self) -> list:
         fields = self.__dict__.get("_compiled")
@@ -39,19 +49,36 @@ class Project:
 
 
 class Condition:
-    """Whether a row passes a predicate (resolved) evaluated in Python (null is false, as in SQL)."""
+    """Whether a row passes a predicate (resolved) evaluated in Python (null is false, as in SQL). With
+    pandas functions in it, the chain hands it batches of up to ``batch_size`` rows (``filter_batch``)."""
 
-    def __init__(self, resolved: Any):
+    def __init__(self, resolved: Any, batch_size: int = 10_000):
         self.resolved = resolved
+        self.batch_size = batch_size if calls_pandas(resolved) else None
 
     def __call__(self, row) -> bool:
+        if self.batch_size is not None:
+            return self.filter_batch([row])[0]
         test = self.__dict__.get("_compiled")
         if test is None:
             test = self._compiled = compile_expression(self.resolved)
         return test(row._values) is True
 
+    def filter_batch(self, rows: list) -> List[bool]:
+        """Whether each row of a batch passes."""
+        (tests,) = _batch_compiled(self, [self.resolved])([row._values for row in rows])
+        return [test is True for test in tests]
+
     def __getstate__(self) -> dict:
         return {k: v for k, v in vars(self).items() if k != "_compiled"}
+
+
+def _batch_compiled(operator: Any, resolved: list) -> Callable[[list], List[list]]:
+    """``compile_batch`` of the operator's expressions, once per task (kept as its ``_compiled``)."""
+    compiled = operator.__dict__.get("_compiled")
+    if compiled is None:
+        compiled = operator._compiled = compile_batch(resolved)
+    return compiled
 
 
 class Lateral:

@@ -146,14 +146,23 @@ class Lowering:
     def _Project(self, node: nodes.Project, stateless_above: bool, before: bool):
         from kindling.runtime.table.rows import Project
 
-        project = Project(list(node.names), list(node.resolved))
+        project = Project(list(node.names), list(node.resolved), self._arrow_batch_size())
         return keeping_parallelism(self._input(node, node.input, stateless_above, before), project, row_type(node.out))
 
     def _Filter(self, node: nodes.Filter, stateless_above: bool, before: bool):
         from kindling.runtime.table.rows import Condition
 
         rows = self._input(node, node.input, stateless_above, before)
-        return rows.filter(Condition(node.resolved))
+        return rows.filter(Condition(node.resolved, self._arrow_batch_size()))
+
+    def _arrow_batch_size(self) -> int:
+        """How many rows a pandas function gets at most, as PyFlink's Arrow batches:
+        ``python.fn-execution.arrow.batch.size``, at most ``.bundle.size``."""
+        from kindling.common.configuration import positive_integer
+
+        configuration = self.env.get_configuration()
+        return min(positive_integer(configuration, "python.fn-execution.arrow.batch.size", 10_000),
+                   positive_integer(configuration, "python.fn-execution.bundle.size", 100_000))
 
     def _Aggregate(self, node: nodes.Aggregate, stateless_above: bool, before: bool):
         from kindling.runtime.table.group_aggregate import GroupAggregateFunction, GroupKey
