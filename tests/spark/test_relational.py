@@ -134,7 +134,7 @@ def _count_writer(tmp_path, seen: list):
     writer = AggregationWriter(AggregationSinkSpec(aggregate=aggregate, output_type=output_type, mode="micro_batch",
                                                    parallelism=2))
     writer.bind(str(tmp_path))
-    writer._emit = lambda changes, batch_id: seen.append(sorted((tuple(r)[:3] for r in changes.collect()), key=str)) or 0
+    writer._emit = lambda changes, _: seen.append(sorted((tuple(r)[:3] for r in changes.collect()), key=str)) or 0
     return writer
 
 

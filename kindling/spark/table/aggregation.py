@@ -189,7 +189,8 @@ class AggregationWriter(SinkWriter):
                 return self._emit(bounded_changes(df, aggregate, output_type), batch_id)
             rows = _prepared(df, aggregate, ordered=True)
             keys = _key_columns(aggregate)
-            store = GroupStateStore(self.state_dir, state_of(grouped(rows, aggregate, output_type, None), aggregate).schema)
+            schema = state_of(grouped(rows, aggregate, output_type, None), aggregate).schema
+            store = GroupStateStore(self.state_dir, schema)
             if not aggregate.per_batch:  # read by the groups and by the changes: one arrival order
                 rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
                 kept.append(rows)
@@ -585,8 +586,7 @@ def _stored(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) ->
     written = 0
     try:
         for batch in batches:
-            columns = (batch.column(_SHARD).to_pylist(), batch.column(_ID).to_pylist(), batch.column(_STATE).to_pylist())
-            for shard, group, value in zip(*columns):
+            for shard, group, value in zip(*(batch.column(c).to_pylist() for c in (_SHARD, _ID, _STATE))):
                 connection = connections.get(shard)
                 if connection is None:
                     connection = connections[shard] = _shard(directory, shard)
