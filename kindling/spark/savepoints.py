@@ -30,10 +30,12 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import threading
 import time
 import uuid
 import zipfile
+from contextlib import closing
 from typing import Any
 
 SAVEPOINT_PATH = "execution.savepoint.path"
@@ -47,6 +49,7 @@ STATE_LAYOUT = 2
 FIRST_COMMIT_WAIT_S = 120  # a savepoint requested before the first commit waits this long for it
 _STATEFUL_PLAN_NODE = "TransformWithStateInPySpark"
 _SCHEMA_FILE = re.compile(r"/state/\d+/(_stateSchema/.*)$")
+_DATABASE_LOGS = ("-journal", "-wal", "-shm")  # SQLite's files of a transaction in progress
 _VERSIONED = re.compile(r"^\.?(\d+)(?:_[^.]*)?\.(zip|delta|snapshot|changelog)(\.crc)?$")
 
 
@@ -165,7 +168,9 @@ def copy_committed(checkpoint: str, target: str) -> int:
         relative = os.path.relpath(directory, checkpoint).split(os.sep)
         for name in names:
             base = name[1:].rsplit(".", 1)[0] if name.startswith(".") and name.endswith(".crc") else name
-            if relative[0] in ("commits", "offsets") and base.isdigit() and int(base) > last:
+            if name.endswith(_DATABASE_LOGS):
+                ignored.append(name)  # a database's uncommitted writes: the copy is as of its last transaction
+            elif relative[0] in ("commits", "offsets") and base.isdigit() and int(base) > last:
                 ignored.append(name)
             elif relative[0] == "state" and "_metadata" in relative and base.isdigit() and int(base) > last:
                 ignored.append(name)  # operator metadata written by an uncommitted batch
@@ -180,7 +185,13 @@ def copy_committed(checkpoint: str, target: str) -> int:
 
 
 def _copy_if_present(source: str, target: str) -> None:
-    """Spark's maintenance may delete an old state file between listing and copying: skip it."""
+    """Spark's maintenance may delete an old state file between listing and copying: skip it. A
+    SQLite database (a group aggregation's state: kindling/spark/table/aggregation.py), which a
+    micro-batch may be writing, is copied as of its last transaction."""
+    if source.endswith(".sqlite"):
+        with closing(sqlite3.connect(source, timeout=600)) as database, closing(sqlite3.connect(target)) as copy:
+            database.backup(copy)
+        return
     try:
         shutil.copy2(source, target)
     except FileNotFoundError:

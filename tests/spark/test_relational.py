@@ -123,26 +123,116 @@ def test_a_filter_and_a_print_table_after_the_aggregation_print_as_on_the_python
     assert {line[:3] for line in printed[0]} == {"+I[", "-U[", "+U["}
 
 
-def test_a_replayed_micro_batch_gives_the_same_changes_and_state(spark, tmp_path):
+def _count_writer(tmp_path, seen: list):
+    """A micro-batch writer of ``SELECT k, COUNT(*) ... GROUP BY k`` whose changes go to ``seen``."""
     from kindling.common.typeinfo import RowTypeInfo
-    from kindling.spark.table.aggregation import AggregationSinkSpec, AggregationWriter, _SnapshotStore
+    from kindling.spark.table.aggregation import AggregationSinkSpec, AggregationWriter
     from kindling.table.table import changelog_type
 
     output_type = changelog_type(RowTypeInfo([Types.STRING(), Types.LONG()], ["k", "n"]))
     aggregate = GroupAggregateSpec(keys=["k"], calls=[("count", None, False)], fields=[("key", 0), ("call", 0)])
-    writer = AggregationWriter(AggregationSinkSpec(aggregate=aggregate, output_type=output_type, mode="micro_batch"))
+    writer = AggregationWriter(AggregationSinkSpec(aggregate=aggregate, output_type=output_type, mode="micro_batch",
+                                                   parallelism=2))
     writer.bind(str(tmp_path))
+    writer._emit = lambda changes, _: seen.append(sorted((tuple(r)[:3] for r in changes.collect()), key=str)) or 0
+    return writer
+
+
+def _stored(state_dir) -> list[tuple]:
+    """Every stored ``(key, batch id, count)`` of a count-per-key aggregation's state."""
+    import json
+    import os
+    import sqlite3
+
+    out = []
+    for name in os.listdir(state_dir):
+        with sqlite3.connect(os.path.join(state_dir, name)) as db:
+            out += [(json.loads(group).get("__k0"), version, json.loads(value)["__res"]["n"])
+                    for group, version, value in db.execute("SELECT id, version, value FROM state")]
+    return sorted(out, key=str)
+
+
+def test_a_replayed_micro_batch_gives_the_same_changes_and_state(spark, tmp_path):
     seen = []
-    writer._emit = lambda changes, batch_id: seen.append(sorted(tuple(r)[:3] for r in changes.collect())) or 0
+    writer = _count_writer(tmp_path, seen)
     first = spark.createDataFrame([("a",), ("b",), ("a",)], "k string")
     second = spark.createDataFrame([("a",), ("c",)], "k string")
     writer.write(first, 0)
     writer.write(second, 1)
     writer.write(second, 1)  # replayed after a failure before Spark committed batch 1
     assert seen[1] == seen[2] == sorted([("a", 2, RowKind.UPDATE_BEFORE.value), ("a", 3, RowKind.UPDATE_AFTER.value),
-                                         ("c", 1, RowKind.INSERT.value)])
-    state = _SnapshotStore(spark, writer.state_dir).read(2)
-    assert sorted((r["__k0"], r["__res"]["n"]) for r in state.collect()) == [("a", 3), ("b", 1), ("c", 1)]
+                                         ("c", 1, RowKind.INSERT.value)], key=str)
+    # a's state as of batch 0 stays for a replay of batch 1
+    assert _stored(writer.state_dir) == [("a", 0, 2), ("a", 1, 3), ("b", 0, 1), ("c", 1, 1)]
+
+
+def test_a_micro_batch_writes_the_state_of_the_groups_it_touches_only(spark, tmp_path):
+    seen = []
+    writer = _count_writer(tmp_path, seen)
+    writer.write(spark.createDataFrame([(f"g{i}",) for i in range(200)], "k string"), 0)
+    assert writer.state_rows_written == 200
+    writer.write(spark.createDataFrame([("g7",), ("g7",), ("new",), (None,)], "k string"), 1)
+    assert writer.state_rows_written == 3  # of 202 groups
+    before, after, insert = RowKind.UPDATE_BEFORE.value, RowKind.UPDATE_AFTER.value, RowKind.INSERT.value
+    assert seen[1] == sorted([("g7", 1, before), ("g7", 2, after), ("g7", 2, before), ("g7", 3, after),
+                              ("new", 1, insert), (None, 1, insert)], key=str)
+    writer.write(spark.createDataFrame([("g7",), (None,)], "k string"), 2)
+    assert writer.state_rows_written == 2
+    assert seen[2] == sorted([("g7", 3, before), ("g7", 4, after), (None, 1, before), (None, 2, after)], key=str)
+    stored = _stored(writer.state_dir)
+    # one version per group, two for a group a replay of the last batch needs the one before of
+    assert len(stored) == 202 + 2 and [s for s in stored if s[0] == "g7"] == [("g7", 1, 3), ("g7", 2, 4)]
+
+
+class _FailOnce:
+    """A map of the changes that raises the first time it sees ``poison`` (counted in a file: Spark's
+    Python workers are separate processes), after the aggregation has stored the batch's state."""
+
+    def __init__(self, counter: str, poison: str):
+        self.counter, self.poison = counter, poison
+
+    def __call__(self, change) -> str:
+        line = f"{change.get_row_kind()}|{change[0]}|{change[1]}"
+        if line == self.poison:
+            with open(self.counter, "a+") as f:
+                f.seek(0)
+                if not f.read():
+                    f.write("x")
+                    raise ValueError(f"injected failure on {line}")
+        return line
+
+
+def test_a_batch_replayed_after_a_failure_past_the_state_write_neither_loses_nor_doubles_a_change(env, tmp_path):
+    import os
+
+    from kindling.common import RestartStrategies
+    from kindling.common.serialization import Encoder
+    from kindling.datastream.connectors.file_system import FileSink
+
+    env.set_parallelism(2)
+    env.set_restart_strategy(RestartStrategies.fixed_delay_restart(1, 0))
+    env.configure(Configuration().set_string("kindling.bounded.one-step", "false")
+                  .set_string("kindling.source.max-records-per-batch", "40"))
+    t_env, table = _table(env, True)
+    counter = str(tmp_path / "failures")
+    counts = table.group_by(col('key')).select(col('key'), lit(1).count.alias('n'))
+    t_env.to_changelog_stream(counts).map(_FailOnce(counter, "+U|k1|30"), Types.STRING()) \
+        .sink_to(FileSink.for_row_format(str(tmp_path / "out"), Encoder.simple_string_encoder()).build())
+    env.execute("replayed aggregation")
+    assert open(counter).read() == "x"  # failed once, in the middle of the input
+    changes = defaultdict(list)
+    for root, dirs, files in os.walk(tmp_path / "out"):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]
+        for name in (n for n in files if not n.startswith((".", "_"))):
+            for line in open(os.path.join(root, name)).read().splitlines():
+                kind, key, n = line.split("|")
+                changes[key].append((kind, int(n)))
+    for key, own in changes.items():
+        rows = sum(1 for n in range(1, N + 1) if str(None if n % 11 == 0 else f"k{n % 5}") == key)
+        # COUNT(*) changes with every row: +I 1, then -U i / +U i+1 in order, each once
+        assert sorted(own) == sorted([("+I", 1)] + [
+            change for i in range(1, rows) for change in (("-U", i), ("+U", i + 1))]), key
+    assert len(changes) == 6
 
 
 @pytest.mark.parametrize("select", [

@@ -155,6 +155,27 @@ def test_savepoint_copy_leaves_out_what_is_not_committed(tmp_path):
         copy_committed(str(tmp_path / "copy" / "state"), str(tmp_path / "none"))
 
 
+def test_savepoint_copy_takes_a_group_aggregations_database_as_of_its_last_transaction(tmp_path):
+    import sqlite3
+    from contextlib import closing
+
+    shard = tmp_path / "cp" / "kindling-aggregations" / "counts" / "shard-0.sqlite"
+    shard.parent.mkdir(parents=True)
+    (tmp_path / "cp" / "commits").mkdir()
+    (tmp_path / "cp" / "commits" / "0").write_text("v1")
+    with closing(sqlite3.connect(shard)) as database:
+        database.execute("CREATE TABLE state (id TEXT, version INTEGER, value TEXT)")
+        database.execute("INSERT INTO state VALUES ('a', 0, '1')")
+        database.commit()
+        database.execute("INSERT INTO state VALUES ('a', 1, '2')")  # a micro-batch still writing
+        database.execute("UPDATE state SET value = '0' WHERE version = 0")
+        copy_committed(str(tmp_path / "cp"), str(tmp_path / "copy"))
+    copied = tmp_path / "copy" / "kindling-aggregations" / "counts"
+    assert os.listdir(copied) == ["shard-0.sqlite"]  # no journal of the write in progress
+    with closing(sqlite3.connect(copied / "shard-0.sqlite")) as database:
+        assert database.execute("SELECT id, version, value FROM state").fetchall() == [("a", 0, "1")]
+
+
 def test_restore_rewrites_operator_ids_and_schema_paths(tmp_path):
     saved = tmp_path / "sp" / "checkpoint"
     (saved / "state/0/_metadata/v2").mkdir(parents=True)

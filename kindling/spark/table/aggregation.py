@@ -13,21 +13,36 @@ as a Spark batch job of the same operators reading the changes (a temporary view
 Changes are Flink's: without mini-batches, after every input row of a group (``+I`` for a new
 group, ``-U old`` / ``+U new`` when its result changed, nothing when it did not), computed with
 window functions over the batch's rows in arrival order; with ``table.exec.mini-batch.enabled``
-once per group and micro-batch. BATCH mode gives one ``+I`` per group. Between micro-batches
-each group's accumulators and last result live in a Parquet snapshot per batch id under the
-job's checkpoint directory: a replayed batch reads the snapshot of the batch before it again and
-rewrites its own, so the changes are exactly once with the query's checkpoint.
+once per group and micro-batch. BATCH mode gives one ``+I`` per group.
+
+Between micro-batches each group's accumulators and last result live in a :class:`GroupStateStore`
+under the job's checkpoint directory: SQLite databases (``SHARDS``) keyed by group and batch id,
+which a micro-batch's Spark tasks read by point lookups of the batch's groups and write with
+those groups' new state only, so a batch costs what it touches, not what the aggregation has
+seen. A replayed batch reads, for each group, the newest version before its batch id (kept until
+the batch after it commits) and overwrites its own: the changes are exactly once with the
+query's checkpoint. The alternatives were not flat: Spark's state store is reachable only from a
+stateful operator inside the streaming query (``transformWithState``), which would move the
+aggregation's arithmetic from the JVM into Python calls per group; and a Parquet layout of deltas
+per batch must still scan every file a batch's keys fall into, which for keys spread over all
+groups is all of them. SQLite needs the checkpoint directory on the local file system (or one
+every executor mounts); another is refused by name.
 """
 from __future__ import annotations
 
 import dataclasses
 import os
+import sqlite3
+import urllib.parse
 from collections import defaultdict
-from typing import Any
+from typing import Any, Iterator
+
+import pyarrow as pa
 
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
 
 from kindling.common.typeinfo import ChangelogRowTypeInfo
 from kindling.graph.specs import ChangesSourceSpec, DiscardSinkSpec, GroupAggregateSpec, SinkSpec
@@ -39,10 +54,14 @@ from kindling.spark.sinks import SinkWriter
 from kindling.spark.stage import TS
 from kindling.spark.table.columns import column
 
-STATE_DIR = "kindling-aggregations"  # under the checkpoint directory: a snapshot per group aggregation and batch
+STATE_DIR = "kindling-aggregations"  # under the checkpoint directory: a GroupStateStore per group aggregation
+SHARDS = 4  # SQLite databases of a GroupStateStore (fixed: a group's shard must not change between runs)
 _STATELESS = ("map", "flat_map", "filter", "process")
 _SEQ, _POS, _KIND, _RESULT, _BEFORE, _GLOBAL = "__seq", "__pos", "__kind", "__res", "__prev", "__global"
 _WINDOW_START, _WINDOW_END = "__w_start", "__w_end"
+_ID, _SHARD, _STATE = "__id", "__shard", "__state"
+# JSON of the state: timestamps to the microsecond (the default format stops at milliseconds)
+_JSON = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX", "timestampNTZFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSS"}
 _INSERT, _UPDATE_BEFORE, _UPDATE_AFTER = 0, 1, 2
 _DISTINCT = "_distinct"  # the suffix of a DISTINCT aggregate's function (GroupAggregateSpec)
 
@@ -151,6 +170,7 @@ class AggregationWriter(SinkWriter):
         self.spec = spec
         self.writers = {sink.id: writer_for(sink.sink) for sink in spec.downstream}
         self.state_dir: str | None = None
+        self.state_rows_written = 0  # groups whose state the last micro-batch wrote
 
     def bind(self, checkpoint_dir: str) -> None:
         """Keeps the aggregation's state, and that of the sinks after it, under the job's
@@ -168,14 +188,17 @@ class AggregationWriter(SinkWriter):
             if spec.mode != "micro_batch":
                 return self._emit(bounded_changes(df, aggregate, output_type), batch_id)
             rows = _prepared(df, aggregate, ordered=True)
-            store = _SnapshotStore(df.sparkSession, self.state_dir)
-            previous = store.read(batch_id)
+            keys = _key_columns(aggregate)
+            schema = state_of(grouped(rows, aggregate, output_type, None), aggregate).schema
+            store = GroupStateStore(self.state_dir, schema)
             if not aggregate.per_batch:  # read by the groups and by the changes: one arrival order
                 rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
                 kept.append(rows)
+            previous = store.read(rows.select(*keys), batch_id).persist(StorageLevel.MEMORY_AND_DISK)
+            kept.append(previous)  # read by the groups and by the changes: looked up once
             groups = grouped(rows, aggregate, output_type, previous).persist(StorageLevel.MEMORY_AND_DISK)
             kept.append(groups)
-            store.write(snapshot(groups, previous, aggregate), batch_id)
+            self.state_rows_written = store.write(state_of(groups, aggregate), keys, batch_id)
             if aggregate.per_batch:
                 return self._emit(per_batch_changes(groups, aggregate, output_type), batch_id)
             return self._emit(per_row_changes(rows, aggregate, output_type, previous), batch_id)
@@ -368,15 +391,9 @@ def grouped(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any, previou
     return frame.withColumn(_RESULT, _result(spec, output_type))
 
 
-def snapshot(groups: DataFrame, previous: DataFrame | None, spec: GroupAggregateSpec) -> DataFrame:
-    """Every group's accumulators and last result after the batch: the batch's groups as they are
-    now, the others as they were."""
-    keys = _key_columns(spec)
-    state = groups.select(*keys, *[n for n, _, _ in _accumulators(spec)], _RESULT)
-    if previous is None:
-        return state
-    touched = state.select(*[F.col(k).alias(f"__t{i}") for i, k in enumerate(keys)])
-    return state.unionByName(previous.join(touched, _same_group(previous, touched, keys), "left_anti"))
+def state_of(groups: DataFrame, spec: GroupAggregateSpec) -> DataFrame:
+    """The state the groups keep after the batch: their keys, accumulators and result."""
+    return groups.select(*_key_columns(spec), *[n for n, _, _ in _accumulators(spec)], _RESULT)
 
 
 def _same_group(left: DataFrame, right: DataFrame, keys: list[str]) -> Column:
@@ -483,32 +500,105 @@ def final_rows(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> Dat
     return result.select(*[F.col(f"{_RESULT}.`{n}`").alias(n) for n in names if n != ROW_KIND], *keys)
 
 
-class _SnapshotStore:
-    """The groups' accumulators and last results as of each batch: Parquet under
-    ``<directory>/<batch id>``; the two newest are kept (a replayed batch reads the one before it)."""
+class GroupStateStore:
+    """Each group's accumulators and last result (a JSON text of the state columns) by group and
+    batch id, in ``SHARDS`` SQLite databases under ``directory``, read and written by Spark tasks
+    one shard each. A batch looks up only its groups (the newest version before its batch id, so
+    that a replayed batch reads what the batch before it left) and writes only its groups (as its
+    batch id, dropping a group's versions before the one it read: one or two per group)."""
 
-    def __init__(self, spark, directory: str | None):
+    def __init__(self, directory: str | None, schema: StructType):
         if directory is None:
             raise RuntimeError("a group aggregation in a streaming query needs the job's checkpoint directory")
-        self.spark = spark
-        self.directory = directory
-        jvm = spark._jvm
-        self.path = jvm.org.apache.hadoop.fs.Path
-        self.fs = self.path(directory).getFileSystem(spark._jsc.hadoopConfiguration())
+        self.directory = _local_path(directory)
+        self.schema = schema
 
-    def _versions(self) -> list[int]:
-        if not self.fs.exists(self.path(self.directory)):
-            return []
-        names = [status.getPath().getName() for status in self.fs.listStatus(self.path(self.directory))]
-        return sorted(int(n) for n in names if n.isdigit())
+    def read(self, groups: DataFrame, batch_id: int) -> DataFrame:
+        """The stored state of the groups (key columns) of ``groups`` that have one."""
+        directory = self.directory
+        # each group once (distinct), where it is: reading a shard needs no lock a writer holds
+        looked_up = _with_shard(groups.distinct().select(_group_id(groups.columns).alias(_ID))).mapInArrow(
+            lambda batches: _looked_up(directory, batch_id, batches), f"{_STATE} string")
+        return looked_up.select(F.from_json(_STATE, self.schema, _JSON).alias(_STATE)).select(f"{_STATE}.*")
 
-    def read(self, batch_id: int) -> DataFrame | None:
-        earlier = [v for v in self._versions() if v < batch_id]
-        if not earlier:
-            return None
-        return self.spark.read.parquet(f"{self.directory}/{earlier[-1]}")
+    def write(self, state: DataFrame, keys: list[str], batch_id: int) -> int:
+        """Stores the state of the groups of ``state`` as of ``batch_id``; the number of groups written."""
+        directory = self.directory
+        # a Spark partition per shard: one writer at a time of each database
+        rows = _with_shard(state.select(_group_id(keys).alias(_ID), F.to_json(F.struct("*"), _JSON).alias(_STATE)))
+        rows = rows.repartition(SHARDS, _SHARD)
+        written = rows.mapInArrow(lambda batches: _stored(directory, batch_id, batches), "n long")
+        return sum(row.n for row in written.collect())
 
-    def write(self, state: DataFrame, batch_id: int) -> None:
-        state.write.mode("overwrite").parquet(f"{self.directory}/{batch_id}")
-        for version in self._versions()[:-2]:
-            self.fs.delete(self.path(f"{self.directory}/{version}"), True)
+
+def _local_path(directory: str) -> str:
+    """The local path of a checkpoint directory (a path or a ``file:`` URI): SQLite needs one."""
+    parsed = urllib.parse.urlparse(directory)
+    if parsed.scheme == "file":
+        return parsed.path
+    if parsed.scheme and len(parsed.scheme) > 1:  # a one-letter scheme is a Windows drive
+        raise ValueError(f"the state of a group aggregation Spark computes lives under the checkpoint directory, "
+                         f"which must be on the local file system (a path or file:// URI), not {directory!r}; set "
+                         "execution.checkpointing.dir to a local directory, or kindling.table.spark-aggregation to "
+                         "false (the Python operator keeps its state in Spark's state store)")
+    return directory
+
+
+def _group_id(keys: list[str]) -> Column:
+    """A group's keys as one text, the same for the same keys in every batch."""
+    return F.to_json(F.struct(*keys), _JSON)
+
+
+def _with_shard(frame: DataFrame) -> DataFrame:
+    """``frame`` (with ``__id``) with its rows' shard (``__shard``)."""
+    return frame.select(F.pmod(F.xxhash64(_ID), F.lit(SHARDS)).alias(_SHARD), "*")
+
+
+def _shard(directory: str, shard: int) -> sqlite3.Connection:
+    os.makedirs(directory, exist_ok=True)
+    connection = sqlite3.connect(os.path.join(directory, f"shard-{shard}.sqlite"), timeout=600)
+    connection.execute("CREATE TABLE IF NOT EXISTS state (id TEXT NOT NULL, version INTEGER NOT NULL, "
+                       "value TEXT NOT NULL, PRIMARY KEY (id, version)) WITHOUT ROWID")
+    return connection
+
+
+def _looked_up(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The newest stored state before ``batch_id`` of each group of the batches' ``(shard, id)`` rows."""
+    connections: dict[int, sqlite3.Connection] = {}
+    try:
+        for batch in batches:
+            found = []
+            for shard, group in zip(batch.column(_SHARD).to_pylist(), batch.column(_ID).to_pylist()):
+                connection = connections.get(shard) or connections.setdefault(shard, _shard(directory, shard))
+                row = connection.execute("SELECT value FROM state WHERE id = ? AND version < ? "
+                                         "ORDER BY version DESC LIMIT 1", (group, batch_id)).fetchone()
+                if row is not None:
+                    found.append(row[0])
+            yield pa.RecordBatch.from_arrays([pa.array(found, pa.string())], [_STATE])
+    finally:
+        for connection in connections.values():
+            connection.close()
+
+
+def _stored(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Writes the batches' ``(shard, id, state)`` rows as of ``batch_id``, one transaction per shard."""
+    connections: dict[int, sqlite3.Connection] = {}
+    written = 0
+    try:
+        for batch in batches:
+            for shard, group, value in zip(*(batch.column(c).to_pylist() for c in (_SHARD, _ID, _STATE))):
+                connection = connections.get(shard)
+                if connection is None:
+                    connection = connections[shard] = _shard(directory, shard)
+                    connection.execute("BEGIN IMMEDIATE")
+                # keeps the version a replay of this batch reads, drops those before it
+                connection.execute("DELETE FROM state WHERE id = ? AND version < (SELECT max(version) FROM state "
+                                   "WHERE id = ? AND version < ?)", (group, group, batch_id))
+                connection.execute("INSERT OR REPLACE INTO state VALUES (?, ?, ?)", (group, batch_id, value))
+                written += 1
+        for connection in connections.values():
+            connection.commit()
+    finally:
+        for connection in connections.values():
+            connection.close()
+    yield pa.RecordBatch.from_arrays([pa.array([written], pa.int64())], ["n"])
