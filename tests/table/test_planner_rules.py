@@ -116,3 +116,14 @@ def test_a_view_of_a_ranking_query_is_bounded_by_the_query_reading_it(t_env):
     assert isinstance(rank, nodes.Rank) and (rank.start, rank.end, rank.with_number) == (1, 2, False)
     assert "Rank(strategy=[AppendFastStrategy]), rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=2]" in \
         t_env.sql_query("SELECT * FROM ranked WHERE rn <= 2").explain()
+
+
+def test_a_micro_batch_group_by_with_remote_checkpoints_runs_in_python(env):
+    """The Spark group aggregation keeps its state in SQLite under the checkpoint directory, which must
+    be local: with an hdfs:// one the planner chooses Kindling's Python operator and explain says why."""
+    env.configure(Configuration().set_string("kindling.bounded.one-step", "false")
+                  .set_string("execution.checkpointing.dir", "hdfs://namenode:8020/checkpoints"))
+    t_env = StreamTableEnvironment.create(env)
+    t_env.create_temporary_view("t", t_env.from_elements([(1, "a")], ["n", "k"]))
+    plan = t_env.sql_query("SELECT k, COUNT(*) FROM t GROUP BY k").explain()
+    assert "outside the local file system" in plan, plan

@@ -165,6 +165,10 @@ class Physical:
         self.spark_aggregation = env.get_configuration().get_boolean(SPARK_AGGREGATION, True)
         self.spark_operators = env.get_configuration().get_boolean(SPARK_OPERATORS, True)
         self.spark_scan = env.get_configuration().get_boolean(SPARK_SCAN, True)
+        storage = env.get_checkpoint_config().get_checkpoint_storage()
+        checkpoints = (storage.get_checkpoint_path() if storage is not None else None) or ""
+        #: the Spark group aggregation of micro-batches needs its checkpoint directory on a local path
+        self._remote_checkpoints = "://" in checkpoints and not checkpoints.startswith("file:")
         self._frames: dict = {}  # id(node) -> whether Spark computes it as part of a frame (:meth:`frame`)
         readers = Counter(id(i) for node in _nodes(roots) for i in node.inputs)
         #: the nodes only a blackhole reads (one step counts an aggregation's changes: :meth:`_counted`)
@@ -422,6 +426,8 @@ class Physical:
             return None, "its input is updating"
         if not self.spark_aggregation:
             return None, f"{SPARK_AGGREGATION} is false"
+        if not self.bounded and self._remote_checkpoints:
+            return None, "its state would live in SQLite under a checkpoint directory outside the local file system"
         in_frame = self.bounded and self.frame(self._time_input(node.input))
         if not stateless_above and not in_frame:
             return None, "a stateful node reads its changes"
