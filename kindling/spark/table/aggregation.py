@@ -26,7 +26,8 @@ stateful operator inside the streaming query (``transformWithState``), which wou
 aggregation's arithmetic from the JVM into Python calls per group; and a Parquet layout of deltas
 per batch must still scan every file a batch's keys fall into, which for keys spread over all
 groups is all of them. SQLite needs the checkpoint directory on the local file system (or one
-every executor mounts); another is refused by name.
+every executor mounts): with another the planner gives the aggregation to the Python operator
+(kindling/table/planner/physical.py).
 """
 from __future__ import annotations
 
