@@ -316,7 +316,12 @@ _REGISTERED: Dict[str, _Function] = {}
 
 
 def register(name: str, function: Any) -> None:
-    """Makes ``function`` (a wrapper made by udf/udtf/udaf) callable by name (``call``, SQL)."""
+    """Makes ``function`` (a wrapper made by udf/udtf/udaf, or an AggregateFunction or
+    TableAggregateFunction object, wrapped with its own result type as PyFlink wraps it) callable by
+    name (``call``, SQL)."""
+    if isinstance(function, _ImperativeAggregateFunction):
+        function = _aggregate_wrapper(function, None, "general", type(function).__name__,
+                                      isinstance(function, TableAggregateFunction))
     if not isinstance(function, _Function):
         raise TypeError(f"Register a function made with udf, udtf or udaf, got {function!r}")
     _REGISTERED[name.lower()] = function

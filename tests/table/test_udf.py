@@ -77,6 +77,25 @@ def test_an_aggregate_function_emits_a_groups_changes_once_per_bundle(env):
     assert changes == [('+I', 0, 103), ('+I', 1, 211)]
 
 
+class _TypedTotal(_Total):
+    def get_result_type(self):
+        return DataTypes.BIGINT()
+
+    def get_accumulator_type(self):
+        return DataTypes.ARRAY(DataTypes.BIGINT())
+
+
+def test_an_aggregate_function_object_registers_with_its_own_types_as_pyflink_wraps_it(env):
+    env.set_parallelism(2)
+    t_env = StreamTableEnvironment.create(env)
+    t_env.create_temporary_system_function("typed_total", _TypedTotal())
+    t_env.create_temporary_view("people", t_env.from_elements([(1, 36), (2, 41), (3, 85)], ['id', 'age']))
+    rows = [tuple(r) for r in t_env.execute_sql("SELECT typed_total(age) FROM people").collect()]
+    assert rows[-1] == (162,)
+    with pytest.raises(ValueError, match="needs a result_type .or the function's get_result_type"):
+        t_env.create_temporary_function("untyped", _Total())
+
+
 def test_wrong_functions_fail_naming_the_fix(env):
     t_env = StreamTableEnvironment.create(env)
     with pytest.raises(ValueError, match="udf needs a result_type"):
