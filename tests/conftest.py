@@ -1,5 +1,5 @@
-"""One SparkSession per test process (``./dev test`` runs two, pytest-xdist), shared by every
-end-to-end test of the process; the servers the
+"""One SparkSession per test process (one, unless ``KINDLING_TEST_PROCESSES=N ./dev test`` runs N
+with pytest-xdist), shared by every end-to-end test of the process; the servers the
 connector tests run against: a real Kafka-protocol broker (Tansu, tests/connectors/kafka_support.py)
 and a PostgreSQL server (tests/connectors/postgres_support.py), each started once per session."""
 from __future__ import annotations

@@ -141,7 +141,9 @@ def test_sql_calls_the_same_functions(tables):
 def test_bad_arguments_fail_naming_the_problem(tables):
     spark_table, _ = tables
     with pytest.raises(ValueError, match="cast to .* is not supported by Kindling yet"):
-        s.cast(DataTypes.ARRAY(DataTypes.INT()))
+        s.cast(DataTypes.BYTES())
+    with pytest.raises(ValueError, match=r"cast from STRING to ARRAY<INT> is not supported by Kindling yet"):
+        spark_table.select(s.cast(DataTypes.ARRAY(DataTypes.INT())))
     with pytest.raises(ValueError, match="extract takes a unit of"):
         ts.extract(TimeIntervalUnit.DAY_TO_HOUR)
     with pytest.raises(ValueError, match="Illegal jsonpath spec"):
