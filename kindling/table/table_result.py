@@ -11,7 +11,6 @@ import unicodedata
 from typing import Any, List, Optional
 
 from kindling.common.types import Row, _create_row
-from kindling.common.unsupported import unsupported
 from kindling.datastream.data_stream import CloseableIterator  # a query's rows (Table.execute().collect())
 from kindling.table.resolved_schema import ResolvedSchema
 from kindling.table.result_kind import ResultKind
