@@ -23,6 +23,7 @@ def spark(tmp_path_factory):
 
     conf = Configuration()
     conf.set_string("spark.sql.shuffle.partitions", "2")
+    conf.set_string("spark.driver.memory", "3g")  # the whole suite's jobs in one JVM (1g ran out at its end)
     conf.set_string("kindling.spark-log", str(tmp_path_factory.getbasetemp() / "spark.log"))
     session = get_spark(conf, 2)
     yield session
