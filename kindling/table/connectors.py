@@ -7,7 +7,7 @@ Each connector checks its options when the table is used, naming a wrong or unsu
 from __future__ import annotations
 
 import random
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from kindling.common.types import Row, _create_row
 from kindling.common.typeinfo import TypeInformation, Types
@@ -124,17 +124,26 @@ def datagen_source(schema: Schema, options: Dict[str, str], type_info: TypeInfor
                                RateLimiterStrategy.per_second(rate), type_info)
 
 
-class _PrintedRow:
-    """A row as Flink's print connector writes it: ``+I[1, aaa, null]``."""
+class RowTexts:
+    """A row as its kind and its fields' texts, as Flink's ``Row.toString`` and print connector write
+    them; called, the whole text: ``+I[1, aaa, null]``."""
 
     def __init__(self, types):
         self.types = types
 
-    def __call__(self, row: Row) -> str:
+    def parts(self, row: Row) -> Tuple[str, Tuple[str, ...]]:
         from kindling.table.table_result import value_text
 
         kind = row.get_row_kind().short_string() if isinstance(row, Row) else "+I"
-        return kind + "[" + ", ".join(value_text(v, t) for v, t in zip(row, self.types)) + "]"
+        return kind, tuple(value_text(v, t) for v, t in zip(row, self.types))
+
+    def __call__(self, row: Row) -> str:
+        return row_text(*self.parts(row))
+
+
+def row_text(kind: str, fields: Sequence[str]) -> str:
+    """``+I[a, 1]`` of a row's kind and field texts."""
+    return kind + "[" + ", ".join(fields) + "]"
 
 
 def parallelism_of(stream) -> Optional[int]:
@@ -542,7 +551,7 @@ def _print_sink(stream, schema: Schema, options: Dict[str, str], name: str, decl
         raise ValueError(f"print connector: 'standard-error' is 'true' or 'false', got {options['standard-error']!r}")
     # as Flink's planner: the sink runs with its input's parallelism unless 'sink.parallelism' says
     parallelism = int(options.get("sink.parallelism", 0)) or parallelism_of(stream)
-    text = stream.map(_PrintedRow(schema.get_field_data_types()), output_type=Types.STRING())
+    text = stream.map(RowTexts(schema.get_field_data_types()), output_type=Types.STRING())
     sink = text._sink(PrintSinkSpec(identifier=options.get("print-identifier"), to_stderr=stderr == "true"),
                       "Print to Std. Err" if stderr == "true" else "Print to Std. Out")
     if parallelism:

@@ -16,12 +16,11 @@ from __future__ import annotations
 import collections
 import sys
 import threading
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
-from kindling.common.types import Row
 from kindling.datastream.data_stream import CollectBuffer
 from kindling.graph.specs import CollectSinkSpec
-from kindling.table.connectors import register_sink
+from kindling.table.connectors import RowTexts, register_sink, row_text
 
 __all__ = ["results", "retract_results", "upsert_results"]
 
@@ -41,7 +40,7 @@ def retract_results() -> List[str]:
     count is negative, which includes when the sinks received no row at all."""
     counts: Dict[str, int] = collections.Counter()
     for kind, fields in _take():
-        counts[_text(kind, fields)] += 1 if kind in ("+I", "+U") else -1
+        counts[row_text(kind, fields)] += 1 if kind in ("+I", "+U") else -1
     if all(n < 0 for n in counts.values()):
         raise AssertionError("Received retracted rows which have not been accumulated.")
     return [text for text, n in counts.items() for _ in range(n)]
@@ -54,7 +53,7 @@ def upsert_results(keys: Sequence[int]) -> List[str]:
     for kind, fields in _take():
         key = (kind,) + tuple(fields[k] for k in keys)
         if kind in ("+I", "+U"):
-            latest[key] = _text(kind, fields)
+            latest[key] = row_text(kind, fields)
         else:
             latest.pop(key, None)
     return list(latest.values())
@@ -67,23 +66,6 @@ def _take() -> List[Tuple[str, Tuple[str, ...]]]:
     return [row for buffer in buffers for row in buffer.drain()]
 
 
-def _text(kind: str, fields: Sequence[str]) -> str:
-    return kind + "[" + ", ".join(fields) + "]"
-
-
-class _RowTexts:
-    """A row as its kind and its fields' texts, as Flink's ``Row.toString`` writes them."""
-
-    def __init__(self, types):
-        self.types = types
-
-    def __call__(self, row: Any) -> Tuple[str, Tuple[str, ...]]:
-        from kindling.table.table_result import value_text
-
-        kind = row.get_row_kind().short_string() if isinstance(row, Row) else "+I"
-        return kind, tuple(value_text(v, t) for v, t in zip(row, self.types))
-
-
 def _test_sink(stream, schema, options: Dict[str, str], name: str, declared):
     extra = sorted(k for k in options if k != "connector")
     if extra:
@@ -91,7 +73,7 @@ def _test_sink(stream, schema, options: Dict[str, str], name: str, declared):
     buffer = CollectBuffer(sys.maxsize)
     with _lock:
         _received.append(buffer)
-    texts = stream.map(_RowTexts(schema.get_field_data_types()))
+    texts = stream.map(RowTexts(schema.get_field_data_types()).parts)
     return texts._sink(CollectSinkSpec(collector=buffer), f"Sink: {name}")
 
 

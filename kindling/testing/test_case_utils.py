@@ -20,7 +20,7 @@ import shutil
 import tempfile
 import unittest
 from functools import wraps
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from kindling.common.job_execution_result import JobExecutionResult
 from kindling.common.unsupported import JVM_ONLY, missing_names
@@ -60,13 +60,21 @@ class PyFlinkTestCase(unittest.TestCase):
 
 
 class PyFlinkITTestCase(PyFlinkTestCase):
-    """A test case with one StreamExecutionEnvironment per class (``cls.env``), parallelism 2."""
+    """A test case with one StreamExecutionEnvironment per class (``cls.env``), parallelism 2, in the
+    subclass's runtime mode, and with its table environment (``cls.t_env``) for the Table ones."""
+
+    _mode: Optional[RuntimeExecutionMode] = None
+    _tables = False
 
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
         cls.env = StreamExecutionEnvironment.get_execution_environment()
         cls.env.set_parallelism(2)
+        if cls._mode is not None:
+            cls.env.set_runtime_mode(cls._mode)
+        if cls._tables:
+            cls.t_env = _table_environment(cls.env)
 
 
 class PyFlinkUTTestCase(PyFlinkTestCase):
@@ -82,39 +90,25 @@ class PyFlinkUTTestCase(PyFlinkTestCase):
 class PyFlinkStreamTableTestCase(PyFlinkITTestCase):
     """Table tests in streaming mode: ``cls.t_env`` on the class's environment."""
 
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        cls.env.set_runtime_mode(RuntimeExecutionMode.STREAMING)
-        cls.t_env = _table_environment(cls.env)
+    _mode, _tables = RuntimeExecutionMode.STREAMING, True
 
 
 class PyFlinkBatchTableTestCase(PyFlinkITTestCase):
     """Table tests in batch mode: ``cls.t_env`` on the class's environment."""
 
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        cls.env.set_runtime_mode(RuntimeExecutionMode.BATCH)
-        cls.t_env = _table_environment(cls.env)
+    _mode, _tables = RuntimeExecutionMode.BATCH, True
 
 
 class PyFlinkStreamingTestCase(PyFlinkITTestCase):
     """DataStream tests in streaming mode (``cls.env``)."""
 
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        cls.env.set_runtime_mode(RuntimeExecutionMode.STREAMING)
+    _mode = RuntimeExecutionMode.STREAMING
 
 
 class PyFlinkBatchTestCase(PyFlinkITTestCase):
     """DataStream tests in batch mode (``cls.env``)."""
 
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        cls.env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    _mode = RuntimeExecutionMode.BATCH
 
 
 def _table_environment(env: StreamExecutionEnvironment) -> StreamTableEnvironment:
