@@ -285,3 +285,15 @@ def positive_integer(configuration: Any, key: str, default: int) -> int:
     except ValueError:
         raise ValueError(f"{key} must be a whole number, got {text!r}: set it to e.g. '{default}'") from None
     return value if value > 0 else default
+
+
+def map_value(configuration: Any, key: str) -> Dict[str, str]:
+    """The map at ``key`` in Flink's notation (``"k1:v1,k2:v2"``, such as ``pipeline.global-job-parameters``)."""
+    text = configuration.get_string(key, "").strip()
+    entries = {}
+    for entry in filter(None, (e.strip() for e in text.split(","))):
+        name, colon, value = entry.partition(":")
+        if not colon or not name.strip():
+            raise ValueError(f"{key} must be entries 'key:value' separated by commas, got {text!r}")
+        entries[name.strip()] = value.strip()
+    return entries

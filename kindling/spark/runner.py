@@ -19,6 +19,7 @@ import traceback
 from typing import Any
 
 from kindling.common.completable_future import CompletableFuture
+from kindling.common.configuration import map_value
 from kindling.common.job_client import JobClient
 from kindling.common.job_execution_result import JobExecutionResult
 from kindling.common.job_id import JobID
@@ -448,7 +449,8 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
     streaming = mode != BATCH
     one_step = mode == ONE_STEP
     job_id = JobID()
-    job_parameters = dict(env.get_config().get_global_job_parameters() or {})
+    job_parameters = {**map_value(configuration, "pipeline.global-job-parameters"),
+                      **(env.get_config().get_global_job_parameters() or {})}
     if not streaming:
         job_parameters["inBatchExecutionMode"] = "true"  # keyed reduce/aggregations emit final values only
     time_settings = TimeSettings.of(env)

@@ -20,14 +20,14 @@ from kindling.table.result_kind import ResultKind
 from kindling.table.table_result import TableResult
 from kindling.table.table_schema import TableSchema
 from kindling.table.types import DataType, DataTypes
-from kindling.table.udf import (AggregateFunction, FunctionContext, ScalarFunction, TableAggregateFunction,
-                                TableFunction, UserDefinedFunction)
+from kindling.table.udf import (AggregateFunction, AsyncScalarFunction, FunctionContext, ScalarFunction,
+                                TableAggregateFunction, TableFunction, UserDefinedFunction)
 from kindling.table.data_view import DataView, ListView, MapView
 from kindling.table.explain_detail import ExplainDetail
 from kindling.table.sql_dialect import SqlDialect
 from kindling.table.expression import Expression
 
-__all__ = ["AggregateFunction", "DataType", "DataTypes", "DataView", "EnvironmentSettings", "ExplainDetail", "Expression",
+__all__ = ["AggregateFunction", "AsyncScalarFunction", "DataType", "DataTypes", "DataView", "EnvironmentSettings", "ExplainDetail", "Expression",
            "FormatDescriptor", "FunctionContext", "GroupWindowedTable", "GroupedTable", "ListView", "MapView",
            "OverWindowedTable", "ResultKind", "Row", "RowKind", "ScalarFunction", "Schema", "SqlDialect",
            "StatementSet", "StreamTableEnvironment", "Table",
@@ -38,7 +38,6 @@ from kindling.common.unsupported import missing_names  # noqa: E402
 
 #: PyFlink's pyflink.table names Kindling does not have (docs/api-gaps.txt)
 __getattr__ = missing_names(__name__, {
-    "AsyncScalarFunction": "asynchronous Python functions are not there yet; use udf",
     "Module": "Flink modules (such as Hive's functions) are not there",
     "ModuleEntry": "Flink modules (such as Hive's functions) are not there",
     "UserDefinedType": "user-defined (class-backed) types are not there; use ROW",

@@ -20,48 +20,63 @@ Example::
 from __future__ import annotations
 
 import abc
+import inspect
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
-from kindling.common.unsupported import unsupported
+from kindling.common.unsupported import UnsupportedError, unsupported
 from kindling.table.expressions import Expression, _expr, aggregate_node, node
 from kindling.table.types import DataType, as_data_type
 
-__all__ = ["AggregateFunction", "FunctionContext", "ScalarFunction", "TableAggregateFunction", "TableFunction",
+__all__ = ["AggregateFunction", "AsyncScalarFunction", "FunctionContext", "ScalarFunction", "TableAggregateFunction", "TableFunction",
            "UserDefinedFunction", "udaf", "udf", "udtaf", "udtf"]
 
 
-_NO_TASK = "Table functions are opened without their task's context (metrics, subtask) yet"
-
-
 class FunctionContext:
-    """What a function's ``open`` gets: the job parameters."""
+    """What a function's ``open`` gets: the job parameters (``pipeline.global-job-parameters``) and,
+    for a function a projection or filter calls, its task's subtask and parallelism.
 
-    def __init__(self, job_parameters: Optional[Dict[str, str]] = None):
+    Example::
+
+        def open(self, function_context):
+            self.suffix = function_context.get_job_parameter("suffix", "")
+    """
+
+    def __init__(self, job_parameters: Optional[Dict[str, str]] = None, task: Any = None):
         self._job_parameters = job_parameters or {}
+        self._task = task
 
     def get_job_parameter(self, key: str, default_value: str) -> str:
+        if self._task is not None:
+            return self._task.get_job_parameter(key, default_value)
         return self._job_parameters.get(key, default_value)
 
-    @unsupported(_NO_TASK)
+    @unsupported("Table functions have no metric group in Kindling yet")
     def get_metric_group(self): ...
 
-    @unsupported(_NO_TASK)
-    def get_index_of_this_subtask(self) -> int: ...
+    def get_index_of_this_subtask(self) -> int:
+        return self._task_context().get_index_of_this_subtask()
 
-    @unsupported(_NO_TASK)
-    def get_number_of_parallel_subtasks(self) -> int: ...
+    def get_number_of_parallel_subtasks(self) -> int:
+        return self._task_context().get_number_of_parallel_subtasks()
 
-    @unsupported(_NO_TASK)
-    def get_max_number_of_parallel_subtasks(self) -> int: ...
+    def get_max_number_of_parallel_subtasks(self) -> int:
+        return self._task_context().get_max_number_of_parallel_subtasks()
 
-    @unsupported(_NO_TASK)
-    def get_attempt_number(self) -> int: ...
+    def get_attempt_number(self) -> int:
+        return self._task_context().get_attempt_number()
 
-    @unsupported(_NO_TASK)
-    def get_task_name(self) -> str: ...
+    def get_task_name(self) -> str:
+        return self._task_context().get_task_name()
 
-    @unsupported(_NO_TASK)
-    def get_task_name_with_subtasks(self) -> str: ...
+    def get_task_name_with_subtasks(self) -> str:
+        return self._task_context().get_task_name_with_subtasks()
+
+    def _task_context(self) -> Any:
+        if self._task is None:
+            raise UnsupportedError("This function was opened outside a projection or filter (in an aggregate's "
+                                   "argument, a join condition or a table function's argument), where Kindling "
+                                   "does not give it its task's context yet: only get_job_parameter works there")
+        return self._task
 
 
 class UserDefinedFunction(abc.ABC):
@@ -83,6 +98,27 @@ class ScalarFunction(UserDefinedFunction):
     @abc.abstractmethod
     def eval(self, *args):
         pass
+
+
+class AsyncScalarFunction(UserDefinedFunction):
+    """A scalar function whose ``eval`` is a coroutine, for lookups in external systems: the calls
+    of a batch of rows run concurrently (``table.exec.async-scalar.max-concurrent-operations`` at a
+    time, each with ``...timeout`` and ``...retry-strategy``); wrap it with ``udf`` (an ``async def``
+    given to ``udf`` is one too).
+
+    Example::
+
+        class Lookup(AsyncScalarFunction):
+            async def eval(self, key):
+                await asyncio.sleep(0.1)
+                return f"value_for_{key}"
+
+        lookup = udf(Lookup(), result_type=DataTypes.STRING())
+    """
+
+    @abc.abstractmethod
+    async def eval(self, *args):
+        """The value for the arguments, awaited."""
 
 
 class TableFunction(UserDefinedFunction):
@@ -153,17 +189,37 @@ class _Function:
         self._name = name or getattr(f, "__name__", type(f).__name__)
         self._call: Optional[Callable] = None
 
+    _asynchronous = False  # an async scalar function: its calls return coroutines
+
     def __getstate__(self):
-        return {k: v for k, v in self.__dict__.items() if k != "_call"} | {"_call": None}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_call", "_runner")} | {"_call": None}
 
     def _callable(self) -> Callable:
+        """The function to call, opened first (without its task's context when no operator opened it)."""
         if self._call is None:
-            f = self._f
-            if isinstance(f, UserDefinedFunction):
-                f.open(FunctionContext())
-                f = getattr(f, self._method)
-            self._call = f
+            self._open(None)
         return self._call
+
+    def _open(self, runtime_context: Any) -> None:
+        """Opens the function, once, with the task's ``runtime_context`` (job parameters, subtask) if given."""
+        if self._call is not None:
+            return
+        f = self._f
+        if isinstance(f, UserDefinedFunction):
+            f.open(FunctionContext(task=runtime_context))
+            f = getattr(f, self._method)
+        self._call = f
+
+    def _close(self) -> None:
+        """Closes an opened function (its async calls still in flight are cancelled)."""
+        if self._call is None:
+            return
+        self._call = None
+        runner = self.__dict__.pop("_runner", None)
+        if runner is not None:
+            runner.close()
+        if isinstance(self._f, UserDefinedFunction):
+            self._f.close()
 
 
 class UserDefinedScalarFunctionWrapper(_Function):
@@ -176,6 +232,19 @@ class UserDefinedScalarFunctionWrapper(_Function):
     def __call__(self, *args) -> Expression:
         arguments = tuple(_expr(a) for a in args)
         return node("udf", arguments, (self,), f"{self._name}({', '.join(a._text for a in arguments)})")
+
+
+class UserDefinedAsyncScalarFunctionWrapper(UserDefinedScalarFunctionWrapper):
+    """What ``udf`` makes of an AsyncScalarFunction or an ``async def``: its calls are awaited,
+    many at once (kindling/runtime/table/async_functions.py)."""
+
+    _asynchronous = True
+
+    def __init__(self, f, result_type, func_type: str = "general", name: Optional[str] = None):
+        if func_type == "pandas":
+            raise ValueError("Async scalar functions do not support pandas func_type. "
+                             "Please use func_type='general' (default) for async functions.")
+        super().__init__(f, result_type, func_type, name)
 
 
 class TableFunctionCall(Expression):
@@ -267,11 +336,13 @@ class UserDefinedAggregateFunctionWrapper(_Function):
 def udf(f: Any = None, input_types=None, result_type: Union[DataType, str, None] = None, deterministic=None,
         name: Optional[str] = None, func_type: str = "general", udf_type=None):
     """A scalar function: ``udf(f, result_type=...)`` or ``@udf(result_type=...)``; ``func_type='pandas'``
-    for a function of pandas Series."""
+    for a function of pandas Series; an AsyncScalarFunction or an ``async def`` is awaited."""
     if result_type is None:
         raise ValueError("udf needs a result_type, such as DataTypes.STRING()")
     if f is None:
-        return lambda g: UserDefinedScalarFunctionWrapper(g, result_type, udf_type or func_type, name)
+        return lambda g: udf(g, result_type=result_type, name=name, func_type=udf_type or func_type)
+    if isinstance(f, AsyncScalarFunction) or inspect.iscoroutinefunction(f):
+        return UserDefinedAsyncScalarFunctionWrapper(f, result_type, udf_type or func_type, name)
     return UserDefinedScalarFunctionWrapper(f, result_type, udf_type or func_type, name)
 
 
@@ -341,9 +412,3 @@ def registered_function(name: str) -> _Function:
     except KeyError:
         raise ValueError(f"No function named '{name}': register it with create_temporary_function or "
                          f"create_temporary_system_function; registered: {sorted(_REGISTERED)}") from None
-
-
-from kindling.common.unsupported import missing_names  # noqa: E402
-
-__getattr__ = missing_names(__name__, {"AsyncScalarFunction": "asynchronous Python functions are not there yet; "
-                                                              "use udf"})

@@ -2,7 +2,8 @@
 of a row, per plan and task: each built-in call's implementation (kindling/runtime/table/functions.py)
 is made once, with its literal patterns and formats prepared then, and a strict call returns null
 for a null operand without calling it. A pandas function (``func_type='pandas'``) is called once per
-batch of rows (``compile_batch``), on Series of its operands' values.
+batch of rows (``compile_batch``), on Series of its operands' values; an async function's calls for a
+batch run concurrently (kindling/runtime/table/async_functions.py).
 
 Example::
 
@@ -14,9 +15,10 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable, List, Optional, Sequence
 
+from kindling.runtime.table.async_functions import AsyncOptions, async_results
 from kindling.runtime.table.functions import PYTHON
 
-__all__ = ["Leaf", "calls_pandas", "compile_batch", "compile_expression"]
+__all__ = ["Leaf", "compile_batch", "compile_expression", "needs_batch", "user_functions"]
 
 Compiled = Callable[[Any], Any]
 #: compiles the nodes a caller evaluates its own way (a column read by name, an aggregate's result);
@@ -30,24 +32,48 @@ def compile_expression(node: Any, leaf: Optional[Leaf] = None) -> Compiled:
     return _Compiler(leaf).compile(node)
 
 
-def calls_pandas(node: Any) -> bool:
-    """Whether ``node`` calls a pandas function (which needs a batch of rows: ``compile_batch``)."""
-    return _pandas_call(node) or any(calls_pandas(o) for o in getattr(node, "operands", ()))
+def needs_batch(node: Any) -> bool:
+    """Whether ``node`` calls a pandas or an async function (whose calls are made for a batch of rows
+    at once: ``compile_batch``)."""
+    return _batched_call(node) or any(needs_batch(o) for o in getattr(node, "operands", ()))
+
+
+def user_functions(nodes: Sequence[Any]) -> list:
+    """The user functions (udf's wrappers) ``nodes`` call, each once."""
+    found: dict = {}
+
+    def visit(node: Any) -> None:
+        if type(node).__name__ == "UdfCall":
+            found.setdefault(id(node.function), node.function)
+        for operand in getattr(node, "operands", ()):
+            visit(operand)
+    for node in nodes:
+        visit(node)
+    return list(found.values())
 
 
 def _pandas_call(node: Any) -> bool:
     return type(node).__name__ == "UdfCall" and node.function._func_type == "pandas"
 
 
-def compile_batch(nodes: Sequence[Any]) -> Callable[[list], List[list]]:
+def _async_call(node: Any) -> bool:
+    return type(node).__name__ == "UdfCall" and node.function._asynchronous
+
+
+def _batched_call(node: Any) -> bool:
+    return _pandas_call(node) or _async_call(node)
+
+
+def compile_batch(nodes: Sequence[Any], async_options: AsyncOptions = AsyncOptions()) -> Callable[[list], List[list]]:
     """The function of a batch of rows (value sequences) computing each of ``nodes`` for every row,
     a column of values per node: each pandas function is called once for the whole batch, on Series of
-    its operands' values (a literal's value as it is, as PyFlink), the rest is computed row by row."""
+    its operands' values (a literal's value as it is, as PyFlink), an async function's calls for the
+    batch run concurrently (``async_options``), the rest is computed row by row."""
     calls: List[tuple] = []  # (function, operands, their compiled functions), inner calls first
     results: List[list] = []  # the current batch's column of each call
 
     def leaf(node: Any) -> Optional[Compiled]:
-        if not _pandas_call(node):
+        if not _batched_call(node):
             return None
         calls.append((node.function, node.operands, compiler._operands(node.operands)))
         slot = len(calls) - 1
@@ -57,11 +83,11 @@ def compile_batch(nodes: Sequence[Any]) -> Callable[[list], List[list]]:
     columns = []  # per node: ("call", its call's slot), or ("rows" | "extended", its function of a row)
     for node in nodes:
         compiled = compiler.compile(node)
-        if _pandas_call(node):
+        if _batched_call(node):
             columns.append(("call", len(calls) - 1))
         else:
-            columns.append(("extended" if calls_pandas(node) else "rows", compiled))
-    extends = any(kind == "extended" for kind, _ in columns) or any(calls_pandas(o) for c in calls for o in c[1])
+            columns.append(("extended" if needs_batch(node) else "rows", compiled))
+    extends = any(kind == "extended" for kind, _ in columns) or any(needs_batch(o) for c in calls for o in c[1])
 
     def evaluate(rows: list) -> List[list]:
         from kindling.runtime.table.pandas_functions import scalar_results
@@ -71,7 +97,10 @@ def compile_batch(nodes: Sequence[Any]) -> Callable[[list], List[list]]:
         extended = [[*row, i] for i, row in enumerate(rows)] if extends else rows
         results.clear()
         for function, operands, compiled in calls:
-            results.append(scalar_results(function, _pandas_arguments(operands, compiled, extended), len(rows)))
+            if function._asynchronous:
+                results.append(async_results(function, [[f(r) for f in compiled] for r in extended], async_options))
+            else:
+                results.append(scalar_results(function, _pandas_arguments(operands, compiled, extended), len(rows)))
         return [results[how] if kind == "call" else [how(e) for e in extended] if kind == "extended"
                 else [how(row) for row in rows] for kind, how in columns]
     return evaluate
@@ -107,6 +136,9 @@ class _Compiler:
 
             function, operands = node.function, self._operands(node.operands)
             return lambda row: scalar_results(function, _pandas_arguments(node.operands, operands, [row]), 1)[0]
+        if _async_call(node):  # outside a batch: a batch of one row
+            function, operands = node.function, self._operands(node.operands)
+            return lambda row: async_results(function, [[o(row) for o in operands]], AsyncOptions())[0]
         if kind == "UdfCall":
             call, operands = node.function._callable, self._operands(node.operands)
             return lambda row: call()(*[o(row) for o in operands])

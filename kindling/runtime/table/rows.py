@@ -8,21 +8,45 @@ from typing import Any, Callable, List, Optional
 from kindling.common.time import epoch_millis, timestamp_of
 from kindling.common.types import Row, _create_row
 from kindling.common.watermark_strategy import TimestampAssigner
-from kindling.runtime.table.evaluate import calls_pandas, compile_batch, compile_expression
+from kindling.runtime.table.async_functions import AsyncOptions
+from kindling.runtime.table.evaluate import compile_batch, compile_expression, needs_batch, user_functions
 
 __all__ = ["AddTimestamp", "AsRow", "Condition", "DeclaredRow", "Lateral", "Project", "Retyped", "RowtimeOf", "one_group"]
 
 
-class Project:
+class _CallsUserFunctions:
+    """An operator evaluating expressions that may call user functions: it opens them with its task's
+    context (job parameters, subtask) when the chain opens it, and closes them when the job ends."""
+
+    resolved: list
+
+    def open(self, runtime_context: Any) -> None:
+        for function in user_functions(self._expressions()):
+            function._open(runtime_context)
+
+    def close(self) -> None:
+        for function in user_functions(self._expressions()):
+            function._close()
+
+    def _expressions(self) -> list:
+        return self.resolved
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in vars(self).items() if k != "_compiled"}
+
+
+class Project(_CallsUserFunctions):
     """A row's selected expressions (resolved: kindling/table/planner/expressions.py), keeping its
     RowKind; compiled once per task (kindling/runtime/table/evaluate.py). A field that is an input
-    column is read by its position. With pandas functions in them, the chain hands it batches of
-    up to ``batch_size`` rows (``map_batch``) and each function is called once per batch."""
+    column is read by its position. With pandas or async functions in them, the chain hands it
+    batches of up to ``batch_size`` rows (``map_batch``): each pandas function is called once per
+    batch, an async function's calls for the batch run concurrently (``async_options``)."""
 
-    def __init__(self, names: List[str], resolved: list, batch_size: int = 10_000):
-        self.names, self.resolved = names, resolved
+    def __init__(self, names: List[str], resolved: list, batch_size: int = 10_000,
+                 async_options: AsyncOptions = AsyncOptions()):
+        self.names, self.resolved, self.async_options = names, resolved, async_options
         self.positions = [r.index if type(r).__name__ == "InputRef" else None for r in resolved]
-        self.batch_size = batch_size if any(calls_pandas(r) for r in resolved) else None
+        self.batch_size = batch_size if any(needs_batch(r) for r in resolved) else None
 
     def __call__(self, row):
         if self.batch_size is not None:
@@ -44,17 +68,15 @@ class Project:
             fields = self._compiled = [compile_expression(r) for r in self.resolved]
         return fields
 
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in vars(self).items() if k != "_compiled"}
 
-
-class Condition:
+class Condition(_CallsUserFunctions):
     """Whether a row passes a predicate (resolved) evaluated in Python (null is false, as in SQL). With
-    pandas functions in it, the chain hands it batches of up to ``batch_size`` rows (``filter_batch``)."""
+    pandas or async functions in it, the chain hands it batches of up to ``batch_size`` rows
+    (``filter_batch``)."""
 
-    def __init__(self, resolved: Any, batch_size: int = 10_000):
-        self.resolved = resolved
-        self.batch_size = batch_size if calls_pandas(resolved) else None
+    def __init__(self, resolved: Any, batch_size: int = 10_000, async_options: AsyncOptions = AsyncOptions()):
+        self.resolved, self.async_options = resolved, async_options
+        self.batch_size = batch_size if needs_batch(resolved) else None
 
     def __call__(self, row) -> bool:
         if self.batch_size is not None:
@@ -69,15 +91,15 @@ class Condition:
         (tests,) = _batch_compiled(self, [self.resolved])([row._values for row in rows])
         return [test is True for test in tests]
 
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in vars(self).items() if k != "_compiled"}
+    def _expressions(self) -> list:
+        return [self.resolved]
 
 
 def _batch_compiled(operator: Any, resolved: list) -> Callable[[list], List[list]]:
     """``compile_batch`` of the operator's expressions, once per task (kept as its ``_compiled``)."""
     compiled = operator.__dict__.get("_compiled")
     if compiled is None:
-        compiled = operator._compiled = compile_batch(resolved)
+        compiled = operator._compiled = compile_batch(resolved, operator.async_options)
     return compiled
 
 

@@ -146,14 +146,14 @@ class Lowering:
     def _Project(self, node: nodes.Project, stateless_above: bool, before: bool):
         from kindling.runtime.table.rows import Project
 
-        project = Project(list(node.names), list(node.resolved), self._arrow_batch_size())
+        project = Project(list(node.names), list(node.resolved), self._arrow_batch_size(), self._async_options())
         return keeping_parallelism(self._input(node, node.input, stateless_above, before), project, row_type(node.out))
 
     def _Filter(self, node: nodes.Filter, stateless_above: bool, before: bool):
         from kindling.runtime.table.rows import Condition
 
         rows = self._input(node, node.input, stateless_above, before)
-        return rows.filter(Condition(node.resolved, self._arrow_batch_size()))
+        return rows.filter(Condition(node.resolved, self._arrow_batch_size(), self._async_options()))
 
     def _arrow_batch_size(self) -> int:
         """How many rows a pandas function gets at most, as PyFlink's Arrow batches:
@@ -163,6 +163,24 @@ class Lowering:
         configuration = self.env.get_configuration()
         return min(positive_integer(configuration, "python.fn-execution.arrow.batch.size", 10_000),
                    positive_integer(configuration, "python.fn-execution.bundle.size", 100_000))
+
+    def _async_options(self):
+        """How async scalar functions are called: Flink's ``table.exec.async-scalar.*`` options."""
+        from kindling.common.configuration import positive_integer
+        from kindling.common.time import duration_millis
+        from kindling.runtime.table.async_functions import AsyncOptions
+
+        configuration, prefix = self.env.get_configuration(), "table.exec.async-scalar."
+        strategy = configuration.get_string(prefix + "retry-strategy", "FIXED_DELAY").strip().upper()
+        if strategy not in ("FIXED_DELAY", "NO_RETRY"):
+            raise ValueError(f"{prefix}retry-strategy must be FIXED_DELAY or NO_RETRY, got {strategy!r}")
+        return AsyncOptions(
+            max_concurrent_operations=positive_integer(configuration, prefix + "max-concurrent-operations", 10),
+            timeout_ms=duration_millis(configuration.get_string(prefix + "timeout", "3 min"), prefix + "timeout"),
+            retries=strategy == "FIXED_DELAY",
+            max_attempts=positive_integer(configuration, prefix + "max-attempts", 3),
+            retry_delay_ms=duration_millis(configuration.get_string(prefix + "retry-delay", "100 ms"),
+                                           prefix + "retry-delay"))
 
     def _Aggregate(self, node: nodes.Aggregate, stateless_above: bool, before: bool):
         from kindling.runtime.table.group_aggregate import GroupAggregateFunction, GroupKey
