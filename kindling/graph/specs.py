@@ -60,6 +60,18 @@ class FileSourceSpec(SourceSpec):
 
 
 @dataclass(eq=False)
+class PartitionColumns:
+    """The columns of a partitioned table that its files do not hold (a FileSource format's
+    ``partition_columns``): the files hold rows of ``data_type``; ``values_of(directory)`` gives
+    the partition columns' values of a file from its directory below the source's path, which go
+    to ``positions`` among the table's columns."""
+
+    data_type: Any = None
+    positions: list = field(default_factory=list)
+    values_of: Any = None
+
+
+@dataclass(eq=False)
 class SinkSpec:
     """Base of sink specs. ``layout`` is how elements reach the sink: ``pickled`` Python
     values or ``string`` (Flink's ``toString`` of each element)."""
@@ -108,19 +120,35 @@ class FileSinkSpec(SinkSpec):
     bucket_timezone: str | None = None
     part_size: int | None = None  # row formats: a part file rolls past this many bytes
     compaction: Any = None  # (FileCompactStrategy, FileCompactor) of enable_compact
+    partitioning: Any = None  # element -> (relative partition directory, what is written)
+    commit: Any = None  # PartitionCommit
 
     @property
     def layout(self) -> str:  # type: ignore[override]
-        if self.writer is None:
+        if self.writer is None and self.partitioning is None:
             return "encoded"
         return "columns" if self.columns_type is not None else "pickled"
 
     @property
     def columns_type(self) -> Any:
-        """The row type of a columnar bulk writer (Parquet, ORC): elements reach it as its columns."""
-        if self.writer is None or self.writer.kind not in ("parquet", "orc"):
+        """The row type of a columnar bulk writer (Parquet, ORC): elements reach it as its columns
+        (unless partitioned: the writer of each partition directory encodes its own)."""
+        if self.writer is None or self.writer.kind not in ("parquet", "orc") or self.partitioning is not None:
             return None
         return self.writer.options["type_info"]
+
+
+@dataclass(eq=False)
+class PartitionCommit:
+    """Flink's ``sink.partition-commit.*`` of a partitioned file sink: a partition is committed
+    (``success_file``, when set, is written into it) at the first micro-batch commit at least
+    ``delay_ms`` after the partition was created (the ``process-time`` trigger), and every
+    partition at the end of a bounded job's input (``at_end_only``: only then, as with the
+    ``partition-time`` trigger, whose watermark a bounded job passes at its end)."""
+
+    success_file: str | None = None
+    delay_ms: int = 0
+    at_end_only: bool = False
 
 
 #: how a window keeps its contents until it fires: the reduced value (``reduce``), an

@@ -34,7 +34,7 @@ import posixpath
 import sys
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator
 
@@ -569,6 +569,15 @@ def read_split(fmt: Any, type_info: Any, split: FileSplit, skipped: list | None 
     layout of the stream's type; ``skipped[0]`` counts the records a format told to ignore parse
     errors skipped (after the first ``skip`` records, which an earlier micro-batch counted)."""
     skipped = skipped if skipped is not None else [0]
+    partitions = getattr(fmt, "partition_columns", None)
+    if partitions is not None:
+        yield from _with_partition_columns(partitions, type_info, split,
+                                           _split_records(fmt, partitions.data_type, split, skipped))
+        return
+    yield from _split_records(fmt, type_info, split, skipped)
+
+
+def _split_records(fmt: Any, type_info: Any, split: FileSplit, skipped: list) -> Iterator[pa.RecordBatch]:
     if not split.skip and split.count is None:
         yield from _records(fmt, type_info, split, skipped)
         return
@@ -587,6 +596,25 @@ def read_split(fmt: Any, type_info: Any, split: FileSplit, skipped: list | None 
             yield batch
         if count == 0:
             return
+
+
+def _with_partition_columns(partitions: Any, type_info: Any, split: FileSplit,
+                            batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """A partitioned table's rows: the batches of a file's columns with the partition columns'
+    values taken from the file's directory names (``PartitionColumns``)."""
+    from kindling.common.typeinfo import Types
+
+    base = filesystem(split.root)[1].rstrip("/")
+    values = partitions.values_of(posixpath.dirname(split.path)[len(base):].strip("/"))
+    names, types = type_info.get_field_names(), type_info.get_field_types()
+    positions = partitions.positions
+    constants = codec_for(Types.ROW_NAMED([names[p] for p in positions], [types[p] for p in positions])).encode(
+        [Row(*values)])
+    for batch in batches:
+        columns = list(batch.columns)
+        for position, constant in sorted(zip(positions, constants), key=lambda pair: pair[0]):
+            columns.insert(position, pa.repeat(constant[0], batch.num_rows))
+        yield pa.RecordBatch.from_arrays(columns, names=names)
 
 
 def _past_blocks(fmt: Any, split: FileSplit) -> FileSplit:
@@ -897,6 +925,7 @@ class FileWriter(SinkWriter):
         self.books = SinkBookkeeping("files", spec.base_path)
         self.compaction = Compaction(spec, self.fs, self.base, self.books) if spec.compaction is not None else None
         self.last_batch: int | None = None  # the last micro-batch written
+        self.pending_partitions: dict[str, float] | None = None  # a partitioned sink's, since when
         self.spark: Any = None
 
     def bind(self, checkpoint_dir: str) -> None:
@@ -963,6 +992,8 @@ class FileWriter(SinkWriter):
             self.fs.move(pending, _committed_name(pending, hidden))
         if again or any(pending.rsplit(".", 2)[1] != "0" for pending, _ in rows):
             self._remove_earlier_attempts(directory, name, committed)
+        if spec.partitioning is not None:
+            self._partitions_written(directory, committed, query is not None)
         self.last_batch, self.spark = batch_id, df.sparkSession
         if self.compaction is not None:
             self.compaction.after_batch(df.sparkSession, self.token, batch_id, directory, ending=query is None)
@@ -973,10 +1004,50 @@ class FileWriter(SinkWriter):
         attempt did not write: in-progress files of failed task attempts (a task Spark ran again,
         or an earlier attempt of the batch), and part files an earlier attempt committed from tasks
         this one does not have (it ran at a higher parallelism)."""
-        for info in self.fs.get_file_info(pafs.FileSelector(directory)):
+        partitioned = self.spec.partitioning is not None  # the files are in partition directories
+        for info in self.fs.get_file_info(pafs.FileSelector(directory, recursive=partitioned)):
             base = posixpath.basename(info.path)
             if base.lstrip(".").startswith(f"{name}-") and info.path not in committed:
                 _delete_if_there(self.fs, info.path)
+
+    def _partitions_written(self, directory: str, committed: set[str], streaming: bool) -> None:
+        """Keeps the partitions a micro-batch wrote as pending (since when, if not already), and
+        commits those whose ``sink.partition-commit.delay`` has passed (the ``process-time``
+        trigger, at each micro-batch's commit: Flink's checkpoint)."""
+        pending = self._pending()
+        now = time.time()
+        for path in committed:
+            pending.setdefault(posixpath.relpath(posixpath.dirname(path), directory), now)
+        commit = self.spec.commit
+        if streaming and not commit.at_end_only:
+            due = [p for p, since in pending.items() if (now - since) * 1000 >= commit.delay_ms]
+            self._commit(directory, due)
+        self.books.write("partitions.pending", json.dumps(pending).encode("utf-8"))
+
+    def _pending(self) -> dict[str, float]:
+        """The partitions written and not committed yet (kept beside the checkpoint: a restarted
+        job commits them)."""
+        if self.pending_partitions is None:
+            kept = self.books.read("partitions.pending")
+            self.pending_partitions = json.loads(kept.decode("utf-8")) if kept is not None else {}
+        return self.pending_partitions
+
+    def _commit(self, directory: str, partitions: list[str]) -> None:
+        """Commits partitions: their success file (``sink.partition-commit.policy.kind`` success-file)."""
+        name = self.spec.commit.success_file
+        for partition in sorted(partitions):
+            if name:
+                with self.fs.open_output_stream(posixpath.join(directory, partition, name)):
+                    pass
+            del self.pending_partitions[partition]
+
+    def end_of_input(self) -> None:
+        """A bounded job's input ended and all is written: every pending partition is committed, as
+        Flink commits them at the end of input."""
+        if self.spec.partitioning is not None:
+            pending = self._pending()
+            self._commit(self.base, list(pending))  # partitioned sinks have no buckets
+            self.books.write("partitions.pending", b"{}")
 
     def finish(self) -> None:
         """The end of the job: what waits for compaction is compacted (as Flink does at the end
@@ -1158,22 +1229,28 @@ class TaskPartFiles:
         self.writer: Any = None  # a bulk format's writer
         self.count = 0
         self.size = 0
+        self.partitions: dict[str, TaskPartFiles] = {}  # a partitioned sink's: by partition directory
 
     @property
     def opened(self) -> bool:
-        return self.path is not None or bool(self.written)
+        return self.path is not None or bool(self.written) or any(p.opened for p in self.partitions.values())
+
+    def _where(self) -> tuple[str, str]:
+        if self.where is None:
+            from pyspark import TaskContext
+
+            where = TaskContext.get().getLocalProperty(_part_files_key(self.spec))
+            if not where:
+                raise RuntimeError(f"the FileSink writing to {self.spec.base_path} was not told where this "
+                                   "micro-batch's part files go")
+            self.where = tuple(where.split("\n", 1))
+        return self.where
 
     def _open(self) -> None:
         from pyspark import TaskContext
 
         context = TaskContext.get()
-        if self.where is None:
-            where = context.getLocalProperty(_part_files_key(self.spec))
-            if not where:
-                raise RuntimeError(f"the FileSink writing to {self.spec.base_path} was not told where this "
-                                   "micro-batch's part files go")
-            self.where = tuple(where.split("\n", 1))
-        directory, name = self.where
+        directory, name = self._where()
         roll = f"-{len(self.written)}" if self.written else ""
         self.path = posixpath.join(directory, f".{name}-{context.partitionId()}{roll}{self.spec.part_suffix}"
                                               f".{context.attemptNumber()}.inprogress")
@@ -1184,6 +1261,9 @@ class TaskPartFiles:
 
     def add_values(self, values: list) -> None:
         """Elements as the stream holds them."""
+        if self.spec.partitioning is not None:
+            self._add_partitioned(values)
+            return
         if self.spec.writer is None:
             encode, t = self.spec.encoder.encode, self.type_info
             self.add_lines([encode(v, t) for v in values])
@@ -1233,11 +1313,33 @@ class TaskPartFiles:
         self.written.append((self.path, self.count))
         self.out = self.path = None
 
+    def _add_partitioned(self, values: list) -> None:
+        """Elements of a partitioned sink, each into the part files of its partition directory."""
+        rows: dict[str, list] = {}
+        partitioning = self.spec.partitioning
+        for value in values:
+            directory, row = partitioning(value)
+            rows.setdefault(directory, []).append(row)
+        for directory, written in rows.items():
+            files = self.partitions.get(directory)
+            if files is None:
+                bucket, name = self._where()
+                path = posixpath.join(bucket, directory)
+                _fs(self.spec.base_path).create_dir(path, recursive=True)
+                files = self.partitions[directory] = TaskPartFiles(replace(self.spec, partitioning=None), None,
+                                                                   (path, name))
+            if files.spec.columns_type is not None:
+                files.add_columns(codec_for(files.spec.columns_type).encode(written))
+            else:
+                files.add_values(written)
+
     def close(self) -> list[tuple[str, int]]:
         """Closes the part files; their paths and counts (none when nothing was written)."""
         if self.out is not None:
             self._close_part()
         written, self.written = self.written, []
+        for files in self.partitions.values():
+            written.extend(files.close())
         return written
 
 

@@ -286,6 +286,9 @@ class _JobRun:
                 self.write_batch(self.compiled.df, 0)
             if client._cancel_requested.is_set():
                 raise JobCancelledError(f"job '{client.job_name}' was cancelled")
+            if self.compiled.bounded and not self.savepoints.stopped:
+                for _, writer in self.writers:
+                    writer.end_of_input()
             lifecycle.finish_job(job)  # close() of every user function; an error fails the job, as in Flink
             client._status = JobStatus.FINISHED
             runtime = int((time.time() - self.started) * 1000)

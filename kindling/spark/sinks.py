@@ -33,6 +33,9 @@ class SinkWriter:
         """The job's checkpoint directory (a streaming job's), where a sink may keep what a replayed
         micro-batch needs."""
 
+    def end_of_input(self) -> None:
+        """A bounded job's input ended and every micro-batch is written (before :meth:`finish`)."""
+
     def finish(self) -> None:
         """The job ended (finished, failed or was cancelled)."""
 

@@ -232,6 +232,10 @@ def scan_table(t_env, name: str, descriptor) -> Any:
     if connector not in _SOURCES:
         raise ValueError(f"Table '{name}': the '{connector}' connector cannot be read by Kindling yet; sources: "
                          f"{', '.join(sorted(_SOURCES))}")
+    if connector == "filesystem":
+        keys = getattr(descriptor.get_schema(), "partition_keys", None) or ()
+        return Table(t_env, nodes.Scan(name=name, source=_filesystem_scan(schema, options, keys, name),
+                                       options=dict(options), out=nodes.Output(schema)))
     if connector != "upsert-kafka":
         return Table(t_env, nodes.Scan(name=name, source=_SOURCES[connector](schema, options), options=dict(options),
                                        out=nodes.Output(schema)))
@@ -260,7 +264,7 @@ def _datagen_scan(schema: Schema, options: Dict[str, str]):
 
 
 FILESYSTEM_KEYS = {"connector", "path", "format", "source.monitor-interval", "sink.rolling-policy.file-size",
-                   "sink.parallelism"}
+                   "sink.parallelism"}  # and the PARTITION_KEYS of kindling/table/partitions.py
 
 
 def _format_of(connector: str, options: Dict[str, str], key: str = "format") -> str:
@@ -274,15 +278,32 @@ def _format_of(connector: str, options: Dict[str, str], key: str = "format") -> 
     return name
 
 
-def _filesystem_scan(schema: Schema, options: Dict[str, str]):
-    from kindling.table.formats import file_source
+def _filesystem_options(options: Dict[str, str]) -> str:
+    """The format of a filesystem table, once its options are checked."""
+    from kindling.table.partitions import PARTITION_KEYS
 
-    name = _format_of("filesystem", options)
-    _check_options("filesystem", options, FILESYSTEM_KEYS, (f"{name}.",))
+    fmt = _format_of("filesystem", options)
+    _check_options("filesystem", options, FILESYSTEM_KEYS | PARTITION_KEYS, (f"{fmt}.",))
+    return fmt
+
+
+def _filesystem_scan(schema: Schema, options: Dict[str, str], partition_keys: Sequence[str] = (), name: str = ""):
+    """A FileSource of the table's files; a partitioned table's partition columns come from the
+    directory names (kindling/table/partitions.py)."""
+    from kindling.table.formats import file_source
+    from kindling.table.partitions import data_schema, partition_columns
+
+    fmt = _filesystem_options(options)
     path = _required("filesystem", options, "path")
     interval = options.get("source.monitor-interval")
-    return file_source(name, schema, options, [path], duration_ms(interval, "source.monitor-interval") if interval
-                       else None)
+    interval_ms = duration_ms(interval, "source.monitor-interval") if interval else None
+    if not partition_keys:
+        return file_source(fmt, schema, options, [path], interval_ms)
+    columns = partition_columns(name, schema, list(partition_keys), options)
+    source = file_source(fmt, data_schema(schema, list(partition_keys)), options, [path], interval_ms)
+    source._spec.format.partition_columns = columns
+    source._type_info = schema.row_type_info()
+    return source
 
 
 _STARTUP_MODES = ("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets")
@@ -568,16 +589,21 @@ def _blackhole_sink(stream, schema: Schema, options: Dict[str, str], name: str, 
 
 
 def _filesystem_sink(stream, schema: Schema, options: Dict[str, str], name: str, declared: Schema):
+    """A FileSink of the rows; a partitioned table's into its partition directories, without the
+    partition columns (kindling/table/partitions.py)."""
     from kindling.table.formats import file_sink
+    from kindling.table.partitions import bounded, data_schema, partition_commit, partition_path
 
-    if getattr(declared, "partition_keys", None):
-        raise ValueError(f"Table '{name}': PARTITIONED BY is not supported by Kindling's 'filesystem' sink yet; "
-                         "write without partitions")
-    fmt = _format_of("filesystem", options)
-    _check_options("filesystem", options, FILESYSTEM_KEYS, (f"{fmt}.",))
+    fmt = _filesystem_options(options)
     size = options.get("sink.rolling-policy.file-size")
-    sink = file_sink(fmt, schema, options, _required("filesystem", options, "path"),
-                     memory_bytes(size, "sink.rolling-policy.file-size") if size else None)
+    path = _required("filesystem", options, "path")
+    part_size = memory_bytes(size, "sink.rolling-policy.file-size") if size else None
+    keys = list(getattr(declared, "partition_keys", None) or ())
+    if not keys:
+        return stream.sink_to(file_sink(fmt, schema, options, path, part_size))
+    sink = file_sink(fmt, data_schema(schema, keys), options, path, part_size)
+    sink._spec.partitioning = partition_path(name, schema, keys, options)
+    sink._spec.commit = partition_commit(name, options, bounded(stream))
     return stream.sink_to(sink)
 
 

@@ -282,7 +282,7 @@ class Physical:
 
         if node.options is None or node.options.get("connector") != "filesystem" or self.mode == MICRO_BATCHES:
             return Choice(PYTHON)
-        reason = spark_reader_differs(node.options, node.out.schema) or (
+        reason = spark_reader_differs(node.options, node.out.schema, node.source) or (
             None if self.spark_scan else f"{SPARK_SCAN} is false")
         return Choice(PYTHON, reason) if reason else Choice(SPARK_JVM)
 
