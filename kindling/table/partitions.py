@@ -26,6 +26,7 @@ PARTITION_KEYS = {"partition.default-name", "sink.partition-commit.trigger", "si
                   "sink.shuffle-by-partition.enable"}
 #: the characters Flink escapes in a partition directory name (Hive's set), as ``%XX``
 _ESCAPED = frozenset([chr(c) for c in range(0x01, 0x20)] + list('"#%\'*/:=?\\\x7f{[]^'))
+_EPOCH = datetime.date(1970, 1, 1)
 _INTEGERS = ("TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT")
 _STRINGS = ("STRING", "VARCHAR", "CHAR")
 
@@ -91,8 +92,8 @@ class PartitionPath:
             return self.default_name
         if isinstance(value, bool):
             return "true" if value else "false"
-        if isinstance(value, datetime.date):
-            return value.isoformat()
+        if isinstance(value, datetime.date):  # Flink writes a DATE's internal value: days since 1970-01-01
+            return str((value - _EPOCH).days)
         return escape_path_name(str(value))
 
     def __call__(self, row: Row) -> Tuple[str, Row]:
@@ -132,8 +133,10 @@ class PartitionValues:
                 if text.lower() not in ("true", "false"):
                     raise ValueError("not 'true' or 'false'")
                 return text.lower() == "true"
-            if type_name == "DATE":
-                return datetime.date.fromisoformat(text)
+            if type_name == "DATE":  # days since 1970 (as Flink writes them) or ISO (as Hive does)
+                number = text[1:] if text.startswith("-") else text
+                return _EPOCH + datetime.timedelta(days=int(text)) if number.isdigit() else \
+                    datetime.date.fromisoformat(text)
         except ValueError as exc:
             raise ValueError(f"the partition directory '{where}': '{key}={text}' is not a {type_name} ({exc})") \
                 from None

@@ -2,7 +2,8 @@
 and raw, a path that is a file or a directory, bounded or monitored, in streaming and batch mode;
 the sink's part files appear when their micro-batch commits (the FileSink's exactly-once writing,
 whose restart from a checkpoint tests/connectors/test_files_sink.py covers). Text as Flink's
-formats write it is compared with PyFlink by tests/conformance/programs/table_filesystem.py."""
+formats write it is compared with PyFlink by tests/conformance/programs/table_filesystem.py.
+Partitioned tables: tests/table/test_filesystem_partitions.py."""
 from __future__ import annotations
 
 import datetime
@@ -90,10 +91,6 @@ def test_updating_results_and_unknown_options_fail_clearly(spark, tmp_path):
                       f"'path' = '{tmp_path}', 'format' = 'canal-json')")
     with pytest.raises(ValueError, match="Reading the 'canal-json' format .a changelog. is not supported"):
         t_env.from_path("changes")  # writing it: tests/conformance/programs/table_canal_json.py
-    t_env.execute_sql(f"CREATE TABLE p (k STRING) PARTITIONED BY (k) WITH ('connector' = 'filesystem', "
-                      f"'path' = '{tmp_path}', 'format' = 'csv')")
-    with pytest.raises(ValueError, match="PARTITIONED BY is not supported"):
-        t_env.execute_sql("INSERT INTO p SELECT k FROM words")
 
 
 def test_a_monitored_directory_feeds_part_files_whole_micro_batches_at_a_time(spark, tmp_path):
