@@ -179,3 +179,40 @@ def test_escaping_round_trips_and_missing_partitions_are_named():
     assert days("day=-1") == [datetime.date(1969, 12, 31)]
     with pytest.raises(ValueError, match="has no partition 'h=...'"):
         values("d=x")
+
+
+def test_pending_partitions_are_kept_with_the_checkpoint_and_committed_after_a_restart(spark, tmp_path):
+    import pickle
+
+    from kindling.common.types import Row
+    from kindling.datastream.connectors.file_system import Encoder
+    from kindling.graph.specs import FileSinkSpec, PartitionCommit
+    from kindling.spark.files import FileWriter
+    from kindling.table.partitions import PartitionPath
+    from kindling.table.schema import Schema
+    from kindling.table.types import DataTypes
+
+    schema = Schema(["v", "k"], [DataTypes.STRING(), DataTypes.STRING()])
+    out, checkpoint = tmp_path / "out", str(tmp_path / "checkpoint")
+
+    def writer(delay_ms):
+        spec = FileSinkSpec(base_path=str(out), encoder=Encoder.simple_string_encoder(), bucket_format=None,
+                            partitioning=PartitionPath("t", schema, ["k"], "__DEFAULT_PARTITION__"),
+                            commit=PartitionCommit(success_file="_SUCCESS", delay_ms=delay_ms))
+        files = FileWriter(spec)
+        files.bind(checkpoint)
+        files.token = "feedbeef"  # from the query's id: the same after a restart
+        return files
+
+    def rows(k):
+        return spark.createDataFrame([(pickle.dumps(Row(v, k)),) for v in "xy"], "f0 binary").repartition(2)
+
+    context = spark.sparkContext
+    context.setLocalProperty("sql.streaming.queryId", "feedbeef-0000")  # a micro-batch of a streaming query
+    try:
+        assert writer(3_600_000).write(rows("a"), 0) == 2
+        assert list(_tree(str(out))) == ["k=a"] and "_SUCCESS" not in _tree(str(out))["k=a"]  # its delay is 1 h
+        assert writer(0).write(rows("b"), 1) == 2  # the restarted job commits what was pending, and its own
+    finally:
+        context.setLocalProperty("sql.streaming.queryId", None)
+    assert {d: files[0] for d, files in _tree(str(out)).items()} == {"k=a": "_SUCCESS", "k=b": "_SUCCESS"}
