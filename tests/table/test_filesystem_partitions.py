@@ -82,6 +82,18 @@ def test_partition_columns_anywhere_typed_as_declared_and_no_commit_without_a_po
     assert collected(t_env, "SELECT v FROM t WHERE day IS NULL") == [("z",)]
 
 
+def test_a_monitored_partitioned_table_is_read_with_its_partition_columns(spark, tmp_path):
+    out = str(tmp_path / "out")
+    writer = quiet_t_env("batch")
+    _table(writer, out, "parquet")
+    writer.execute_sql(f"INSERT INTO t VALUES {_values(ROWS[:5])}").wait()
+    reader = quiet_t_env(parallelism=2)
+    _table(reader, out, "parquet", ", 'source.monitor-interval' = '1 s'")
+    with reader.execute_sql("SELECT id, d, h FROM t WHERE d IS NULL OR h = 2").collect() as rows:
+        got = sorted((next(rows), next(rows), next(rows)), key=repr)
+    assert [tuple(r) for r in got] == [(2, "2024-01-01", 2), (4, None, 3), (5, None, None)]
+
+
 def test_an_unbounded_job_commits_partitions_at_micro_batch_commits(spark, tmp_path):
     incoming, out, late = tmp_path / "in", str(tmp_path / "out"), str(tmp_path / "late")
     incoming.mkdir()
