@@ -98,7 +98,9 @@ class PartitionPath:
 
     def __call__(self, row: Row) -> Tuple[str, Row]:
         directory = "/".join(f"{escape_path_name(k)}={self._text(row[i])}" for k, i in self.keys)
-        return directory, _create_row(self.data_names, [row[i] for i in self.data_positions])
+        data = _create_row(self.data_names, [row[i] for i in self.data_positions])
+        data.set_row_kind(row.get_row_kind())  # a changelog format writes it
+        return directory, data
 
 
 class PartitionValues:

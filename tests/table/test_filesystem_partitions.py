@@ -82,6 +82,23 @@ def test_partition_columns_anywhere_typed_as_declared_and_no_commit_without_a_po
     assert collected(t_env, "SELECT v FROM t WHERE day IS NULL") == [("z",)]
 
 
+def test_an_aggregation_s_changes_into_a_partitioned_changelog_table(spark, tmp_path):
+    out = str(tmp_path / "out")
+    t_env = quiet_t_env(parallelism=2)
+    t_env.get_config().set("execution.checkpointing.interval", "1 s")  # micro-batches, Spark's aggregation
+    t_env.execute_sql(f"CREATE TABLE counts (d STRING, n BIGINT) PARTITIONED BY (d) WITH ('connector' = 'filesystem', "
+                      f"'path' = '{out}', 'format' = 'canal-json', "
+                      "'sink.partition-commit.policy.kind' = 'success-file', 'sink.partition-commit.delay' = '1 h')")
+    t_env.create_temporary_view("words", t_env.from_elements([("a",), ("b",), ("a",)], ["d"]))
+    t_env.execute_sql("INSERT INTO counts SELECT d, COUNT(*) FROM words GROUP BY d").wait()
+    tree = _tree(out)
+    # committed at the end of the bounded input, whatever the delay
+    assert sorted(tree) == ["d=a", "d=b"] and all(files[0] == "_SUCCESS" for files in tree.values())
+    # as PyFlink 2.3 writes them: each change with its kind, without the partition column
+    assert open(os.path.join(out, "d=a", tree["d=a"][1])).read().splitlines() == [
+        '{"data":[{"n":1}],"type":"INSERT"}', '{"data":[{"n":1}],"type":"DELETE"}', '{"data":[{"n":2}],"type":"INSERT"}']
+
+
 def test_a_monitored_partitioned_table_is_read_with_its_partition_columns(spark, tmp_path):
     out = str(tmp_path / "out")
     writer = quiet_t_env("batch")

@@ -233,6 +233,10 @@ class AggregationWriter(SinkWriter):
         finally:
             spark.catalog.dropTempView(spec.source.view)
 
+    def end_of_input(self) -> None:
+        for writer in self.writers.values():
+            writer.end_of_input()
+
     def finish(self) -> None:
         for writer in self.writers.values():
             writer.finish()
