@@ -21,7 +21,11 @@ written, so a replayed micro-batch rewrites the same part files instead of addin
 compaction (:class:`Compaction`) they are committed hidden and become visible compacted. What
 the sink remembers between attempts of a micro-batch (when it was first written, what it
 compacted) is kept beside the job's checkpoint (:class:`~kindling.spark.sinks.SinkBookkeeping`),
-never in the output: a finished job leaves part files only there, as Flink does.
+never in the output: a finished job leaves part files only there, as Flink does. A partitioned
+sink (a table's PARTITIONED BY, ``FileSinkSpec.partitioning``) writes a task's elements into part
+files in each partition directory they go to, and commits partitions (``FileSinkSpec.commit``)
+at micro-batch commits and at the end of a bounded input; a partitioned table's reader adds the
+partition columns from the directory names (``PartitionColumns``).
 """
 from __future__ import annotations
 

@@ -14,8 +14,8 @@ from kindling.common.types import Row, _create_row
 from kindling.graph.specs import PartitionColumns, PartitionCommit
 from kindling.table.schema import Schema
 
-__all__ = ["PARTITION_KEYS", "PartitionPath", "PartitionValues", "bounded", "escape_path_name", "partition_commit",
-           "partition_columns", "partition_path", "unescape_path_name"]
+__all__ = ["PARTITION_KEYS", "PartitionPath", "PartitionValues", "bounded", "data_schema", "escape_path_name",
+           "partition_commit", "partition_columns", "partition_path", "unescape_path_name"]
 
 DEFAULT_PARTITION_NAME = "__DEFAULT_PARTITION__"
 #: the options of partitioned filesystem tables Kindling takes (others are refused by name)
