@@ -1,7 +1,8 @@
 """Window joins: two window TVFs joined on ``L.window_start = R.window_start AND L.window_end =
 R.window_end`` and equal keys, as Flink's streaming window join.
 
-Each side's rows of a key wait in keyed state under their window's end; when the watermark reaches
+Each side's rows of a key wait in keyed map state, one entry per row under its window's end, side
+and arrival (adding a row touches that row only); when the watermark reaches
 the window's last millisecond (end - 1) the window's rows are joined and emitted at once (``+I``
 only: the result is append-only), outer sides padded with nulls, and the window's state is dropped.
 A row whose window has already fired is late: dropped and counted, as Flink drops it. Semi and anti
@@ -33,10 +34,12 @@ class WindowJoinFunction(KeyedCoProcessFunction):
 
     def open(self, runtime_context):
         from kindling.common.typeinfo import Types
-        from kindling.datastream.state import ValueStateDescriptor
+        from kindling.datastream.state import MapStateDescriptor, ValueStateDescriptor
 
-        self.state = runtime_context.get_state(ValueStateDescriptor("_kindling_window_join",
-                                                                    Types.PICKLED_BYTE_ARRAY()))
+        # "window end:side:arrival" -> the row's values
+        self.rows = runtime_context.get_map_state(MapStateDescriptor("_kindling_window_join_rows", Types.STRING(),
+                                                                     Types.PICKLED_BYTE_ARRAY()))
+        self.arrivals = runtime_context.get_state(ValueStateDescriptor("_kindling_window_join_arrivals", Types.LONG()))
         self.late = 0
 
     def take_late_records_dropped(self) -> int:
@@ -55,25 +58,22 @@ class WindowJoinFunction(KeyedCoProcessFunction):
         if end - 1 <= ctx.timer_service().current_watermark():
             self.late += 1  # its window has fired
             return []
-        windows = self.state.value() or {}  # window end -> [left rows, right rows]
-        windows.setdefault(end, [[], []])[side].append(values)
-        self.state.update(windows)
+        arrival = (self.arrivals.value() or 0) + 1
+        self.arrivals.update(arrival)
+        self.rows.put(f"{end}:{side}:{arrival}", values)
         ctx.timer_service().register_event_time_timer(end - 1)
         return []
 
     def on_timer(self, timestamp, ctx):
-        windows = self.state.value()
-        if not windows:
-            return []
-        out = []
-        for end in sorted(e for e in windows if e - 1 <= timestamp):
-            left, right = windows.pop(end)
-            out += self._joined(left, right)
-        if windows:
-            self.state.update(windows)
-        else:
-            self.state.clear()
-        return out
+        due = sorted((tuple(int(part) for part in entry.split(":")), entry) for entry in list(self.rows.keys()))
+        due = [(place, entry) for place, entry in due if place[0] - 1 <= timestamp]
+        windows: dict = {}  # window end -> [left rows, right rows], in arrival order
+        for (end, side, _), entry in due:
+            windows.setdefault(end, [[], []])[side].append(self.rows.get(entry))
+            self.rows.remove(entry)
+        if self.rows.is_empty():
+            self.arrivals.clear()
+        return [row for end in sorted(windows) for row in self._joined(*windows[end])]
 
     def _matches(self, joined: list) -> bool:
         return self.predicate.evaluate(dict(zip(self.joined_names, joined))) is True

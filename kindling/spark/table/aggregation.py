@@ -568,17 +568,25 @@ def _shard(directory: str, shard: int) -> sqlite3.Connection:
 
 
 def _looked_up(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """The newest stored state before ``batch_id`` of each group of the batches' ``(shard, id)`` rows."""
+    """The newest stored state before ``batch_id`` of each group of the batches' ``(shard, id)`` rows:
+    one query per shard and batch, joining the batch's groups (a temporary table) with the state."""
     connections: dict[int, sqlite3.Connection] = {}
     try:
         for batch in batches:
-            found = []
+            by_shard: dict[int, list] = {}
             for shard, group in zip(batch.column(_SHARD).to_pylist(), batch.column(_ID).to_pylist()):
-                connection = connections.get(shard) or connections.setdefault(shard, _shard(directory, shard))
-                row = connection.execute("SELECT value FROM state WHERE id = ? AND version < ? "
-                                         "ORDER BY version DESC LIMIT 1", (group, batch_id)).fetchone()
-                if row is not None:
-                    found.append(row[0])
+                by_shard.setdefault(shard, []).append((group,))
+            found = []
+            for shard, groups in by_shard.items():
+                connection = connections.get(shard)
+                if connection is None:
+                    connection = connections[shard] = _shard(directory, shard)
+                    connection.execute("CREATE TEMP TABLE wanted (id TEXT PRIMARY KEY) WITHOUT ROWID")
+                connection.execute("DELETE FROM wanted")
+                connection.executemany("INSERT OR IGNORE INTO wanted VALUES (?)", groups)
+                found.extend(row[0] for row in connection.execute(
+                    "SELECT s.value FROM wanted w JOIN state s ON s.id = w.id AND s.version = "
+                    "(SELECT max(version) FROM state WHERE id = w.id AND version < ?)", (batch_id,)))
             yield pa.RecordBatch.from_arrays([pa.array(found, pa.string())], [_STATE])
     finally:
         for connection in connections.values():
@@ -591,16 +599,20 @@ def _stored(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) ->
     written = 0
     try:
         for batch in batches:
+            by_shard: dict[int, list] = {}
             for shard, group, value in zip(*(batch.column(c).to_pylist() for c in (_SHARD, _ID, _STATE))):
+                by_shard.setdefault(shard, []).append((group, value))
+            for shard, rows in by_shard.items():
                 connection = connections.get(shard)
                 if connection is None:
                     connection = connections[shard] = _shard(directory, shard)
                     connection.execute("BEGIN IMMEDIATE")
                 # keeps the version a replay of this batch reads, drops those before it
-                connection.execute("DELETE FROM state WHERE id = ? AND version < (SELECT max(version) FROM state "
-                                   "WHERE id = ? AND version < ?)", (group, group, batch_id))
-                connection.execute("INSERT OR REPLACE INTO state VALUES (?, ?, ?)", (group, batch_id, value))
-                written += 1
+                connection.executemany("DELETE FROM state WHERE id = ? AND version < (SELECT max(version) FROM state "
+                                       "WHERE id = ? AND version < ?)", [(g, g, batch_id) for g, _ in rows])
+                connection.executemany("INSERT OR REPLACE INTO state VALUES (?, ?, ?)",
+                                       [(g, batch_id, v) for g, v in rows])
+                written += len(rows)
         for connection in connections.values():
             connection.commit()
     finally:
