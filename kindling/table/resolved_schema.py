@@ -75,6 +75,10 @@ class Column(ABC):
     def get_comment(self) -> Optional[str]:
         return self._comment
 
+    def time_attribute(self) -> str:
+        """What Flink prints after a time attribute's type: `` *ROWTIME*``, `` *PROCTIME*`` or nothing."""
+        return self._time_attribute
+
     def as_summary_string(self) -> str:
         """The column as Flink prints it: ```a` BIGINT NOT NULL AS `b` + 1 COMMENT 'c'``."""
         parts = [f"`{self._name}`", repr(self._data_type) + self._time_attribute, self.explain_extras(),
@@ -183,6 +187,10 @@ class WatermarkSpec:
 
     @unsupported(_RESOLVED_EXPRESSIONS)
     def get_watermark_expression(self): ...
+
+    def watermark_sql(self) -> str:
+        """The watermark expression's SQL text, as Flink prints it (``ts - INTERVAL '5' SECOND``)."""
+        return self._expression
 
     def as_summary_string(self) -> str:
         return f"WATERMARK FOR `{self._rowtime_attribute}`: {self._rowtime_type!r} AS {self._expression}"

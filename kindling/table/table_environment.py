@@ -212,8 +212,8 @@ def _described(table: Table) -> Tuple[List[str], List[List[str]]]:
     as Flink lists them."""
     schema = table.get_resolved_schema()
     key = schema.get_primary_key()
-    watermarks = {w.get_rowtime_attribute(): w._expression for w in schema.get_watermark_specs()}
-    rows = [[c.get_name(), c.get_data_type()._name + c._time_attribute,
+    watermarks = {w.get_rowtime_attribute(): w.watermark_sql() for w in schema.get_watermark_specs()}
+    rows = [[c.get_name(), c.get_data_type()._name + c.time_attribute(),
              "TRUE" if c.get_data_type()._nullable else "FALSE",
              f"PRI({', '.join(key.get_columns())})" if key and c.get_name() in key.get_columns() else "",
              c.explain_extras() or "", watermarks.get(c.get_name(), ""), c.get_comment() or ""]
