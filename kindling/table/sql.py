@@ -82,7 +82,9 @@ def _query(tree, table_of) -> Any:
         distinct, kind = bool(tree.args.get("distinct")), type(tree).__name__
         operation = {"Union": ("union", "union_all"), "Intersect": ("intersect", "intersect_all"),
                      "Except": ("minus", "minus_all")}[kind][0 if distinct else 1]
-        return _ordered(tree, getattr(left, operation)(right))
+        combined = left.union_all(right) if operation == "union_all" else \
+            left.union(right) if operation == "union" else left._set_operation(right, operation, in_sql=True)
+        return _ordered(tree, combined)
     if isinstance(tree, exp.Values):
         return _values(tree, table_of)
     if isinstance(tree, exp.Select) and tree.args.get("qualify") is not None:

@@ -153,15 +153,19 @@ class Table:
         """The rows of this table, as many times more than in ``right`` (batch mode, as in Flink)."""
         return self._set_operation(right, "minus_all")
 
-    def _set_operation(self, right: "Table", kind: str) -> "Table":
-        if not self._in_batch():
+    def _set_operation(self, right: "Table", kind: str, in_sql: bool = False) -> "Table":
+        """The set operation ``kind`` of the two tables; on unbounded tables SQL's only, as in Flink."""
+        if not self._in_batch() and not in_sql:
             raise ValueError(f"The {kind.split('_')[0].upper()} operation on two unbounded tables is currently not "
-                             "supported (as in Flink): run it in batch mode (EnvironmentSettings.in_batch_mode())")
+                             "supported (as in Flink's Table API): run it in batch mode "
+                             "(EnvironmentSettings.in_batch_mode()) or write it in SQL")
         ours, theirs = self._schema.get_field_data_types(), right._schema.get_field_data_types()
         if [t.type_name for t in ours] != [t.type_name for t in theirs]:
             raise ValueError(f"{kind} needs tables of the same column types, got {ours} and {theirs}")
+        # a row's copies only grow with insert-only inputs, but for an EXCEPT (its right side can remove them)
+        updating = not self._in_batch() and (self._updating or right._updating or kind.startswith("minus"))
         return self._with(nodes.SetOperation(left=self._node, right=right._node, operation=kind,
-                                             out=self._output(self._schema, updating=False)))
+                                             out=self._output(self._schema, updating=updating)))
 
     @unsupported("the changelog process table functions are not there; use StreamTableEnvironment's "
                  "to_changelog_stream")

@@ -2,6 +2,8 @@
 column expressions; expected rows and column names recorded from PyFlink 2.3."""
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from kindling.table import StreamTableEnvironment
@@ -68,6 +70,30 @@ def test_intersect_and_except_in_batch():
     assert rows("SELECT * FROM a INTERSECT ALL SELECT * FROM b") == [1, 1, 3]
     assert rows("SELECT * FROM a EXCEPT SELECT * FROM b") == [2]
     assert rows("SELECT * FROM a EXCEPT ALL SELECT * FROM (VALUES (1), (2)) AS c(x)") == [1, 3]
+
+
+def test_intersect_and_except_in_streaming_sql_emit_and_retract_each_rows_copies():
+    from kindling.table import EnvironmentSettings, TableEnvironment
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    t_env.get_config().set("parallelism.default", "2")
+    t_env.create_temporary_view("a", t_env.from_elements([(1,), (1,), (2,), (3,), (None,)], ["x"]))
+    t_env.create_temporary_view("b", t_env.from_elements([(1,), (3,), (3,), (4,), (None,)], ["x"]))
+
+    def changes(query):
+        with t_env.execute_sql(query).collect() as rows:
+            return [(str(r.get_row_kind()), r[0]) for r in rows]
+
+    def left(changelog):
+        counts = Counter()
+        for kind, x in changelog:
+            counts[x] += 1 if kind == "+I" else -1
+        return sorted(counts.elements(), key=repr)
+
+    intersect = changes("SELECT * FROM a INTERSECT SELECT * FROM b")
+    assert sorted(intersect, key=repr) == [("+I", 1), ("+I", 3), ("+I", None)]  # append-only: copies only grow
+    except_all = changes("SELECT * FROM a EXCEPT ALL SELECT * FROM b")
+    assert {kind for kind, _ in except_all} <= {"+I", "-D"} and left(except_all) == [1, 2]
 
 
 def test_cast_fails_on_a_value_that_does_not_convert_and_try_cast_gives_null():

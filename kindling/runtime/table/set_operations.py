@@ -3,8 +3,11 @@ all their columns, each distinct row's count on either side in keyed state, and 
 the result as the operation gives (1 or none for the distinct operations; ``min(left, right)`` for
 ``intersect_all``; ``left - right`` for ``minus_all``).
 
-Flink runs them in batch mode only ("The INTERSECT operation on two unbounded tables is currently not
-supported."), and so does Kindling: each row's copies are emitted at the end of the input.
+In batch mode each row's copies are emitted at the end of the input. In streaming SQL (Flink's Table
+API refuses them on unbounded tables) each change of a row's counts emits the change of its copies at
+once: ``+I`` per copy added, ``-D`` per copy removed (an input's ``-U``/``-D`` rows count down). Flink's
+changelog of the same query depends on its rewrite (a semi or anti join, or counts and a table function
+for ``ALL``) and on the order the rows arrive in; the rows it leaves are the same.
 """
 from __future__ import annotations
 
@@ -33,18 +36,29 @@ class SetOperationFunction(KeyedCoProcessFunction):
         from kindling.datastream.state import ValueStateDescriptor
 
         self.counts = runtime_context.get_state(ValueStateDescriptor("_kindling_set", Types.PICKLED_BYTE_ARRAY()))
+        self.in_batch = str(runtime_context.get_job_parameter("inBatchExecutionMode", "false")).lower() == "true"
 
     def process_element1(self, row, ctx):
-        self._count(0, row, ctx)
+        return self._count(0, row, ctx)
 
     def process_element2(self, row, ctx):
-        self._count(1, row, ctx)
+        return self._count(1, row, ctx)
 
-    def _count(self, side: int, row, ctx) -> None:
+    def _count(self, side: int, row, ctx) -> list:
         counts = self.counts.value() or [0, 0, list(row._values)]  # left, right, the row
-        counts[side] += 1
-        self.counts.update(counts)
-        ctx.timer_service().register_event_time_timer(MAX_WATERMARK)
+        before = self.copies(counts[0], counts[1])
+        counts[side] += -1 if row._row_kind in (RowKind.DELETE, RowKind.UPDATE_BEFORE) else 1
+        if self.in_batch:
+            self.counts.update(counts)
+            ctx.timer_service().register_event_time_timer(MAX_WATERMARK)
+            return []
+        if counts[0] == counts[1] == 0:
+            self.counts.clear()
+        else:
+            self.counts.update(counts)
+        change = self.copies(counts[0], counts[1]) - before
+        kind = RowKind.INSERT if change > 0 else RowKind.DELETE
+        return [_create_row(self.names, list(counts[2]), kind) for _ in range(abs(change))]
 
     def on_timer(self, timestamp, ctx):
         counts = self.counts.value()
