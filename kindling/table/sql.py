@@ -913,13 +913,9 @@ def _joined(table, alias: Optional[str], joins, table_of):
             table = lookup_join(table, join.this, right, names, _expression(join.args["on"], scope),
                                 _expression(version.expression, scope), side)
             continue
-        interval = _interval_join(table, right, join.args["on"], scope, side)
-        if interval is not None:
-            table = interval
-            continue
         method = {"": "join", "LEFT": "left_outer_join", "RIGHT": "right_outer_join",
                   "FULL": "full_outer_join"}[side]
-        table = getattr(table, method)(right, _expression(join.args["on"], scope))
+        table = getattr(table, method)(right, _expression(join.args["on"], scope))  # maybe an interval join
     for name, count in owners.items():
         if count > 1:
             del scope[(None, name)]  # ambiguous without a table name
@@ -952,89 +948,6 @@ def _lateral(table, join, scope):
         call = call.alias(*_apart(names, set(table.get_schema().get_field_names())))
     joined = table.left_outer_join_lateral(call) if side == "LEFT" else table.join_lateral(call)
     return joined, names or joined.get_schema().get_field_names()[len(table.get_schema().get_field_names()):]
-
-
-def _interval_join(left, right, condition, scope, side: str):
-    """The interval join of ``left`` and ``right`` when ``condition`` bounds the left event-time column
-    against the right one from both sides (``l.ts BETWEEN r.ts - INTERVAL ... AND r.ts``), else None."""
-    import sqlglot.expressions as exp
-
-    from kindling.table.interval_join import interval_join
-    from kindling.table.join import equi_keys
-
-    times = (left._rowtime, right._rowtime)
-    if None in times:
-        return None
-    lower, upper, rest = None, None, []
-    for conjunct in _conjuncts(condition):
-        if isinstance(conjunct, exp.Between):
-            comparisons = [(exp.GTE, conjunct.this, conjunct.args["low"]),
-                           (exp.LTE, conjunct.this, conjunct.args["high"])]
-        elif isinstance(conjunct, (exp.GT, exp.GTE, exp.LT, exp.LTE)):
-            comparisons = [(type(conjunct), conjunct.this, conjunct.expression)]
-        else:
-            comparisons = []
-        bounds = [_time_bound(kind, a, b, scope, times) for kind, a, b in comparisons]
-        if not bounds or None in bounds:
-            rest.append(conjunct)
-            continue
-        for is_lower, value in bounds:
-            if is_lower:
-                lower = value if lower is None else max(lower, value)
-            else:
-                upper = value if upper is None else min(upper, value)
-    if lower is None or upper is None:
-        return None
-    predicate = None
-    for conjunct in rest:
-        expression = _expression(conjunct, scope)
-        predicate = expression if predicate is None else predicate & expression
-    left_names, right_names = left.get_schema().get_field_names(), right.get_schema().get_field_names()
-    left_keys, right_keys = equi_keys(predicate, left_names, right_names) if predicate is not None else ([], [])
-    if not left_keys:
-        raise ValueError("interval join: the ON condition needs an equality of a column of each table as well "
-                         "(a.id = b.id); Kindling joins on equal keys")
-    return interval_join(left, right, left_keys, right_keys, times[0], times[1], lower, upper, predicate,
-                         side in ("LEFT", "FULL"), side in ("RIGHT", "FULL"))
-
-
-def _time_bound(kind, a, b, scope, times):
-    """``(is_lower, ms)`` for a comparison ``a kind b`` of the two event-time columns (each maybe plus
-    or minus an interval), as a bound on ``left_time - right_time``; None for another comparison."""
-    import sqlglot.expressions as exp
-
-    terms = [_time_term(a, scope), _time_term(b, scope)]
-    if None in terms:
-        return None
-    (first, first_offset), (second, second_offset) = terms
-    if (first, second) == times:
-        difference = second_offset - first_offset  # l + f OP r + s: l - r OP s - f
-    elif (first, second) == times[::-1]:
-        difference = first_offset - second_offset  # r + f OP l + s: l - r (reversed OP) f - s
-        kind = {exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT, exp.LTE: exp.GTE}[kind]
-    else:
-        return None
-    if kind in (exp.GT, exp.GTE):
-        return True, difference + (1 if kind is exp.GT else 0)
-    return False, difference - (1 if kind is exp.LT else 0)
-
-
-def _time_term(node, scope):
-    """``(column, offset ms)`` of ``column``, ``column + INTERVAL ...`` or ``column - INTERVAL ...``."""
-    import sqlglot.expressions as exp
-
-    if isinstance(node, exp.Paren):
-        return _time_term(node.this, scope)
-    if isinstance(node, exp.Column):
-        expression = _expression(node, scope)
-        return expression._name, 0
-    if isinstance(node, (exp.Add, exp.Sub)) and isinstance(node.expression, exp.Interval):
-        term = _time_term(node.this, scope)
-        if term is None:
-            return None
-        millis = _interval_ms(node.expression, "interval join")
-        return term[0], term[1] + (millis if isinstance(node, exp.Add) else -millis)
-    return None
 
 
 HAVING_COLUMN = "__having"

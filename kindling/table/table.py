@@ -365,6 +365,7 @@ class Table:
         return self._join(right, join_predicate, True, True)
 
     def _join(self, right: "Table", predicate: Optional[Expression], left_outer: bool, right_outer: bool) -> "Table":
+        from kindling.table.interval_join import interval_join_of
         from kindling.table.join import equi_keys, joined_schema
         from kindling.table.window_join import window_join
 
@@ -381,9 +382,10 @@ class Table:
                                          out=self._output(schema, updating=False)))
         if predicate._data_type({**self._types(), **right._types()}).type_name != "BOOLEAN":
             raise ValueError(f"a join predicate is a BOOLEAN condition, got {predicate}")
-        windowed = window_join(self, right, predicate, left_outer, right_outer)
-        if windowed is not None:
-            return windowed
+        special = window_join(self, right, predicate, left_outer, right_outer) or \
+            interval_join_of(self, right, predicate, left_outer, right_outer)
+        if special is not None:
+            return special
         left_keys, _ = equi_keys(predicate, left_names, right_names)
         if not left_keys:
             raise ValueError(f"join: the predicate {predicate} has no equality of a column of each table; Kindling "

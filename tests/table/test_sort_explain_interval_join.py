@@ -38,6 +38,22 @@ def test_interval_joins_over_splits_at_different_speeds(env):
     assert got == [(n, None if n % 7 == 0 else n * 10) for n in range(N)]
 
 
+def test_a_table_api_join_bounding_the_event_times_is_an_interval_join(env):
+    from kindling.table.expressions import col, lit
+
+    env.set_parallelism(2)
+    t_env = StreamTableEnvironment.create(env)
+    _view(t_env, env, "a", N, 2)
+    _view(t_env, env, "b", N, 2, offset=3)
+    a = t_env.from_path("a").select(col("ts").alias("ats"), col("id").alias("aid"))
+    b = t_env.from_path("b").select(col("ts").alias("bts"), col("id").alias("bid"), col("v"))
+    joined = a.left_outer_join(b, (col("aid") == col("bid")) & (col("ats") >= col("bts") - lit(5).millis)
+                               & (col("bts") - lit(2).millis >= col("ats")) & (col("v") % 7 != 0))
+    assert "IntervalJoin(joinType=[LeftOuterJoin]" in joined.explain()
+    with joined.select(col("aid"), col("v")).execute().collect() as rows:
+        assert sorted(tuple(r) for r in rows) == [(n, None if n % 7 == 0 else n * 10) for n in range(N)]
+
+
 def test_explain_prints_kindlings_plan(env, capsys):
     t_env = StreamTableEnvironment.create(env)
     t_env.create_temporary_view("orders", t_env.from_elements([(1, "a", 10)], ["id", "u", "amount"]))
