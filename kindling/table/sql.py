@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import decimal
 import functools
+import operator
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from kindling.table.ddl import DIALECT, parse_statement  # noqa: F401 (parse_statement: kept importable here)
@@ -396,8 +397,8 @@ def _all_of(conjuncts: list):
 
 
 def _subquery_conditions(condition) -> Tuple[Any, list]:
-    """WHERE's conjuncts other than subqueries' (joined by AND, None: none), and its ``[NOT] IN (subquery)``
-    and ``[NOT] EXISTS (subquery)`` conjuncts as ``(IN or EXISTS node, negated)``."""
+    """WHERE's conjuncts other than subqueries' (joined by AND, None: none), and its ``[NOT] IN (subquery)``,
+    ``[NOT] EXISTS (subquery)`` and ``[NOT] x op ALL|ANY (subquery)`` conjuncts as ``(node, negated)``."""
     import sqlglot.expressions as exp
 
     rest, subqueries = [], []
@@ -406,7 +407,8 @@ def _subquery_conditions(condition) -> Tuple[Any, list]:
         while isinstance(inner, (exp.Not, exp.Paren)):
             negated ^= isinstance(inner, exp.Not)
             inner = inner.this
-        if isinstance(inner, exp.Exists) or (isinstance(inner, exp.In) and inner.args.get("query") is not None):
+        if isinstance(inner, exp.Exists) or (isinstance(inner, exp.In) and inner.args.get("query") is not None) \
+                or _quantified(inner) is not None:
             subqueries.append((inner, negated))
         else:
             rest.append(conjunct)
@@ -419,16 +421,41 @@ _UNCORRELATABLE = {"joins": "joins", "group": "GROUP BY", "having": "HAVING", "d
                    "qualify": "QUALIFY", "with_": "WITH"}
 
 
+#: a comparison with ALL or ANY: (the comparison, its complement), of two non-null values
+_COMPARED = {"EQ": (operator.eq, operator.ne), "NEQ": (operator.ne, operator.eq), "LT": (operator.lt, operator.ge),
+             "LTE": (operator.le, operator.gt), "GT": (operator.gt, operator.le), "GTE": (operator.ge, operator.lt)}
+
+
+def _quantified(node) -> Optional[tuple]:
+    """``(comparison, complement, is ALL)`` of ``x op ALL (subquery)`` or ``x op ANY|SOME (subquery)``, else None."""
+    import sqlglot.expressions as exp
+
+    quantifier = node.args.get("expression") if type(node).__name__ in _COMPARED else None
+    if not isinstance(quantifier, (exp.All, exp.Any)):
+        return None
+    return (*_COMPARED[type(node).__name__], isinstance(quantifier, exp.All))
+
+
 def _existence_joined(table, scope, node, negated: bool, table_of) -> Any:
-    """The rows of ``table`` for which ``[NOT] x IN (subquery)`` or ``[NOT] EXISTS (subquery)`` holds, as
-    Flink plans them: a semi join (IN, EXISTS), an anti join (NOT EXISTS) or a null-aware anti join (NOT IN:
-    a NULL on either side of the comparison keeps no row, unless the subquery has no rows). The subquery's
-    WHERE conjuncts that read the outer query's columns (correlation) become the join's condition."""
+    """The rows of ``table`` for which ``[NOT] x IN (subquery)``, ``[NOT] EXISTS (subquery)`` or ``[NOT] x op
+    ALL|ANY (subquery)`` holds, as Flink plans them: a semi join (IN, EXISTS, ANY, NOT ALL: some partner
+    makes it true), an anti join (NOT EXISTS) or a null-aware anti join (NOT IN, ALL, NOT ANY: no partner may
+    make it false or unknown, so a NULL on either side of the comparison keeps no row, unless the subquery
+    has no rows). The subquery's WHERE conjuncts that read the outer query's columns (correlation) become
+    the join's condition."""
     import sqlglot.expressions as exp
 
     from kindling.table.expressions import lit
     from kindling.table.join import existence_join
 
+    quantified = _quantified(node)
+    if quantified is not None:  # x op ALL|ANY (subquery) as x IN (subquery) with op and its own join kind
+        compare, complement, universal = quantified
+        query = node.expression.this.this if isinstance(node.expression.this, exp.Subquery) else node.expression.this
+        node = exp.In(this=node.this, query=exp.Subquery(this=query))
+        anti, compare = universal != negated, complement if universal else compare
+    else:
+        compare, anti = operator.eq, negated
     is_in = isinstance(node, exp.In)
     query = node.args["query"].this if is_in else node.this
     text = node.sql(dialect=DIALECT)
@@ -464,14 +491,19 @@ def _existence_joined(table, scope, node, negated: bool, table_of) -> Any:
         value = col(resolved[0]) if is_in else None
     if is_in:
         compared = _expression(node.this, scope)
-        if negated:  # NOT IN is UNKNOWN when either side is NULL: such a partner keeps the row out
+        if anti:  # NOT IN is UNKNOWN when either side is NULL: such a partner keeps the row out
             types = {**table._types(), **right._types()}
             nulls = [v.is_null for v in (compared, value) if v._data_type(types)._nullable]
-            conditions.append(functools.reduce(lambda a, b: a | b, nulls, compared == value))
+            conditions.append(functools.reduce(lambda a, b: a | b, nulls, compare(compared, value)))
         else:
-            conditions.append(compared == value)
+            conditions.append(compare(compared, value))
     predicate = functools.reduce(lambda a, b: a & b, conditions) if conditions else lit(True)
-    return existence_join(table, right, predicate, "ANTI" if negated else "SEMI")
+    joined = existence_join(table, right, predicate, "ANTI" if anti else "SEMI")
+    if quantified is not None and anti and not correlated and not table._in_batch():
+        # PyFlink's streaming quirk: Flink joins the subquery's aggregate (its MIN or MAX and COUNTs), of which
+        # a streaming global aggregate of no rows has no row, so x op ALL (an empty subquery) keeps no row
+        joined = existence_join(joined, right, lit(True), "SEMI")
+    return joined
 
 
 def _scope_of(table, scope) -> dict:
@@ -984,10 +1016,11 @@ def _expression(node, scope: Any = None) -> Any:
         from kindling.table.sql_functions import sql_row
 
         return sql_row([_expression(value, scope) for value in node.expressions])
-    if isinstance(node, exp.Exists) or (isinstance(node, exp.In) and node.args.get("query") is not None):
-        raise ValueError(f"sql_query: {node.sql(dialect=DIALECT)[:80]}: Kindling translates [NOT] IN (subquery) "
-                         "and [NOT] EXISTS (subquery) as conditions of WHERE AND-ed with the others, not under OR "
-                         "or elsewhere in the query yet")
+    if isinstance(node, exp.Exists) or (isinstance(node, exp.In) and node.args.get("query") is not None) \
+            or _quantified(node) is not None:
+        raise ValueError(f"sql_query: {node.sql(dialect=DIALECT)[:80]}: Kindling translates [NOT] IN (subquery), "
+                         "[NOT] EXISTS (subquery) and [NOT] x op ALL|ANY (subquery) as conditions of WHERE AND-ed "
+                         "with the others, not under OR or elsewhere in the query yet")
     if isinstance(node, exp.Subquery):
         raise ValueError(f"sql_query: the scalar subquery {node.sql(dialect=DIALECT)[:80]} is not supported by "
                          "Kindling yet (join the table instead)")

@@ -330,6 +330,8 @@ TRANSLATED: Dict[type, Dict[str, Optional[Check]]] = {
     exp.DPipe: _args("this", "expression", "safe"),
     exp.Coalesce: _args("this", "expressions"),
     exp.In: _args("this", "expressions", "query"),  # query: sql.py's _existence_joined
+    exp.All: _args("this"),  # x op ALL (subquery): sql.py's _existence_joined
+    exp.Any: _args("this"),  # x op ANY|SOME (subquery): sql.py's _existence_joined
     exp.Exists: _UNARY,
     exp.Between: _args("this", "low", "high"),
     exp.Nullif: _BINARY,
@@ -395,8 +397,6 @@ CLAUSES: Dict[Union[type, Tuple[type, str]], Clause] = {
     exp.ILike: Clause("ILIKE operator", False, "LOWER(s) LIKE pattern"),
     exp.RegexpLike: Clause("RLIKE, REGEXP operator or REGEXP_LIKE", False, "REGEXP(string, pattern)"),
     exp.IntDiv: Clause("DIV operator", False, "CAST(a / b AS INT)"),
-    exp.All: Clause("ALL (subquery) comparison", True, "NOT EXISTS or NOT IN"),
-    exp.Any: Clause("ANY or SOME (subquery) comparison", True, "EXISTS or IN"),
     exp.HexString: Clause("binary literal X'...'", True),
     exp.LikeProperty: Clause("CREATE TABLE ... LIKE", True),
     exp.Set: Clause("SET statement in execute_sql", False, "t_env.get_config().set(key, value)"),
