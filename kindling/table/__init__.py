@@ -26,8 +26,9 @@ from kindling.table.data_view import DataView, ListView, MapView
 from kindling.table.explain_detail import ExplainDetail
 from kindling.table.sql_dialect import SqlDialect
 from kindling.table.expression import Expression
+from kindling.table.changelog_mode import ChangelogMode
 
-__all__ = ["AggregateFunction", "AsyncScalarFunction", "DataType", "DataTypes", "DataView", "EnvironmentSettings", "ExplainDetail", "Expression",
+__all__ = ["AggregateFunction", "AsyncScalarFunction", "ChangelogMode", "DataType", "DataTypes", "DataView", "EnvironmentSettings", "ExplainDetail", "Expression",
            "FormatDescriptor", "FunctionContext", "GroupWindowedTable", "GroupedTable", "ListView", "MapView",
            "OverWindowedTable", "ResultKind", "Row", "RowKind", "ScalarFunction", "Schema", "SqlDialect",
            "StatementSet", "StreamTableEnvironment", "Table",
@@ -41,7 +42,6 @@ __getattr__ = missing_names(__name__, {
     "Module": "Flink modules (such as Hive's functions) are not there",
     "ModuleEntry": "Flink modules (such as Hive's functions) are not there",
     "UserDefinedType": "user-defined (class-backed) types are not there; use ROW",
-    "ChangelogMode": "ChangelogMode is not there yet; to_changelog_stream gives every change",
     "CompiledPlan": "compiled plans are Flink's planner's; JVM-only",
     "PlanReference": "compiled plans are Flink's planner's; JVM-only",
     "TablePipeline": "TablePipeline (Table.insert_into) is not there yet; use execute_insert or a StatementSet"})

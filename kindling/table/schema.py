@@ -145,9 +145,11 @@ class _DeclaredSchema(Schema):
         self.primary_key = primary_key
         self.partition_keys = list(partition_keys or [])
         self.comments = dict(comments or {})  # column -> its COMMENT
+        # without physical columns, a DataStream's fields are the first columns (from_data_stream)
+        derived = all(n in computed or n in metadata for n in self._names)
         for column in ([watermark[0]] if watermark else []) + (primary_key[1] if primary_key else []) + \
                 self.partition_keys:
-            if column not in self._names:
+            if column not in self._names and not derived:
                 raise ValueError(f"The schema names the column '{column}' (watermark, primary key or partition), "
                                  f"which is not one of its columns {self._names}")
         if primary_key:

@@ -93,7 +93,8 @@ class Table:
 
     def get_schema(self) -> TableSchema:
         """The table's column names and types."""
-        return TableSchema(self._schema.get_field_names(), self._schema.get_field_data_types())
+        return TableSchema(self._schema.get_field_names(), self._schema.get_field_data_types(),
+                           getattr(self._schema, "primary_key", None))
 
     def get_resolved_schema(self) -> ResolvedSchema:
         """The table's columns (physical, computed, metadata, with their time attributes and

@@ -14,10 +14,11 @@ import datetime
 import decimal
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
-from kindling.common.typeinfo import RowTypeInfo, TypeInformation, Types
+from kindling.common.typeinfo import ChangelogRowTypeInfo, RowTypeInfo, TypeInformation, Types
 from kindling.common.types import Row, _create_row
 from kindling.common.unsupported import unsupported
 from kindling.table.catalog_manager import CatalogManager, path_text
+from kindling.table.changelog_mode import ChangelogMode
 from kindling.table.environment_settings import EnvironmentSettings
 from kindling.table.planner import nodes
 from kindling.table.schema import Schema
@@ -171,7 +172,9 @@ def _with_stream_columns(schema: Schema, stream: Schema):
     builder = Schema.new_builder()
     for name, data_type in zip(stream.get_field_names(), stream.get_field_data_types()):
         builder.column(name, data_type)
-    return builder.from_schema(schema).build()
+    declared = builder.from_schema(schema).build()
+    return declared if isinstance(declared, _DeclaredSchema) else \
+        _DeclaredSchema(declared.get_field_names(), declared.get_field_data_types(), {}, {}, None)
 
 
 def _with_metadata(t_env, table: Table, schema) -> Table:
@@ -638,13 +641,14 @@ class TableEnvironment:
         (``column_by_expression``), the elements' timestamps (``column_by_metadata('rowtime', ...)``)
         and the event-time column with its watermarks (``watermark('ts', "ts - INTERVAL '3' SECOND")``)."""
         if len(fields) == 1 and isinstance(fields[0], Schema):
-            stream_table = self.from_data_stream(data_stream)
-            schema = _with_stream_columns(fields[0], stream_table.get_schema())
-            # periodic emission: a bounded job then runs in one step, in Flink's output order
-            return _declared_table(self, stream_table, schema, {"rowtime"}, "a DataStream", eager=False)
+            return self._declared_stream_table(self._stream_table(data_stream), fields[0])
         if fields:
             raise ValueError("from_data_stream with field expressions is not supported by Kindling yet; give a "
                              "Schema, or the stream a Types.ROW_NAMED type to name its columns")
+        return self._stream_table(data_stream)
+
+    def _stream_table(self, data_stream, updating: bool = False, insert_only: bool = False) -> Table:
+        """The Table of the stream's elements (:class:`nodes.FromDataStream`)."""
         type_info = data_stream.get_type()
         if isinstance(type_info, RowTypeInfo):
             names = type_info.get_field_names()
@@ -654,9 +658,13 @@ class TableEnvironment:
                              "output_type such as Types.ROW_NAMED(['a', 'b'], [Types.INT(), Types.STRING()])")
         else:
             schema = Schema(["f0"], [_data_type_of(type_info)])
-
         return Table(self, nodes.FromDataStream(stream=data_stream, rows=isinstance(type_info, RowTypeInfo),
-                                                out=nodes.Output(schema)))
+                                                insert_only=insert_only, out=nodes.Output(schema, updating)))
+
+    def _declared_stream_table(self, stream_table: Table, schema: Schema) -> Table:
+        schema = _with_stream_columns(schema, stream_table.get_schema())
+        # periodic emission: a bounded job then runs in one step, in Flink's output order
+        return _declared_table(self, stream_table, schema, {"rowtime"}, "a DataStream", eager=False)
 
     def create_statement_set(self) -> "StatementSet":
         """Inserts run together in one job by ``StatementSet.execute()``."""
@@ -721,12 +729,61 @@ class StreamTableEnvironment(TableEnvironment):
                              "-U/+U/-D); read it with to_retract_stream or to_changelog_stream")
         return table._stream(type_info)
 
-    @unsupported("a DataStream of changes does not become a table yet; from_data_stream takes insert-only streams")
-    def from_changelog_stream(self, data_stream, schema=None, changelog_mode=None) -> Table: ...
+    def from_changelog_stream(self, data_stream, schema: Optional[Schema] = None,
+                              changelog_mode: Optional[ChangelogMode] = None) -> Table:
+        """A DataStream of Rows with RowKinds as an updating Table whose rows keep their kinds, as Flink's
+        ``fromChangelogStream``: ``changelog_mode`` (default ``ChangelogMode.all()``) says which
+        kinds come; ``insert_only()`` fails the job on another kind; ``upsert()`` needs the schema's
+        primary key and turns the key's upserts (``+I``/``+U``) and deletes (``-D``, only the key set
+        is enough) into Flink's changelog (ChangelogNormalize: ``-U``/``+U`` pairs, full ``-D`` rows,
+        repeated rows dropped). ``schema``: as from_data_stream's, without metadata columns or a
+        watermark yet. Unlike PyFlink, the mode counts without a schema too."""
+        mode = changelog_mode or ChangelogMode.all()
+        type_info = data_stream.get_type()
+        if not isinstance(type_info, RowTypeInfo):
+            raise ValueError("from_changelog_stream needs a DataStream of Rows: give the producing operator an "
+                             "output_type such as Types.ROW_NAMED(['a', 'b'], [Types.INT(), Types.STRING()])")
+        # the producing operator's Rows keep their RowKind on their way to the table (a plain Row type's
+        # Spark columns have none)
+        data_stream._transformation.type_info = ChangelogRowTypeInfo(type_info.get_field_types(),
+                                                                     type_info.get_field_names())
+        key = getattr(schema, "primary_key", None)
+        if mode.is_upsert and not key:
+            raise ValueError("from_changelog_stream: ChangelogMode.upsert() produces UPDATE_AFTER rows without "
+                             "UPDATE_BEFORE; this requires a primary key: give a Schema with primary_key(...)")
+        if getattr(schema, "metadata", None) or getattr(schema, "watermark_spec", None):
+            raise ValueError("from_changelog_stream with metadata columns or a watermark is not supported by "
+                             "Kindling yet; declare physical and computed columns and the primary key")
+        table = self._stream_table(data_stream, updating=not mode.is_insert_only, insert_only=mode.is_insert_only)
+        if schema is not None:
+            table = self._declared_stream_table(table, schema)
+        if not mode.is_upsert:
+            return table
+        return Table(self, nodes.ChangelogNormalize(input=table._node, keys=tuple(key[1]), deleted_column=False,
+                                                    out=table._node.out))
 
-    def to_changelog_stream(self, table: Table):
-        """The table's changes as Rows with a RowKind (``+I``, ``-U``, ``+U``, ``-D``)."""
-        return table._stream()
+    def to_changelog_stream(self, table: Table, target_schema: Optional[Schema] = None,
+                            changelog_mode: Optional[ChangelogMode] = None):
+        """The table's changes as Rows with a RowKind (``+I``, ``-U``, ``+U``, ``-D``); ``changelog_mode``
+        (default ``ChangelogMode.all()``): ``upsert()`` drops the ``-U`` rows, ``insert_only()`` fails
+        on an updating table. ``target_schema``: the table's own columns only (Kindling converts none
+        yet). Unlike PyFlink, the mode counts without a target schema too."""
+        from kindling.common.types import RowKind
+        from kindling.runtime.table.rows import NotUpdateBefore
+
+        if target_schema is not None and [(n, t.type_name) for n, t in table._types().items()] != \
+                [(n, t.type_name) for n, t in zip(target_schema.get_field_names(),
+                                                  target_schema.get_field_data_types())]:
+            raise ValueError(f"to_changelog_stream: a target schema other than the table's columns "
+                             f"({table.get_schema()}) is not supported by Kindling yet; convert the columns "
+                             "with a select first")
+        mode = changelog_mode or ChangelogMode.all()
+        if table._updating and not {RowKind.UPDATE_AFTER, RowKind.DELETE} <= mode.kinds:
+            raise ValueError(f"to_changelog_stream: ChangelogMode {mode!r} cannot take the table's updates and "
+                             "deletes (it is updating); give ChangelogMode.all() or ChangelogMode.upsert()")
+        rows = table._stream()
+        return rows.filter(NotUpdateBefore()) if table._updating and RowKind.UPDATE_BEFORE not in mode.kinds \
+            else rows
 
     def to_retract_stream(self, table: Table, type_info: TypeInformation):
         """The table's changes as ``(is_add, row)`` pairs: ``False`` for a retraction (``-U``, ``-D``)."""

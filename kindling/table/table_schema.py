@@ -10,7 +10,7 @@ Example::
 """
 from __future__ import annotations
 
-from typing import List, Optional, Union
+from typing import List, Optional, Tuple, Union
 
 from kindling.table.schema import Schema
 from kindling.table.types import DataType, DataTypes, RowType
@@ -19,13 +19,16 @@ __all__ = ["TableSchema"]
 
 
 class TableSchema(Schema):
-    """Column names and :class:`DataType` s, in order; prints as Flink's tree (``root |-- a: INT``)."""
+    """Column names and :class:`DataType` s, in order, and the primary key (its constraint's name and
+    columns) if any; prints as Flink's tree (``root |-- a: INT``)."""
 
-    def __init__(self, field_names: Optional[List[str]] = None, data_types: Optional[List[DataType]] = None):
+    def __init__(self, field_names: Optional[List[str]] = None, data_types: Optional[List[DataType]] = None,
+                 primary_key: Optional[Tuple[str, List[str]]] = None):
         super().__init__(list(field_names or []), list(data_types or []))
+        self._primary_key = primary_key
 
     def copy(self) -> "TableSchema":
-        return TableSchema(self._names, self._types)
+        return TableSchema(self._names, self._types, self._primary_key)
 
     def get_field_data_type(self, field: Union[int, str]) -> Optional[DataType]:
         """The type of a column by index or name (None when there is none)."""
@@ -44,7 +47,9 @@ class TableSchema(Schema):
         return DataTypes.ROW([DataTypes.FIELD(n, t) for n, t in zip(self._names, self._types)])
 
     def __repr__(self) -> str:
-        return "root\n" + "".join(f" |-- {n}: {t!r}\n" for n, t in zip(self._names, self._types))
+        key = "" if self._primary_key is None else \
+            f" |-- CONSTRAINT {self._primary_key[0]} PRIMARY KEY ({', '.join(self._primary_key[1])})\n"
+        return "root\n" + "".join(f" |-- {n}: {t!r}\n" for n, t in zip(self._names, self._types)) + key
 
     def __hash__(self) -> int:
         return hash((tuple(self._names), tuple(repr(t) for t in self._types)))

@@ -1,4 +1,5 @@
-"""Upserts and deletes (upsert-kafka records) as Flink's changelog of their primary key."""
+"""Upserts and deletes (upsert-kafka records, an upsert changelog stream) as Flink's changelog of their
+primary key."""
 from __future__ import annotations
 
 from kindling.common.types import _create_row
@@ -8,9 +9,14 @@ __all__ = ["ChangelogNormalize"]
 
 
 class ChangelogNormalize(KeyedProcessFunction):
-    """A KeyedProcessFunction turning a key's upserts and deletes (upsert-kafka records) into Flink's
-    changelog, as Flink's ChangelogNormalize: ``+I`` for a new key, ``-U`` old / ``+U`` new for a
-    changed row (nothing for an unchanged one), ``-D`` (the last row) for a delete of a known key."""
+    """A KeyedProcessFunction turning a key's upserts and deletes into Flink's changelog, as Flink's
+    ChangelogNormalize: ``+I`` for a new key, ``-U`` old / ``+U`` new for a changed row (nothing for
+    an unchanged one), ``-D`` (the last row) for a delete of a known key (nothing for an unknown one).
+    ``deleted_column``: a record's last field says whether it deletes (upsert-kafka records), else
+    its RowKind does (``-D`` and ``-U`` delete, ``+I`` and ``+U`` upsert: an upsert changelog stream)."""
+
+    def __init__(self, deleted_column: bool = True):
+        self.deleted_column = deleted_column
 
     def open(self, runtime_context):
         from kindling.common.typeinfo import Types
@@ -25,8 +31,12 @@ class ChangelogNormalize(KeyedProcessFunction):
         from kindling.common.types import RowKind
 
         previous = self.last.value()
-        names, values = record._fields[:-1], list(record)[:-1]  # the last field: whether it deletes
-        if record[-1]:
+        if self.deleted_column:
+            names, values, deletes = record._fields[:-1], list(record)[:-1], record[-1]
+        else:
+            names, values = record._fields, list(record)
+            deletes = record.get_row_kind() in (RowKind.DELETE, RowKind.UPDATE_BEFORE)
+        if deletes:
             if previous is not None:
                 self.last.clear()
                 yield _create_row(names, previous, RowKind.DELETE)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable, List, Optional
 
 from kindling.common.time import epoch_millis, timestamp_of
-from kindling.common.types import Row, _create_row
+from kindling.common.types import Row, RowKind, _create_row
 from kindling.common.watermark_strategy import TimestampAssigner
 from kindling.runtime.table.async_functions import AsyncOptions
 from kindling.runtime.table.evaluate import compile_batch, compile_expression, needs_batch, user_functions
@@ -153,6 +153,26 @@ class Retyped:
 
     def __call__(self, row):
         return _create_row(self.names, list(row), row._row_kind if isinstance(row, Row) else None)
+
+
+class InsertRow(Retyped):
+    """A Row with the field names ``names`` of an insert-only changelog stream: a row of another
+    RowKind fails the job, as Flink's input conversion does."""
+
+    def __call__(self, row):
+        kind = row.get_row_kind() if isinstance(row, Row) else RowKind.INSERT
+        if kind is not RowKind.INSERT:
+            raise ValueError(f"from_changelog_stream: ChangelogMode.insert_only() expects INSERT rows only, the "
+                             f"stream has a {kind.name} ({kind}) row; give the mode of its changes: "
+                             "ChangelogMode.all() or ChangelogMode.upsert()")
+        return super().__call__(row)
+
+
+class NotUpdateBefore:
+    """Whether a change is not an UPDATE_BEFORE (an upsert changelog has none)."""
+
+    def __call__(self, row) -> bool:
+        return row._row_kind is not RowKind.UPDATE_BEFORE
 
 
 class DeclaredRow:

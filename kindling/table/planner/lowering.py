@@ -137,10 +137,10 @@ class Lowering:
     # -- one method per node the Python operators run -------------------------------------------------
 
     def _FromDataStream(self, node: nodes.FromDataStream, stateless_above: bool, before: bool):
-        from kindling.runtime.table.rows import AsRow, Retyped
+        from kindling.runtime.table.rows import AsRow, InsertRow, Retyped
 
         names = node.out.names  # Rows named as the columns (a chained function may have made tuples)
-        convert = Retyped(names) if node.rows else AsRow(names)
+        convert = (InsertRow(names) if node.insert_only else Retyped(names)) if node.rows else AsRow(names)
         return keeping_parallelism(node.stream, convert, row_type(node.out))
 
     def _Project(self, node: nodes.Project, stateless_above: bool, before: bool):
@@ -357,7 +357,8 @@ class Lowering:
 
         positions = [node.out.names.index(k) for k in node.keys]
         rows = self._input(node, node.input, stateless_above, before)
-        return rows.key_by(GroupKey(positions)).process(ChangelogNormalize(), output_type=row_type(node.out))
+        return rows.key_by(GroupKey(positions)).process(ChangelogNormalize(node.deleted_column),
+                                                          output_type=row_type(node.out))
 
     def _WatermarkAssigner(self, node: nodes.WatermarkAssigner, stateless_above: bool, before: bool):
         from kindling.common.time import Duration

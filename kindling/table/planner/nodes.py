@@ -116,11 +116,14 @@ class Values(Node):
 
 @dataclass(frozen=True, eq=False, kw_only=True)
 class FromDataStream(Node):
-    """A DataStream's elements as rows (``from_data_stream``): Row elements' fields are the
-    columns (``rows``), an atomic element the one column ``f0``."""
+    """A DataStream's elements as rows (``from_data_stream``, ``from_changelog_stream``): Row
+    elements' fields are the columns (``rows``), an atomic element the one column ``f0``. Rows keep
+    their RowKind (an updating ``out``: a changelog stream's changes); ``insert_only``: a row of
+    another kind fails the job (``ChangelogMode.insert_only()``)."""
 
     stream: Any
     rows: bool
+    insert_only: bool = False
     name = "from_data_stream"
 
 
@@ -274,10 +277,12 @@ class Correlate(_Unary):
 
 @dataclass(frozen=True, eq=False, kw_only=True)
 class ChangelogNormalize(_Unary):
-    """Upserts and deletes (upsert-kafka records: the last column says whether one deletes) as
-    Flink's changelog of the primary key ``keys``."""
+    """Upserts and deletes as Flink's changelog of the primary key ``keys``: upsert-kafka records
+    (``deleted_column``: the last column says whether one deletes) or an upsert changelog stream's
+    rows (their RowKind says it)."""
 
     keys: tuple
+    deleted_column: bool = True
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)

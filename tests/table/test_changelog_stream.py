@@ -1,0 +1,121 @@
+"""DataStreams of changes as tables (from_changelog_stream with ChangelogMode all, upsert,
+insert_only) and tables as changelogs (to_changelog_stream's modes): Flink's changelogs, recorded
+from PyFlink 2.3, end to end on Spark at parallelism 2 and, for the upsert normalization, on the
+operator with the harness. tests/conformance/programs/table_changelog_stream.py compares the
+printed tables with PyFlink line for line."""
+from __future__ import annotations
+
+import pytest
+
+from kindling.common import Row, RowKind, Types
+from kindling.runtime.table.changelog_normalize import ChangelogNormalize
+from kindling.table import ChangelogMode, DataTypes, Schema, StreamTableEnvironment
+from kindling.table.expressions import col
+from kindling.testing import KeyedProcessFunctionTestHarness
+
+SCORES = Types.ROW_NAMED(["name", "score"], [Types.STRING(), Types.INT()])
+_KINDS = {"+I": RowKind.INSERT, "-U": RowKind.UPDATE_BEFORE, "+U": RowKind.UPDATE_AFTER, "-D": RowKind.DELETE}
+
+
+def _change(kind: str, *values) -> Row:
+    row = Row(name=values[0], score=values[1])
+    row.set_row_kind(_KINDS[kind])
+    return row
+
+
+def _changes(rows) -> list:
+    return [(r.get_row_kind().short_string(), *r) for r in rows]
+
+
+def _per_key(changes) -> dict:
+    """Each key's changes in order (keys of parallel subtasks interleave in no defined order)."""
+    out: dict = {}
+    for change in changes:
+        out.setdefault(change[1], []).append(change)
+    return out
+
+
+UPSERTS = [("+I", "Alice", 12), ("+I", "Bob", 5), ("+U", "Alice", 100), ("+U", "Alice", 100), ("-D", "Bob", None),
+           ("-D", "Carl", None), ("+U", "Dan", 3), ("-U", "Alice", 100), ("+I", "Alice", 7)]
+# PyFlink 2.3's ChangelogNormalize of UPSERTS: a new key's +U inserts, a repeated row and an unknown key's
+# delete give nothing, a delete (only its key set) gives the full last row, -U deletes as -D does
+NORMALIZED = {"Alice": [("+I", "Alice", 12), ("-U", "Alice", 12), ("+U", "Alice", 100), ("-D", "Alice", 100),
+                        ("+I", "Alice", 7)],
+              "Bob": [("+I", "Bob", 5), ("-D", "Bob", 5)], "Dan": [("+I", "Dan", 3)]}
+
+
+def test_changelog_normalize_keeps_the_last_row_per_key_as_flink():
+    with KeyedProcessFunctionTestHarness(ChangelogNormalize(deleted_column=False), lambda row: row[0]) as harness:
+        for kind, *values in UPSERTS:
+            harness.process_element(_change(kind, *values))
+        assert _per_key(_changes(harness.extract_output_values())) == NORMALIZED
+
+
+def _t_env(env):
+    env.set_parallelism(2)
+    return StreamTableEnvironment.create(env)
+
+
+def _stream(env, changes):
+    return env.from_collection([_change(*c) for c in changes], type_info=SCORES)
+
+
+def test_a_changelog_stream_keeps_its_kinds_through_a_group_by(env):
+    t_env = _t_env(env)
+    table = t_env.from_changelog_stream(_stream(env, [("+I", "Alice", 12), ("+I", "Bob", 5), ("-U", "Alice", 12),
+                                                      ("+U", "Alice", 100)]))
+    assert table._updating
+    with table.execute().collect() as rows:
+        assert _per_key(_changes(rows)) == {"Alice": [("+I", "Alice", 12), ("-U", "Alice", 12), ("+U", "Alice", 100)],
+                                            "Bob": [("+I", "Bob", 5)]}
+    t_env.create_temporary_view("scores", table)
+    with t_env.execute_sql("SELECT name, SUM(score) AS total FROM scores GROUP BY name").collect() as rows:
+        # PyFlink 2.3: the -U empties Alice's group (-D), the +U starts it again
+        assert _per_key(_changes(rows)) == {"Alice": [("+I", "Alice", 12), ("-D", "Alice", 12), ("+I", "Alice", 100)],
+                                            "Bob": [("+I", "Bob", 5)]}
+
+
+def test_an_upsert_stream_is_normalized_on_its_primary_key(env):
+    t_env = _t_env(env)
+    table = t_env.from_changelog_stream(_stream(env, UPSERTS), Schema.new_builder().primary_key("name").build(),
+                                        ChangelogMode.upsert())
+    assert str(table.get_schema()) == ("root\n |-- name: STRING NOT NULL\n |-- score: INT\n"
+                                       " |-- CONSTRAINT PK_name PRIMARY KEY (name)\n")
+    with table.execute().collect() as rows:
+        assert _per_key(_changes(rows)) == NORMALIZED
+
+
+def test_an_upsert_stream_needs_a_primary_key(env):
+    t_env = _t_env(env)
+    with pytest.raises(ValueError, match="requires a primary key"):
+        t_env.from_changelog_stream(_stream(env, UPSERTS), Schema.new_builder().build(), ChangelogMode.upsert())
+
+
+def test_an_insert_only_changelog_stream_fails_on_another_kind(env):
+    t_env = _t_env(env)
+    inserts = t_env.from_changelog_stream(_stream(env, [("+I", "Alice", 12), ("+I", "Bob", 5)]), None,
+                                          ChangelogMode.insert_only())
+    assert not inserts._updating
+    with inserts.execute().collect() as rows:
+        assert sorted(_changes(rows)) == [("+I", "Alice", 12), ("+I", "Bob", 5)]
+    updated = t_env.from_changelog_stream(_stream(env, [("+I", "Alice", 12), ("+U", "Alice", 100)]), None,
+                                          ChangelogMode.insert_only())
+    with pytest.raises(Exception, match=r"insert_only\(\) expects INSERT rows only, the stream has a UPDATE_AFTER"):
+        with updated.execute().collect() as rows:
+            list(rows)
+
+
+def test_to_changelog_stream_in_upsert_mode_drops_update_before_rows(env):
+    t_env = _t_env(env)
+    totals = t_env.from_elements([("a", 1), ("b", 2), ("a", 3)], ["k", "v"]) \
+        .group_by(col("k")).select(col("k"), col("v").sum.alias("s"))
+    schema = Schema.new_builder().column("k", DataTypes.STRING()).column("s", DataTypes.BIGINT()).build()
+    upserts = t_env.to_changelog_stream(totals, schema, ChangelogMode.upsert())
+    assert _per_key(_changes(upserts.execute_and_collect())) == {"a": [("+I", "a", 1), ("+U", "a", 4)],
+                                                                 "b": [("+I", "b", 2)]}
+    everything = t_env.to_changelog_stream(totals, None, ChangelogMode.all())
+    assert _per_key(_changes(everything.execute_and_collect()))["a"] == [("+I", "a", 1), ("-U", "a", 1), ("+U", "a", 4)]
+    with pytest.raises(ValueError, match="cannot take the table's updates"):
+        t_env.to_changelog_stream(totals, None, ChangelogMode.insert_only())
+    with pytest.raises(ValueError, match="target schema other than the table's columns"):
+        t_env.to_changelog_stream(totals, Schema.new_builder().column("k", DataTypes.INT()).build())
