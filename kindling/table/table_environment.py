@@ -15,7 +15,7 @@ import decimal
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from kindling.common.typeinfo import ChangelogRowTypeInfo, RowTypeInfo, TypeInformation, Types
-from kindling.common.types import Row, _create_row
+from kindling.common.types import Row, RowKind, _create_row
 from kindling.common.unsupported import unsupported
 from kindling.table.catalog_manager import CatalogManager, path_text
 from kindling.table.changelog_mode import ChangelogMode
@@ -768,9 +768,6 @@ class StreamTableEnvironment(TableEnvironment):
         (default ``ChangelogMode.all()``): ``upsert()`` drops the ``-U`` rows, ``insert_only()`` fails
         on an updating table. ``target_schema``: the table's own columns only (Kindling converts none
         yet). Unlike PyFlink, the mode counts without a target schema too."""
-        from kindling.common.types import RowKind
-        from kindling.runtime.table.rows import NotUpdateBefore
-
         if target_schema is not None and [(n, t.type_name) for n, t in table._types().items()] != \
                 [(n, t.type_name) for n, t in zip(target_schema.get_field_names(),
                                                   target_schema.get_field_data_types())]:
@@ -782,7 +779,7 @@ class StreamTableEnvironment(TableEnvironment):
             raise ValueError(f"to_changelog_stream: ChangelogMode {mode!r} cannot take the table's updates and "
                              "deletes (it is updating); give ChangelogMode.all() or ChangelogMode.upsert()")
         rows = table._stream()
-        return rows.filter(NotUpdateBefore()) if table._updating and RowKind.UPDATE_BEFORE not in mode.kinds \
+        return rows.filter(_NotUpdateBefore()) if table._updating and RowKind.UPDATE_BEFORE not in mode.kinds \
             else rows
 
     def to_retract_stream(self, table: Table, type_info: TypeInformation):
@@ -796,3 +793,10 @@ class _AddOrRetract:
 
     def __call__(self, row):
         return not row._is_retract_msg(), row
+
+
+class _NotUpdateBefore:
+    """Whether a change is not an UPDATE_BEFORE (an upsert changelog has none)."""
+
+    def __call__(self, row) -> bool:
+        return row.get_row_kind() is not RowKind.UPDATE_BEFORE

@@ -168,13 +168,6 @@ class InsertRow(Retyped):
         return super().__call__(row)
 
 
-class NotUpdateBefore:
-    """Whether a change is not an UPDATE_BEFORE (an upsert changelog has none)."""
-
-    def __call__(self, row) -> bool:
-        return row._row_kind is not RowKind.UPDATE_BEFORE
-
-
 class DeclaredRow:
     """A ProcessFunction making a row of a schema's columns in one step: each a field of the element
     (its position) or made of the element's timestamp (a function of it)."""
