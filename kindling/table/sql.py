@@ -98,6 +98,14 @@ def _query(tree, table_of) -> Any:
         table, alias = _one_row(table_of), None
     else:
         table, alias = _source(source.this, table_of)
+    match = tree.args.get("match")
+    if match is not None:
+        from kindling.table.match_recognize import match_recognize
+
+        if tree.args.get("joins"):
+            raise ValueError("sql_query: MATCH_RECOGNIZE in a join is not supported by Kindling yet (match in a "
+                             "subquery: FROM (SELECT * FROM t MATCH_RECOGNIZE (...)) AS m JOIN ...)")
+        table, alias = match_recognize(table, match), match.alias or None
     scope: Any = alias
     if tree.args.get("joins"):
         table, scope = _joined(table, alias, tree.args["joins"], table_of)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sqlglot import expressions as exp
 from sqlglot.dialects.spark import Spark
+from sqlglot.helper import seq_get
 from sqlglot.tokens import TokenType
 
 __all__ = ["DIALECT", "SqlDialect", "explained_statement"]
@@ -37,13 +38,33 @@ class Flink(Spark):
         # drops the "+" of one not after SELECT): kindling/table/sql_validation.py refuses hints
         KEYWORDS = {**{k: v for k, v in Spark.Tokenizer.KEYWORDS.items() if k != Spark.Tokenizer.HINT_START},
                     "BYTES": TokenType.VARBINARY,  # Flink's BYTES is VARBINARY of any length
-                    "MATCH_RECOGNIZE": TokenType.MATCH_RECOGNIZE}  # parsed, so refused by name (sql_validation)
+                    "MATCH_RECOGNIZE": TokenType.MATCH_RECOGNIZE}
         VAR_SINGLE_TOKENS = {"$"}  # a name goes on past "$", as Flink's EXPR$0
 
     class Parser(Spark.Parser):
         FUNC_TOKENS = Spark.Parser.FUNC_TOKENS | {TokenType.SESSION}
         FUNCTION_PARSERS = {**Spark.Parser.FUNCTION_PARSERS,
                             **{name: _window_function(name) for name in WINDOW_FUNCTIONS}}
+        # MATCH_RECOGNIZE's FIRST(A.v, n) and LAST(A.v, n): the second argument is an offset (Spark's, IGNORE NULLS)
+        FUNCTIONS = {**Spark.Parser.FUNCTIONS,
+                     "FIRST": lambda args: exp.First(this=args[0], expression=seq_get(args, 1)),
+                     "LAST": lambda args: exp.Last(this=args[0], expression=seq_get(args, 1))}
+
+        def _parse_match_recognize(self):
+            """Flink's MATCH_RECOGNIZE, with ``WITHIN interval`` after its PATTERN (sqlglot's reads no WITHIN):
+            kept as the node's ``within``."""
+            self._match_recognize_within = None
+            node = super()._parse_match_recognize()
+            if node is not None and self._match_recognize_within is not None:
+                node.set("within", self._match_recognize_within)
+            return node
+
+        def _match_text_seq(self, *texts, advance=True):
+            if texts == ("DEFINE",) and self._curr is not None and self._curr.text.upper() == "WITHIN" \
+                    and hasattr(self, "_match_recognize_within"):  # after a MATCH_RECOGNIZE's PATTERN (...)
+                self._advance()
+                self._match_recognize_within = self._parse_interval()
+            return super()._match_text_seq(*texts, advance=advance)
 
         def _parse_types(self, *args, **kwargs):
             """Flink's ``ROW<name type, ...>`` type is Spark's ``STRUCT<...>`` (``ROW(...)`` stays the row

@@ -224,7 +224,13 @@ _ORDERED_QUERY = ("with_", "order", "limit", "offset")
 TRANSLATED: Dict[type, Dict[str, Optional[Check]]] = {
     # queries (kindling/table/sql.py)
     exp.Select: _args("expressions", "distinct", "from_", "joins", "where", "group", "having", "windows", "qualify",
-                      *_ORDERED_QUERY),
+                      "match", *_ORDERED_QUERY),
+    # MATCH_RECOGNIZE (kindling/table/match_recognize.py; the dialect adds WITHIN)
+    exp.MatchRecognize: _args("partition_by", "order", "measures", "rows", "after", "pattern", "define", "alias",
+                              "within"),
+    exp.MatchRecognizeMeasure: _UNARY,
+    exp.First: _args("this", "expression"),
+    exp.Last: _args("this", "expression"),
     exp.Qualify: _UNARY,
     exp.Subquery: _args("this", *_ORDERED_QUERY, alias=_no_alias_columns),
     exp.Union: _args("this", "expression", "distinct", *_ORDERED_QUERY),
@@ -389,7 +395,6 @@ CLAUSES: Dict[Union[type, Tuple[type, str]], Clause] = {
     exp.Lock: Clause("FOR UPDATE or FOR SHARE clause", False),
     exp.Connect: Clause("CONNECT BY clause", False),
     exp.PreWhere: Clause("PREWHERE clause", False),
-    exp.MatchRecognize: Clause("MATCH_RECOGNIZE", True),
     exp.Hint: VALUE_CLAUSES["hints"],
     exp.NullSafeEQ: Clause("IS NOT DISTINCT FROM", True),
     exp.NullSafeNEQ: Clause("IS DISTINCT FROM", True),
@@ -403,6 +408,7 @@ CLAUSES: Dict[Union[type, Tuple[type, str]], Clause] = {
     exp.Use: Clause("USE", True),
     exp.Alter: Clause("ALTER", True),
     (exp.With, "recursive"): Clause("WITH RECURSIVE", True),
+    (exp.MatchRecognizeMeasure, "window_frame"): Clause("RUNNING or FINAL in MEASURES", True),
     (exp.Distinct, "on"): Clause("DISTINCT ON", False),
     (exp.Star, "except_"): Clause("SELECT * EXCEPT", False),
     (exp.Star, "replace"): Clause("SELECT * REPLACE", False),

@@ -49,6 +49,9 @@ QUERIES = [
     "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY name ORDER BY ts) AS rn FROM t) WHERE rn = 1",
     "SELECT o.v, d.name FROM t AS o JOIN dim FOR SYSTEM_TIME AS OF o.pt AS d ON o.v = d.id",
     "SELECT name FROM t WHERE v IN (SELECT w FROM u) AND NOT EXISTS (SELECT 1 FROM u WHERE u.name = t.name)",
+    "SELECT m.f FROM t MATCH_RECOGNIZE (PARTITION BY name ORDER BY ts MEASURES FIRST(A.v, 1) AS f, LAST(B.v) AS l "
+    "ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+ C) WITHIN INTERVAL '1' MINUTE "
+    "DEFINE B AS B.v > A.v, C AS C.v < LAST(B.v, 1)) AS m",
 ]
 #: queries of batch mode only (sql_query, batch mode)
 BATCH_QUERIES = [
@@ -171,8 +174,8 @@ REFUSED = [
                "INTERVAL '200' MILLISECOND")),
     ("SELECT ts - INTERVAL '2' MILLISECONDS FROM t", "Flink SQL has no MILLISECOND"),
     ("SELECT * FROM t UNPIVOT (x FOR n IN (v))", "UNPIVOT is not supported by Kindling yet"),
-    ("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY name ORDER BY ts MEASURES A.v AS a PATTERN (A B+) DEFINE "
-     "B AS B.v > A.v) m", "MATCH_RECOGNIZE is not supported by Kindling yet"),
+    ("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY name ORDER BY ts MEASURES RUNNING LAST(B.v) AS a PATTERN (A B+? C) "
+     "DEFINE B AS B.v > A.v) m", "RUNNING or FINAL in MEASURES is not supported by Kindling yet"),
     ("SELECT * FROM t FETCH FIRST 2 ROWS WITH TIES", "FETCH ... PERCENT or WITH TIES is not supported by Kindling yet"),
     ("SELECT INTERVAL '1 10:00' DAY TO MINUTE FROM t", "INTERVAL with a range or precision of units"),
     ("SELECT * FROM t LEFT SEMI JOIN u ON t.name = u.name", "Flink SQL has no SEMI or ANTI JOIN"),

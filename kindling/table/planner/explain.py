@@ -83,6 +83,11 @@ def label(node: nodes.Node, physical: Physical) -> str:
 
         return (f"WindowAggregate(groupBy=[{', '.join(node.keys)}], window=[{describe(node.windows)}], "
                 f"select=[{_fields(node.fields)}])")
+    if isinstance(node, nodes.MatchRecognize):
+        return (f"Match(partitionBy=[{', '.join(node.partition_keys)}], orderBy=[{node.time_field} ASC], "
+                f"measures=[{_fields(node.measures)}], after=[SKIP {node.skip.kind}"
+                f"{' ' + node.variables[node.skip.variable] if node.skip.variable is not None else ''}], "
+                f"pattern=[{node.pattern}]{f', within=[{node.within} ms]' if node.within is not None else ''})")
     if isinstance(node, nodes.Over):
         return f"OverAggregate({node.frame}, select=[{_fields(node.aggregates)}])"
     if isinstance(node, nodes.Rank):

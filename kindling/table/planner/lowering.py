@@ -292,6 +292,24 @@ class Lowering:
         keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(one_group)
         return keyed.process(function, output_type=row_type(node.out))
 
+    def _MatchRecognize(self, node: nodes.MatchRecognize, stateless_above: bool, before: bool):
+        from kindling.runtime.table.group_aggregate import GroupKey
+        from kindling.runtime.table.match_recognize import MatchRecognizeFunction
+        from kindling.table.match_recognize import ROWTIME
+        from kindling.runtime.table.rows import one_group
+
+        names = node.input.out.names
+        aggregates = {variable: (aggregate_calls(node.input.out, (), [a for _, a in calls], [n for n, _ in calls]),
+                                 [n for n, _ in calls]) for variable, calls in node.aggregates.items()}
+        function = MatchRecognizeFunction(
+            list(node.elements), list(node.conditions), list(node.condition_refs), list(node.measures),
+            list(node.measure_refs), aggregates, ROWTIME, [names.index(k) for k in node.partition_keys],
+            names.index(node.time_field), node.skip, node.within, node.out.names)
+        rows = self._input(node, node.input, stateless_above, before)
+        keys = [names.index(k) for k in node.partition_keys]
+        keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(one_group)
+        return keyed.process(function, output_type=row_type(node.out))
+
     def _Rank(self, node: nodes.Rank, stateless_above: bool, before: bool):
         from kindling.runtime.table import rank
         from kindling.runtime.table.group_aggregate import GroupKey

@@ -18,7 +18,7 @@ from kindling.table.schema import Schema
 from kindling.table.types import DataType
 
 __all__ = ["Aggregate", "AppendTimestamp", "ChangelogNormalize", "Correlate", "Expand", "Filter", "FromDataStream",
-           "GroupWindowAggregate", "IntervalJoin", "Invalid", "Join", "LookupJoin", "MetadataColumns", "Node",
+           "GroupWindowAggregate", "IntervalJoin", "Invalid", "Join", "LookupJoin", "MatchRecognize", "MetadataColumns", "Node",
            "Output", "Over", "Project", "Rank", "Scan", "SetOperation", "Sink", "Sort", "TableAggregate",
            "TemporalJoin", "Union", "Values", "WatermarkAssigner", "WindowAggregate", "WindowJoin", "WindowTVF", "filtered",
            "project", "table_name"]
@@ -224,6 +224,27 @@ class WindowAggregate(_Unary):
     keys: tuple
     fields: tuple
     names: tuple
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class MatchRecognize(_Unary):
+    """MATCH_RECOGNIZE: one row per match of ``elements`` (of ``variables``, each with its DEFINE
+    condition or None) in each partition's rows ordered by ``time_field``: the partition keys, then
+    the ``measures`` (kindling/table/match_recognize.py; ``aggregates``: {variable or None: ((name,
+    aggregate), ...)}; ``skip``, ``within`` ms or None: kindling/runtime/table/match_recognize.py)."""
+
+    partition_keys: tuple
+    time_field: str
+    variables: tuple
+    elements: tuple
+    conditions: tuple
+    condition_refs: tuple
+    measures: tuple
+    measure_refs: tuple
+    aggregates: dict
+    skip: Any
+    within: Optional[int]
+    pattern: str
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
