@@ -15,9 +15,10 @@ MATCH_NUMBER(), RUNNING/FINAL, pattern groups and alternatives).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
-__all__ = ["match_recognize", "parse_pattern"]
+__all__ = ["Element", "Reference", "Skip", "match_recognize", "parse_pattern"]
 
 _QUANTIFIED = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_$]*)\s*(\*|\+|\?|\{\s*(\d*)\s*(,?)\s*(\d*)\s*\})?\s*(\?)?")
 _REFUSED_PATTERNS = {"|": "alternatives (A | B) in PATTERN", "(": "groups (parentheses) in PATTERN",
@@ -25,6 +26,44 @@ _REFUSED_PATTERNS = {"|": "alternatives (A | B) in PATTERN", "(": "groups (paren
                      "{-": "exclusions ({- A -}) in PATTERN"}
 #: the name MATCH_ROWTIME() is read by in a measure
 ROWTIME = "MATCH_ROWTIME$"
+
+
+@dataclass(frozen=True)
+class Element:
+    """One variable of the pattern (by position in ``variables``) with its quantifier."""
+
+    variable: int
+    low: int
+    high: Optional[int]
+    greedy: bool
+
+    @property
+    def blocks_next(self) -> bool:
+        """Whether the element after it takes no row this one accepts once this one has ``high`` rows."""
+        return self.greedy and self.high is not None and self.high > self.low
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A value of a match the expressions read by ``name``: the ``offset``-th row from the first or
+    the last (``from_first``) of ``variable``'s rows (None: all rows), its column ``column``."""
+
+    name: str
+    variable: Optional[int]
+    column: int
+    from_first: bool
+    offset: int
+
+
+@dataclass(frozen=True)
+class Skip:
+    """AFTER MATCH SKIP: ``"PAST LAST ROW"``, ``"TO NEXT ROW"``, ``"TO FIRST"`` or ``"TO LAST"`` (of ``variable``,
+    named ``name``)."""
+
+    kind: str
+    variable: Optional[int] = None
+    name: Optional[str] = None
+
 
 
 def parse_pattern(text: str) -> List[Tuple[str, int, Optional[int], bool, bool]]:
@@ -79,7 +118,7 @@ def parse_pattern(text: str) -> List[Tuple[str, int, Optional[int], bool, bool]]
 
 class _Rewriter:
     """Reads the expressions of DEFINE and MEASURES into Table API expressions over named references
-    (kindling.runtime.table.match_recognize.Reference) and aggregate results."""
+    (:class:`Reference`) and aggregate results."""
 
     def __init__(self, variables: List[str], names: List[str], types: dict, time_field: str):
         self.variables, self.names, self.types, self.time_field = variables, names, types, time_field
@@ -112,7 +151,7 @@ class _Rewriter:
             if name in ("PREV", "NEXT"):  # PyFlink 2.3's words
                 raise ValueError("Flink does not support physical offsets within partition.")
             if name == "MATCH_ROWTIME" and not tree.expressions:
-                self.reference_types[ROWTIME] = self.types[self.time_field]
+                self.reference_types[ROWTIME] = self.types[self.time_field].not_null()
                 return exp.column(ROWTIME, quoted=True)
             if name in ("CLASSIFIER", "MATCH_NUMBER", "MATCH_PROCTIME", "MATCH_ROWTIME"):
                 raise ValueError(f"MATCH_RECOGNIZE: {tree.sql()} is not supported by Kindling yet")
@@ -143,8 +182,6 @@ class _Rewriter:
 
     def _reference(self, column, from_first: bool, offset: int):
         from sqlglot import expressions as exp
-
-        from kindling.runtime.table.match_recognize import Reference
 
         key = (self._variable(column), self._column(column), from_first, offset)
         if key not in self.references:
@@ -184,7 +221,6 @@ def match_recognize(table, match) -> Any:
     the PARTITION BY columns then the MEASURES."""
     from sqlglot import expressions as exp
 
-    from kindling.runtime.table.match_recognize import Element
     from kindling.table.planner import nodes
     from kindling.table.schema import Schema
     from kindling.table.sql import _interval_ms
@@ -252,8 +288,13 @@ def match_recognize(table, match) -> Any:
         measures.append(rewriter.expression(measure.this.this, "MEASURES"))
         measure_names.append(measure.this.alias)
     measure_types = [m._data_type(rewriter.reference_types) for m in measures]
-    rowtime = next((n for m, n in zip(match.args.get("measures") or [], measure_names)
-                    if isinstance(m.this.this, exp.Anonymous) and m.this.this.name.upper() == "MATCH_ROWTIME"), None)
+    measured = [m.this.this for m in match.args.get("measures") or []]
+    rowtime = next((n for m, n in zip(measured, measure_names)
+                    if isinstance(m, exp.Anonymous) and m.name.upper() == "MATCH_ROWTIME"), None)
+    # a measure of the time attribute itself stays one in a stream, as Flink prints it
+    times = [n for m, n in zip(measured, measure_names) if not table._in_batch() and (
+        isinstance(m, exp.Column) or isinstance(m, (exp.First, exp.Last)) and isinstance(m.this, exp.Column))
+        and (m if isinstance(m, exp.Column) else m.this).name == time_field]
     schema = Schema(keys + measure_names, [types[k] for k in keys] + measure_types)
     elements = tuple(Element(i, low, high, greedy) for i, (_, low, high, greedy, _) in enumerate(parsed))
     return table._with(nodes.MatchRecognize(
@@ -261,13 +302,12 @@ def match_recognize(table, match) -> Any:
         elements=elements, conditions=tuple(conditions), condition_refs=tuple(condition_refs),
         measures=tuple(measures), measure_refs=tuple(rewriter.references.values()),
         aggregates={v: tuple(a) for v, a in rewriter.aggregates.items()}, skip=skip, within=within_ms,
-        pattern=pattern.name, out=nodes.Output(schema, rowtime=rowtime, time_attributes=(rowtime,) if rowtime else ())))
+        pattern=pattern.name, out=nodes.Output(schema, rowtime=rowtime, time_attributes=tuple(
+            n for n in measure_names if n == rowtime or n in times), batch_time_attributes=(rowtime,) if rowtime else ())))
 
 
 def _skip(after, variables: List[str]):
     """AFTER MATCH SKIP (without one: TO NEXT ROW, as in PyFlink 2.3)."""
-    from kindling.runtime.table.match_recognize import Skip
-
     if after is None:
         return Skip("TO NEXT ROW")
     words = after.name.upper().split()[3:]  # after AFTER MATCH SKIP
@@ -277,4 +317,4 @@ def _skip(after, variables: List[str]):
     if variable not in variables:
         raise ValueError(f"MATCH_RECOGNIZE: AFTER MATCH SKIP {' '.join(words)}: {variable} is no variable of the "
                          f"PATTERN ({', '.join(variables)})")
-    return Skip(" ".join(words[:2]), variables.index(variable))
+    return Skip(" ".join(words[:2]), variables.index(variable), variable)

@@ -100,7 +100,7 @@ class Table:
         """The table's columns (physical, computed, metadata, with their time attributes and
         comments), its watermark and its primary key, as Flink resolved them."""
         schema = self._schema
-        rowtimes = () if self._in_batch() else self._node.out.rowtime_columns  # batch: none
+        rowtimes = self._node.out.batch_time_attributes if self._in_batch() else self._node.out.rowtime_columns
         proctime = self._proctime or getattr(schema, "proctime", None)
         computed, metadata = getattr(schema, "computed", {}), getattr(schema, "metadata", {})
         comments = getattr(schema, "comments", {})

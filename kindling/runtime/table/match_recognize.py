@@ -20,7 +20,8 @@ along all the ways the row allows, as Flink's NFA does, which is not a textbook 
   if the older run's match prunes it;
 * after a match, AFTER MATCH SKIP drops the runs and waiting matches that started: at or before its
   last row (PAST LAST ROW), at or before its first row (TO NEXT ROW), before the first or last row of
-  a variable (TO FIRST / TO LAST var; skipping to the match's own first row fails, as in Flink);
+  a variable (TO FIRST / TO LAST var; skipping to the match's own first row, or to a variable without
+  rows in the match, fails, as in Flink);
 * WITHIN d: a run that started at ``s`` is dropped before a row at ``s + d`` or later is fed to it,
   and when the watermark reaches ``s + d`` (the interval is exclusive).
 
@@ -30,52 +31,16 @@ match's rows), aggregates of a variable's rows, the match's last timestamp.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from kindling.common.time import MAX_WATERMARK, epoch_millis, timestamp_of
 from kindling.common.types import RowKind, _create_row
 from kindling.runtime.table.keyed_function import TableKeyedFunction
 
-__all__ = ["Element", "MatchRecognizeFunction", "Reference", "Skip"]
+__all__ = ["MatchRecognizeFunction"]
 
 #: Flink's words when AFTER MATCH SKIP TO a variable would start the next match where this one started
 SKIP_TO_FIRST_ROW = "Could not skip to first element of a match."
-
-
-@dataclass(frozen=True)
-class Element:
-    """One variable of the pattern (by position in ``variables``) with its quantifier."""
-
-    variable: int
-    low: int
-    high: Optional[int]
-    greedy: bool
-
-    @property
-    def blocks_next(self) -> bool:
-        """Whether the element after it takes no row this one accepts once this one has ``high`` rows."""
-        return self.greedy and self.high is not None and self.high > self.low
-
-
-@dataclass(frozen=True)
-class Reference:
-    """A value of a match the expressions read by ``name``: the ``offset``-th row from the first or
-    the last (``from_first``) of ``variable``'s rows (None: all rows), its column ``column``."""
-
-    name: str
-    variable: Optional[int]
-    column: int
-    from_first: bool
-    offset: int
-
-
-@dataclass(frozen=True)
-class Skip:
-    """AFTER MATCH SKIP: ``"PAST LAST ROW"``, ``"TO NEXT ROW"``, ``"TO FIRST"`` or ``"TO LAST"`` (of ``variable``)."""
-
-    kind: str
-    variable: Optional[int] = None
 
 
 # a run: (element position, rows in that element, whether the greedy element before blocks its first take,
@@ -84,7 +49,8 @@ Run = Tuple[int, int, bool, tuple]
 
 
 class MatchRecognizeFunction(TableKeyedFunction):
-    """The matches of one partition (module docstring). ``elements``: the pattern; ``conditions``:
+    """The matches of one partition (module docstring). ``elements``: the pattern (Elements of
+    kindling/table/match_recognize.py, as its References and Skip); ``conditions``:
     per variable its DEFINE expression or None (always true), each reading ``condition_refs``;
     ``measures``: expressions reading ``measure_refs``, the aggregates ``aggregates`` ({variable or
     None: (AggregateCalls, names)}) and ``rowtime_name``; ``keys``: the positions of the PARTITION BY
@@ -92,9 +58,9 @@ class MatchRecognizeFunction(TableKeyedFunction):
 
     state_name = "_kindling_match_recognize"
 
-    def __init__(self, elements: List[Element], conditions: List[Any], condition_refs: List[Reference],
-                 measures: List[Any], measure_refs: List[Reference], aggregates: Dict[Optional[int], Tuple[Any, list]],
-                 rowtime_name: str, keys: List[int], time: int, skip: Skip, within: Optional[int], names: List[str]):
+    def __init__(self, elements: List[Any], conditions: List[Any], condition_refs: List[Any], measures: List[Any],
+                 measure_refs: List[Any], aggregates: Dict[Optional[int], Tuple[Any, list]], rowtime_name: str,
+                 keys: List[int], time: int, skip: Any, within: Optional[int], names: List[str]):
         self.elements, self.conditions, self.condition_refs = elements, conditions, condition_refs
         self.measures, self.measure_refs, self.aggregates = measures, measure_refs, aggregates
         self.rowtime_name, self.keys, self.time, self.skip, self.within = rowtime_name, keys, time, skip, within
@@ -201,7 +167,7 @@ class MatchRecognizeFunction(TableKeyedFunction):
         env = {ref.name: self._value(ref, candidate, ref.variable) for ref in self.condition_refs}
         return condition.evaluate(env) is True
 
-    def _value(self, ref: Reference, taken: tuple, variable: Optional[int]):
+    def _value(self, ref: Any, taken: tuple, variable: Optional[int]):
         rows = [r for r in taken if variable is None or r[0] == variable]
         index = ref.offset if ref.from_first else len(rows) - 1 - ref.offset
         return rows[index][3][ref.column] if 0 <= index < len(rows) else None
@@ -242,8 +208,8 @@ class MatchRecognizeFunction(TableKeyedFunction):
         if kind == "TO NEXT ROW":
             return _position(match[0]), True
         rows = [r for r in match if r[0] == self.skip.variable]
-        if not rows:
-            return None, False
+        if not rows:  # Flink's words
+            raise RuntimeError(f"Could not skip to {self.skip.name}. No such element in the found match.")
         target = _position(rows[0] if kind == "TO FIRST" else rows[-1])
         if target == _position(match[0]):
             raise RuntimeError(SKIP_TO_FIRST_ROW)

@@ -39,6 +39,8 @@ class Output:
     proctime: Optional[str] = None
     time_attributes: Tuple[Optional[str], ...] = ()
     proctime_windows: Optional[bool] = None
+    #: the columns printed ``*ROWTIME*`` in batch mode too (MATCH_ROWTIME(): Flink types it a rowtime in both)
+    batch_time_attributes: Tuple[str, ...] = ()
 
     @property
     def names(self) -> list:
