@@ -33,3 +33,18 @@ def event_view(env, t_env, name: str, count: int, event: Callable[[int], Tuple[i
         rows, Schema.new_builder().column_by_expression("ts", "CAST(f0 AS TIMESTAMP(3))")
         .column("f1", DataTypes.BIGINT()).column("f2", DataTypes.BIGINT())
         .watermark("ts", f"ts - INTERVAL '{delay_seconds}' SECOND").build()).alias(*names))
+
+
+def late_row_view(env, t_env, name: str = "t") -> None:
+    """Registers ``name``: rows ``(f1, ts)`` of times 1000, 5000, 1500, 6000 ms and values 1 to 4 in one
+    split, a watermark (per element) one second behind: the row of 1500 comes behind the watermark (4000)."""
+    from kindling.common import Configuration
+
+    env.configure(Configuration().set_string("kindling.watermark.per-element", "true"))
+    env.set_parallelism(1)
+    stream = env.from_collection([(Instant.of_epoch_milli(t), v) for t, v in
+                                  [(1000, 1), (5000, 2), (1500, 3), (6000, 4)]],
+                                 type_info=Types.ROW([Types.INSTANT(), Types.LONG()]))
+    t_env.create_temporary_view(name, t_env.from_data_stream(stream, Schema.new_builder().column_by_expression(
+        "ts", "CAST(f0 AS TIMESTAMP(3))").column("f1", DataTypes.BIGINT())
+        .watermark("ts", "ts - INTERVAL '1' SECOND").build()))

@@ -8,13 +8,11 @@ from __future__ import annotations
 import datetime
 
 import pytest
-from event_views import event_view
+from event_views import event_view, late_row_view
 
-from kindling.common import Configuration, Types
-from kindling.common.time import Instant
 from kindling.common.types import Row, RowKind
 from kindling.runtime.table.match_recognize import MatchRecognizeFunction
-from kindling.table import DataTypes, EnvironmentSettings, Schema, StreamTableEnvironment
+from kindling.table import EnvironmentSettings, StreamTableEnvironment
 from kindling.table.expressions import col
 from kindling.table.match_recognize import Element, Reference, Skip
 from kindling.testing import KeyedProcessFunctionTestHarness
@@ -110,15 +108,8 @@ def test_matches_in_batch_mode(env):
 
 
 def test_late_rows_are_dropped_and_counted(env):
-    env.configure(Configuration().set_string("kindling.watermark.per-element", "true"))
-    env.set_parallelism(1)
     t_env = StreamTableEnvironment.create(env)
-    stream = env.from_collection([(Instant.of_epoch_milli(t), v) for t, v in
-                                  [(1000, 1), (5000, 2), (1500, 3), (6000, 4)]],
-                                 type_info=Types.ROW([Types.INSTANT(), Types.LONG()]))
-    t_env.create_temporary_view("t", t_env.from_data_stream(stream, Schema.new_builder().column_by_expression(
-        "ts", "CAST(f0 AS TIMESTAMP(3))").column("f1", DataTypes.BIGINT())
-        .watermark("ts", "ts - INTERVAL '1' SECOND").build()))
+    late_row_view(env, t_env)
     result = t_env.sql_query("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES A.f1 AS a, B.f1 AS b "
                              "PATTERN (A B) DEFINE B AS B.f1 > A.f1) AS m").execute()
     with result.collect() as rows:

@@ -10,11 +10,9 @@ import sys
 
 import pytest
 
-from event_views import event_view
+from event_views import event_view, late_row_view
 
-from kindling.common import Configuration, Types
-from kindling.common.time import Instant
-from kindling.table import DataTypes, EnvironmentSettings, Schema, StreamTableEnvironment
+from kindling.table import EnvironmentSettings, StreamTableEnvironment
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "datastream"))
 from remote_model_inference_driver import example_path  # noqa: E402
@@ -48,16 +46,8 @@ def test_a_range_frame_in_batch_mode(env):
 
 
 def test_late_rows_are_dropped_and_counted(env):
-    env.configure(Configuration().set_string("kindling.watermark.per-element", "true"))
-    env.set_parallelism(1)
     t_env = StreamTableEnvironment.create(env)
-    stream = env.from_collection([(Instant.of_epoch_milli(t), v) for t, v in
-                                  [(1000, 1), (5000, 2), (1500, 3), (6000, 4)]],
-                                 type_info=Types.ROW([Types.INSTANT(), Types.LONG()]))
-    table = t_env.from_data_stream(stream, Schema.new_builder().column_by_expression(
-        "ts", "CAST(f0 AS TIMESTAMP(3))").column("f1", DataTypes.BIGINT())
-        .watermark("ts", "ts - INTERVAL '1' SECOND").build())
-    t_env.create_temporary_view("t", table)
+    late_row_view(env, t_env)
     result = t_env.sql_query("SELECT f1, SUM(f1) OVER (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) "
                              "FROM t").execute()
     with result.collect() as rows:
