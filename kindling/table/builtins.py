@@ -244,7 +244,7 @@ class BuiltinMethods:
         bits = literal(hash_length)
         if bits not in (224, 256, 384, 512):
             raise ValueError(f"sha2 takes a literal hash length of 224, 256, 384 or 512, got {hash_length!r}")
-        return self._call(f"sha{bits}")
+        return self._call("sha2", bits)
 
     ascii = property(lambda self: self._call("ascii"),
                      doc="The first UTF-8 byte of the string, signed (0 for an empty string).")
@@ -636,7 +636,9 @@ def current_database():
     follow ``use_database`` (SQL's ``CURRENT_DATABASE()`` does; docs/table.md)."""
     from kindling.table.expressions import lit
 
-    return lit("default_database")
+    from kindling.table.types import DataTypes
+
+    return lit("default_database", DataTypes.STRING().not_null())
 
 
 def call_sql(sql_expression: str):

@@ -50,10 +50,12 @@ def parse_sql(statement: str):
     (kindling/table/sql_validation.py): every translator reads trees made here."""
     import sqlglot
 
+    from kindling.table.sql_functions import check_arguments_kept, named_calls
     from kindling.table.sql_validation import validate
 
+    check_arguments_kept(statement)
     try:
-        tree = sqlglot.parse_one(statement, read=DIALECT)
+        tree = named_calls(sqlglot.parse_one(statement, read=DIALECT))
     except (sqlglot.errors.ParseError, sqlglot.errors.TokenError) as error:
         raise ValueError(f"SQL parse failed: {error}") from None
     validate(tree)

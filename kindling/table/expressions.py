@@ -262,6 +262,10 @@ class Expression(BuiltinMethods, JsonMethods):
     def __or__(self, other): return self._binary(other, "or", "||")
 
     def __invert__(self) -> "Expression":
+        """``~b``: PyFlink's is IS NOT TRUE (TRUE for a null), not SQL's NOT (use not_)."""
+        return self.is_not_true
+
+    def _negated(self) -> "Expression":
         return node("call", (self,), ("not", ()), f"!{self._text}")
 
     # -- time intervals (``lit(5).seconds``) and window properties (``col('w').start``) ----------
@@ -432,7 +436,7 @@ def or_(predicate0: Any, predicate1: Any, *predicates: Any) -> Expression:
 
 def not_(expression: Expression) -> Expression:
     """The predicate negated (SQL's NOT)."""
-    return ~_expr(expression)
+    return _expr(expression)._negated()
 
 
 def _over_bound(text: str, rows: bool, count: Optional[int]) -> Expression:

@@ -42,7 +42,7 @@ def parse_query(query: str, t_env: Any) -> Any:
     tree = _parse(query)
     if not isinstance(tree, (exp.Select, exp.Subquery, exp.SetOperation, exp.Values)):
         raise ValueError(f"sql_query takes a SELECT query, got: {query.strip()[:80]!r}")
-    database = exp.Literal.string(t_env.get_current_database())  # as Flink's planner, when the query is planned
+    database = exp.cast(exp.Literal.string(t_env.get_current_database()), "STRING")  # planned now, as Flink's
     tree = tree.transform(lambda node: database.copy() if isinstance(node, exp.CurrentDatabase) else node)
     return _query(tree, _Tables(t_env, {}))
 
@@ -1038,7 +1038,7 @@ def _expression(node, scope: Any = None) -> Any:
     if function is not None:  # a built-in function (kindling/table/sql_functions.py)
         return function
     if isinstance(node, exp.Not):
-        return ~_expression(node.this, scope)
+        return _expression(node.this, scope)._negated()
     if isinstance(node, exp.Boolean):
         return lit(bool(node.this))
     if isinstance(node, exp.Literal):

@@ -410,5 +410,9 @@ def registered_function(name: str) -> _Function:
     try:
         return _REGISTERED[name.lower()]
     except KeyError:
+        from kindling.table.planner.functions import refusal
+
+        if refusal(name):
+            raise ValueError(refusal(name)) from None
         raise ValueError(f"No function named '{name}': register it with create_temporary_function or "
                          f"create_temporary_system_function; registered: {sorted(_REGISTERED)}") from None

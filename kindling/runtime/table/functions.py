@@ -608,6 +608,7 @@ _plain("toBase64", lambda s: base64.b64encode(s.encode() if isinstance(s, str) e
 _plain("fromBase64", lambda s: base64.b64decode(s).decode())
 for _name in ("md5", "sha1", "sha224", "sha256", "sha384", "sha512"):
     _plain(_name, _digest(_name))
+_plain("sha2", lambda s, bits: _digest(f"sha{bits}")(s))
 _plain("ascii", _ascii)
 _plain("chr", _chr)
 for _name, _strip in (("trim", str.strip), ("trimLeading", str.lstrip), ("trimTrailing", str.rstrip),
@@ -972,7 +973,7 @@ def _json_array(call):
     return lambda *values: json_values.dumps([json_values.json_of(v) for v in values if v is not None or keep_nulls])
 
 
-_plain("jsonQuote", lambda s: json.dumps(s, ensure_ascii=False))
+_plain("jsonQuote", json.dumps)  # escaping all but ASCII, as Flink
 _plain("jsonUnquote", _json_unquote)
 _plain("json", json_values.Raw)
 _plain("jsonString", lambda value: json_values.dumps(json_values.json_of(value)))

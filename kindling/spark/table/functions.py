@@ -271,6 +271,7 @@ _plain("md5", F.md5)
 _plain("sha1", F.sha1)
 for _name, _bits in (("sha224", 224), ("sha256", 256), ("sha384", 384), ("sha512", 512)):
     _plain(_name, lambda c, bits=_bits: F.sha2(c, bits))
+SPARK["sha2"] = lambda call, c, bits: F.sha2(c, _literal(call, 1))
 _plain("ascii", _ascii)
 _plain("chr", F.chr)
 for _name, _trim in (("trim", F.trim), ("trimLeading", F.ltrim), ("trimTrailing", F.rtrim), ("btrim", F.trim),

@@ -145,6 +145,8 @@ class _Resolver:
             if shifted is not None:
                 return shifted
         operands = self._operands(expression)
+        if function == "plus" and all(o.type.type_name in ("CHAR", "VARCHAR", "STRING") for o in operands):
+            function = "concat"  # the Table API's STRING1 + STRING2
         check = BUILTINS[function].check
         problem = check and check([o.type for o in operands], parameters, [o._text for o in expression._operands])
         if problem:
@@ -173,7 +175,8 @@ class _Resolver:
     def _typed_call(self, function: str, operands: List[Resolved], parameters: Tuple[Any, ...]) -> Call:
         definition = BUILTINS[function]
         types = [o.type for o in operands]
-        return Call(function, operands, definition.result_type(types, parameters), parameters, definition.strict)
+        return Call(function, operands, definition.result_type(types, parameters, literal_values(operands)), parameters,
+                    definition.strict)
 
     def _aggregate(self, expression, function: Any, distinct: bool, parameters: Tuple[Any, ...]) -> AggregateCall:
         operands = self._operands(expression)
