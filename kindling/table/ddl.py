@@ -53,8 +53,8 @@ def parse_sql(statement: str):
     from kindling.table.sql_functions import check_arguments_kept, named_calls
     from kindling.table.sql_validation import validate
 
-    check_arguments_kept(statement)
     try:
+        check_arguments_kept(statement)
         tree = named_calls(sqlglot.parse_one(statement, read=DIALECT))
     except (sqlglot.errors.ParseError, sqlglot.errors.TokenError) as error:
         raise ValueError(f"SQL parse failed: {error}") from None
