@@ -639,6 +639,10 @@ _plain("encode", lambda s, charset: s.encode(charset))
 _plain("decode", lambda b, charset: bytes(b).decode(charset))
 _plain("elt", _elt)
 _plain("parseUrl", _parse_url)
+_plain("isAlpha", lambda s: s is not None and s.isalpha())  # Java's letters: Unicode's L categories
+_plain("isDigit", lambda s: s is not None and s.isdecimal())  # Java's digits: Unicode's Nd
+_plain("greatest", lambda *values: max(values))
+_plain("least", lambda *values: min(values))
 _plain("inetAton", _inet_aton)
 _plain("inetNtoa", _inet_ntoa)
 

@@ -317,6 +317,10 @@ _define("elt", _of_rest("elt"), "ELT", strict=False, nullable=True)
 _define("printf", _STRING, "PRINTF", strict=False, nullable=True)
 _define("parseUrl", _STRING, "PARSE_URL", nullable=True)
 _define("strToMap", _fixed(DataTypes.MAP(DataTypes.STRING(), DataTypes.STRING())), "STR_TO_MAP", spark=False)
+_define("isAlpha", _BOOLEAN, "IS_ALPHA", strict=False, nullable=False, spark=False)
+_define("isDigit", _BOOLEAN, "IS_DIGIT", strict=False, nullable=False, spark=False)
+_define("greatest", lambda types, parameters: common_type(types, "greatest"), "GREATEST", spark=False)
+_define("least", lambda types, parameters: common_type(types, "least"), "LEAST", spark=False)
 _define("inetAton", _BIGINT, "INET_ATON", nullable=True, spark=False)
 _define("inetNtoa", _STRING, "INET_NTOA", nullable=True, spark=False)
 
@@ -427,8 +431,7 @@ REFUSED: Dict[str, str] = {
     "CURRENT_ROW_TIMESTAMP": "not there yet (CURRENT_TIMESTAMP is)",
     "OVERLAPS": "arithmetic of time points and intervals in a predicate is not there",
     "CURRENT_WATERMARK": "an operator's watermark is not readable in expressions",
-    "IS_ALPHA": "not there yet", "IS_DECIMAL": "not there yet", "IS_DIGIT": "not there yet",
-    "GREATEST": "not there yet", "LEAST": "not there yet",
+    "IS_DECIMAL": "not there yet",
     "TYPEOF": "not there yet (print_schema shows types)",
     "JSON_OBJECT": "not translated in SQL yet (the Table API's json_object is given)",
     "JSON_ARRAY": "not translated in SQL yet (the Table API's json_array is given)",

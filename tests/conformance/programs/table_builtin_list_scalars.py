@@ -45,6 +45,7 @@ CALLS = [
     ["SHA1(s)", "SHA224(s)", "SHA256(s)"],
     ["SHA384(s)", "SHA512(s)"],
     ["SHA2(s, 224)", "INET_ATON(s)", "INET_NTOA(big)", "NULLIF(i, 7)"],
+    ["IS_ALPHA(s)", "IS_DIGIT(s)", "IS_DIGIT(SUBSTRING(s, 3, 2))", "GREATEST(i, 2)", "LEAST(s, 'b')"],
     # time
     ["WEEK(ts)", "DAYOFYEAR(ts)", "DAYOFMONTH(ts)", "DAYOFWEEK(ts)", "TIMESTAMPADD(MONTH, -1, ts)",
      "TIMESTAMPADD(DAY, i % 100, ts)", "ts + INTERVAL '2' YEAR", "ts - INTERVAL '25' HOUR"],
