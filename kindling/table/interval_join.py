@@ -95,7 +95,3 @@ def interval_join(left, right, left_keys: List[str], right_keys: List[str], left
         left_outer=left_outer, right_outer=right_outer,
         out=nodes.Output(schema, time_attributes=(left_time, right_time))))
 
-
-def _join_type(left_outer: bool, right_outer: bool) -> str:
-    return {(False, False): "InnerJoin", (True, False): "LeftOuterJoin", (False, True): "RightOuterJoin",
-            (True, True): "FullOuterJoin"}[(left_outer, right_outer)]
