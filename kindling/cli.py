@@ -205,10 +205,8 @@ def _cancel(options: argparse.Namespace) -> int:
 def _info(options: argparse.Namespace) -> int:
     import platform
 
-    import pyspark
-
     import kindling
-    from kindling.spark.session import spark_master, with_submitted_keys
+    from kindling.spark.session import pyspark_version, spark_master, with_submitted_keys
 
     conf = with_submitted_keys(_properties(options.properties))
     if options.master:
@@ -225,7 +223,7 @@ def _info(options: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 -- any failure is what info reports
         java_version = f"not found ({exc}); Spark needs Java 17 or 21"
     print(f"Kindling  {getattr(kindling, '__version__', '')} ({os.path.dirname(kindling.__file__)})")
-    print(f"PySpark   {pyspark.__version__}")
+    print(f"PySpark   {pyspark_version()}")
     print(f"Python    {platform.python_version()} ({sys.executable})")
     print(f"Java      {java_version} ({java})")
     print(f"Master    {master}")

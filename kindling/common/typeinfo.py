@@ -1,4 +1,4 @@
-"""Flink's type information for Python values, and how each type maps to a Spark SQL type.
+"""Flink's type information for Python values (their Spark SQL types: kindling/spark/type_mapping.py).
 
 Time types follow PyFlink's internal representations: dates are days since the epoch,
 times of day are microseconds since midnight, timestamps and instants are microseconds
@@ -9,8 +9,6 @@ import datetime
 from abc import ABC, abstractmethod
 from enum import Enum
 from typing import Any, List, Optional, Tuple
-
-from pyspark.sql import types as st
 
 from kindling.common.time import Instant
 from kindling.common.unsupported import JVM_ONLY, unsupported
@@ -44,11 +42,7 @@ class TypeInformation(ABC):
         """Converts an internal value back into its Python representation."""
         return obj
 
-    @abstractmethod
-    def to_spark_type(self) -> st.DataType:
-        """The Spark SQL type of a column holding values of this type."""
-
-    @unsupported(f"{JVM_ONLY}; a TypeInformation maps to a Spark type instead (to_spark_type)")
+    @unsupported(f"{JVM_ONLY}; a TypeInformation maps to a Spark type instead (kindling.spark.type_mapping.spark_type_of)")
     def get_java_type_info(self): ...
 
     @abstractmethod
@@ -87,21 +81,6 @@ class BasicType(Enum):
     INSTANT = "Instant"
 
 
-_BASIC_SPARK = {
-    BasicType.STRING: st.StringType,
-    BasicType.BYTE: st.ByteType,
-    BasicType.BOOLEAN: st.BooleanType,
-    BasicType.SHORT: st.ShortType,
-    BasicType.INT: st.IntegerType,
-    BasicType.LONG: st.LongType,
-    BasicType.FLOAT: st.FloatType,
-    BasicType.DOUBLE: st.DoubleType,
-    BasicType.CHAR: st.StringType,
-    BasicType.BIG_INT: lambda: st.DecimalType(38, 0),
-    BasicType.BIG_DEC: lambda: st.DecimalType(38, 18),
-    BasicType.INSTANT: st.TimestampType,
-}
-
 
 class BasicTypeInfo(TypeInformation):
     """Type information for the basic types: strings, booleans, numbers, chars, big integers and
@@ -113,9 +92,6 @@ class BasicTypeInfo(TypeInformation):
     @property
     def basic_type(self) -> BasicType:
         return self._basic_type
-
-    def to_spark_type(self) -> st.DataType:
-        return _BASIC_SPARK[self._basic_type]()
 
     def _key(self) -> Tuple:
         return (self._basic_type,)
@@ -246,9 +222,6 @@ class DateTypeInfo(SqlTimeTypeInfo):
             return None
         return datetime.date.fromordinal(v + _EPOCH_ORDINAL)
 
-    def to_spark_type(self) -> st.DataType:
-        return st.DateType()
-
     def _expr(self) -> str:
         return 'Types.SQL_DATE()'
 
@@ -272,9 +245,6 @@ class TimeTypeInfo(SqlTimeTypeInfo):
         h, m = divmod(minutes, 60)
         return datetime.time(h, m, s, micros)
 
-    def to_spark_type(self) -> st.DataType:
-        return st.LongType()
-
     def _expr(self) -> str:
         return 'Types.SQL_TIME()'
 
@@ -295,9 +265,6 @@ class TimestampTypeInfo(SqlTimeTypeInfo):
         if v is None:
             return None
         return _micros_to_local_datetime(v)
-
-    def to_spark_type(self) -> st.DataType:
-        return st.TimestampType()
 
     def _expr(self) -> str:
         return 'Types.SQL_TIMESTAMP()'
@@ -338,13 +305,6 @@ class LocalTimeTypeInfo(TypeInformation):
             return TimeTypeInfo().from_internal_type(obj)
         return datetime.datetime(1970, 1, 1) + datetime.timedelta(microseconds=obj)
 
-    def to_spark_type(self) -> st.DataType:
-        if self._time_type is self.TimeType.LOCAL_DATE:
-            return st.DateType()
-        if self._time_type is self.TimeType.LOCAL_TIME:
-            return st.LongType()
-        return st.TimestampNTZType()
-
     def _key(self) -> Tuple:
         return (self._time_type,)
 
@@ -383,9 +343,6 @@ class _ElementTypeInfo(TypeInformation, ABC):
             return obj
         return [self._element_type.from_internal_type(v) for v in obj]
 
-    def to_spark_type(self) -> st.DataType:
-        return st.ArrayType(self._element_type.to_spark_type(), containsNull=True)
-
     def _key(self) -> Tuple:
         return (self._element_type,)
 
@@ -401,11 +358,6 @@ class PrimitiveArrayTypeInfo(_ElementTypeInfo):
     An array of bytes is Python ``bytes`` and a Spark ``BinaryType``."""
 
     _factory = 'PRIMITIVE_ARRAY'
-
-    def to_spark_type(self) -> st.DataType:
-        if self._element_type == Types.BYTE():
-            return st.BinaryType()
-        return st.ArrayType(self._element_type.to_spark_type(), containsNull=False)
 
 
 class BasicArrayTypeInfo(_ElementTypeInfo):
@@ -454,10 +406,6 @@ class MapTypeInfo(TypeInformation):
         k, v = self._key_type_info, self._value_type_info
         return {k.from_internal_type(a): v.from_internal_type(b) for a, b in obj.items()}
 
-    def to_spark_type(self) -> st.DataType:
-        return st.MapType(self._key_type_info.to_spark_type(),
-                          self._value_type_info.to_spark_type(), valueContainsNull=True)
-
     def _key(self) -> Tuple:
         return (self._key_type_info, self._value_type_info)
 
@@ -474,9 +422,6 @@ class PickledBytesTypeInfo(TypeInformation):
     @staticmethod
     def PICKLED_BYTE_ARRAY_TYPE_INFO() -> 'PickledBytesTypeInfo':
         return PickledBytesTypeInfo()
-
-    def to_spark_type(self) -> st.DataType:
-        return st.BinaryType()
 
     def _key(self) -> Tuple:
         return ()
@@ -575,10 +520,6 @@ class RowTypeInfo(TypeInformation):
             row.set_field_names(list(self._field_names))
         return row
 
-    def to_spark_type(self) -> st.DataType:
-        return st.StructType([st.StructField(n, t.to_spark_type(), True)
-                              for n, t in zip(self._field_names, self._types)])
-
     def _key(self) -> Tuple:
         return (tuple(self._types), tuple(self._field_names))
 
@@ -644,10 +585,6 @@ class TupleTypeInfo(TypeInformation):
             return tuple(obj)
         return tuple(t.from_internal_type(v) if c else v
                      for t, v, c in zip(self._types, obj, self._need_conversion))
-
-    def to_spark_type(self) -> st.DataType:
-        return st.StructType([st.StructField('f%d' % i, t.to_spark_type(), True)
-                              for i, t in enumerate(self._types)])
 
     def _key(self) -> Tuple:
         return tuple(self._types)

@@ -143,24 +143,20 @@ def report(job: str, errors: list[UserFunctionError]) -> None:
 _seen_ended: str | None = None
 _served_dir: str | None = None
 _served_pid: int | None = None
-_task_context: Any = None  # pyspark's TaskContext class, imported on first use (False: no pyspark)
 
 
-def _current_task() -> Any:
-    """The context of the Spark task running in this thread's process (None outside Spark)."""
-    global _task_context
-    if _task_context is None:
-        try:
-            from pyspark import TaskContext
-        except ImportError:
-            TaskContext = False
-        _task_context = TaskContext
-    return _task_context.get() if _task_context else None
+def _no_task() -> Any:
+    return None
+
+
+#: the context of the Spark task running in this process (None outside a task): ``kindling.spark``
+#: sets it when imported, which every Spark task of a job does; the runtime itself knows no Spark
+current_task: Callable[[], Any] = _no_task
 
 
 def _task_property(name: str) -> str | None:
     """A local property of the Spark task running in this process (None outside Spark)."""
-    ctx = _current_task()
+    ctx = current_task()
     return ctx.getLocalProperty(name) if ctx is not None else None
 
 
@@ -191,7 +187,7 @@ def task_failing() -> None:
     without running any exit hook, so every instance opened in this process is closed now
     (as Flink closes the functions of a failed task); errors of ``close()`` go to stderr."""
     global _closing
-    if _closing or threading.current_thread() is not threading.main_thread() or _current_task() is None:
+    if _closing or threading.current_thread() is not threading.main_thread() or current_task() is None:
         return
     _closing = True
     try:

@@ -25,7 +25,7 @@ from kindling.common.types import Row, RowKind, _rows_from_lists
 from kindling.spark.type_mapping import (ARROW_ERRORS, ARROW_TIMEZONE, INT_RANGES, PICKLE_PROTOCOL,
                                          BadValue, ValueTypeError, arrow_type, converter, decoder,
                                          pickle_value, splitter, to_value_error, type_expr,
-                                         unpickle_value)
+                                         spark_type_of, unpickle_value)
 
 __all__ = ['Codec', 'codec_for', 'ValueTypeError', 'arrow_type', 'ARROW_TIMEZONE']
 
@@ -85,7 +85,7 @@ def _column_encoder(ti: TypeInformation) -> Callable[[Sequence[Any]], pa.Array]:
     When every value's exact type is one pyarrow takes as it is, the list goes to
     ``pa.array`` in one call; otherwise (or when Arrow refuses) each value is checked and
     converted in Python first."""
-    at = arrow_type(ti.to_spark_type())
+    at = arrow_type(spark_type_of(ti))
     conv = converter(ti)
     fast = _fast_types(ti)
     elem_fast = None
@@ -213,7 +213,7 @@ class _PickleCodec(Codec):
 class _AtomicCodec(Codec):
     def __init__(self, type_info: TypeInformation) -> None:
         self.type_info = type_info
-        self.fields = [st.StructField('f0', type_info.to_spark_type(), True)]
+        self.fields = [st.StructField('f0', spark_type_of(type_info), True)]
         self._encode = _column_encoder(type_info)
         self._decode = _column_decoder(type_info)
 
@@ -232,7 +232,7 @@ class _FieldsCodec(Codec):
         self.type_info = type_info
         self._names = type_info.get_field_names()
         types = type_info.get_field_types()
-        self.fields = [st.StructField(n, t.to_spark_type(), True) for n, t in zip(self._names, types)]
+        self.fields = [st.StructField(n, spark_type_of(t), True) for n, t in zip(self._names, types)]
         self._split = splitter(type_info)
         self._encoders = [_column_encoder(t) for t in types]
         self._decoders = [_column_decoder(t) for t in types]

@@ -379,6 +379,13 @@ CONNECT_UNSUPPORTED = (
     "spark-submit; and unset SPARK_REMOTE")
 
 
+def pyspark_version() -> str:
+    """The version of the PySpark Kindling runs on."""
+    import pyspark
+
+    return pyspark.__version__
+
+
 def spark_master(conf: dict) -> str:
     """The master a new session uses: ``spark.master`` (the job's configuration or ``kindling
     run``'s), else spark-submit's ``--master`` when spark-submit started this driver, else

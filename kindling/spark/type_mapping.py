@@ -28,7 +28,7 @@ from kindling.common.typeinfo import (BasicType, BasicTypeInfo, DateTypeInfo, In
                                       _ElementTypeInfo)
 from kindling.common.types import Row, _create_row
 
-__all__ = ['ValueTypeError', 'BadValue', 'arrow_type', 'ARROW_TIMEZONE', 'converter', 'decoder',
+__all__ = ['ValueTypeError', 'BadValue', 'spark_type_of', 'arrow_type', 'ARROW_TIMEZONE', 'converter', 'decoder',
            'splitter']
 
 ARROW_TIMEZONE = 'UTC'
@@ -41,9 +41,61 @@ ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError,
                 TypeError, ValueError)
 
 
-def arrow_type(spark_type: st.DataType) -> pa.DataType:
+_BASIC_SPARK = {
+    BasicType.STRING: st.StringType,
+    BasicType.BYTE: st.ByteType,
+    BasicType.BOOLEAN: st.BooleanType,
+    BasicType.SHORT: st.ShortType,
+    BasicType.INT: st.IntegerType,
+    BasicType.LONG: st.LongType,
+    BasicType.FLOAT: st.FloatType,
+    BasicType.DOUBLE: st.DoubleType,
+    BasicType.CHAR: st.StringType,
+    BasicType.BIG_INT: lambda: st.DecimalType(38, 0),
+    BasicType.BIG_DEC: lambda: st.DecimalType(38, 18),
+    BasicType.INSTANT: st.TimestampType,
+}
+
+
+def spark_type_of(type_info: TypeInformation) -> st.DataType:
+    """The Spark SQL type of a column holding values of ``type_info``."""
+    ti = type_info
+    if isinstance(ti, BasicTypeInfo):
+        return _BASIC_SPARK[ti.basic_type]()
+    if isinstance(ti, DateTypeInfo):
+        return st.DateType()
+    if isinstance(ti, TimeTypeInfo):
+        return st.LongType()  # microseconds of the day: Spark's TimeType is not usable by default
+    if isinstance(ti, TimestampTypeInfo):
+        return st.TimestampType()
+    if isinstance(ti, LocalTimeTypeInfo):
+        if ti._time_type is LocalTimeTypeInfo.TimeType.LOCAL_DATE:
+            return st.DateType()
+        if ti._time_type is LocalTimeTypeInfo.TimeType.LOCAL_TIME:
+            return st.LongType()
+        return st.TimestampNTZType()
+    if isinstance(ti, PrimitiveArrayTypeInfo):
+        if ti.element_type == Types.BYTE():
+            return st.BinaryType()
+        return st.ArrayType(spark_type_of(ti.element_type), containsNull=False)
+    if isinstance(ti, _ElementTypeInfo):
+        return st.ArrayType(spark_type_of(ti.element_type), containsNull=True)
+    if isinstance(ti, MapTypeInfo):
+        return st.MapType(spark_type_of(ti.get_key_type()), spark_type_of(ti.get_value_type()), valueContainsNull=True)
+    if isinstance(ti, PickledBytesTypeInfo):
+        return st.BinaryType()
+    if isinstance(ti, RowTypeInfo):
+        return st.StructType([st.StructField(n, spark_type_of(t), True)
+                              for n, t in zip(ti.get_field_names(), ti.get_field_types())])
+    if isinstance(ti, TupleTypeInfo):
+        return st.StructType([st.StructField('f%d' % i, spark_type_of(t), True)
+                              for i, t in enumerate(ti.get_field_types())])
+    raise TypeError(f"{type_expr(ti)} has no Spark SQL type")
+
+
+def arrow_type(data_type: st.DataType) -> pa.DataType:
     """The Arrow type of a Spark type as Kindling's codecs produce it (timestamps in UTC)."""
-    return to_arrow_type(spark_type, timezone=ARROW_TIMEZONE)
+    return to_arrow_type(data_type, timezone=ARROW_TIMEZONE)
 
 
 def _short_repr(value: Any, limit: int = 200) -> str:
@@ -332,7 +384,7 @@ def decoder(ti: Optional[TypeInformation]) -> Optional[Callable[[Any], Any]]:
         if ti.basic_type is BasicType.BIG_DEC:
             return _dec_big_dec
         return None
-    if isinstance(ti, (TimeTypeInfo, LocalTimeTypeInfo)) and ti.to_spark_type() == st.LongType():
+    if isinstance(ti, (TimeTypeInfo, LocalTimeTypeInfo)) and spark_type_of(ti) == st.LongType():
         return ti.from_internal_type
     if isinstance(ti, TimestampTypeInfo):
         def dec_ts(v):

@@ -86,10 +86,11 @@ class Expression(BuiltinMethods, JsonMethods):
     def spark_column(self, types: Dict[str, DataType]):
         """The Spark Column, cast to the Spark type of the expression's SQL type."""
         from kindling.spark.table.columns import column  # TRANSITION: until the plan translator lands
+        from kindling.spark.type_mapping import spark_type_of
         from kindling.table.planner.expressions import resolve
 
         resolved = resolve(self, list(types), list(types.values()))
-        return column(resolved).cast(resolved.type.type_info().to_spark_type())
+        return column(resolved).cast(spark_type_of(resolved.type.type_info()))
 
     def evaluate(self, env: Dict[Any, Any]) -> Any:
         """The value for one row: ``env`` maps column names to values, aggregates to their results (by

@@ -2,51 +2,11 @@ import datetime
 import pickle
 
 import pytest
-from pyspark.sql import types as st
 
 from kindling.common import Instant, Row, Types
 from kindling.common.typeinfo import (BasicArrayTypeInfo, BasicTypeInfo, ListTypeInfo, MapTypeInfo,
                                       ObjectArrayTypeInfo, PickledBytesTypeInfo, PrimitiveArrayTypeInfo,
-                                      RowTypeInfo, SqlTimeTypeInfo, TupleTypeInfo, TypeInformation)
-
-SPARK_TYPES = [
-    (Types.BOOLEAN(), st.BooleanType()),
-    (Types.BYTE(), st.ByteType()),
-    (Types.SHORT(), st.ShortType()),
-    (Types.INT(), st.IntegerType()),
-    (Types.LONG(), st.LongType()),
-    (Types.FLOAT(), st.FloatType()),
-    (Types.DOUBLE(), st.DoubleType()),
-    (Types.STRING(), st.StringType()),
-    (Types.CHAR(), st.StringType()),
-    (Types.BIG_INT(), st.DecimalType(38, 0)),
-    (Types.BIG_DEC(), st.DecimalType(38, 18)),
-    (Types.SQL_DATE(), st.DateType()),
-    (Types.SQL_TIME(), st.LongType()),
-    (Types.SQL_TIMESTAMP(), st.TimestampType()),
-    (Types.INSTANT(), st.TimestampType()),
-    (Types.LOCAL_DATE_TIME(), st.TimestampNTZType()),
-    (Types.PICKLED_BYTE_ARRAY(), st.BinaryType()),
-    (Types.ROW([Types.INT(), Types.STRING()]),
-     st.StructType([st.StructField('f0', st.IntegerType()), st.StructField('f1', st.StringType())])),
-    (Types.ROW_NAMED(['id', 'name'], [Types.INT(), Types.STRING()]),
-     st.StructType([st.StructField('id', st.IntegerType()), st.StructField('name', st.StringType())])),
-    (Types.TUPLE([Types.LONG(), Types.DOUBLE()]),
-     st.StructType([st.StructField('f0', st.LongType()), st.StructField('f1', st.DoubleType())])),
-    (Types.LIST(Types.STRING()), st.ArrayType(st.StringType(), True)),
-    (Types.BASIC_ARRAY(Types.INT()), st.ArrayType(st.IntegerType(), True)),
-    (Types.OBJECT_ARRAY(Types.ROW([Types.INT()])),
-     st.ArrayType(st.StructType([st.StructField('f0', st.IntegerType())]), True)),
-    (Types.PRIMITIVE_ARRAY(Types.INT()), st.ArrayType(st.IntegerType(), False)),
-    (Types.PRIMITIVE_ARRAY(Types.BYTE()), st.BinaryType()),
-    (Types.MAP(Types.STRING(), Types.LONG()), st.MapType(st.StringType(), st.LongType(), True)),
-]
-
-
-@pytest.mark.parametrize('type_info,spark_type', SPARK_TYPES, ids=[repr(t) for t, _ in SPARK_TYPES])
-def test_to_spark_type(type_info, spark_type):
-    assert isinstance(type_info, TypeInformation)
-    assert type_info.to_spark_type() == spark_type
+                                      RowTypeInfo, SqlTimeTypeInfo, TupleTypeInfo)
 
 
 def test_equality_and_hash():

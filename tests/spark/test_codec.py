@@ -9,6 +9,45 @@ from pyspark.sql.pandas.types import to_arrow_type
 
 from kindling.common import Instant, Row, Types
 from kindling.spark.codec import Codec, ValueTypeError, codec_for
+from kindling.spark.type_mapping import spark_type_of
+
+SPARK_TYPES = [
+    (Types.BOOLEAN(), st.BooleanType()),
+    (Types.BYTE(), st.ByteType()),
+    (Types.SHORT(), st.ShortType()),
+    (Types.INT(), st.IntegerType()),
+    (Types.LONG(), st.LongType()),
+    (Types.FLOAT(), st.FloatType()),
+    (Types.DOUBLE(), st.DoubleType()),
+    (Types.STRING(), st.StringType()),
+    (Types.CHAR(), st.StringType()),
+    (Types.BIG_INT(), st.DecimalType(38, 0)),
+    (Types.BIG_DEC(), st.DecimalType(38, 18)),
+    (Types.SQL_DATE(), st.DateType()),
+    (Types.SQL_TIME(), st.LongType()),
+    (Types.SQL_TIMESTAMP(), st.TimestampType()),
+    (Types.INSTANT(), st.TimestampType()),
+    (Types.LOCAL_DATE_TIME(), st.TimestampNTZType()),
+    (Types.PICKLED_BYTE_ARRAY(), st.BinaryType()),
+    (Types.ROW([Types.INT(), Types.STRING()]),
+     st.StructType([st.StructField('f0', st.IntegerType()), st.StructField('f1', st.StringType())])),
+    (Types.ROW_NAMED(['id', 'name'], [Types.INT(), Types.STRING()]),
+     st.StructType([st.StructField('id', st.IntegerType()), st.StructField('name', st.StringType())])),
+    (Types.TUPLE([Types.LONG(), Types.DOUBLE()]),
+     st.StructType([st.StructField('f0', st.LongType()), st.StructField('f1', st.DoubleType())])),
+    (Types.LIST(Types.STRING()), st.ArrayType(st.StringType(), True)),
+    (Types.BASIC_ARRAY(Types.INT()), st.ArrayType(st.IntegerType(), True)),
+    (Types.OBJECT_ARRAY(Types.ROW([Types.INT()])),
+     st.ArrayType(st.StructType([st.StructField('f0', st.IntegerType())]), True)),
+    (Types.PRIMITIVE_ARRAY(Types.INT()), st.ArrayType(st.IntegerType(), False)),
+    (Types.PRIMITIVE_ARRAY(Types.BYTE()), st.BinaryType()),
+    (Types.MAP(Types.STRING(), Types.LONG()), st.MapType(st.StringType(), st.LongType(), True)),
+]
+
+
+@pytest.mark.parametrize('type_info,spark_type', SPARK_TYPES, ids=[repr(t) for t, _ in SPARK_TYPES])
+def test_spark_type_of(type_info, spark_type):
+    assert spark_type_of(type_info) == spark_type
 
 
 def roundtrip(type_info, values):
@@ -55,7 +94,7 @@ ATOMIC = [
 def test_atomic_roundtrip(type_info, values):
     codec = codec_for(type_info)
     assert [f.name for f in codec.fields] == ['f0']
-    assert codec.fields[0].dataType == type_info.to_spark_type()
+    assert codec.fields[0].dataType == spark_type_of(type_info)
     assert roundtrip(type_info, values) == values
 
 
@@ -112,7 +151,7 @@ def test_row_named():
     t = Types.ROW_NAMED(['id', 'name'], [Types.INT(), Types.STRING()])
     codec = codec_for(t)
     assert [f.name for f in codec.fields] == ['id', 'name']
-    assert codec.schema == t.to_spark_type()
+    assert codec.schema == spark_type_of(t)
     values = [Row(id=1, name='a'), Row(name='b', id=2), (3, 'c'), [4, None], {'id': 5, 'name': 'e'},
               Row(6, 'f')]
     out = roundtrip(t, values)

@@ -362,14 +362,15 @@ def disagreements(spark, expressions: list) -> list:
 
     from kindling.runtime.table.evaluate import compile_expression
     from kindling.spark.table.columns import column
+    from kindling.spark.type_mapping import spark_type_of
     from kindling.table.planner.expressions import python_only, resolve
 
     schema = StructType([StructField('__row', IntegerType())] +
-                        [StructField(n, t.type_info().to_spark_type()) for n, t in zip(EDGE_NAMES, EDGE_TYPES)])
+                        [StructField(n, spark_type_of(t.type_info())) for n, t in zip(EDGE_NAMES, EDGE_TYPES)])
     frame = spark.createDataFrame([(n, *row) for n, row in enumerate(EDGE_ROWS)], schema)
     resolved = [resolve(e, EDGE_NAMES, EDGE_TYPES) for e in expressions]
     resolved = [r for r in resolved if python_only(r) is None]  # others keep a call in Python (a regex of a column)
     in_python = [[_outcome(lambda: evaluate(list(row))) for row in EDGE_ROWS]
                  for evaluate in map(compile_expression, resolved)]
-    in_spark = _spark_values(frame, [column(r).cast(r.type.type_info().to_spark_type()) for r in resolved])
+    in_spark = _spark_values(frame, [column(r).cast(spark_type_of(r.type.type_info())) for r in resolved])
     return [f'{r}: Spark {s}, Python {p}' for r, s, p in zip(resolved, in_spark, in_python) if s != p]

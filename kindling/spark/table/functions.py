@@ -21,6 +21,7 @@ from kindling.runtime.table.casts import INTEGRAL_BITS
 from kindling.runtime.table.dates import UNPARSABLE
 from kindling.runtime.table.functions import like_regex
 from kindling.runtime.table.java_regex import capturing_groups
+from kindling.spark.type_mapping import spark_type_of
 
 __all__ = ["SPARK", "aggregate_column"]
 
@@ -82,7 +83,7 @@ def _wrapped(exact: Column, data_type: Any) -> Column:
     bits = INTEGRAL_BITS[data_type.type_name]
     low = decimal.Decimal(-(1 << (bits - 1)))
     wrapped = F.pmod(exact - F.lit(low), F.lit(decimal.Decimal(1 << bits))) + F.lit(low)
-    return wrapped.cast(data_type.type_info().to_spark_type())
+    return wrapped.cast(spark_type_of(data_type.type_info()))
 
 
 def _truncated(c: Column) -> Column:
@@ -105,7 +106,7 @@ def _arithmetic(name: str, compute: Callable[[Column, Column], Column]) -> Calla
         if result.type_name in INTEGRAL_BITS and name != "mod":  # wrapping around on overflow, as Java
             if name == "divide":  # Java's integer division, exactly
                 return _wrapped(_truncated(a.cast(_WIDE) / b.cast(_WIDE)), result)
-            spark_type = result.type_info().to_spark_type()
+            spark_type = spark_type_of(result.type_info())
             exact = _wrapped(compute(a.cast(_WIDE), b.cast(_WIDE)), result)
             return F.coalesce(_TRY[name](a, b).cast(spark_type), exact)
         return _java_divide(a, b) if name == "divide" else compute(a, b)
@@ -323,7 +324,7 @@ def _cast(call, c) -> Column:
     numeric = source.type_name not in ("STRING", "VARCHAR", "CHAR")
     if target.type_name in INTEGRAL_BITS:
         return _to_integral(c, source, target) if numeric else _text_to_integral(c, target, call.function == "tryCast")
-    spark_type = _decimal(target) if target.type_name == "DECIMAL" else target.type_info().to_spark_type()
+    spark_type = _decimal(target) if target.type_name == "DECIMAL" else spark_type_of(target.type_info())
     if call.function == "tryCast" or (target.type_name == "DECIMAL" and numeric):  # Flink: null beyond a DECIMAL
         return c.try_cast(spark_type)
     return c.cast(spark_type)
@@ -334,7 +335,7 @@ def _text_to_integral(c: Column, target: Any, lenient: bool) -> Column:
     fraction); beyond the type it fails (null for TRY_CAST)."""
     number = _truncated(c.try_cast(DecimalType(38, 10)) if lenient else c.cast(DecimalType(38, 10)))
     largest = (1 << (INTEGRAL_BITS[target.type_name] - 1)) - 1
-    fits = F.when((number <= largest) & (number >= -largest - 1), number.cast(target.type_info().to_spark_type()))
+    fits = F.when((number <= largest) & (number >= -largest - 1), number.cast(spark_type_of(target.type_info())))
     if lenient:
         return fits
     return F.when(number.isNull(), F.lit(None)).otherwise(F.coalesce(fits, F.raise_error(F.concat(
@@ -344,7 +345,7 @@ def _text_to_integral(c: Column, target: Any, lenient: bool) -> Column:
 def _to_integral(c: Column, source: Any, target: Any) -> Column:
     """A number cast to an integral type as Java casts it: a floating one saturated (NaN 0), others cut
     toward zero and wrapped around (Spark fails beyond the type)."""
-    spark_type = target.type_info().to_spark_type()
+    spark_type = spark_type_of(target.type_info())
     if source.type_name in ("FLOAT", "DOUBLE"):
         largest = (1 << (INTEGRAL_BITS[target.type_name] - 1)) - 1
         return F.when(F.isnan(c), F.lit(0)).when(c >= largest, F.lit(largest)).when(

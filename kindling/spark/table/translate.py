@@ -21,6 +21,7 @@ from kindling.graph.specs import RelationalSourceSpec
 from kindling.spark.codec import ROW_KIND, codec_for
 from kindling.spark.stage import CHANNEL, TS, WM
 from kindling.spark.table.columns import column
+from kindling.spark.type_mapping import spark_type_of
 
 __all__ = ["relational_frame", "scan_frame"]
 
@@ -200,7 +201,7 @@ class _Translation:
                   F.timestamp_millis(F.col("__window.end") - 1)]
         types = node.out.schema.get_field_data_types()[-3:]
         return windowed.select(*[F.col(f"`{n}`") for n in node.input.out.names],
-                               *[b.cast(t.type_info().to_spark_type()).alias(n)
+                               *[b.cast(spark_type_of(t.type_info())).alias(n)
                                  for b, t, n in zip(bounds, types, node.out.names[-3:])])
 
     def _IntervalJoin(self, node) -> DataFrame:
@@ -236,7 +237,7 @@ def _epoch_millis(name: str) -> Column:
 
 def _column(resolved) -> Column:
     """A resolved expression's Spark Column, of the Spark type of its SQL type."""
-    return column(resolved).cast(resolved.type.type_info().to_spark_type())
+    return column(resolved).cast(spark_type_of(resolved.type.type_info()))
 
 
 def _offset_column(call, in_order, data_type) -> Column:
@@ -245,4 +246,4 @@ def _offset_column(call, in_order, data_type) -> Column:
     offset, default = call._payload[2]
     function = F.lag if call._aggregate.kind == "lag" else F.lead
     value = function(F.col(f"`{call._children[0]._name}`"), offset, default).over(in_order)
-    return value.cast(data_type.type_info().to_spark_type())
+    return value.cast(spark_type_of(data_type.type_info()))
