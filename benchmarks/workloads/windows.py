@@ -108,7 +108,7 @@ kindling_session = _kindling_window(make_session_event, _session, "window-sessio
 def _window_events_with_end(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """Sequence -> events (``make_window_event``); the control row (null f0) becomes a row with a
     null key at END_MARK, which lifts the watermark to the end of the input."""
-    from kindling.spark.stage import END_MARK
+    from kindling.spark.rows import END_MARK
 
     for batch in batches:
         keys, ts, values = [], [], []

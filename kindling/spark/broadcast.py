@@ -2,7 +2,7 @@
 
 Spark has no broadcast operator; the keyed operator's control keys serve as one (one per
 shuffle partition, processed before every other key of the partition in a micro-batch,
-``kindling.spark.stage.control_keys``). The broadcast input's keyed exit sends each of its
+``kindling.spark.key_placement.partition_keys``). The broadcast input's keyed exit sends each of its
 runs to every control key (``kindling.runtime.co_functions.BROADCAST``); a control key applies
 them, in an order that is the same in every partition, to its partition's broadcast states,
 kept in its Spark state (so they are part of the checkpoint) and in the operator, where the
@@ -26,7 +26,7 @@ from pyspark.sql.types import BinaryType, StructField, StructType
 
 from kindling.runtime.task_info import MIN_WATERMARK
 from kindling.spark.metrics import MaxParam
-from kindling.spark.stage import ELEMENTS, KEY, is_control_key
+from kindling.spark.rows import ELEMENTS, KEY, is_control_key
 
 STATE_SCHEMA = StructType([StructField("states", BinaryType())])
 

@@ -41,7 +41,9 @@ from kindling.spark.lowering import lower
 from kindling.spark.metrics import MaxParam, MetricsParam
 from kindling.spark.sources import FORMAT, IndexSplits, KindlingSource, SourcePlan, WatermarkHandOff, encode_option
 from kindling.spark.spine import SINKS, Host, any_of, carry_column, carry_key, host_for, plan_spine
-from kindling.spark.stage import CHANNEL, EXIT, KEY, PART, TIME_FIELDS, TS, WM, ExitPlan, StagePlan, arrow_stage_function
+from kindling.spark.rows import CHANNEL, EXIT, KEY, PART, TIME_FIELDS, TS, WM
+from kindling.spark.stage import arrow_stage_function
+from kindling.spark.stage_plan import ExitPlan, StagePlan
 
 SINK = "__sink"
 ROOT_KINDS = (SourceTransformation, UnionTransformation, KeyedTransformation)

@@ -52,8 +52,7 @@ from kindling.spark.codec import ValueTypeError, codec_for
 from kindling.spark.metrics import report_skipped
 from kindling.spark.read_shares import share_out
 from kindling.spark.sinks import SinkBookkeeping, SinkWriter
-from kindling.spark.stage import (LAST_SPLIT_END_MARK, PART_SEPARATOR, SPLIT_END_MARK, WRITTEN_COUNT,
-                                  WRITTEN_FILE)
+from kindling.spark.rows import LAST_SPLIT_END_MARK, PART_SEPARATOR, SPLIT_END_MARK, WRITTEN_COUNT, WRITTEN_FILE
 
 ROWS_PER_ARROW_BATCH = 10_000
 READ_CHUNK_BYTES = 1 << 20
@@ -919,7 +918,7 @@ def _part_files_key(spec: FileSinkSpec) -> str:
 
 class FileWriter(SinkWriter):
     """Writes a micro-batch into the part files of a FileSink (see the module's docstring): the
-    stage computing the elements writes them (a ``written`` exit, kindling/spark/stage.py), or,
+    stage computing the elements writes them (a ``written`` exit, kindling/spark/exit_buffers.py), or,
     when the job has other sinks, a pass of its own over the sink's rows."""
 
     def __init__(self, spec: FileSinkSpec):

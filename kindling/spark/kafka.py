@@ -32,7 +32,7 @@ from kindling.spark.metrics import report_skipped
 from kindling.spark.read_shares import share_out
 from kindling.spark.sinks import SinkBookkeeping, SinkWriter
 from kindling.spark.sources import KindlingSource, SourcePlan, encode_option, read_handed_watermark, read_limit
-from kindling.spark.stage import CHANNEL, CONTROL_MARK, END_MARK, POS, PRODUCED, TS, WM
+from kindling.spark.rows import CHANNEL, CONTROL_MARK, END_MARK, POS, PRODUCED, TS, WM
 
 FORMAT = "kindling_kafka"
 ROWS_PER_ARROW_BATCH = 10_000
@@ -746,7 +746,7 @@ class _Producer:
 class StageProducer:
     """Produces the records of a KafkaSink (NONE or AT_LEAST_ONCE) from inside the stage that
     computes its elements, one Python pass less than a separate sink pass (``produced``
-    exit layout, kindling/spark/stage.py): each element goes out as the stage pushes it, all
+    exit layout, kindling/spark/exit_buffers.py): each element goes out as the stage pushes it, all
     delivered before its task ends (:meth:`finish`), so before the micro-batch commits (a
     replayed batch produces again: at least once)."""
 

@@ -48,8 +48,10 @@ from kindling.spark.sources import FORMAT, WAKE_RUN, encode_option
 from kindling.spark.metrics import report_metrics
 from kindling.spark.spine import is_carry_key
 from kindling.spark.state_store import KeyStateStore, spillable_lists
-from kindling.spark.stage import (CONTROL_MARK, ELEMENTS, END_KEY, END_MARK, KEY, SUBTASK, TS, WM, StagePlan,
-                                  StageRun, is_control_key, key_subtask)
+from kindling.spark.key_placement import key_subtask
+from kindling.spark.rows import CONTROL_MARK, ELEMENTS, END_KEY, END_MARK, KEY, SUBTASK, TS, WM, is_control_key
+from kindling.spark.stage import StageRun
+from kindling.spark.stage_plan import StagePlan
 
 EVENT_TIME = "__et"
 END_THRESHOLD = END_MARK - 10**12

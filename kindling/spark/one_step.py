@@ -53,7 +53,10 @@ from kindling.runtime.lifecycle import job_of
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
 from kindling.spark.broadcast import apply_broadcast_first, batch_groups
 from kindling.spark.metrics import report_metrics
-from kindling.spark.stage import ELEMENTS, KEY, PART, SUBTASK, StagePlan, StageRun, partition_keys
+from kindling.spark.key_placement import partition_keys
+from kindling.spark.rows import ELEMENTS, KEY, PART, SUBTASK
+from kindling.spark.stage import StageRun
+from kindling.spark.stage_plan import StagePlan
 
 
 def one_step_keyed_frame(input_df: DataFrame, uid: str, operator: Any, plan: StagePlan, late_records: Any) -> DataFrame:

@@ -32,8 +32,8 @@ from kindling.spark.codec import codec_for
 from kindling.spark.files import FileListing, FileSplit, channel_label, read_split, record_position
 from kindling.spark.metrics import report_skipped
 from kindling.spark.read_shares import share_out
-from kindling.spark.stage import (CHANNEL, CONTROL_MARK, ELEMENTS, END_MARK, KEY, LAST_SPLIT_END_MARK, POS,
-                                  SPLIT_END_MARK, TS, WM)
+from kindling.spark.rows import (CHANNEL, CONTROL_MARK, ELEMENTS, END_MARK, KEY, LAST_SPLIT_END_MARK, POS,
+                                 SPLIT_END_MARK, TS, WM)
 
 FORMAT = "kindling_source"
 ROWS_PER_ARROW_BATCH = 10_000

@@ -19,7 +19,7 @@ from kindling.graph.specs import FileSourceSpec
 from kindling.spark.files import FileListing, read_split
 from kindling.spark.read_shares import share_out
 from kindling.spark.sources import IndexSplits
-from kindling.spark.stage import LAST_SPLIT_END_MARK, SPLIT_END_MARK
+from kindling.spark.rows import LAST_SPLIT_END_MARK, SPLIT_END_MARK
 
 
 def test_a_budget_is_shared_evenly_and_what_a_split_cannot_use_goes_to_the_others():

@@ -11,7 +11,9 @@ from kindling.runtime import lifecycle
 from kindling.runtime.chain import opened_function
 from kindling.runtime.errors import user_error_of
 from kindling.runtime.task_info import TaskInfo
-from kindling.spark.stage import EXIT, ExitPlan, StagePlan, StageRun
+from kindling.spark.rows import EXIT
+from kindling.spark.stage import StageRun
+from kindling.spark.stage_plan import ExitPlan, StagePlan
 
 
 class Gauged(MapFunction):
@@ -64,10 +66,10 @@ def test_values_not_fitting_the_declared_type_fail_in_flush_rows():
 
 
 def test_a_print_line_is_numbered_by_its_instance_without_computing_a_key_subtask(monkeypatch):
-    import kindling.spark.stage as stage_module
+    import kindling.spark.exit_buffers as exit_buffers
 
     calls = []
-    monkeypatch.setattr(stage_module, "key_subtask", lambda key, *args: calls.append(key) or 0)
+    monkeypatch.setattr(exit_buffers, "key_subtask", lambda key, *args: calls.append(key) or 0)
     printing = _keyed_stage(ExitPlan(0, "string", "Print", print_parallelism=2), partition=1)
     _push(printing, ["v"])
     assert calls == [] and list(printing.flush_rows()) == [

@@ -52,7 +52,7 @@ from kindling.graph.transformation import (ChainedTransformation, KeyedTransform
 from kindling.spark.codec import ROW_KIND, codec_for
 from kindling.spark.savepoints import operator_uids
 from kindling.spark.sinks import SinkWriter
-from kindling.spark.stage import TS
+from kindling.spark.rows import TS
 from kindling.spark.table.columns import column
 
 STATE_DIR = "kindling-aggregations"  # under the checkpoint directory: a GroupStateStore per group aggregation

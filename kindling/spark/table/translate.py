@@ -7,7 +7,7 @@ Columns (kindling/spark/table/columns.py), evaluated in the JVM.
 Every node's frame has its columns named as the node names them, then the RowKind column of a
 node whose rows are changes, then the control columns. In a bounded job the rows of a plan with
 an event time carry it as their timestamps (``__ts``), as its watermark assigner would give them.
-Control rows (a non-null watermark column: kindling/spark/stage.py, micro-batches only, where the
+Control rows (a non-null watermark column: kindling/spark/rows.py, micro-batches only, where the
 planner gives Spark Calcs over one scan) travel through every operation: projections keep the
 control columns, filters always pass them."""
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 
 from kindling.graph.specs import RelationalSourceSpec
 from kindling.spark.codec import ROW_KIND, codec_for
-from kindling.spark.stage import CHANNEL, TS, WM
+from kindling.spark.rows import CHANNEL, TS, WM
 from kindling.spark.table.columns import column
 from kindling.spark.type_mapping import spark_type_of
 
