@@ -138,6 +138,31 @@ def test_only_kindling_spark_imports_pyspark():
     assert wrong == []
 
 
+def import_cycles(package: str) -> list[list[str]]:
+    """The sets of modules under ``package`` that import each other in a circle (every import
+    statement counts, also those inside functions), each sorted."""
+    modules = {_module_name(p): p for p in sorted(PACKAGE.rglob('*.py')) if _within(_module_name(p), package)}
+    imports = {m: {t for _, t in _imports(p, m) if t in modules and t != m} for m, p in modules.items()}
+    reached = {}
+    for module in modules:
+        reach, todo = set(), [module]
+        while todo:
+            for target in imports[todo.pop()] - reach:
+                reach.add(target)
+                todo.append(target)
+        reached[module] = reach
+    circles = {tuple(sorted(m for m in reached[module] if module in reached[m])) for module in modules
+               if module in reached[module]}
+    return sorted(list(c) for c in circles)
+
+
+def test_the_spark_side_has_no_import_cycle():
+    """kindling/spark imports one way too: the runner and compiler over the connectors' table
+    (kindling/spark/connectors.py) over each connector over stages, rows and codecs; no module
+    needs an import inside a function to break a circle."""
+    assert import_cycles('kindling.spark') == []
+
+
 def test_the_check_finds_a_wrong_direction_import(tmp_path):
     """The check itself: the API importing the runtime inside a function is found, and so is
     the runtime importing the API's DataStream."""

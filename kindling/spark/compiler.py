@@ -11,7 +11,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-import pyarrow as pa
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
@@ -19,8 +18,6 @@ from pyspark.sql.types import StructType
 from kindling.common.configuration import positive_integer
 from kindling.common.time import duration_millis
 from kindling.graph.parallelism import parallelism_of
-from kindling.graph.specs import (ChangesSourceSpec, CollectionSourceSpec, DataGenSourceSpec, FileSinkSpec, FileSourceSpec,
-                                  KafkaSinkSpec, KafkaSourceSpec, RelationalSourceSpec, SequenceSourceSpec)
 from kindling.graph.transformation import (
     ChainedTransformation,
     KeyByTransformation,
@@ -37,10 +34,15 @@ from kindling.runtime.chain import ChainNode
 from kindling.runtime.co_functions import BroadcastProcessAdapter
 from kindling.runtime.key_groups import compute_default_max_parallelism
 from kindling.runtime.partitioners import Distribution
+from kindling.spark.broadcast import BroadcastHandOff
+from kindling.spark.connectors import sink_translation, source_translation
+from kindling.spark.keyed import keyed_stage_frame
 from kindling.spark.lowering import lower
 from kindling.spark.metrics import MaxParam, MetricsParam
-from kindling.spark.sources import FORMAT, IndexSplits, KindlingSource, SourcePlan, WatermarkHandOff, encode_option
+from kindling.spark.session import scratch_dir
+from kindling.spark.sources import SourcePlan, WatermarkHandOff
 from kindling.spark.spine import SINKS, Host, any_of, carry_column, carry_key, host_for, plan_spine
+from kindling.spark.run_mode import RunMode
 from kindling.spark.rows import CHANNEL, EXIT, KEY, PART, TIME_FIELDS, TS, WM
 from kindling.spark.stage import arrow_stage_function
 from kindling.spark.stage_plan import ExitPlan, StagePlan
@@ -73,23 +75,22 @@ def _writes_timestamps(node: Transformation) -> bool:
     return getattr(getattr(node, "sink", None), "writes_timestamps", False)
 
 
-def _produces_in_stage(spec: Any) -> bool:
-    """Whether a sink's records are best sent by the stage computing them: a KafkaSink without
-    transactions (EXACTLY_ONCE ties its transactions to the micro-batch, in the sink pass)."""
-    return isinstance(spec, KafkaSinkSpec) and spec.guarantee != "EXACTLY_ONCE"
-
-
 @dataclass
 class CompiledJob:
     df: DataFrame
     sinks: list[CompiledSink]
-    streaming: bool
+    mode: RunMode
     bounded: bool
     late_records: dict = field(default_factory=dict)
     handoff: WatermarkHandOff | None = None  # unbounded event-time jobs: watermark back to the sources
     metrics: Any = None  # accumulator of the user metrics (kindling.spark.metrics)
     broadcasts: list = field(default_factory=list)  # BroadcastHandOffs of broadcast operators
     persisted: list = field(default_factory=list)  # frames with several readers, kept for one batch job
+
+    @property
+    def streaming(self) -> bool:
+        """Whether the job is a Spark streaming query."""
+        return self.mode.micro_batches
 
     def after_batch(self, batch_id: int) -> None:
         """The runner calls this after each micro-batch (on the driver)."""
@@ -136,15 +137,15 @@ class TimeSettings:
 class Compiler:
     """Turns the transformations behind ``sinks`` into Spark DataFrames."""
 
-    def __init__(self, spark: SparkSession, sinks: list[SinkTransformation], streaming: bool,
+    def __init__(self, spark: SparkSession, sinks: list[SinkTransformation], mode: RunMode,
                  parallelism: int, job_parameters: dict | None = None, job_id: str = "job",
-                 time_settings: TimeSettings | None = None, one_step: bool = False, max_parallelism: int = -1):
+                 time_settings: TimeSettings | None = None, max_parallelism: int = -1):
         self.spark = spark
         self.max_parallelism = max_parallelism  # the environment's (-1: each keyed operator's default)
         self.time = time_settings or TimeSettings()
-        self.sinks = sinks = lower(sinks, parallelism, batch=not streaming and not one_step)
-        self.streaming = streaming  # a Spark streaming query (else one Spark batch job)
-        self.one_step = one_step  # STREAMING semantics in one Spark batch job (kindling/spark/one_step.py)
+        self.sinks = sinks = lower(sinks, parallelism, batch=mode is RunMode.BATCH)
+        self.mode = mode
+        streaming = self.streaming
         self.parallelism = parallelism  # the job's default; each operator's: parallelism_of
         self.job_parameters = job_parameters or {}
         self.source_batch_records = 0  # set by the runner: kindling.source.max-records-per-batch (0: no limit)
@@ -187,6 +188,11 @@ class Compiler:
             key_by.id for n in self.nodes if isinstance(n, KeyedTransformation)
             and isinstance(n.function, BroadcastProcessAdapter) for key_by in n.inputs}
 
+    @property
+    def streaming(self) -> bool:
+        """Whether the job is a Spark streaming query (else one Spark batch job)."""
+        return self.mode.micro_batches
+
     # -- planning ---------------------------------------------------------------------
     def parallelism_of(self, node: Transformation) -> int:
         """How many parallel instances ``node`` runs (kindling/graph/parallelism.py)."""
@@ -225,9 +231,6 @@ class Compiler:
 
     def broadcast_handoff(self) -> Any:
         """The driver's side of a broadcast operator's states (kindling/spark/broadcast.py)."""
-        from kindling.spark.broadcast import BroadcastHandOff
-        from kindling.spark.session import scratch_dir
-
         handoff = BroadcastHandOff(self.spark, scratch_dir())
         self.broadcasts.append(handoff)
         return handoff
@@ -304,27 +307,29 @@ class Compiler:
         stream_type = producer.type_info
         if isinstance(consumer, SinkTransformation):
             spec = consumer.sink
-            layout = spec.layout
-            in_stage = not isinstance(self.root_of[producer.id], KeyedTransformation)
-            if _produces_in_stage(spec) and in_stage:
-                layout = "produced"  # a mapInArrow stage sends the records itself: one Python pass less
-            elif isinstance(spec, FileSinkSpec) and in_stage and len(self.sinks) == 1:
-                layout = "written"  # the stage writes the part files itself (kindling/spark/files.py)
+            layout, buffer = spec.layout, None
+            translation = sink_translation(spec)
+            if translation.in_stage is not None and translation.in_stage(spec, len(self.sinks)) \
+                    and not isinstance(self.root_of[producer.id], KeyedTransformation):
+                # a mapInArrow stage writes the records itself: one Python pass less
+                layout, buffer = translation.stage_layout, translation.stage_buffer
             exit_plan = ExitPlan(index=len(plan.exits), layout=layout, name=consumer.name,
                                  type_info=stream_type, encoder=getattr(spec, "encoder", None),
                                  print_identifier=getattr(spec, "identifier", None),
                                  print_parallelism=self.parallelism_of(consumer),
-                                 sink_spec=spec if layout in ("produced", "columns", "written") else None)
+                                 sink_spec=spec if layout in ("produced", "columns", "written") else None,
+                                 buffer=buffer)
         elif isinstance(consumer, KeyByTransformation):
             keyed = next(c for c in self.consumers[consumer.id] if isinstance(c, KeyedTransformation))
             exit_plan = ExitPlan(index=len(plan.exits), layout="keyed", name=consumer.name, type_info=stream_type,
                                  key_selector=consumer.key_selector, key_type=consumer.key_type,
-                                 one_step=self.one_step or consumer.id in self.per_subtask_key_bys,
+                                 one_step=self.mode is RunMode.ONE_STEP or consumer.id in self.per_subtask_key_bys,
                                  parallelism=self.parallelism_of(keyed), max_parallelism=self.max_parallelism_of(keyed))
         else:
             distribution = self._distribution(producer, consumer)
             exit_plan = ExitPlan(index=len(plan.exits), layout="stream", name=consumer.name, type_info=stream_type,
-                                 distribution=distribution, one_step=self.one_step and distribution is not None)
+                                 distribution=distribution,
+                                 one_step=self.mode is RunMode.ONE_STEP and distribution is not None)
         exit_plan.declared_by = self._declarer(producer)
         assigner = self._assigner(producer)
         if assigner is not None:
@@ -379,7 +384,7 @@ class Compiler:
     # -- Spark plans ------------------------------------------------------------------
     def compile(self) -> CompiledJob:
         self.plan_stages()
-        job = dict(streaming=self.streaming, bounded=self.bounded, late_records=self.late_records,
+        job = dict(mode=self.mode, bounded=self.bounded, late_records=self.late_records,
                    handoff=self.handoff, metrics=self.metrics, broadcasts=self.broadcasts, persisted=self.persisted)
         if len(self.sinks) == 1 and self.host(self.sinks[0].inputs[0]).path == ():
             # One sink reads its stage's output as it is: no projection, no union.
@@ -469,26 +474,8 @@ class Compiler:
         if df is not None:
             return df
         plan = self.plans[root.id]
-        if isinstance(root, SourceTransformation) and isinstance(root.source, FileSourceSpec) and not self.streaming:
-            from kindling.spark.files import file_stage_frame  # the stage's own pass reads the files
-
-            df = file_stage_frame(self.spark, root.source, root.type_info, root.name, self.metrics,
-                                  arrow_stage_function(plan), plan.schema())
-        elif isinstance(root, SourceTransformation) and isinstance(root.source, DataGenSourceSpec) and not self.streaming:
-            from kindling.spark.datagen import generated_stage_frame  # the stage's own pass generates the records
-
-            readers = self.parallelism_of(root)
-            splits = [(start, end) for start, end, _ in IndexSplits.initial(root.source.count, readers)]
-            df = generated_stage_frame(self.spark, SourcePlan(root.source, root.type_info, readers, False),
-                                       splits, arrow_stage_function(plan), plan.schema())
-        elif isinstance(root, SourceTransformation) and self._leaves_as_it_is(plan):
-            df = _exit_frame(self.source_frame(root), plan.exits[0])
-        elif isinstance(root, SourceTransformation) and isinstance(root.source, KafkaSourceSpec):
-            from kindling.spark.kafka import kafka_stage_frame  # the stage's own pass reads the partitions
-
-            df = kafka_stage_frame(self, root, arrow_stage_function(plan), plan.schema())
-        elif isinstance(root, SourceTransformation):
-            df = self.source_frame(root).mapInArrow(arrow_stage_function(plan), plan.schema())
+        if isinstance(root, SourceTransformation):
+            df = self._source_stage_frame(root, plan)
         elif isinstance(root, UnionTransformation):
             carried = [carry_column(f) for f in self.carried.get(root.id, ())]
             cache = getattr(root, "cache", None)  # DataStream.cache() in BATCH mode (kindling/spark/lowering.py)
@@ -503,8 +490,6 @@ class Compiler:
             df = union.mapInArrow(arrow_stage_function(plan, carried_fields),
                                   StructType(plan.schema().fields + carried_fields))
         else:
-            from kindling.spark.keyed import keyed_stage_frame
-
             # a keyed operator reads one key-by, or several (the inputs of a keyed co-function)
             df = keyed_stage_frame(self, root, self.input_frame(root, [(k.inputs[0], k) for k in root.inputs]),
                                    plan, [carry_column(f) for f in self.carried.get(root.id, ())])
@@ -514,44 +499,37 @@ class Compiler:
         self.stage_frames[root.id] = df
         return df
 
-    def _leaves_as_it_is(self, plan: StagePlan) -> bool:
+    def _source_stage_frame(self, root: SourceTransformation, plan: StagePlan) -> DataFrame:
+        """A source's stage: read by the source's own tasks where its translation says so
+        (kindling/spark/connectors.py), else a Python pass over the source's frame."""
+        stage_frame = source_translation(root.source).stage_frame
+        df = stage_frame(self, root, plan) if stage_frame is not None else None
+        if df is not None:
+            return df
+        if self.leaves_as_it_is(plan):
+            return _exit_frame(self.source_frame(root), plan.exits[0])
+        return self.source_frame(root).mapInArrow(self.stage_function(plan), plan.schema())
+
+    @staticmethod
+    def stage_function(plan: StagePlan) -> Any:
+        """The function of a stage's Python pass over Arrow batches (kindling/spark/stage.py)."""
+        return arrow_stage_function(plan)
+
+    def leaves_as_it_is(self, plan: StagePlan) -> bool:
         """Whether a source stage of a Spark batch job (BATCH, one step) only hands its rows to one sink
         taking them as columns: no function, no timestamps, one exit (then no Python pass runs)."""
         return (not self.streaming and not plan.roots and not plan.side_roots and plan.root_exits == [0]
                 and len(plan.exits) == 1 and plan.exits[0].layout in ("none", "columns") and not plan.timed_exits)
 
     def source_frame(self, node: SourceTransformation) -> DataFrame:
-        spec = node.source
-        if isinstance(spec, KafkaSourceSpec):  # Kafka: kindling/spark/kafka.py
-            from kindling.spark.kafka import kafka_source_frame
+        """The rows of a source, as its translation reads them (kindling/spark/connectors.py)."""
+        return source_translation(node.source).frame(self, node)
 
-            return kafka_source_frame(self, node)
-        if isinstance(spec, ChangesSourceSpec):  # changes Spark computed (kindling/spark/table/aggregation.py)
-            return self.spark.table(spec.view)
-        if isinstance(spec, RelationalSourceSpec):  # a Table's plan Spark computes (kindling/spark/table)
-            from kindling.spark.table.translate import relational_frame, scan_frame
-
-            bases = [scan_frame(self.spark, leaf, t) if native and not self.streaming else
-                     self.source_frame(SourceTransformation(name=node.name, type_info=t, source=b))
-                     for b, t, leaf, native in zip(spec.bases, spec.base_types, spec.leaves, spec.native,
-                                                   strict=True)]
-            return relational_frame(spec, bases, [c for c in (WM, CHANNEL) if c in bases[0].columns], self.parallelism)
-        if isinstance(spec, SequenceSourceSpec) and not self.streaming:
-            return self.spark.range(spec.start, spec.end + 1,
-                                    numPartitions=self.parallelism_of(node)).withColumnRenamed("id", "f0")
-        source_plan = SourcePlan(node.source, node.type_info, self.parallelism_of(node), self.streaming,
-                                 self.handoff.path if self.handoff is not None else None, node.name, self.metrics,
-                                 self.source_batch_records)
-        if isinstance(spec, CollectionSourceSpec) and not self.streaming:
-            # A local relation needs no Python data source (no Python worker to plan the read);
-            # one partition, in order: Flink reads a collection with parallelism 1.
-            table = pa.ipc.open_stream(source_plan.collection_ipc).read_all()
-            return self.spark.createDataFrame(table, schema=source_plan.schema()).coalesce(1)
-        if not getattr(self.spark, "_kindling_source_registered", False):  # seconds, the first time: only when read
-            self.spark.dataSource.register(KindlingSource)
-            self.spark._kindling_source_registered = True
-        reader = self.spark.readStream if self.streaming else self.spark.read
-        return reader.format(FORMAT).option("plan", encode_option(source_plan)).load()
+    def source_plan(self, node: SourceTransformation) -> SourcePlan:
+        """What Kindling's Python data source reads for ``node`` (kindling/spark/sources.py)."""
+        return SourcePlan(node.source, node.type_info, self.parallelism_of(node), self.streaming,
+                          self.handoff.path if self.handoff is not None else None, node.name, self.metrics,
+                          self.source_batch_records)
 
 
 def _exit_frame(source: DataFrame, exit_plan: ExitPlan) -> DataFrame:

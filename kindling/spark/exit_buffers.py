@@ -195,60 +195,6 @@ class ExitBuffer:
                 from None
 
 
-class _WritingExitBuffer(ExitBuffer):
-    """A ``written`` exit: writes what it collected into the task's in-progress part files at each
-    flush (kindling/spark/files.py) and hands on a row per part file when the task ends."""
-
-    def __init__(self, plan: ExitPlan, record: Record, cursor: Cursor, timed: bool):
-        from kindling.spark.files import TaskPartFiles
-
-        super().__init__(plan, record, cursor, timed)
-        self.files = TaskPartFiles(plan.sink_spec, plan.type_info)
-        self.final = False
-
-    def ready(self, final: bool) -> bool:
-        self.final = final
-        return bool(self.values) or (final and self.files.opened)
-
-    def take(self) -> tuple[int, list[pa.Array], list | None, list | None, list | None]:
-        values = self.values
-        try:
-            if values and self.plan.sink_spec.columns_type is not None:
-                self.files.add_columns(self.encode_columns(values))
-            elif values:
-                if self.plan.type_info is not None:
-                    self.codec.encode(values)  # values must fit the declared type
-                self.files.add_values(values)
-        except ValueTypeError as exc:
-            raise self.type_failure(exc) from None
-        values.clear()
-        self.ts.clear()
-        self.wm.clear()
-        self.ch.clear()
-        written = self.files.close() if self.final else []
-        return len(written), [pa.array([w[0] for w in written], pa.string()),
-                              pa.array([w[1] for w in written], pa.int64())], None, None, None
-
-
-class _ProducingExitBuffer(ExitBuffer):
-    """A ``produced`` exit: sends each element to Kafka as it is pushed; at the task's end it waits
-    until all are delivered and hands on one row counting them."""
-
-    def __init__(self, plan: ExitPlan, record: Record, cursor: Cursor, timed: bool):
-        from kindling.spark.kafka import StageProducer
-
-        super().__init__(plan, record, cursor, timed)
-        self.producer = StageProducer(plan.sink_spec)
-        self.push = self.producer.pusher(record if timed else None)
-        self.extend = self.producer.send_all
-
-    def ready(self, final: bool) -> bool:
-        return final and self.producer.opened
-
-    def take(self) -> tuple[int, list[pa.Array], list | None, list | None, list | None]:
-        return 1, [pa.array([self.producer.finish()], pa.int64())], None, None, None
-
-
 class _PickledKey:
     """A key Python cannot hash (a list, a dict): grouped by its pickled form, as PyFlink
     groups keys by their serialized bytes."""
@@ -408,4 +354,5 @@ def _pickle_key(key: Any, plan: ExitPlan) -> bytes:
 
 
 def exit_buffer_class(plan: ExitPlan) -> type:
-    return {"produced": _ProducingExitBuffer, "written": _WritingExitBuffer}.get(plan.layout, ExitBuffer)
+    """The buffer of an exit: a connector's own (``plan.buffer``, kindling/spark/connectors.py) or the plain one."""
+    return plan.buffer or ExitBuffer

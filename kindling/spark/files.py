@@ -32,7 +32,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import pickle
 import posixpath
 import sys
@@ -48,33 +47,21 @@ from pyspark.sql import DataFrame
 
 from kindling.common.types import Row
 from kindling.graph.specs import FileSinkSpec, FileSourceSpec
+from kindling.runtime.chain import Record
 from kindling.spark.codec import ValueTypeError, codec_for
+from kindling.spark.exit_buffers import Cursor, ExitBuffer
+from kindling.spark.filesystems import filesystem
 from kindling.spark.metrics import report_skipped
 from kindling.spark.read_shares import share_out
-from kindling.spark.sinks import SinkBookkeeping, SinkWriter
 from kindling.spark.rows import LAST_SPLIT_END_MARK, PART_SEPARATOR, SPLIT_END_MARK, WRITTEN_COUNT, WRITTEN_FILE
+from kindling.spark.sinks import SinkBookkeeping, SinkWriter
+from kindling.spark.stage_plan import ExitPlan
 
 ROWS_PER_ARROW_BATCH = 10_000
 READ_CHUNK_BYTES = 1 << 20
 
 
 # -- filesystems --------------------------------------------------------------------------------
-
-def filesystem(uri: str) -> tuple[pafs.FileSystem, str]:
-    """The filesystem of a local path or URI, and the path within it."""
-    if "://" not in uri:
-        return pafs.LocalFileSystem(), os.path.abspath(uri)
-    try:
-        return pafs.FileSystem.from_uri(uri)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as arrow_error:
-        try:
-            import fsspec
-        except ImportError:
-            raise ValueError(f"no filesystem for {uri}: pyarrow does not know the scheme ({arrow_error}); "
-                             "install fsspec and the scheme's fsspec package") from None
-        fs, path = fsspec.core.url_to_fs(uri)
-        return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), path
-
 
 _CACHED: dict[str, pafs.FileSystem] = {}
 
@@ -862,6 +849,20 @@ def _avro_runs(fmt: Any, split: FileSplit, skipped: list) -> Iterator[list]:
         yield values
 
 
+def file_source_stage_frame(compiler: Any, node: Any, plan: Any) -> DataFrame | None:
+    """A FileSource in a Spark batch job: its stage's own pass reads the files (:func:`file_stage_frame`)."""
+    if compiler.streaming:
+        return None
+    return file_stage_frame(compiler.spark, node.source, node.type_info, node.name, compiler.metrics,
+                            compiler.stage_function(plan), plan.schema())
+
+
+def writes_in_stage(spec: FileSinkSpec, sink_count: int) -> bool:
+    """Whether the stage computing a FileSink's records writes their part files itself (a
+    ``written`` exit, :class:`PartFileExitBuffer`): when it is the job's only sink."""
+    return sink_count == 1
+
+
 def file_stage_frame(spark: Any, spec: FileSourceSpec, type_info: Any, name: str, metrics: Any,
                      stage: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]], schema: Any) -> DataFrame:
     """A bounded read of a FileSource (a batch job) and its stage in one Python pass: a Spark
@@ -1427,5 +1428,37 @@ _BULK_WRITERS = {
 }
 
 
-__all__ = ["FileListing", "FileSplit", "FileStatus", "FileWriter", "ParseError", "estimated_elements",
-           "file_stage_frame", "filesystem", "list_files", "make_splits", "read_split"]
+class PartFileExitBuffer(ExitBuffer):
+    """A ``written`` exit: writes what it collected into the task's in-progress part files at each
+    flush and hands on a row per part file when the task ends."""
+
+    def __init__(self, plan: ExitPlan, record: Record, cursor: Cursor, timed: bool):
+        super().__init__(plan, record, cursor, timed)
+        self.files = TaskPartFiles(plan.sink_spec, plan.type_info)
+        self.final = False
+
+    def ready(self, final: bool) -> bool:
+        self.final = final
+        return bool(self.values) or (final and self.files.opened)
+
+    def take(self) -> tuple[int, list[pa.Array], list | None, list | None, list | None]:
+        values = self.values
+        try:
+            if values and self.plan.sink_spec.columns_type is not None:
+                self.files.add_columns(self.encode_columns(values))
+            elif values:
+                if self.plan.type_info is not None:
+                    self.codec.encode(values)  # values must fit the declared type
+                self.files.add_values(values)
+        except ValueTypeError as exc:
+            raise self.type_failure(exc) from None
+        values.clear()
+        self.ts.clear()
+        self.wm.clear()
+        self.ch.clear()
+        written = self.files.close() if self.final else []
+        return len(written), [pa.array([w[0] for w in written], pa.string()),
+                              pa.array([w[1] for w in written], pa.int64())], None, None, None
+
+__all__ = ["FileListing", "FileSplit", "FileStatus", "FileWriter", "ParseError", "PartFileExitBuffer", "estimated_elements",
+           "file_source_stage_frame", "file_stage_frame", "list_files", "make_splits", "read_split", "writes_in_stage"]

@@ -27,12 +27,16 @@ from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from kindling.graph.parallelism import parallelism_of
 from kindling.graph.specs import KafkaSinkSpec, KafkaSourceSpec
+from kindling.runtime.chain import Record
 from kindling.spark.codec import codec_for
+from kindling.spark.exit_buffers import Cursor, ExitBuffer
 from kindling.spark.metrics import report_skipped
 from kindling.spark.read_shares import share_out
+from kindling.spark.run_mode import RunMode
+from kindling.spark.rows import CHANNEL, CONTROL_MARK, END_MARK, POS, PRODUCED, TS, WM
 from kindling.spark.sinks import SinkBookkeeping, SinkWriter
 from kindling.spark.sources import KindlingSource, SourcePlan, encode_option, read_handed_watermark, read_limit
-from kindling.spark.rows import CHANNEL, CONTROL_MARK, END_MARK, POS, PRODUCED, TS, WM
+from kindling.spark.stage_plan import ExitPlan
 
 FORMAT = "kindling_kafka"
 ROWS_PER_ARROW_BATCH = 10_000
@@ -497,6 +501,21 @@ def kafka_source_frame(compiler: Any, node: Any, plan: KafkaPlan | None = None) 
     return reader.format(FORMAT).option("plan", encode_option(plan or _plan_of(compiler, node))).load()
 
 
+def kafka_source_stage_frame(compiler: Any, node: Any, plan: Any) -> DataFrame | None:
+    """A KafkaSource read by its stage's own pass (:func:`kafka_stage_frame`), unless a batch job's
+    stage only hands the records to one sink as they are."""
+    if compiler.leaves_as_it_is(plan):
+        return None
+    return kafka_stage_frame(compiler, node, compiler.stage_function(plan), plan.schema())
+
+
+def produces_in_stage(spec: KafkaSinkSpec, sink_count: int) -> bool:
+    """Whether the stage computing a KafkaSink's records sends them itself (a ``produced`` exit,
+    :class:`ProducingExitBuffer`): without transactions (EXACTLY_ONCE ties its transactions to the
+    micro-batch, in the sink pass)."""
+    return spec.guarantee != "EXACTLY_ONCE"
+
+
 def kafka_stage_frame(compiler: Any, node: Any, stage: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]],
                       schema: StructType) -> DataFrame:
     """A KafkaSource read by its stage's own Python pass: each task reads a partition's records and
@@ -519,7 +538,7 @@ def kafka_stage_frame(compiler: Any, node: Any, stage: Callable[[Iterator[pa.Rec
 
 
 def _plan_of(compiler: Any, node: Any) -> KafkaPlan:
-    if not compiler.streaming and not node.source.bounded and not getattr(compiler, "one_step", False):
+    if compiler.mode is RunMode.BATCH and not node.source.bounded:
         raise ValueError("an unbounded KafkaSource cannot run in BATCH mode; use set_bounded(...) or STREAMING mode")
     handoff = getattr(compiler, "handoff", None)
     return KafkaPlan(node.source, node.type_info, compiler.streaming, handoff.path if handoff is not None else None,
@@ -804,3 +823,20 @@ def _produce_all(producer: _Producer, batches: Iterator[pa.RecordBatch], pickle:
             producer.send_values([pickle.loads(data) for data in batch.column(0).to_pylist()], stamps, keys)
         n += batch.num_rows
     return n
+
+
+class ProducingExitBuffer(ExitBuffer):
+    """A ``produced`` exit: sends each element to Kafka as it is pushed; at the task's end it waits
+    until all are delivered and hands on one row counting them."""
+
+    def __init__(self, plan: ExitPlan, record: Record, cursor: Cursor, timed: bool):
+        super().__init__(plan, record, cursor, timed)
+        self.producer = StageProducer(plan.sink_spec)
+        self.push = self.producer.pusher(record if timed else None)
+        self.extend = self.producer.send_all
+
+    def ready(self, final: bool) -> bool:
+        return final and self.producer.opened
+
+    def take(self) -> tuple[int, list[pa.Array], list | None, list | None, list | None]:
+        return 1, [pa.array([self.producer.finish()], pa.int64())], None, None, None

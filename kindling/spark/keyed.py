@@ -34,7 +34,6 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 from pyspark.sql.types import StructType
 
 from kindling.graph.transformation import ChainedTransformation, KeyedTransformation, SourceTransformation
-from kindling.runtime import lifecycle
 from kindling.runtime.batch import sort_for_batch
 from kindling.runtime.channels import ChannelTable, Replay
 from kindling.runtime.key_state import KeyState
@@ -43,29 +42,19 @@ from kindling.runtime.co_functions import BroadcastProcessAdapter, RoundRobinKey
 from kindling.spark.broadcast import (BroadcastHandOff, BroadcastStates, apply_broadcast_first, batch_groups,
                                       control_payloads)
 from kindling.spark.one_step import SubtaskCopies, by_subtask, one_step_keyed_frame
-from kindling.spark.operators import keyed_operator
+from kindling.spark.operators import count_late, keyed_operator, opened_operator
 from kindling.spark.sources import FORMAT, WAKE_RUN, encode_option
 from kindling.spark.metrics import report_metrics
 from kindling.spark.spine import is_carry_key
 from kindling.spark.state_store import KeyStateStore, spillable_lists
 from kindling.spark.key_placement import key_subtask
+from kindling.spark.run_mode import RunMode
 from kindling.spark.rows import CONTROL_MARK, ELEMENTS, END_KEY, END_MARK, KEY, SUBTASK, TS, WM, is_control_key
 from kindling.spark.stage import StageRun
 from kindling.spark.stage_plan import StagePlan
 
 EVENT_TIME = "__et"
 END_THRESHOLD = END_MARK - 10**12
-
-def _opened_operator(uid: str, operator: Any, task_info: TaskInfo) -> Any:
-    """The opened operator of one parallel instance (``task_info``'s subtask) in this worker
-    process, closed when the job ends (Spark re-creates processors for every task)."""
-
-    def open_operator() -> Any:
-        operator.open(task_info)
-        return operator
-
-    return lifecycle.opened(uid, task_info.index_of_subtask, operator.name, open_operator, lambda op: op.close())
-
 
 def _flink_watermark(spark_watermark: int) -> int:
     if spark_watermark <= 0:
@@ -164,7 +153,7 @@ class KeyedStageProcessor(StatefulProcessor):
             operator, plan = self.copies.of(self.uid, subtask)
             info = TaskInfo(operator.name, subtask, plan.parallelism, plan.max_parallelism,
                             job_parameters=plan.job_parameters)
-            instance = self.instances[subtask] = _Instance(_opened_operator(self.uid, operator, info),
+            instance = self.instances[subtask] = _Instance(opened_operator(self.uid, operator, info),
                                                            StageRun(plan, subtask))
             if self.broadcast is not None:  # its only instance here: see keyed_stage_frame
                 self.broadcast.adapter = instance.op.function
@@ -296,15 +285,6 @@ def _dict_rows(batches) -> Iterator[_DictRow]:
             yield _DictRow(row)
 
 
-def count_late(operator: Any, accumulator: Any) -> None:
-    """Adds the late elements ``operator`` dropped since the last call to ``accumulator``."""
-    take = getattr(operator, "take_late_records_dropped", None)
-    if take is not None and accumulator is not None:
-        dropped = take()
-        if dropped:
-            accumulator.add(dropped)
-
-
 def _processing_time(timer_values) -> int:
     now = timer_values.getCurrentProcessingTimeInMs()
     return now if now and now > 0 else int(time.time() * 1000)
@@ -344,7 +324,7 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
     late_records = compiler.spark.sparkContext.accumulator(0)
     compiler.late_records[node.name] = late_records
     broadcast = isinstance(getattr(operator, "function", None), BroadcastProcessAdapter)
-    if compiler.one_step:
+    if compiler.mode is RunMode.ONE_STEP:
         return one_step_keyed_frame(input_df, uid, operator, plan, late_records)
     if not compiler.streaming:  # a Spark partition per parallel instance, a key in its subtask's
         if broadcast:
@@ -430,7 +410,7 @@ def _batch_function(uid: str, operator: Any, plan: StagePlan, late_records: Any,
         own_operator, own_plan = copies.of(uid, subtask)
         info = TaskInfo(own_operator.name, subtask, own_plan.parallelism, own_plan.max_parallelism,
                         job_parameters=own_plan.job_parameters)
-        op = _opened_operator(uid, own_operator, info)
+        op = opened_operator(uid, own_operator, info)
         stage = StageRun(own_plan, subtask)
         now = int(time.time() * 1000)
         if per_subtask:

@@ -53,6 +53,7 @@ from kindling.runtime.lifecycle import job_of
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
 from kindling.spark.broadcast import apply_broadcast_first, batch_groups
 from kindling.spark.metrics import report_metrics
+from kindling.spark.operators import count_late, opened_operator
 from kindling.spark.key_placement import partition_keys
 from kindling.spark.rows import ELEMENTS, KEY, PART, SUBTASK
 from kindling.spark.stage import StageRun
@@ -98,13 +99,11 @@ def _subtask_function(uid: str, operator: Any, plan: StagePlan, late_records: An
     copies = SubtaskCopies(operator, plan)
 
     def run(table: pa.Table) -> pa.Table:
-        from kindling.spark.keyed import _opened_operator, count_late
-
         subtask = table.column(SUBTASK)[0].as_py()
         own_operator, own_plan = copies.of(uid, subtask)
         info = TaskInfo(own_operator.name, subtask, own_plan.parallelism, own_plan.max_parallelism,
                         job_parameters=own_plan.job_parameters)
-        op = _opened_operator(uid, own_operator, info)
+        op = opened_operator(uid, own_operator, info)
         stage = StageRun(own_plan, subtask)
         keys, broadcast, logs = batch_groups(table)
         if isinstance(op.function, BroadcastProcessAdapter):

@@ -29,11 +29,12 @@ from kindling.datastream.execution_mode import RuntimeExecutionMode
 from kindling.runtime import lifecycle
 from kindling.runtime.errors import UserFunctionError, user_error_of
 from kindling.spark.compiler import CompiledJob, Compiler, TimeSettings
+from kindling.spark.connectors import writer_for
 from kindling.spark.metrics import metric_results
+from kindling.spark.run_mode import RunMode
 from kindling.spark.table.aggregation import split_aggregations
 from kindling.spark.savepoints import SAVEPOINT_PATH, JobSavepoints, SavepointError
 from kindling.spark.session import get_spark, job_failed, on_exit, scratch_dir, timing, timing_enabled
-from kindling.spark.sinks import writer_for
 from kindling.spark.sources import MAX_RECORDS_PER_BATCH, max_records_per_batch
 
 
@@ -228,7 +229,7 @@ class _JobRun:
         retention = checkpoint_config.get_externalized_checkpoint_retention()
         self.delete_on_cancel = retention.name == "DELETE_ON_CANCELLATION"  # a cancelled job's configured directory
         self.batch_ended: float | None = None  # when the last micro-batch finished (for the minimum pause)
-        self.writers = [(s, writer_for(s.node.sink)) for s in compiled.sinks]
+        self.writers = [(s, writer_for(s.node.sink, Compiler)) for s in compiled.sinks]
         self.counts = {s.node.name: 0 for s in compiled.sinks}
         self.started = time.time()
         self.progress_after_s = env.get_configuration().get_integer("kindling.progress.after-ms", 3000) / 1000
@@ -449,18 +450,15 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
     configuration = env.get_configuration()
     spark = get_spark(configuration, env._parallelism)
     mode = run_mode(env, _sources(sinks), _eager_watermarks(sinks))
-    streaming = mode != BATCH
-    one_step = mode == ONE_STEP
     job_id = JobID()
     job_parameters = {**map_value(configuration, "pipeline.global-job-parameters"),
                       **(env.get_config().get_global_job_parameters() or {})}
-    if not streaming:
+    if mode is RunMode.BATCH:
         job_parameters["inBatchExecutionMode"] = "true"  # keyed reduce/aggregations emit final values only
     time_settings = TimeSettings.of(env)
     sinks = split_aggregations(sinks, mode, env.get_parallelism(), job_parameters, job_id.to_hex_string())
-    compiler = Compiler(spark, sinks, streaming and not one_step, env.get_parallelism(), job_parameters,
-                        job_id.to_hex_string(), time_settings, one_step=one_step,
-                        max_parallelism=env.get_max_parallelism())
+    compiler = Compiler(spark, sinks, mode, env.get_parallelism(), job_parameters, job_id.to_hex_string(),
+                        time_settings, max_parallelism=env.get_max_parallelism())
     configured = configuration.get_string(MAX_RECORDS_PER_BATCH, "")
     compiler.source_batch_records = max_records_per_batch(int(configured) if configured else None,
                                                           max(env.get_checkpoint_interval(), 0))
@@ -484,17 +482,14 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
 
 
 ONE_STEP_MAX_ELEMENTS = "kindling.bounded.one-step.max-elements"
-#: how a job runs: a Spark batch job of BATCH semantics, a bounded STREAMING job as one Spark batch
-#: job (kindling/spark/one_step.py), or a Structured Streaming query of micro-batches
-BATCH, ONE_STEP, MICRO_BATCH = "batch", "one_step", "micro_batch"
 
 
-def run_mode(env, sources: list, eager_watermarks: bool) -> str:
-    """How a job reading ``sources`` (source specs) runs: :data:`BATCH` in BATCH mode (or AUTOMATIC
-    with bounded sources only), else :data:`ONE_STEP` when its sources are bounded,
+def run_mode(env, sources: list, eager_watermarks: bool) -> RunMode:
+    """How a job reading ``sources`` (source specs) runs: ``BATCH`` in BATCH mode (or AUTOMATIC
+    with bounded sources only), else ``ONE_STEP`` when its sources are bounded,
     :func:`runs_in_one_step` allows it and no Flink SQL watermark (``eager_watermarks``) is in the
     job (its input does not all precede the first watermark, as one step assumes), else
-    :data:`MICRO_BATCH`. The Table planner asks this too (kindling/table/planner/physical.py), so
+    ``MICRO_BATCH``. The Table planner asks this too (kindling/table/planner/physical.py), so
     that what it plans for is what runs."""
     mode = env.get_runtime_mode()
     all_bounded = all(getattr(s, "bounded", True) for s in sources)
@@ -503,10 +498,10 @@ def run_mode(env, sources: list, eager_watermarks: bool) -> str:
         raise ValueError("BATCH runtime mode needs bounded sources; an unbounded source (e.g. a FileSource with "
                          "monitor_continuously) needs RuntimeExecutionMode.STREAMING")
     if not streaming:
-        return BATCH
+        return RunMode.BATCH
     # broadcast state needs the micro-batch path's control keys (kindling/spark/broadcast.py)
     one_step = all_bounded and runs_in_one_step(env, TimeSettings.of(env), sources) and not eager_watermarks
-    return ONE_STEP if one_step else MICRO_BATCH
+    return RunMode.ONE_STEP if one_step else RunMode.MICRO_BATCH
 
 
 def rows_may_be_late(env, checks: list) -> bool:

@@ -389,7 +389,7 @@ class JobSavepoints:
     def __init__(self, configuration: Any, compiler: Any, compiled: Any, job_id: str):
         self.configuration = configuration
         self.job_id = job_id
-        self.streaming = compiled.streaming and not getattr(compiler, "one_step", False)
+        self.streaming = compiled.streaming
         self.df = compiled.df
         self.operators = operator_uids(compiler.nodes)
         self.parallelisms = {uid: [compiler.parallelism_of(compiler.by_id[n]), compiler.max_parallelism_of(compiler.by_id[n])]

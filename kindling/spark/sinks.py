@@ -1,4 +1,6 @@
-"""Sink writers, called by the runner for every micro-batch (or once in BATCH mode).
+"""Sink writers, called by the runner for every micro-batch (or once in BATCH mode): their base,
+and those of the print, collect and discarding sinks (each other connector's is in its module;
+kindling/spark/connectors.py says which spec each writes).
 
 Each is exactly-once where the target allows: output is keyed by the batch id, so a
 batch that Spark replays after a failure rewrites the same output.
@@ -16,7 +18,8 @@ from typing import Any
 import pyarrow.fs as pafs
 from pyspark.sql import DataFrame
 
-from kindling.graph.specs import CollectSinkSpec, DiscardSinkSpec, FileSinkSpec, PrintSinkSpec
+from kindling.graph.specs import CollectSinkSpec, PrintSinkSpec
+from kindling.spark.filesystems import filesystem
 
 
 class SinkWriter:
@@ -55,8 +58,6 @@ class SinkBookkeeping:
         self.temporary = False
 
     def bind(self, checkpoint_dir: str) -> None:
-        from kindling.spark.files import filesystem
-
         self.fs, self.root = filesystem(posixpath.join(checkpoint_dir, "kindling-sinks", self.name))
 
     def _directory(self) -> str:
@@ -166,30 +167,3 @@ class DiscardWriter(SinkWriter):
         rows = Observation()
         df.observe(rows, F.count(F.lit(1)).alias("rows")).write.format("noop").mode("overwrite").save()
         return rows.get["rows"]
-
-
-def writer_for(spec) -> SinkWriter:
-    from kindling.graph.specs import KafkaSinkSpec  # Kafka: kindling/spark/kafka.py
-    if isinstance(spec, KafkaSinkSpec):
-        from kindling.spark.kafka import KafkaWriter
-
-        return KafkaWriter(spec)
-    from kindling.graph.specs import JdbcSinkSpec  # JDBC: kindling/spark/jdbc.py
-    if isinstance(spec, JdbcSinkSpec):
-        from kindling.spark.jdbc import JdbcWriter
-
-        return JdbcWriter(spec)
-    from kindling.spark.table.aggregation import AggregationSinkSpec, AggregationWriter
-    if isinstance(spec, AggregationSinkSpec):
-        return AggregationWriter(spec)
-    if isinstance(spec, PrintSinkSpec):
-        return PrintWriter(spec)
-    if isinstance(spec, CollectSinkSpec):
-        return CollectWriter(spec)
-    if isinstance(spec, DiscardSinkSpec):
-        return DiscardWriter()
-    if isinstance(spec, FileSinkSpec):  # kindling/spark/files.py
-        from kindling.spark.files import FileWriter
-
-        return FileWriter(spec)
-    raise TypeError(f"no Spark writer for sink {spec!r}")

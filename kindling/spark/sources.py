@@ -23,6 +23,7 @@ import pyarrow as pa
 from pyspark.accumulators import AccumulatorParam
 from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
+from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from kindling.graph.specs import (CollectionSourceSpec, DataGenSourceSpec, FileSourceSpec, JdbcSourceSpec,
@@ -616,3 +617,45 @@ class KindlingSource(DataSource):
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         plan = self._plan()
         return _WakeReader(plan) if isinstance(plan, WakePlan) else _StreamReader(plan)
+
+
+# -- translations (kindling/spark/connectors.py): the frames of the sources this module reads ---------
+
+def kindling_source_frame(compiler: Any, node: Any) -> DataFrame:
+    """The frame of a source read by Kindling's Python data source (:class:`KindlingSource`)."""
+    spark = compiler.spark
+    if not getattr(spark, "_kindling_source_registered", False):  # seconds, the first time: only when read
+        spark.dataSource.register(KindlingSource)
+        spark._kindling_source_registered = True
+    reader = spark.readStream if compiler.streaming else spark.read
+    return reader.format(FORMAT).option("plan", encode_option(compiler.source_plan(node))).load()
+
+
+def collection_frame(compiler: Any, node: Any) -> DataFrame:
+    """A collection: in a Spark batch job a local relation, which needs no Python data source (no
+    Python worker to plan the read); one partition, in order: Flink reads a collection with parallelism 1."""
+    if compiler.streaming:
+        return kindling_source_frame(compiler, node)
+    source_plan = compiler.source_plan(node)
+    table = pa.ipc.open_stream(source_plan.collection_ipc).read_all()
+    return compiler.spark.createDataFrame(table, schema=source_plan.schema()).coalesce(1)
+
+
+def sequence_frame(compiler: Any, node: Any) -> DataFrame:
+    """A number sequence: in a Spark batch job Spark's own range."""
+    if compiler.streaming:
+        return kindling_source_frame(compiler, node)
+    spec = node.source
+    return compiler.spark.range(spec.start, spec.end + 1,
+                                numPartitions=compiler.parallelism_of(node)).withColumnRenamed("id", "f0")
+
+
+def generated_source_stage_frame(compiler: Any, node: Any, plan: Any) -> DataFrame | None:
+    """A bounded generator in a Spark batch job: its stage's own pass generates the records
+    (kindling/spark/datagen.py)."""
+    if compiler.streaming:
+        return None
+    readers = compiler.parallelism_of(node)
+    splits = [(start, end) for start, end, _ in IndexSplits.initial(node.source.count, readers)]
+    return datagen.generated_stage_frame(compiler.spark, SourcePlan(node.source, node.type_info, readers, False),
+                                         splits, compiler.stage_function(plan), plan.schema())

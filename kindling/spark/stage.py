@@ -24,12 +24,13 @@ from kindling.runtime.key_groups import compute_default_max_parallelism
 from kindling.runtime.partitioners import InstanceChooser
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
 from kindling.runtime.watermarks import Generators, wall_clock_ms
-from kindling.spark.codec import codec_for
+from kindling.spark.codec import arrow_type, codec_for
 from kindling.spark.exit_buffers import Cursor, KeyedExitBuffer, exit_buffer_class
 from kindling.spark.key_placement import partition_keys
 from kindling.spark.metrics import report_metrics
 from kindling.spark.rows import (CHANNEL, CONTROL_MARK, ELEMENTS, END_KEY, END_MARK, EXIT, KEY, LAST_SPLIT_END_MARK, POS,
                                  PART_SEPARATOR, READ_MS, SPLIT_END_MARK, TS, WM)
+from kindling.spark.sources import describe_position
 from kindling.spark.stage_plan import ExitPlan, StagePlan
 
 
@@ -245,8 +246,6 @@ class StageRun:
         row = next((i for i, value in enumerate(values) if value is element), None)
         if row is None:  # an element made further down the chain: its source row is not known
             return exc
-        from kindling.spark.sources import describe_position
-
         position = describe_position(self.plan.source, batch.column(CHANNEL)[row].as_py().decode(),
                                      batch.column(POS)[row].as_py())
         return task_failure(UserFunctionError(failure.operator_name, failure.user_traceback, failure.cause,
@@ -410,8 +409,6 @@ def _elements_apart(batch: pa.RecordBatch) -> tuple[pa.RecordBatch, ...]:
 def _arrow_schema(plan: StagePlan) -> pa.Schema:
     schema = plan.__dict__.get("_arrow_schema")
     if schema is None:
-        from kindling.spark.codec import arrow_type
-
         schema = pa.schema([pa.field(f.name, arrow_type(f.dataType), True) for f in plan.schema()])
         plan.__dict__["_arrow_schema"] = schema
     return schema

@@ -45,6 +45,7 @@ class ExitPlan:
     max_parallelism: int = 128  # ``keyed`` layout: the keyed operator's max parallelism (key groups)
     distribution: Any = None  # ``stream`` layout into an exchange: how elements spread (kindling/runtime/partitioners.py)
     sink_spec: Any = None  # ``produced`` layout: the KafkaSinkSpec; ``columns``, ``written``: the FileSinkSpec
+    buffer: Any = None  # ``produced``, ``written``: the connector's exit buffer class (kindling/spark/connectors.py)
 
     def line_prefix(self, subtask: int) -> str:
         """What Flink's print sink writes before an element printed by ``subtask`` (0-based):

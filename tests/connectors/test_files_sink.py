@@ -161,11 +161,13 @@ def test_a_file_sink_after_a_spark_aggregation_keeps_its_bookkeeping_with_the_ch
     written by the aggregation's writer: it hands them the job's checkpoint directory too."""
     from types import SimpleNamespace
 
-    from kindling.spark.table.aggregation import AggregationSinkSpec, AggregationWriter
+    from kindling.spark.compiler import Compiler
+    from kindling.spark.connectors import writer_for
+    from kindling.spark.table.aggregation import AggregationSinkSpec
 
     after = SimpleNamespace(id=1, sink=FileSinkSpec(base_path=str(tmp_path / "out"),
                                                     encoder=Encoder.simple_string_encoder()))
-    writer = AggregationWriter(AggregationSinkSpec(state_key="counts", downstream=[after]))
+    writer = writer_for(AggregationSinkSpec(state_key="counts", downstream=[after]), Compiler)
     writer.bind(str(tmp_path / "checkpoint"))
     assert writer.writers[1].books.root.startswith(str(tmp_path / "checkpoint"))
 

@@ -207,8 +207,9 @@ def test_sink_writes_with_each_delivery_guarantee(spark, make_env, kafka_broker,
     env.from_collection([Row(id=i, name=f"n{i}") for i in range(20)], type_info=row) \
         .map(lambda r: r, output_type=row).sink_to(sink)
     from kindling.spark.compiler import Compiler
+    from kindling.spark.run_mode import RunMode
 
-    plan = Compiler(spark, list(env._sinks), True, 2).compile()
+    plan = Compiler(spark, list(env._sinks), RunMode.MICRO_BATCH, 2).compile()
     # without transactions the stage computing the elements sends them: no separate sink pass
     assert plan.sinks[0].columns == ({"f0": "x0__f0", "__ts": "__ts"} if guarantee == DeliveryGuarantee.EXACTLY_ONCE
                                      else {"produced": "x0__produced", "__ts": "__ts"})
@@ -235,16 +236,17 @@ def test_partitions_are_read_by_their_stage_s_own_pass(spark, make_env, kafka_br
     Python pass: a bounded job run in one Spark step has no data source scan (a Spark partition per
     Kafka partition), a streaming query's reader tasks run the stage (no mapInArrow of its own)."""
     from kindling.spark.compiler import Compiler
+    from kindling.spark.run_mode import RunMode
 
     topic, out = new_topic(2), new_topic(1)
     produce(kafka_broker, topic, [(i % 2, f"v{i}".encode(), BASE + i) for i in range(10)])
     env = make_env()
     env.from_source(_source(kafka_broker, topic).build(), WatermarkStrategy.no_watermarks(), "Kafka") \
         .map(str.upper, Types.STRING()).sink_to(_string_sink(kafka_broker, out))
-    one_step = Compiler(spark, list(env._sinks), False, 2, one_step=True).compile().df
+    one_step = Compiler(spark, list(env._sinks), RunMode.ONE_STEP, 2).compile().df
     plan = one_step._jdf.queryExecution().executedPlan().toString()
     assert "kindling_kafka" not in plan and plan.count("MapInArrow") == 1 and "Range" in plan
-    streaming = Compiler(spark, list(env._sinks), True, 2).compile().df
+    streaming = Compiler(spark, list(env._sinks), RunMode.MICRO_BATCH, 2).compile().df
     assert "MapInArrow" not in streaming._jdf.queryExecution().logical().toString()
     assert env.execute("one pass").get_accumulator_result("records-written:Kafka Sink") == 10
     assert sorted((v, t) for _, _, v, t in consume_all(kafka_broker, out, 10, timestamps=True)) == \

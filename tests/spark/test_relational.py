@@ -13,6 +13,7 @@ from kindling.common.types import RowKind
 from kindling.common.watermark_strategy import WatermarkStrategy
 from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.graph.specs import GroupAggregateSpec
+from kindling.spark.run_mode import RunMode
 from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col, lit
 
@@ -126,13 +127,15 @@ def test_a_filter_and_a_print_table_after_the_aggregation_print_as_on_the_python
 def _count_writer(tmp_path, seen: list):
     """A micro-batch writer of ``SELECT k, COUNT(*) ... GROUP BY k`` whose changes go to ``seen``."""
     from kindling.common.typeinfo import RowTypeInfo
-    from kindling.spark.table.aggregation import AggregationSinkSpec, AggregationWriter
+    from kindling.spark.compiler import Compiler
+    from kindling.spark.connectors import writer_for
+    from kindling.spark.table.aggregation import AggregationSinkSpec
     from kindling.table.table import changelog_type
 
     output_type = changelog_type(RowTypeInfo([Types.STRING(), Types.LONG()], ["k", "n"]))
     aggregate = GroupAggregateSpec(keys=["k"], calls=[("count", None, False)], fields=[("key", 0), ("call", 0)])
-    writer = AggregationWriter(AggregationSinkSpec(aggregate=aggregate, output_type=output_type, mode="micro_batch",
-                                                   parallelism=2))
+    writer = writer_for(AggregationSinkSpec(aggregate=aggregate, output_type=output_type, mode=RunMode.MICRO_BATCH,
+                                            parallelism=2), Compiler)
     writer.bind(str(tmp_path))
     writer._emit = lambda changes, _: seen.append(sorted((tuple(r)[:3] for r in changes.collect()), key=str)) or 0
     return writer
@@ -255,9 +258,9 @@ def test_a_stateful_operator_after_the_aggregation_keeps_it_on_the_python_operat
     t_env, table = _table(env, True)
     changes = t_env.to_changelog_stream(_aggregated(table))
     sinks = [changes.key_by(lambda row: row[0]).map(lambda row: row).sink_to(DiscardingSink())._transformation]
-    assert split_aggregations(sinks, "micro_batch", 2, {}, "job") == sinks
+    assert split_aggregations(sinks, RunMode.MICRO_BATCH, 2, {}, "job") == sinks
     direct = [changes.sink_to(DiscardingSink())._transformation]
-    assert split_aggregations(direct, "micro_batch", 2, {}, "job") != direct
+    assert split_aggregations(direct, RunMode.MICRO_BATCH, 2, {}, "job") != direct
 
 
 def _window_queries(env, spark_aggregation: bool) -> list:

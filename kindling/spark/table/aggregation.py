@@ -36,7 +36,7 @@ import os
 import sqlite3
 import urllib.parse
 from collections import defaultdict
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pyarrow as pa
 
@@ -51,6 +51,7 @@ from kindling.graph.transformation import (ChainedTransformation, KeyedTransform
                                            SourceTransformation, Transformation, upstream_graph)
 from kindling.spark.codec import ROW_KIND, codec_for
 from kindling.spark.savepoints import operator_uids
+from kindling.spark.run_mode import RunMode
 from kindling.spark.sinks import SinkWriter
 from kindling.spark.rows import TS
 from kindling.spark.table.columns import column
@@ -80,7 +81,7 @@ class AggregationSinkSpec(SinkSpec):
     name: str = ""
     description: str = ""
     state_key: str = ""
-    mode: str = "micro_batch"  # micro_batch | one_step | batch
+    mode: RunMode = RunMode.MICRO_BATCH
     parallelism: int = 1
     downstream: list = dataclasses.field(default_factory=list)
     source: ChangesSourceSpec = None
@@ -97,7 +98,7 @@ class AggregationSinkSpec(SinkSpec):
         return {"columns_type": self.columns_type}  # all a stage's exit needs (the rest lives on the driver)
 
 
-def split_aggregations(sinks: list[Transformation], mode: str, parallelism: int, job_parameters: dict,
+def split_aggregations(sinks: list[Transformation], mode: RunMode, parallelism: int, job_parameters: dict,
                        job_id: str) -> list[Transformation]:
     """The job's sinks with every group aggregation Spark can compute (and the stateless operators
     and sinks after it) replaced by a sink of its input rows that does that work."""
@@ -110,7 +111,7 @@ def split_aggregations(sinks: list[Transformation], mode: str, parallelism: int,
     uids = operator_uids(nodes)  # names the state as savepoints name it: stable across runs of the job
     for node in nodes:
         taken = _aggregation_and_after(node, consumers)
-        if taken is None or (node.relational.window is not None and mode == "micro_batch"):
+        if taken is None or (node.relational.window is not None and mode is RunMode.MICRO_BATCH):
             # a table handed to the DataStream API may end up in a job of micro-batches although the
             # planner saw a bounded one: Spark's windows need the whole input in one batch
             continue
@@ -161,14 +162,19 @@ def _aggregation_and_after(node: Transformation, consumers: dict) -> list[Transf
     return [n for n in upstream_graph([n for n in order if isinstance(n, SinkTransformation)]) if n.id in ids]
 
 
+def changes_frame(compiler: Any, node: Any) -> DataFrame:
+    """The frame of a ChangesSourceSpec node (its translation, kindling/spark/connectors.py): the
+    changes Spark computed, in the view the aggregation's writer made of them."""
+    return compiler.spark.table(node.source.view)
+
+
 class AggregationWriter(SinkWriter):
     """Computes a micro-batch's changes of one group aggregation and writes them through the
     operators and sinks after it."""
 
-    def __init__(self, spec: AggregationSinkSpec):
-        from kindling.spark.sinks import writer_for
-
+    def __init__(self, spec: AggregationSinkSpec, compiler: type, writer_for: Callable[[SinkSpec], SinkWriter]):
         self.spec = spec
+        self.compiler = compiler  # kindling.spark.compiler.Compiler, which compiles the job after the aggregation
         self.writers = {sink.id: writer_for(sink.sink) for sink in spec.downstream}
         self.state_dir: str | None = None
         self.state_rows_written = 0  # groups whose state the last micro-batch wrote
@@ -184,9 +190,9 @@ class AggregationWriter(SinkWriter):
         spec, aggregate, output_type = self.spec, self.spec.aggregate, self.spec.output_type
         kept: list[DataFrame] = []  # read twice (state and changes): computed once
         try:
-            if spec.mode == "one_step" and aggregate.every_row_changes and self._counted_only():
+            if spec.mode is RunMode.ONE_STEP and aggregate.every_row_changes and self._counted_only():
                 return len(spec.downstream) * one_step_change_count(df, aggregate)
-            if spec.mode != "micro_batch":
+            if spec.mode is not RunMode.MICRO_BATCH:
                 return self._emit(bounded_changes(df, aggregate, output_type), batch_id)
             rows = _prepared(df, aggregate, ordered=True)
             keys = _key_columns(aggregate)
@@ -214,8 +220,6 @@ class AggregationWriter(SinkWriter):
 
     def _emit(self, changes: DataFrame, batch_id: int) -> int:
         """Writes the changes through the operators and sinks after the aggregation."""
-        from kindling.spark.compiler import Compiler
-
         spec = self.spec
         # a sink that drops the changes as they are (a blackhole table) only counts them
         dropped = [s for s in spec.downstream if isinstance(s.sink, DiscardSinkSpec)
@@ -227,7 +231,7 @@ class AggregationWriter(SinkWriter):
         spark = changes.sparkSession
         in_order(changes, spec.aggregate, spec.output_type, spec.parallelism).createOrReplaceTempView(spec.source.view)
         try:
-            compiled = Compiler(spark, others, False, spec.parallelism, spec.job_parameters, spec.job_id).compile()
+            compiled = self.compiler(spark, others, RunMode.BATCH, spec.parallelism, spec.job_parameters, spec.job_id).compile()
             return written + sum(self.writers[sink.node.id].write(sink.select(compiled.df), batch_id)
                                  for sink in compiled.sinks)
         finally:

@@ -12,18 +12,30 @@ planner gives Spark Calcs over one scan) travel through every operation: project
 control columns, filters always pass them."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from kindling.graph.specs import RelationalSourceSpec
+from kindling.graph.transformation import SourceTransformation
 from kindling.spark.codec import ROW_KIND, codec_for
 from kindling.spark.rows import CHANNEL, TS, WM
 from kindling.spark.table.columns import column
 from kindling.spark.type_mapping import spark_type_of
 
-__all__ = ["relational_frame", "scan_frame"]
+__all__ = ["relational_frame", "relational_source_frame", "scan_frame"]
+
+
+def relational_source_frame(compiler: Any, node: Any) -> DataFrame:
+    """The frame of a RelationalSourceSpec node (its translation, kindling/spark/connectors.py): its
+    plan over its bases, read by Spark's own reader (files, in a batch job) or as the compiler reads
+    each base's source."""
+    spec = node.source
+    bases = [scan_frame(compiler.spark, leaf, t) if native and not compiler.streaming else
+             compiler.source_frame(SourceTransformation(name=node.name, type_info=t, source=b))
+             for b, t, leaf, native in zip(spec.bases, spec.base_types, spec.leaves, spec.native, strict=True)]
+    return relational_frame(spec, bases, [c for c in (WM, CHANNEL) if c in bases[0].columns], compiler.parallelism)
 
 
 def scan_frame(spark, scan, type_info) -> DataFrame:
