@@ -45,7 +45,7 @@ from kindling.spark.spine import SINKS, Host, any_of, carry_column, carry_key, h
 from kindling.spark.run_mode import RunMode
 from kindling.spark.rows import CHANNEL, EXIT, KEY, PART, TIME_FIELDS, TS, WM
 from kindling.spark.stage import arrow_stage_function
-from kindling.spark.stage_plan import ExitPlan, StagePlan
+from kindling.spark.stage_plan import ExitPlan, KeyedExit, StagePlan, StreamExit, sink_exit
 
 SINK = "__sink"
 ROOT_KINDS = (SourceTransformation, UnionTransformation, KeyedTransformation)
@@ -307,29 +307,25 @@ class Compiler:
         stream_type = producer.type_info
         if isinstance(consumer, SinkTransformation):
             spec = consumer.sink
-            layout, buffer = spec.layout, None
             translation = sink_translation(spec)
             if translation.in_stage is not None and translation.in_stage(spec, len(self.sinks)) \
                     and not isinstance(self.root_of[producer.id], KeyedTransformation):
                 # a mapInArrow stage writes the records itself: one Python pass less
-                layout, buffer = translation.stage_layout, translation.stage_buffer
-            exit_plan = ExitPlan(index=len(plan.exits), layout=layout, name=consumer.name,
-                                 type_info=stream_type, encoder=getattr(spec, "encoder", None),
-                                 print_identifier=getattr(spec, "identifier", None),
-                                 print_parallelism=self.parallelism_of(consumer),
-                                 sink_spec=spec if layout in ("produced", "columns", "written") else None,
-                                 buffer=buffer)
+                exit_plan = translation.stage_exit(len(plan.exits), consumer.name, stream_type, sink_spec=spec,
+                                                   buffer=translation.stage_buffer)
+            else:
+                exit_plan = sink_exit(spec, len(plan.exits), consumer.name, stream_type, self.parallelism_of(consumer))
         elif isinstance(consumer, KeyByTransformation):
             keyed = next(c for c in self.consumers[consumer.id] if isinstance(c, KeyedTransformation))
-            exit_plan = ExitPlan(index=len(plan.exits), layout="keyed", name=consumer.name, type_info=stream_type,
-                                 key_selector=consumer.key_selector, key_type=consumer.key_type,
-                                 one_step=self.mode is RunMode.ONE_STEP or consumer.id in self.per_subtask_key_bys,
-                                 parallelism=self.parallelism_of(keyed), max_parallelism=self.max_parallelism_of(keyed))
+            exit_plan = KeyedExit(index=len(plan.exits), name=consumer.name, type_info=stream_type,
+                                  key_selector=consumer.key_selector, key_type=consumer.key_type,
+                                  one_step=self.mode is RunMode.ONE_STEP or consumer.id in self.per_subtask_key_bys,
+                                  parallelism=self.parallelism_of(keyed), max_parallelism=self.max_parallelism_of(keyed))
         else:
             distribution = self._distribution(producer, consumer)
-            exit_plan = ExitPlan(index=len(plan.exits), layout="stream", name=consumer.name, type_info=stream_type,
-                                 distribution=distribution,
-                                 one_step=self.mode is RunMode.ONE_STEP and distribution is not None)
+            exit_plan = StreamExit(index=len(plan.exits), name=consumer.name, type_info=stream_type,
+                                   distribution=distribution,
+                                   one_step=self.mode is RunMode.ONE_STEP and distribution is not None)
         exit_plan.declared_by = self._declarer(producer)
         assigner = self._assigner(producer)
         if assigner is not None:

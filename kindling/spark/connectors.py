@@ -7,7 +7,7 @@ A source's translation gives its frame (``frame(compiler, node)``: the source's 
 connectors whose reading tasks also run the source's stage (no Python pass of their own), that
 stage's frame (``stage_frame(compiler, node, plan)``; None where it does not apply, e.g. in a
 streaming job). A sink's translation gives its writer and, for connectors whose records the stage
-computing them can write itself, the exit layout and exit buffer that do it (``in_stage(spec,
+computing them can write itself, the exit and exit buffer that do it (``in_stage(spec,
 sink_count)`` says when).
 """
 from __future__ import annotations
@@ -23,6 +23,7 @@ from kindling.graph.specs import (ChangesSourceSpec, CollectionSourceSpec, Colle
                                   SequenceSourceSpec, SocketTextSourceSpec)
 from kindling.spark import files, jdbc, kafka, sources
 from kindling.spark.sinks import CollectWriter, DiscardWriter, PrintWriter, SinkWriter
+from kindling.spark.stage_plan import ProducedExit, WrittenExit
 from kindling.spark.table import aggregation, translate
 
 
@@ -35,7 +36,7 @@ class SourceTranslation:
 @dataclass(frozen=True)
 class SinkTranslation:
     writer: Callable[[Any], SinkWriter]
-    stage_layout: str | None = None  # the exit layout of a stage writing the records itself
+    stage_exit: type | None = None  # the exit of a stage writing the records itself (kindling/spark/stage_plan.py)
     stage_buffer: type | None = None  # that exit's buffer (kindling/spark/exit_buffers.py)
     in_stage: Callable[[Any, int], bool] | None = None  # (spec, the job's sink count): whether the stage writes
     # the writer writes through a job of its own (a group aggregation's: the operators and sinks after it)
@@ -58,8 +59,8 @@ SINKS: dict[type, SinkTranslation] = {
     PrintSinkSpec: SinkTranslation(PrintWriter),
     CollectSinkSpec: SinkTranslation(CollectWriter),
     DiscardSinkSpec: SinkTranslation(lambda spec: DiscardWriter()),
-    FileSinkSpec: SinkTranslation(files.FileWriter, "written", files.PartFileExitBuffer, files.writes_in_stage),
-    KafkaSinkSpec: SinkTranslation(kafka.KafkaWriter, "produced", kafka.ProducingExitBuffer, kafka.produces_in_stage),
+    FileSinkSpec: SinkTranslation(files.FileWriter, WrittenExit, files.PartFileExitBuffer, files.writes_in_stage),
+    KafkaSinkSpec: SinkTranslation(kafka.KafkaWriter, ProducedExit, kafka.ProducingExitBuffer, kafka.produces_in_stage),
     JdbcSinkSpec: SinkTranslation(jdbc.JdbcWriter),
     aggregation.AggregationSinkSpec: SinkTranslation(aggregation.AggregationWriter, writes_through_job=True),
 }

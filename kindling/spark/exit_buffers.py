@@ -20,7 +20,7 @@ from kindling.runtime.watermarks import wall_clock_ms
 from kindling.spark.codec import ValueTypeError, codec_for
 from kindling.spark.key_placement import key_subtask, partition_keys, placed_key
 from kindling.spark.rows import KEYED_FLUSH_ELEMENTS, LAST_SPLIT_END_MARK, MARKS
-from kindling.spark.stage_plan import ExitPlan
+from kindling.spark.stage_plan import ConnectorExit, ExitPlan, StreamExit
 
 
 class Cursor:
@@ -84,7 +84,8 @@ class ExitBuffer:
             push = values.append
             extend = values.extend
         self.read_ms: list[int] = []
-        if plan.one_step and plan.distribution is not None:  # the time downstream places the element at
+        if isinstance(plan, StreamExit) and plan.one_step and plan.distribution is not None:
+            # the time downstream places the element at
             read_ms = self.read_ms
             push_timed, extend_timed = push, extend
 
@@ -355,4 +356,4 @@ def _pickle_key(key: Any, plan: ExitPlan) -> bytes:
 
 def exit_buffer_class(plan: ExitPlan) -> type:
     """The buffer of an exit: a connector's own (``plan.buffer``, kindling/spark/connectors.py) or the plain one."""
-    return plan.buffer or ExitBuffer
+    return plan.buffer if isinstance(plan, ConnectorExit) else ExitBuffer

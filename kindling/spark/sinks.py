@@ -118,7 +118,7 @@ class SinkBookkeeping:
 
 class PrintWriter(SinkWriter):
     """Writes the lines a stage formatted (with Flink's ``id:n> `` prefixes, see
-    ``ExitPlan.line_prefix``) in the order of the DataFrame's partitions."""
+    ``PrintExit.line_prefix``) in the order of the DataFrame's partitions."""
 
     on_driver = True
 

@@ -31,7 +31,7 @@ from kindling.spark.metrics import report_metrics
 from kindling.spark.rows import (CHANNEL, CONTROL_MARK, ELEMENTS, END_KEY, END_MARK, EXIT, KEY, LAST_SPLIT_END_MARK, POS,
                                  PART_SEPARATOR, READ_MS, SPLIT_END_MARK, TS, WM)
 from kindling.spark.sources import describe_position
-from kindling.spark.stage_plan import ExitPlan, StagePlan
+from kindling.spark.stage_plan import ExitPlan, StagePlan, StreamExit, one_step_exits
 
 
 def _channel_name(assigner_uid: str) -> str:
@@ -63,13 +63,13 @@ class StageRun:
                         if ex.layout == "keyed"
                         else exit_buffer_class(ex)(ex, self.record, cursor, ex.index in plan.timed_exits) for ex in plan.exits]
         for buf in self.buffers:
-            if buf.plan.distribution is not None:
+            if isinstance(buf.plan, StreamExit) and buf.plan.distribution is not None:
                 buf.chooser = InstanceChooser(buf.plan.distribution, subtask, f"{plan.uid}#{buf.plan.index}")
         self.pushers = {b.plan.index: b.push for b in self.buffers}
         self.extenders = {b.plan.index: b.extend for b in self.buffers}
         # A one-step job's source task: time is the source's, when it handed each batch (as in
         # PyFlink, where Python functions hand their outputs on in bundles: docs/semantics.md)
-        self.reads_in_time = plan.reads_source and any(ex.one_step for ex in plan.exits)
+        self.reads_in_time = plan.reads_source and one_step_exits(plan.exits)
         if watermark_generators is None:
             watermark_generators = self._generators(partition)
         self.generators = watermark_generators
@@ -105,7 +105,7 @@ class StageRun:
     def _generators(self, partition: int) -> Generators:
         plan = self.plan
         make = lambda: Generators(plan.watermark_interval_ms, plan.per_element_watermarks)  # noqa: E731
-        if any(ex.one_step for ex in plan.exits):  # a one-step job: the source's time (an exchanged row's __read)
+        if one_step_exits(plan.exits):  # a one-step job: the source's time (an exchanged row's __read)
             make = lambda: Generators(plan.watermark_interval_ms, plan.per_element_watermarks,  # noqa: E731
                                       clock=self._read_clock)
         if plan.reads_source or not plan.channels:

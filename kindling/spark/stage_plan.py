@@ -1,9 +1,9 @@
 """What a stage is, as plain data pickled with its Spark tasks: its chain (``StagePlan``) and
-where elements leave it and how they are encoded (``ExitPlan``)."""
+where elements leave it and how they are encoded (``ExitPlan``, one subclass per layout)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, StructField, StructType
 
@@ -15,37 +15,103 @@ from kindling.spark.rows import ELEMENTS, EXIT, KEY, PART, PRODUCED, READ_MS, SU
 
 @dataclass(eq=False)
 class ExitPlan:
-    """Where elements leave a stage and how they are encoded.
+    """Where elements leave a stage and how they are encoded: a tagged union, one subclass per
+    ``layout`` (its tag), each with the fields its layout needs. What every exit has: its index in
+    the stage, its consumer's name, the stream's type, and the timestamp assigner on its way."""
 
-    ``layout``: ``stream`` (the codec of ``type_info``, for another stage), ``keyed`` (same,
-    plus a ``__key`` column from ``key_selector``), ``string`` (Flink's toString),
-    ``encoded`` (bytes from ``encoder``), ``pickled``, ``columns`` (the columns of the row type
-    ``sink_spec.columns_type`` of a columnar file writer), ``produced`` (the stage sends the elements
-    to the KafkaSink ``sink_spec`` itself; a row per flush counts them), ``written`` (the stage writes
-    the elements into in-progress part files of the FileSink ``sink_spec``; a row per part file) or
-    ``none`` (rows are only counted).
-    """
+    layout: ClassVar[str]
+    carries_control: ClassVar[bool] = False  # whether end-of-input control rows leave through it (not to sinks)
 
     index: int
-    layout: str
     name: str
     type_info: Any = None
-    key_selector: Any = None
-    key_type: Any = None
-    encoder: Any = None
     declared_by: str | None = None  # the operator that declared ``type_info``
     assigner: str | None = None  # uid of the timestamp assigner on the way to this exit in the stage
     idleness_ms: int | None = None  # that assigner's ``with_idleness``
-    print_identifier: str | None = None  # ``string`` layout: print()'s sink identifier
-    print_parallelism: int = 1  # ``string`` layout: the print sink's parallelism (> 1: ``n> `` prefixes)
-    # a one-step job's ``keyed`` layout: rows carry the key's subtask, elements their place; an
-    # exchange (``distribution``): rows carry their processing time (``__read``)
+
+    def value_fields(self) -> list[StructField]:
+        return []
+
+    def prefixed(self, name: str) -> str:
+        return f"x{self.index}__{name}"
+
+
+@dataclass(eq=False)
+class StreamExit(ExitPlan):
+    """To another stage (a union): the codec of ``type_info``. Into an exchange (``distribution``:
+    how elements spread, kindling/runtime/partitioners.py) each row also names the instance it goes
+    to (``__part``) and, in a one-step job, its processing time (``__read``)."""
+
+    layout: ClassVar[str] = "stream"
+    carries_control: ClassVar[bool] = True
+    distribution: Any = None
     one_step: bool = False
-    parallelism: int = 1  # ``keyed`` layout: the keyed operator's parallelism
-    max_parallelism: int = 128  # ``keyed`` layout: the keyed operator's max parallelism (key groups)
-    distribution: Any = None  # ``stream`` layout into an exchange: how elements spread (kindling/runtime/partitioners.py)
-    sink_spec: Any = None  # ``produced`` layout: the KafkaSinkSpec; ``columns``, ``written``: the FileSinkSpec
-    buffer: Any = None  # ``produced``, ``written``: the connector's exit buffer class (kindling/spark/connectors.py)
+
+    def value_fields(self) -> list[StructField]:
+        fields = list(codec_for(self.type_info).fields)
+        if self.distribution is None:
+            return fields
+        read = [StructField(READ_MS, LongType())] if self.one_step else []
+        return fields + [StructField(PART, BinaryType())] + read
+
+
+@dataclass(eq=False)
+class KeyedExit(ExitPlan):
+    """To a keyed operator (``parallelism`` instances, ``max_parallelism`` key groups): a row per key
+    (``__key`` from ``key_selector``) holding its elements pickled; in a one-step job the row also
+    names the key's subtask, and each element its place."""
+
+    layout: ClassVar[str] = "keyed"
+    carries_control: ClassVar[bool] = True
+    key_selector: Any = None
+    key_type: Any = None
+    parallelism: int = 1
+    max_parallelism: int = 128
+    one_step: bool = False
+
+    def value_fields(self) -> list[StructField]:
+        fields = [StructField(KEY, BinaryType()), StructField(ELEMENTS, BinaryType())]
+        return fields + [StructField(SUBTASK, IntegerType())] if self.one_step else fields
+
+
+@dataclass(eq=False)
+class CountedExit(ExitPlan):
+    """To a sink that takes no values: rows are only counted."""
+
+    layout: ClassVar[str] = "none"
+
+
+@dataclass(eq=False)
+class PickledExit(ExitPlan):
+    """To a sink taking Python values: each pickled."""
+
+    layout: ClassVar[str] = "pickled"
+
+    def value_fields(self) -> list[StructField]:
+        return [StructField("f0", BinaryType())]
+
+
+@dataclass(eq=False)
+class EncodedExit(ExitPlan):
+    """To a sink taking bytes: each element encoded by the sink's ``encoder``."""
+
+    layout: ClassVar[str] = "encoded"
+    encoder: Any = None
+
+    def value_fields(self) -> list[StructField]:
+        return [StructField("f0", BinaryType())]
+
+
+@dataclass(eq=False)
+class PrintExit(ExitPlan):
+    """To print(): each element as Flink's toString, after the prefix Flink's print sink writes."""
+
+    layout: ClassVar[str] = "string"
+    print_identifier: str | None = None  # print()'s sink identifier
+    print_parallelism: int = 1  # the print sink's parallelism (> 1: ``n> `` prefixes)
+
+    def value_fields(self) -> list[StructField]:
+        return [StructField("f0", StringType())]
 
     def line_prefix(self, subtask: int) -> str:
         """What Flink's print sink writes before an element printed by ``subtask`` (0-based):
@@ -56,35 +122,64 @@ class ExitPlan:
             return f"{ident}:{number}> " if ident else f"{number}> "
         return f"{ident}> " if ident else ""
 
+
+@dataclass(eq=False)
+class ColumnsExit(ExitPlan):
+    """To a columnar file writer: the columns of the row type ``sink_spec.columns_type``."""
+
+    layout: ClassVar[str] = "columns"
+    sink_spec: Any = None
+
     def value_fields(self) -> list[StructField]:
-        if self.layout == "keyed":
-            fields = [StructField(KEY, BinaryType()), StructField(ELEMENTS, BinaryType())]
-            return fields + [StructField(SUBTASK, IntegerType())] if self.one_step else fields
-        if self.layout == "stream":
-            fields = list(codec_for(self.type_info).fields)
-            if self.distribution is None:
-                return fields
-            read = [StructField(READ_MS, LongType())] if self.one_step else []
-            return fields + [StructField(PART, BinaryType())] + read
-        if self.layout == "columns":
-            return list(codec_for(self.sink_spec.columns_type).fields)
-        if self.layout == "string":
-            return [StructField("f0", StringType())]
-        if self.layout in ("encoded", "pickled"):
-            return [StructField("f0", BinaryType())]
-        if self.layout == "produced":
-            return [StructField(PRODUCED, LongType())]
-        if self.layout == "written":
-            return [StructField(WRITTEN_FILE, StringType()), StructField(WRITTEN_COUNT, LongType())]
-        return []
+        return list(codec_for(self.sink_spec.columns_type).fields)
 
-    @property
-    def carries_control(self) -> bool:
-        """Whether end-of-input control rows leave through this exit (not to sinks)."""
-        return self.layout in ("stream", "keyed")
 
-    def prefixed(self, name: str) -> str:
-        return f"x{self.index}__{name}"
+@dataclass(eq=False)
+class ConnectorExit(ExitPlan):
+    """To a sink whose records the stage writes itself, through the connector's exit buffer class
+    ``buffer`` (kindling/spark/connectors.py)."""
+
+    sink_spec: Any = None
+    buffer: Any = None
+
+
+@dataclass(eq=False)
+class ProducedExit(ConnectorExit):
+    """The stage sends the elements to the KafkaSink ``sink_spec``; a row per task counts them."""
+
+    layout: ClassVar[str] = "produced"
+
+    def value_fields(self) -> list[StructField]:
+        return [StructField(PRODUCED, LongType())]
+
+
+@dataclass(eq=False)
+class WrittenExit(ConnectorExit):
+    """The stage writes the elements into in-progress part files of the FileSink ``sink_spec``;
+    a row per part file."""
+
+    layout: ClassVar[str] = "written"
+
+    def value_fields(self) -> list[StructField]:
+        return [StructField(WRITTEN_FILE, StringType()), StructField(WRITTEN_COUNT, LongType())]
+
+
+def sink_exit(spec: Any, index: int, name: str, type_info: Any, parallelism: int) -> ExitPlan:
+    """The exit of a stream into a sink that the job's sink pass writes, by the sink's ``layout``."""
+    if spec.layout == "string":
+        return PrintExit(index, name, type_info, print_identifier=getattr(spec, "identifier", None), print_parallelism=parallelism)
+    if spec.layout == "encoded":
+        return EncodedExit(index, name, type_info, encoder=getattr(spec, "encoder", None))
+    if spec.layout == "columns":
+        return ColumnsExit(index, name, type_info, sink_spec=spec)
+    if spec.layout == "pickled":
+        return PickledExit(index, name, type_info)
+    return CountedExit(index, name, type_info)
+
+
+def one_step_exits(exits: list[ExitPlan]) -> bool:
+    """Whether a stage's exits are a one-step job's (kindling/spark/one_step.py)."""
+    return any(isinstance(ex, (StreamExit, KeyedExit)) and ex.one_step for ex in exits)
 
 
 def stage_schema(exits: list[ExitPlan]) -> StructType:

@@ -9,6 +9,7 @@ from kindling.spark.compiler import Compiler
 from kindling.spark.connectors import sink_translation, source_translation, writer_for
 from kindling.spark.exit_buffers import ExitBuffer
 from kindling.spark.table.aggregation import AggregationSinkSpec
+from kindling.spark.stage_plan import ConnectorExit
 
 
 def _spec_types(base: type) -> list[type]:
@@ -24,8 +25,9 @@ def test_every_source_spec_has_a_translation(spec_type):
 def test_every_sink_spec_has_a_writer(spec_type):
     translation = sink_translation(spec_type.__new__(spec_type))
     assert callable(translation.writer)
-    if translation.stage_layout is not None:  # the stage writes the records itself, through its own exit buffer
-        assert issubclass(translation.stage_buffer, ExitBuffer) and callable(translation.in_stage)
+    if translation.stage_exit is not None:  # the stage writes the records itself, through its own exit buffer
+        assert issubclass(translation.stage_exit, ConnectorExit) and issubclass(translation.stage_buffer, ExitBuffer)
+        assert callable(translation.in_stage)
 
 
 def test_a_subclass_of_a_spec_is_translated_as_its_base():

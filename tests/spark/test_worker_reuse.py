@@ -13,7 +13,7 @@ from kindling.runtime.errors import user_error_of
 from kindling.runtime.task_info import TaskInfo
 from kindling.spark.rows import EXIT
 from kindling.spark.stage import StageRun
-from kindling.spark.stage_plan import ExitPlan, StagePlan
+from kindling.spark.stage_plan import CountedExit, ExitPlan, PrintExit, StagePlan, StreamExit
 
 
 class Gauged(MapFunction):
@@ -45,8 +45,8 @@ def _push(stage: StageRun, values: list) -> None:
 
 def test_flush_rows_hold_what_flush_encodes_but_its_null_columns():
     values = [(1, "a"), (2, None), (3, "c")]
-    stage = _keyed_stage(ExitPlan(0, "stream", "next", type_info=Types.TUPLE([Types.LONG(), Types.STRING()])),
-                         ExitPlan(1, "none", "sink", type_info=Types.TUPLE([Types.LONG(), Types.STRING()])))
+    stage = _keyed_stage(StreamExit(0, "next", type_info=Types.TUPLE([Types.LONG(), Types.STRING()])),
+                         CountedExit(1, "sink", type_info=Types.TUPLE([Types.LONG(), Types.STRING()])))
     _push(stage, values)
     encoded = [row for batch in stage.flush() for row in batch.to_pylist()]
     _push(stage, values)
@@ -57,7 +57,7 @@ def test_flush_rows_hold_what_flush_encodes_but_its_null_columns():
 
 
 def test_values_not_fitting_the_declared_type_fail_in_flush_rows():
-    stage = _keyed_stage(ExitPlan(0, "none", "sink", type_info=Types.LONG(), declared_by="parse"))
+    stage = _keyed_stage(CountedExit(0, "sink", type_info=Types.LONG(), declared_by="parse"))
     _push(stage, ["x"])
     with pytest.raises(RuntimeError) as info:  # in a Spark task: the error encoded for the driver
         list(stage.flush_rows())
@@ -70,7 +70,7 @@ def test_a_print_line_is_numbered_by_its_instance_without_computing_a_key_subtas
 
     calls = []
     monkeypatch.setattr(exit_buffers, "key_subtask", lambda key, *args: calls.append(key) or 0)
-    printing = _keyed_stage(ExitPlan(0, "string", "Print", print_parallelism=2), partition=1)
+    printing = _keyed_stage(PrintExit(0, "Print", print_parallelism=2), partition=1)
     _push(printing, ["v"])
     assert calls == [] and list(printing.flush_rows()) == [
         {EXIT: 0, "x0__f0": "2> v", "__ts": 1000, "__wm": None, "__ch": b"op"}]
