@@ -29,7 +29,12 @@ RELATIVE = os.path.join("examples", "datastream", "asyncio", "remote_model_infer
 
 
 def example_path(relative: str = RELATIVE) -> str | None:
-    """Where the installed apache-flink keeps the example (``relative`` to its package), or None without it."""
+    """Where apache-flink keeps the example (``relative`` to its package), or None without it: the
+    examples ``./dev test`` unpacked from the apache-flink wheel (``$PYFLINK_EXAMPLES``), an
+    installed apache-flink, or the one of ``$PYFLINK_PYTHON``."""
+    unpacked = os.environ.get("PYFLINK_EXAMPLES")
+    if unpacked and os.path.exists(os.path.join(unpacked, relative)):
+        return os.path.join(unpacked, relative)
     try:
         import pyflink  # only where apache-flink is installed (the reference)
 
