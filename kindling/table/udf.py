@@ -192,7 +192,7 @@ class _Function:
     _asynchronous = False  # an async scalar function: its calls return coroutines
 
     def __getstate__(self):
-        return {k: v for k, v in self.__dict__.items() if k not in ("_call", "_runner")} | {"_call": None}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_call", "_async_runner")} | {"_call": None}
 
     def _callable(self) -> Callable:
         """The function to call, opened first (without its task's context when no operator opened it)."""
@@ -215,9 +215,9 @@ class _Function:
         if self._call is None:
             return
         self._call = None
-        runner = self.__dict__.pop("_runner", None)
-        if runner is not None:
-            runner.close()
+        started = self.__dict__.pop("_async_runner", None)  # (its options, the runner): async_functions.py
+        if started is not None:
+            started[1].close()
         if isinstance(self._f, UserDefinedFunction):
             self._f.close()
 

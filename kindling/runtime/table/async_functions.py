@@ -67,17 +67,18 @@ def async_results(function: Any, argument_rows: List[list], options: AsyncOption
 
 
 def _runner(function: Any, options: AsyncOptions) -> AsyncRunner:
-    """The function's event loop thread for ``options``, started on its first batch in this worker."""
-    runner = function.__dict__.get("_runner")
-    if runner is not None and runner.options != options:
-        runner.close()
-        runner = None
-    if runner is None:
-        strategy = (FixedDelayRetryStrategy(options.max_attempts, options.retry_delay_ms, None, lambda error: True)
-                    if options.retries else NO_RETRY_STRATEGY)
-        descriptor = AsyncFunctionDescriptor(_Calls(function._callable()), Time.milliseconds(options.timeout_ms),
-                                             options.max_concurrent_operations, strategy,
-                                             AsyncFunctionDescriptor.OutputMode.ORDERED)
-        runner = function._runner = AsyncRunner(descriptor).start(TaskInfo(function._name))
-        runner.options = options
+    """The function's event loop thread for ``options``, started on its first batch in this worker
+    (and again when a later batch's options differ)."""
+    started = function.__dict__.get("_async_runner")  # (its options, the runner)
+    if started is not None and started[0] == options:
+        return started[1]
+    if started is not None:
+        started[1].close()
+    strategy = (FixedDelayRetryStrategy(options.max_attempts, options.retry_delay_ms, None, lambda error: True)
+                if options.retries else NO_RETRY_STRATEGY)
+    descriptor = AsyncFunctionDescriptor(_Calls(function._callable()), Time.milliseconds(options.timeout_ms),
+                                         options.max_concurrent_operations, strategy,
+                                         AsyncFunctionDescriptor.OutputMode.ORDERED)
+    runner = AsyncRunner(descriptor).start(TaskInfo(function._name))
+    function._async_runner = (options, runner)
     return runner
