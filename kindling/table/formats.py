@@ -39,6 +39,7 @@ FORMAT_OPTIONS = {
     "parquet": set(),
     "canal-json": {"encode.ignore-null-fields"},  # written only: a changelog, each change a record
 }
+NESTED_TYPES = ("ROW", "ARRAY", "MAP")
 #: formats whose records are changes, so a sink using them takes an updating table
 CHANGELOG_FORMATS = ("canal-json",)
 _SQL_TIMESTAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z?)$")
@@ -64,6 +65,12 @@ class _Column:
     def __init__(self, name: str, data_type: DataType):
         self.name, self.type_name = name, data_type.type_name
         self.data_type = data_type
+        if self.type_name == "ROW":
+            self.fields = [_Column(f.name, f.data_type) for f in data_type.fields]
+        elif self.type_name == "ARRAY":
+            self.element = _Column("element", data_type.element_type)
+        elif self.type_name == "MAP":
+            self.key, self.value = _Column("key", data_type.key_type), _Column("value", data_type.value_type)
         if self.type_name == "DECIMAL":  # values read take the column's scale, rounded half up as in Flink
             scale = int(data_type._name.split(",")[1].strip(" )"))
             self.quantum = decimal.Decimal(1).scaleb(-scale)
@@ -119,6 +126,8 @@ class _Column:
         if value is None:
             return None
         kind = self.type_name
+        if kind in NESTED_TYPES:
+            return self._nested_from_json(value)
         if kind in ("STRING", "VARCHAR", "CHAR"):
             return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
         if isinstance(value, bool) and kind != "BOOLEAN" or isinstance(value, (dict, list)):
@@ -135,10 +144,29 @@ class _Column:
             return self.from_text(str(value))
         return self.from_text(str(value))
 
+    def _nested_from_json(self, value: Any) -> Any:
+        kind, expected = self.type_name, {"ROW": dict, "ARRAY": list, "MAP": dict}[self.type_name]
+        if not isinstance(value, expected):
+            raise ValueError(f"{json.dumps(value)} is not a {self.data_type!r}")
+        if kind == "ARRAY":
+            return [self.element.from_json(v) for v in value]
+        if kind == "MAP":
+            return {self.key.from_json(k): self.value.from_json(v) for k, v in value.items()}
+        return _create_row([f.name for f in self.fields], [f.from_json(value.get(f.name)) for f in self.fields])
+
     def to_json(self, value: Any) -> str:
-        """The JSON text of a value (numbers and booleans bare, the rest as strings)."""
+        """The JSON text of a value (numbers and booleans bare, objects and arrays for ROW, MAP and
+        ARRAY, the rest as strings)."""
         if value is None:
             return "null"
+        if self.type_name == "ARRAY":
+            return "[" + ",".join(self.element.to_json(v) for v in value) + "]"
+        if self.type_name == "MAP":
+            return "{" + ",".join(f"{json.dumps(self.key.to_text(k), ensure_ascii=False)}:{self.value.to_json(v)}"
+                                  for k, v in value.items()) + "}"
+        if self.type_name == "ROW":
+            return "{" + ",".join(f"{json.dumps(f.name, ensure_ascii=False)}:{f.to_json(v)}"
+                                  for f, v in zip(self.fields, value)) + "}"
         if isinstance(value, bool) or self.type_name in ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE",
                                                          "DECIMAL"):
             return self.to_text(value)
@@ -273,15 +301,17 @@ def row_format(name: str, schema: Schema, options: Dict[str, str], prefix: str =
     if name not in FORMAT_OPTIONS or name == "parquet":
         raise ValueError(f"The format '{name}' is not supported by Kindling yet; formats: csv, json, raw, "
                          "canal-json (written only) and parquet (files)")
-    flat_columns(name, schema)
+    if name not in ("json", "canal-json"):
+        flat_columns(name, schema)
     return RowFormat(name, schema, own_options(name, options, prefix))
 
 
 def flat_columns(what: str, schema: Schema) -> None:
-    """Refuses ROW, ARRAY and MAP columns: Kindling's formats and the JDBC connector read and write
-    flat columns only (the print, blackhole and test-sink connectors take any)."""
+    """Refuses ROW, ARRAY and MAP columns: Kindling's csv, raw and parquet formats and the JDBC
+    connector read and write flat columns only (json reads and writes them as objects and arrays;
+    the print, blackhole and test-sink connectors take any)."""
     nested = [n for n, t in zip(schema.get_field_names(), schema.get_field_data_types())
-              if t.type_name in ("ROW", "ARRAY", "MAP")]
+              if t.type_name in NESTED_TYPES]
     if nested:
         raise ValueError(f"The '{what}' format or connector of Kindling reads and writes flat columns; the columns "
                          f"{nested} are ROW, ARRAY or MAP: not supported by Kindling yet")

@@ -669,8 +669,9 @@ def _select_fields(tree, scope, table, skip: Optional[int] = None, over_columns:
         if isinstance(node, exp.Alias):
             fields.append(_expression(node.this, scope).alias(node.alias))
         elif isinstance(original, exp.Column):
-            fields.append(_expression(node, scope).alias(node.name) if isinstance(scope, dict) else
-                          _expression(node, scope))
+            expression = _expression(node, scope)  # a column, or a field of a ROW column (``addr.city``)
+            fields.append(expression.alias(node.name) if isinstance(scope, dict) or not expression._name else
+                          expression)
         else:
             fields.append(_expression(node, scope).alias(f"EXPR${i}"))
     return _uniquified(fields)

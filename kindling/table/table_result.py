@@ -133,11 +133,11 @@ def value_text(value: Any, data_type: DataType, tableau: bool = False) -> str:
     if isinstance(value, bool):
         return ("TRUE" if value else "FALSE") if tableau else ("true" if value else "false")
     name = data_type.type_name
-    if name == "ROW" and tableau:  # Flink's tableau writes a row as (a, b)
-        return "(" + ", ".join(value_text(v, f.data_type, tableau) for v, f in zip(value, data_type.fields)) + ")"
-    if tableau and name in ("ARRAY", "MAP"):  # [a, NULL], {k=v}
+    if tableau and name in ("ROW", "ARRAY", "MAP"):  # (a, NULL), [a, NULL], {k=v}
         def inner(v: Any, of: DataType) -> str:
             return "NULL" if v is None else value_text(v, of, tableau)
+        if name == "ROW":
+            return "(" + ", ".join(inner(v, f.data_type) for v, f in zip(value, data_type.fields)) + ")"
         if name == "ARRAY":
             return "[" + ", ".join(inner(v, data_type.element_type) for v in value) + "]"
         return "{" + ", ".join(f"{inner(k, data_type.key_type)}={inner(v, data_type.value_type)}"

@@ -126,3 +126,28 @@ def test_a_monitored_directory_feeds_part_files_whole_micro_batches_at_a_time(sp
         client.cancel()
     assert len(_lines(out)) == 300 and len(set(_lines(out))) == 300
     assert all(n % 100 == 0 for n in seen), f"a partial micro-batch was visible: {sorted(set(seen))}"
+
+
+def test_json_reads_and_writes_nested_columns_and_fails_naming_a_wrong_one():
+    # tests/conformance/programs/table_json_nested_columns.py compares the same with PyFlink end to end
+    from kindling.table.formats import row_format
+    from kindling.table.schema import Schema
+
+    schema = Schema(["id", "addr", "tags", "m"], [
+        DataTypes.INT(),
+        DataTypes.ROW([DataTypes.FIELD("city", DataTypes.STRING()), DataTypes.FIELD("zip", DataTypes.INT())]),
+        DataTypes.ARRAY(DataTypes.STRING()), DataTypes.MAP(DataTypes.STRING(), DataTypes.INT())])
+    json_rows = row_format("json", schema, {})
+    record = '{"id":4,"addr":{"city":"Rome","zip":null},"tags":["c",null],"m":{"y":null,"z":2}}'
+    row = json_rows.decode(record.encode())
+    assert (row[0], tuple(row[1]), row[1].city, row[2], row[3]) == (4, ("Rome", None), "Rome", ["c", None],
+                                                                    {"y": None, "z": 2})
+    assert json_rows.encode(row).decode() == record
+    missing = json_rows.decode(b'{"id":1,"addr":{"city":"Oslo"}}')
+    assert (tuple(missing[1]), missing[2], missing[3]) == (("Oslo", None), None, None)
+    with pytest.raises(ValueError, match=r"field 'addr': 5 is not a ROW"):
+        json_rows.decode(b'{"id":1,"addr":5}')
+    with pytest.raises(ValueError, match=r"field 'tags': \{\} is not a ARRAY"):
+        json_rows.decode(b'{"id":1,"tags":{}}')
+    with pytest.raises(ValueError, match=r"The 'csv' format .* the columns \['addr', 'tags', 'm'\] are ROW, ARRAY or MAP"):
+        row_format("csv", schema, {})
