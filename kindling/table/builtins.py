@@ -632,13 +632,8 @@ def null_of(data_type: DataType):
 
 
 def current_database():
-    """``default_database``: the expression is made without its TableEnvironment, so it does not
-    follow ``use_database`` (SQL's ``CURRENT_DATABASE()`` does; docs/table.md)."""
-    from kindling.table.expressions import lit
-
-    from kindling.table.types import DataTypes
-
-    return lit("default_database", DataTypes.STRING().not_null())
+    """The TableEnvironment's current database when the query is planned (at ``execute``, as Flink's)."""
+    return builtin_call("currentDatabase", (), display="CURRENT_DATABASE")
 
 
 def call_sql(sql_expression: str):

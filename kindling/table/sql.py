@@ -42,8 +42,6 @@ def parse_query(query: str, t_env: Any) -> Any:
     tree = _parse(query)
     if not isinstance(tree, (exp.Select, exp.Subquery, exp.SetOperation, exp.Values)):
         raise ValueError(f"sql_query takes a SELECT query, got: {query.strip()[:80]!r}")
-    database = exp.cast(exp.Literal.string(t_env.get_current_database()), "STRING")  # planned now, as Flink's
-    tree = tree.transform(lambda node: database.copy() if isinstance(node, exp.CurrentDatabase) else node)
     return _query(tree, _Tables(t_env, {}))
 
 

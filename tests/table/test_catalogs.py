@@ -262,3 +262,24 @@ WITH (
 """
     with pytest.raises(ValueError, match="SHOW 'CREATE VIEW v' is not supported by Kindling yet"):
         t_env.execute_sql("SHOW CREATE VIEW v")
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+def test_current_database_is_the_one_current_when_the_query_runs(spark, mode):
+    from kindling.table.expressions import col, current_database
+
+    t_env = quiet_t_env(mode)
+    t_env.execute_sql("CREATE DATABASE db1")
+    t = t_env.from_elements([(1,), (2,)], ["a"])
+    built_before = t.select(col("a"), current_database().alias("d")).where(current_database() == "db1")
+    query_before = t_env.sql_query("SELECT a, CURRENT_DATABASE() AS d FROM %s WHERE CURRENT_DATABASE() = 'db1'" % t)
+    t_env.use_database("db1")
+    grouped = t.group_by(col("a")).select(col("a").count.alias("n"), current_database().upper_case)
+    for table, expected in ((built_before, [(1, "db1"), (2, "db1")]), (query_before, [(1, "db1"), (2, "db1")]),
+                            (grouped, [(1, "DB1"), (1, "DB1")])):
+        with table.execute().collect() as rows:
+            assert sorted(tuple(r) for r in rows) == expected
+    assert collected(t_env, "SELECT DISTINCT CURRENT_DATABASE() FROM %s" % t) == [("db1",)]
+    t_env.use_database("default_database")
+    with built_before.execute().collect() as rows:
+        assert list(rows) == []

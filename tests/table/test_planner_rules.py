@@ -43,7 +43,7 @@ def _shape(node) -> str:
 
 
 def _optimized(table):
-    return optimize([table._node])[0]
+    return optimize([table._node], "default_database")[0]
 
 
 def test_a_filter_moves_below_a_projection_that_passes_its_columns(t_env):

@@ -822,6 +822,14 @@ def _now() -> datetime.datetime:
 
 _plain("convertTz", dates.zoned)
 _plain("currentDate", lambda: _now().date())
+
+
+def _unplanned_database():
+    raise RuntimeError("CURRENT_DATABASE() reached an operator unplanned: the planner gives it the "
+                       "TableEnvironment's current database (kindling/table/planner/rules.py)")
+
+
+_plain("currentDatabase", _unplanned_database)
 _plain("currentTimestamp", lambda: instant_of(int(datetime.datetime.now(datetime.timezone.utc).timestamp() * 1000)))
 _plain("localTimestamp", lambda: _to_millis(_now()))
 _plain("currentTime", lambda: _now().time().replace(microsecond=0))

@@ -21,7 +21,7 @@ _JOIN_TYPES = {(False, False): "InnerJoin", (True, False): "LeftOuterJoin", (Fal
 def explain(t_env, roots: Sequence[nodes.Node]) -> str:
     """The text of the plans ``roots`` (a query, or sinks: the inserts of one job), rewritten as they
     run (kindling/table/planner/rules.py)."""
-    roots = optimize(roots)
+    roots = optimize(roots, t_env.get_current_database())
     physical = Physical(t_env, roots)
     lines = ["== Kindling Plan =="]
     for root in roots:

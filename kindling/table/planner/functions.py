@@ -358,6 +358,9 @@ _define("timestampDiff", _INT, "TIMESTAMPDIFF", parameters="(time unit,)", spark
 _define("timestampAdd", _shifted_time, "TIMESTAMPADD", parameters="(time unit,) or (time unit, 'interval'): an "
         "interval of milliseconds added by + or -", check=_time_shift)
 _define("convertTz", _STRING, "CONVERT_TZ", spark=False)
+#: bound by the planner to the TableEnvironment's current database (kindling/table/planner/rules.py)
+_define("currentDatabase", _fixed(DataTypes.STRING()), "CURRENT_DATABASE", nullable=False, spark=False,
+        deterministic=False)
 _define("currentDate", _fixed(DataTypes.DATE()), "CURRENT_DATE", nullable=False, deterministic=False)
 _define("currentTimestamp", _fixed(DataTypes.TIMESTAMP_LTZ(3)), "CURRENT_TIMESTAMP", "NOW", nullable=False,
         deterministic=False)

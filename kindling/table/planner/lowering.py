@@ -66,7 +66,7 @@ class Lowering:
 
     def __init__(self, t_env, roots: Sequence[nodes.Node], final: bool = True):
         self.t_env, self.env = t_env, t_env._env
-        self.roots = optimize(roots)
+        self.roots = optimize(roots, t_env.get_current_database())
         self.physical = Physical(t_env, self.roots, final)
         self.in_batch = self.physical.in_batch
 

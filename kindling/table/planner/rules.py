@@ -8,6 +8,8 @@ work to where it is cheaper:
   (either side of an inner join, the preserved side of an outer one).
 * **Projection merging**: a projection that only picks and renames columns of the projection below
   it becomes one projection (one pass over the rows, not two).
+* **Session values**: ``CURRENT_DATABASE()`` becomes the TableEnvironment's current database when the
+  job is planned (a query built before a ``USE`` and run after it reads the new one, as in Flink).
 * **Constant folding**: a filter whose condition reads no column and is deterministic is computed
   once; when it is TRUE (``WHERE TRUE``, ``WHERE 1 = 1``) the filter goes.
 * **Mini-batch aggregation** (:func:`mini_batch`): Flink's ``table.exec.mini-batch.enabled`` makes a
@@ -34,13 +36,15 @@ def mini_batch(t_env) -> bool:
     return t_env._env.get_configuration().get_string(MINI_BATCH, "false").lower() == "true"
 
 
-def optimize(roots: Sequence[nodes.Node]) -> List[nodes.Node]:
-    """The plans ``roots`` rewritten (a node read by several keeps one rewritten node)."""
+def optimize(roots: Sequence[nodes.Node], current_database: str) -> List[nodes.Node]:
+    """The plans ``roots`` rewritten (a node read by several keeps one rewritten node), planned in the
+    database ``current_database``."""
     done: Dict[int, nodes.Node] = {}
 
     def visit(node: nodes.Node) -> nodes.Node:
         if id(node) not in done:
-            done[id(node)] = _rewritten(_with_inputs(node, [visit(i) for i in node.inputs]))
+            inputs = [visit(i) for i in node.inputs]
+            done[id(node)] = _rewritten(_in_database(_with_inputs(node, inputs), current_database))
         return done[id(node)]
 
     return [visit(root) for root in roots]
@@ -55,6 +59,50 @@ def _with_inputs(node: nodes.Node, inputs: List[nodes.Node]) -> nodes.Node:
     if len(inputs) == 2:
         return dataclasses.replace(node, left=inputs[0], right=inputs[1])
     return dataclasses.replace(node, input=inputs[0])
+
+
+#: the fields of nodes that hold no expressions: their inputs and rows
+_NOT_EXPRESSIONS = ("out", "input", "left", "right", "windows", "rows", "stream", "source", "descriptor")
+
+
+def _in_database(node: nodes.Node, database: str) -> nodes.Node:
+    """``node`` with each ``CURRENT_DATABASE()`` of its expressions (unresolved and resolved) the
+    name ``database``."""
+    changes = {}
+    for node_field in dataclasses.fields(node):
+        if node_field.name not in _NOT_EXPRESSIONS:
+            value = getattr(node, node_field.name)
+            bound = _bound(value, database)
+            if bound is not value:
+                changes[node_field.name] = bound
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def _bound(value, database: str):
+    """``value`` (an expression, a resolved one, or a tuple of them) with CURRENT_DATABASE() ``database``
+    (``value`` itself when it has none)."""
+    from kindling.table.expressions import Expression, lit
+    from kindling.table.planner.expressions import Call, Literal
+    from kindling.table.types import DataTypes
+
+    if isinstance(value, tuple):
+        bound = tuple(_bound(v, database) for v in value)
+        return value if all(b is v for b, v in zip(bound, value)) else bound
+    if isinstance(value, Expression):
+        if value._kind == "call" and value._payload[0] == "currentDatabase":
+            return lit(database, DataTypes.STRING().not_null())
+        operands = _bound(value._operands, database)
+        if operands is value._operands:
+            return value
+        copy = value._renewed()
+        copy._operands = operands
+        return copy
+    if isinstance(value, Call) and value.function == "currentDatabase":
+        return Literal(database, DataTypes.STRING().not_null())
+    if dataclasses.is_dataclass(value) and hasattr(value, "operands"):
+        operands = _bound(value.operands, database)
+        return value if operands is value.operands else dataclasses.replace(value, operands=operands)
+    return value
 
 
 def _rewritten(node: nodes.Node) -> nodes.Node:
