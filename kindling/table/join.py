@@ -3,11 +3,11 @@ regular join runs on kindling/runtime/table/join.py, keyed by them); semi and an
 IN and EXISTS subqueries)."""
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 from kindling.table.expressions import Expression
 
-__all__ = ["conjuncts", "equi_keys", "existence_join", "joined_schema"]
+__all__ = ["conjuncts", "equi_keys", "existence_join", "joined_schema", "python_function_in"]
 
 
 def conjuncts(predicate: Expression) -> List[Expression]:
@@ -29,6 +29,18 @@ def equi_keys(predicate: Expression, left: List[str], right: List[str]) -> Tuple
             elif b in left and a in right:
                 left_keys.append(b), right_keys.append(a)
     return left_keys, right_keys
+
+
+def python_function_in(predicate: Expression, schema) -> Optional[str]:
+    """The name of a Python scalar function the predicate (over the joined columns ``schema``) calls, or None."""
+    from kindling.table.planner.expressions import UdfCall, resolve
+
+    def found(node) -> Optional[str]:
+        if isinstance(node, UdfCall):
+            return node.function._name
+        return next(filter(None, map(found, getattr(node, "operands", ()))), None)
+
+    return found(resolve(predicate, schema.get_field_names(), schema.get_field_data_types()))
 
 
 def joined_schema(left, right, left_outer: bool, right_outer: bool):

@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from kindling.table.ddl import DIALECT, parse_statement  # noqa: F401 (parse_statement: kept importable here)
 from kindling.table.ddl import data_type as _data_type
 from kindling.table.ddl import parse_sql as _parse
-from kindling.table.expressions import col
+from kindling.table.expressions import col, lit
 from kindling.table.grouping_sets import (GROUPING_ID, expanded, grouping_sets, grouping_values, is_grouping_call,
                                           original, refuse_aggregated_keys)
 from kindling.table.rank import pending_rank
@@ -942,19 +942,18 @@ def _joined(table, alias: Optional[str], joins, table_of):
         names = right.get_schema().get_field_names()
         right, resolved = _renamed_apart(right, set(table.get_schema().get_field_names()))
         add(right_alias, names, resolved)
-        if join.args.get("on") is None:
-            raise ValueError(f"sql_query: {join.sql(dialect=DIALECT)} needs an ON condition with an equality of "
-                             "columns")
         side = (join.args.get("side") or "").upper()
+        if join.args.get("on") is None and (side or version is not None):
+            raise ValueError(f"sql_query: {join.sql(dialect=DIALECT)} needs an ON condition")
         if version is not None:  # JOIN dim FOR SYSTEM_TIME AS OF o.proc_time: kindling/table/lookup_join.py
             from kindling.table.lookup_join import lookup_join
 
             table = lookup_join(table, join.this, right, names, _expression(join.args["on"], scope),
                                 _expression(version.expression, scope), side)
             continue
-        method = {"": "join", "LEFT": "left_outer_join", "RIGHT": "right_outer_join",
-                  "FULL": "full_outer_join"}[side]
-        table = getattr(table, method)(right, _expression(join.args["on"], scope))  # maybe an interval join
+        on = join.args.get("on")  # none: CROSS JOIN, FROM a, b (every pair; WHERE's conditions join them)
+        table = table._join(right, lit(True) if on is None else _expression(on, scope), side in ("LEFT", "FULL"),
+                            side in ("RIGHT", "FULL"), equi_required=False)  # maybe an interval join
     for name, count in owners.items():
         if count > 1:
             del scope[(None, name)]  # ambiguous without a table name

@@ -53,8 +53,6 @@ VALUE_CLAUSES: Dict[str, Clause] = {
     "signed_interval": Clause("sign before an INTERVAL's quoted value", True, "INTERVAL '-1' SECOND"),
     "interval_fraction": Clause("fraction of an INTERVAL unit other than SECOND", False,
                                 "INTERVAL '90' SECOND, not INTERVAL '1.5' MINUTE"),
-    "cross_join": Clause("CROSS JOIN or join without ON (FROM a, b)", True,
-                         "join ON an equality of a column of each table"),
     "semi_join": Clause("SEMI or ANTI JOIN", False),
     "alias_columns": Clause("table alias naming columns (FROM t AS x(a, b))", True),
     "distinct_arguments": Clause("aggregate of DISTINCT over several arguments", False),
@@ -124,9 +122,9 @@ def _interval_value(node, value) -> Optional[Clause]:
 
 def _join_kind(node, kind) -> Optional[Clause]:
     kind = (kind or "").upper()
-    if kind in ("", "INNER", "OUTER") or (kind == "CROSS" and isinstance(node.this, (exp.Lateral, exp.Unnest))):
-        return None  # FROM t, LATERAL TABLE(f(x)) and CROSS JOIN UNNEST(xs) join the function's rows
-    return VALUE_CLAUSES["cross_join" if kind == "CROSS" else "semi_join"]
+    if kind in ("", "INNER", "OUTER", "CROSS"):
+        return None  # CROSS JOIN, FROM a, b and FROM t, LATERAL TABLE(f(x)): an inner join of every pair
+    return VALUE_CLAUSES["semi_join"]
 
 
 def _no_alias_columns(node, alias) -> Optional[Clause]:

@@ -219,7 +219,7 @@ class Table:
                              "group_by(...).select(...) instead")
         node = self._node
         if isinstance(node, nodes.Join) and node.predicate is None:  # join(right).where(predicate)
-            return self._with(node.left).join(self._with(node.right), predicate)
+            return self._with(node.left)._join(self._with(node.right), predicate, False, False, equi_required=False)
         return self._with(nodes.filtered(node, predicate))
 
     filter = where
@@ -365,9 +365,13 @@ class Table:
         """As join, keeping every row of both tables."""
         return self._join(right, join_predicate, True, True)
 
-    def _join(self, right: "Table", predicate: Optional[Expression], left_outer: bool, right_outer: bool) -> "Table":
+    def _join(self, right: "Table", predicate: Optional[Expression], left_outer: bool, right_outer: bool,
+              equi_required: bool = True) -> "Table":
+        """The join on ``predicate``; ``equi_required``: the predicate must hold an equality of a column of
+        each table (the Table API's rule; SQL joins every pair the condition accepts)."""
         from kindling.table.interval_join import interval_join_of
-        from kindling.table.join import equi_keys, joined_schema
+        from kindling.table.join import conjuncts, equi_keys, joined_schema, python_function_in
+        from kindling.table.rank import failing_table
         from kindling.table.window_join import window_join
 
         left_names, right_names = self._schema.get_field_names(), right._schema.get_field_names()
@@ -387,13 +391,20 @@ class Table:
             interval_join_of(self, right, predicate, left_outer, right_outer)
         if special is not None:
             return special
-        left_keys, _ = equi_keys(predicate, left_names, right_names)
-        if not left_keys:
-            raise ValueError(f"join: the predicate {predicate} has no equality of a column of each table; Kindling "
-                             "joins on equal keys (col('a') == col('b'))")
+        if equi_required and not equi_keys(predicate, left_names, right_names)[0]:
+            raise ValueError(f"Invalid join condition: {predicate}. At least one equi-join predicate is required.")
         updating = (self._updating or right._updating or left_outer or right_outer) and not self._in_batch()
-        return self._with(nodes.Join(left=self._node, right=right._node, predicate=predicate, left_outer=left_outer,
-                                     right_outer=right_outer, out=self._output(schema, updating=updating)))
+        joined = self._with(nodes.Join(left=self._node, right=right._node, predicate=predicate, left_outer=left_outer,
+                                       right_outer=right_outer, out=self._output(schema, updating=updating)))
+        padded = set(left_names) if not left_outer else set(right_names) if not right_outer else set()
+        function = next(filter(None, (python_function_in(c, schema) for c in conjuncts(predicate)
+                                      if not set(c.columns()) <= padded)), None)  # (those go below the join)
+        if function is None or not (left_outer or right_outer):
+            return joined
+        return failing_table(joined, schema, f"Cannot generate a valid execution plan for the outer join on {predicate} "
+                       f"(it calls the Python function {function}): Only inner join condition with equality "
+                       "predicates supports the Python UDF taking the inputs from the left table and the right "
+                       "table at the same time, e.g., ON T1.id = T2.id && pythonUdf(T1.a, T2.b)")
 
     def union_all(self, right: "Table") -> "Table":
         """The rows of both tables (same column types; names from this one)."""

@@ -83,11 +83,47 @@ def test_a_batch_join_emits_the_joined_rows_only(env):
 
 def test_joins_fail_clearly_without_equal_keys(env):
     t_env, orders, users = _tables(env)
-    with pytest.raises(ValueError, match="no equality of a column of each table"):
+    with pytest.raises(ValueError, match=r"Invalid join condition: \(amount > 3\)\. At least one equi-join"):
         orders.join(users, col('amount') > 3)
     with pytest.raises(ValueError, match="both tables have the columns"):
         orders.join(orders, col('oid') == col('oid'))
     with pytest.raises(ValueError, match="an outer join needs a join predicate"):
         orders.left_outer_join(users)
-    with pytest.raises(ValueError, match="needs a join predicate"):
-        orders.join(users).execute()
+
+
+def test_a_python_function_in_an_inner_join_condition_outer_joins_refuse_it(any_env):
+    """As PyFlink 2.3: an inner join evaluates the Python function on each pair of a key's rows (SQL also
+    without an equality: every pair, CROSS JOIN and FROM a, b); the Table API needs an equality; an outer
+    join whose condition calls one fails when the job is planned (Flink's rule)."""
+    from kindling.table import DataTypes
+    from kindling.table.udf import udf
+
+    any_env.set_parallelism(2)
+    t_env = StreamTableEnvironment.create(any_env)
+    near = udf(lambda x, y: abs(x - y) <= 1, result_type=DataTypes.BOOLEAN())
+    t_env.create_temporary_function("near", near)
+    a = t_env.from_elements([(n % 7, n) for n in range(40)], ["k", "x"])
+    b = t_env.from_elements([(n % 5, 3 * n) for n in range(30)], ["k2", "y"])
+    t_env.create_temporary_view("a", a)
+    t_env.create_temporary_view("b", b)
+    pairs = [(k, x, k2, y) for k, x in ((n % 7, n) for n in range(40)) for k2, y in ((n % 5, 3 * n) for n in range(30))
+             if abs(x - y) <= 1]
+    keyed = sorted(p for p in pairs if p[0] == p[2])
+    for table, expected in ((a.join(b, (a.k == b.k2) & near(a.x, b.y)), keyed),
+                            (a.join(b).where(near(a.x, b.y)), sorted(pairs)),
+                            (t_env.sql_query("SELECT * FROM a JOIN b ON a.k = b.k2 AND near(a.x, b.y)"), keyed),
+                            (t_env.sql_query("SELECT * FROM a JOIN b ON near(a.x, b.y)"), sorted(pairs)),
+                            (t_env.sql_query("SELECT * FROM a CROSS JOIN b WHERE near(a.x, b.y)"), sorted(pairs)),
+                            (t_env.sql_query("SELECT * FROM a, b WHERE a.k = b.k2 AND near(a.x, b.y)"), keyed)):
+        with table.execute().collect() as rows:
+            assert sorted(tuple(r) for r in rows) == expected, table
+    equi = t_env.sql_query("SELECT * FROM a, b WHERE a.k = b.k2 AND a.x > b.y")
+    assert "(k = k2)" in equi.explain().replace("===", "=") and "Filter" not in equi.explain()
+    with pytest.raises(ValueError, match="At least one equi-join predicate is required"):
+        a.join(b, near(a.x, b.y))
+    for outer in (a.left_outer_join(b, (a.k == b.k2) & near(a.x, b.y)),
+                  t_env.sql_query("SELECT * FROM a FULL JOIN b ON a.k = b.k2 AND near(a.x, 11)"),
+                  t_env.sql_query("SELECT * FROM a RIGHT JOIN b ON near(a.x, b.y)")):
+        with pytest.raises(ValueError, match="Only inner join condition with equality predicates supports the "
+                                             "Python UDF"):
+            outer.execute()

@@ -425,11 +425,9 @@ class Lowering:
         from kindling.runtime.table.join import RegularJoinFunction
         from kindling.table.join import equi_keys
 
-        if node.predicate is None:
-            raise ValueError("join(right) needs a join predicate: join(right, col('a') == col('b')) or "
-                             "join(right).where(col('a') == col('b'))")
         left_names, right_names = node.left.out.names, node.right.out.names
-        left_keys, right_keys = equi_keys(node.predicate, left_names, right_names)
+        left_keys, right_keys = equi_keys(node.predicate, left_names, right_names) if node.predicate is not None \
+            else ([], [])  # every pair (one key)
         function = RegularJoinFunction(left_names, right_names, node.predicate, node.left_outer, node.right_outer,
                                        node.existence)
         return self._keyed_pair(node, stateless_above, [left_names.index(k) for k in left_keys],

@@ -129,26 +129,31 @@ def _filter(node: nodes.Filter) -> nodes.Node:
 
 def _into_join(node: nodes.Filter, join: nodes.Join) -> nodes.Node:
     """A filter over a join with each condition that reads one side's columns only on that side (a side
-    an outer join pads with nulls keeps its conditions above the join). A condition moves only when
-    it gives each row the same answer below the join as above it, where a row may be joined several
-    times: built-in deterministic functions of columns and literals (no RAND(), no Python function)."""
+    an outer join pads with nulls keeps its conditions above the join), and over an inner join each
+    condition that reads both sides in the join's condition (``FROM a, b WHERE a.k = b.k`` joins on the
+    key). A condition moves only when it gives each row the same answer below the join as above it, where
+    a row may be joined several times: built-in deterministic functions of columns and literals (no
+    RAND(), no Python function)."""
     from kindling.table.planner.expressions import resolve
 
     sides = {"left": (set(join.left.out.names), not join.right_outer, []),
              "right": (set(join.right.out.names), not join.left_outer, [])}
+    inner = not (join.left_outer or join.right_outer or join.existence)
     names, types = join.out.names, join.out.schema.get_field_data_types()
-    kept = []
+    kept, joining = [], []
     for condition in conjuncts(node.predicate):
         movable = _deterministic(resolve(condition, names, types))
         side = next((s for s, (columns, free, _) in sides.items() if movable and free and condition.columns()
                      and set(condition.columns()) <= columns), None)
-        (sides[side][2] if side else kept).append(condition)
-    if not sides["left"][2] and not sides["right"][2]:
+        (sides[side][2] if side else joining if movable and inner else kept).append(condition)
+    if not sides["left"][2] and not sides["right"][2] and not joining:
         return node
     inputs = {}
     for side, (_, _, pushed) in sides.items():
         below = getattr(join, side)
         inputs[side] = _filter(nodes.filtered(below, _all(pushed))) if pushed else below
+    if joining:
+        inputs["predicate"] = _all([join.predicate, *joining])
     moved = dataclasses.replace(join, **inputs)
     return nodes.filtered(moved, _all(kept), node.out) if kept else moved
 
