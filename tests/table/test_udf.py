@@ -60,6 +60,20 @@ class _Total(AggregateFunction):
         return accumulator[0]
 
 
+def test_a_temporary_system_function_shadowing_a_built_in_is_refused_by_name():
+    """PyFlink 2.3 calls such a function in place of the built-in (UPPER, CONCAT, and the Table API's
+    upper_case too); Kindling would call the built-in, so it refuses the name."""
+    from kindling.table import EnvironmentSettings, TableEnvironment
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    shout = udf(lambda s: s + "!", result_type='STRING')
+    for name in ("upper", "CONCAT", "sum"):
+        with pytest.raises(ValueError, match=f"shadowing Flink's built-in function {name.upper()} is not supported"):
+            t_env.create_temporary_system_function(name, shout)
+    t_env.create_temporary_system_function("shout", shout)
+    assert t_env.drop_temporary_system_function("shout")
+
+
 def test_an_aggregate_function_emits_a_groups_changes_once_per_bundle(env):
     """PyFlink runs a Python aggregate function in bundles and emits each group's changes when the
     bundle ends: a small bounded input is one bundle, so one change per group, also where a one-step
