@@ -321,6 +321,8 @@ def _cast(call, c) -> Column:
     if target.type_name in ("STRING", "VARCHAR", "CHAR") and source.type_name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         digits = source.precision or 0
         return F.date_format(c, "yyyy-MM-dd HH:mm:ss" + ("." + "S" * digits if digits else ""))
+    if target.type_name in ("STRING", "VARCHAR", "CHAR") and source.type_name == "TIME":
+        return _time_text(c, source.precision or 0)
     numeric = source.type_name not in ("STRING", "VARCHAR", "CHAR")
     if target.type_name in INTEGRAL_BITS:
         return _to_integral(c, source, target) if numeric else _text_to_integral(c, target, call.function == "tryCast")
@@ -328,6 +330,17 @@ def _cast(call, c) -> Column:
     if call.function == "tryCast" or (target.type_name == "DECIMAL" and numeric):  # Flink: null beyond a DECIMAL
         return c.try_cast(spark_type)
     return c.cast(spark_type)
+
+
+def _time_text(micros: Column, digits: int) -> Column:
+    """A TIME (its microseconds of the day, as Spark carries it) as Flink writes it: ``HH:mm:ss`` and
+    ``digits`` digits of the second's fraction."""
+    seconds = F.floor(micros / 1_000_000)
+    text = F.format_string("%02d:%02d:%02d", F.floor(seconds / 3600), F.floor(seconds / 60) % 60, seconds % 60)
+    if not digits:
+        return text
+    fraction = F.floor((micros % 1_000_000) / 10 ** (6 - digits))
+    return F.concat(text, F.format_string(f".%0{digits}d", fraction))
 
 
 def _text_to_integral(c: Column, target: Any, lenient: bool) -> Column:
