@@ -40,6 +40,8 @@ def data_type(kind) -> DataType:
         return DataTypes.DECIMAL(*(params + [10, 0][len(params):]))
     if name in ("TIMESTAMP", "TIMESTAMPTZ", "TIMESTAMPNTZ"):  # Spark's dialect reads Flink's TIMESTAMP as TZ
         return DataTypes.TIMESTAMP(*params)
+    if name == "TIME":
+        return DataTypes.TIME(*params)
     if name == "TIMESTAMPLTZ":
         return DataTypes.TIMESTAMP_LTZ(*params)
     raise ValueError(f"CREATE TABLE: the column type {kind.sql()} is not supported by Kindling yet")
