@@ -13,6 +13,7 @@ from kindling.table.ddl import parse_sql as _parse
 from kindling.table.expressions import col, lit
 from kindling.table.grouping_sets import (GROUPING_ID, expanded, grouping_sets, grouping_values, is_grouping_call,
                                           original, refuse_aggregated_keys)
+from kindling.table.planner import nodes
 from kindling.table.rank import pending_rank
 from kindling.table.window_tvf import window_tvf_of
 
@@ -785,6 +786,10 @@ def _grouped(table, keys: list, fields: list) -> Any:
     tvf = window_tvf_of(table)
     if tvf is not None and {"window_start", "window_end"} <= set(names):
         return tvf.aggregate([n for n in names if n not in WINDOW_COLUMNS], fields)
+    below = table._node.input if isinstance(table._node, nodes.Filter) else table._node
+    if isinstance(below, nodes.ChangelogNormalize):  # as Flink's SQL, the columns read first (rules.py)
+        read = set(names) | {c for f in fields for a in f.aggregates() for o in a._operands for c in o.columns()}
+        table = table.select(*[col(n) for n in table._schema.get_field_names() if n in read])
     return table.group_by(*keys).select(*fields)
 
 
@@ -1058,7 +1063,9 @@ def _expression(node, scope: Any = None) -> Any:
         value = exp.Literal.number(1) if isinstance(argument, exp.Star) else argument
         case = exp.Case(ifs=[exp.If(this=node.expression.this.copy(), true=value.copy())])
         aggregate.set("this", exp.Distinct(expressions=[case]) if distinct else case)
-        return _expression(aggregate, scope)
+        filtered = _expression(aggregate, scope)
+        filtered._filtered = True  # Flink's filterArg: rules.py keeps such an aggregation
+        return filtered
     if isinstance(node, (exp.Lag, exp.Lead)):  # Flink's words (sql.py's _over reads them in OVER)
         raise ValueError(f"OVER clause is necessary for window functions: {node.sql(dialect=DIALECT)}")
     if type(node).__name__ in _AGGREGATES:

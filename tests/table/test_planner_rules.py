@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kindling.common import Configuration
+from kindling.common import Configuration, Types
 from kindling.datastream import StreamExecutionEnvironment
 from kindling.table import DataTypes, StreamTableEnvironment
 from kindling.table.expressions import col, lit, rand
@@ -127,3 +127,21 @@ def test_a_micro_batch_group_by_with_remote_checkpoints_runs_in_python(env):
     t_env.create_temporary_view("t", t_env.from_elements([(1, "a")], ["n", "k"]))
     plan = t_env.sql_query("SELECT k, COUNT(*) FROM t GROUP BY k").explain()
     assert "outside the local file system" in plan, plan
+
+
+def test_an_aggregation_grouped_by_a_unique_key_becomes_a_projection(t_env):
+    from kindling.table import Schema
+
+    keyed = t_env.from_data_stream(
+        t_env._env.from_collection([("a", 1)], type_info=Types.ROW_NAMED(["k", "v"], [Types.STRING(), Types.INT()])),
+        Schema.new_builder().column("k", DataTypes.STRING().not_null()).column("v", DataTypes.INT())
+        .primary_key("k").build())
+    summed = keyed.group_by(col('k')).select(col('k'), (col('v').sum * 2).alias('s'), col('v').min.alias('m'))
+    assert _shape(_optimized(summed)) == "Project(" + _shape(keyed._node) + ")"
+    assert not _optimized(summed).out.updating  # an insert-only input stays insert-only, as in Flink
+    counted = keyed.group_by(col('k')).select(col('k'), col('v').count.alias('n'))
+    assert isinstance(_optimized(counted), nodes.Aggregate)  # COUNT is not a row's value
+    plain = _orders(t_env).group_by(col('u')).select(col('u'), col('amount').sum.alias('s'))
+    assert isinstance(_optimized(plain), nodes.Aggregate)  # no unique key
+    twice = plain.group_by(col('u')).select(col('u'), col('s').max.alias('m'))
+    assert _shape(_optimized(twice)) == "Project(Aggregate(Values))"  # an aggregation's keys are unique

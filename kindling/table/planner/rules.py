@@ -12,6 +12,10 @@ work to where it is cheaper:
   job is planned (a query built before a ``USE`` and run after it reads the new one, as in Flink).
 * **Constant folding**: a filter whose condition reads no column and is deterministic is computed
   once; when it is TRUE (``WHERE TRUE``, ``WHERE 1 = 1``) the filter goes.
+* **Aggregation removal** (Flink's FlinkAggregateRemoveRule): a group aggregation whose group keys hold
+  a unique key of its input (a primary key, an upsert stream's key, an aggregation's group keys) and
+  whose aggregates are SUM, MIN and MAX without FILTER sees one row per group: it becomes the
+  projection of its input's rows (a changed row stays ``-U``/``+U``, not a group's ``-D``/``+I``).
 * **Mini-batch aggregation** (:func:`mini_batch`): Flink's ``table.exec.mini-batch.enabled`` makes a
   group aggregation emit a group's changes once per micro-batch (Spark's aggregation honours it;
   kindling/spark/table/aggregation.py).
@@ -21,9 +25,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, List, Optional, Sequence
 
-from kindling.table.expressions import unaliased
+from kindling.table.expressions import col, unaliased
 from kindling.table.join import conjuncts
 from kindling.table.planner import nodes
+from kindling.table.schema import Schema
 
 __all__ = ["MINI_BATCH", "mini_batch", "optimize"]
 
@@ -110,7 +115,92 @@ def _rewritten(node: nodes.Node) -> nodes.Node:
         return _filter(node)
     if isinstance(node, nodes.Project) and isinstance(node.input, nodes.Project):
         return _merged(node, node.input) or node
+    if isinstance(node, nodes.Aggregate):
+        return _without_aggregation(node) or node
+    if isinstance(node, nodes.Project):
+        return _reading_normalized(node)
     return node
+
+
+def _reading_normalized(node: nodes.Project) -> nodes.Node:
+    """A projection (maybe over a filter) over a ChangelogNormalize with the normalization
+    of the columns it reads and its key only (Flink's PushCalcPastChangelogNormalizeRule): a change of
+    the other columns is then no change, which ChangelogNormalize drops."""
+    filter_ = node.input if isinstance(node.input, nodes.Filter) else None
+    normalize = (filter_ or node).input
+    if not isinstance(normalize, nodes.ChangelogNormalize) or normalize.out.rowtime or normalize.out.proctime:
+        return node
+    read = {c for f in node.fields for c in f.columns()}
+    read |= set(filter_.predicate.columns() if filter_ else ()) | set(normalize.keys)
+    kept = [n for n in normalize.out.names if n in read]
+    if len(kept) == len(normalize.out.names):
+        return node
+    below = normalize.input
+    passed = kept + below.out.names[len(normalize.out.names):]  # upsert-kafka's deleted column
+    types = below.out.types
+    projection = nodes.project(below, [col(n) for n in passed], passed,
+                               nodes.Output(Schema(passed, [types[n] for n in passed]), below.out.updating))
+    narrowed = dataclasses.replace(normalize, input=projection, out=nodes.Output(
+        Schema(kept, [types[n] for n in kept]), True))
+    if filter_:
+        narrowed = nodes.filtered(narrowed, filter_.predicate)
+    return nodes.project(narrowed, node.fields, node.names, node.out)
+
+
+#: the aggregates of one row's value Flink removes with the aggregation: the row's argument
+_REMOVABLE = ("sum", "min", "max")
+
+
+def _without_aggregation(node: nodes.Aggregate) -> Optional[nodes.Project]:
+    """The aggregation as the projection of its input's rows, when each group is one row (its keys hold
+    a unique key of the input) and each aggregate of that row is its argument (Flink's
+    FlinkAggregateRemoveRule)."""
+    calls = [a for f in node.fields for a in f.aggregates()]
+    if not node.keys or any(c._payload[0] not in _REMOVABLE or len(c._operands) != 1
+                            or getattr(c, "_filtered", False) for c in calls):
+        return None
+    if not any(key <= set(node.keys) for key in unique_keys(node.input)):
+        return None
+    types = node.input.out.types
+    fields = [_aggregates_replaced(f, types) for f in node.fields]
+    return nodes.project(node.input, fields, node.names, dataclasses.replace(node.out, updating=node.input.out.updating))
+
+
+def _aggregates_replaced(expression, types):
+    """``expression`` with each aggregate call replaced by its argument (cast to the call's type)."""
+    from kindling.table.expressions import node
+
+    if expression._kind == "aggregate":
+        argument = expression._operands[0]
+        wanted = expression._data_type(types)
+        if argument._data_type(types).nullable() != wanted.nullable():
+            return argument.cast(wanted)
+        return argument
+    if not expression._operands:
+        return expression
+    return node(expression._kind, tuple(_aggregates_replaced(o, types) for o in expression._operands),
+                expression._payload, expression._text, expression._name)
+
+
+def unique_keys(node: nodes.Node) -> List[frozenset]:
+    """Sets of columns on which the node's rows are unique (Flink's unique keys, as far as Kindling
+    derives them): a declared primary key, an upsert stream's key, an aggregation's group keys, kept
+    through filters and the projections that pass their columns on."""
+    declared = getattr(node.out.schema, "primary_key", None)
+    keys = [frozenset(declared[1])] if declared else []
+    if isinstance(node, nodes.ChangelogNormalize):
+        keys.append(frozenset(node.keys))
+    elif isinstance(node, nodes.Aggregate) and node.keys:
+        keys.append(frozenset(node.keys))
+    elif isinstance(node, nodes.Filter):
+        keys.extend(unique_keys(node.input))
+    elif isinstance(node, nodes.Project):
+        renamed = {}
+        for field, name in zip(node.fields, node.names):
+            renamed.setdefault(_column(field), name)
+        keys.extend(frozenset(renamed[c] for c in key) for key in unique_keys(node.input)
+                    if all(c in renamed for c in key))
+    return keys
 
 
 def _filter(node: nodes.Filter) -> nodes.Node:
