@@ -110,6 +110,23 @@ def test_a_batch_global_aggregate_of_no_rows_gives_one_row_as_flink(env):
     assert rows == [(0, None)]
     assert list(t_env.execute_sql("SELECT k, COUNT(*) FROM t WHERE n > 100000 GROUP BY k").collect()) == []
 
+
+def test_a_batch_global_aggregate_of_no_rows_on_the_python_operator_gives_one_row_as_flink(env):
+    """The same with a Python function in the aggregate's argument (the Python operator aggregates): PyFlink
+    2.3 gives (0, NULL) too, and the aggregates of the rows when some pass."""
+    from kindling.datastream import RuntimeExecutionMode
+    from kindling.table import DataTypes
+    from kindling.table.udf import udf
+
+    env.set_parallelism(2)
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    t_env = StreamTableEnvironment.create(env)
+    t_env.create_temporary_function('add_one', udf(lambda v: v + 1, result_type=DataTypes.BIGINT()))
+    t_env.create_temporary_view('t', t_env.from_data_stream(_events(env)))
+    query = "SELECT COUNT(*), SUM(add_one(n)) FROM t WHERE n > {}"
+    assert [tuple(r) for r in t_env.execute_sql(query.format(100000)).collect()] == [(0, None)]
+    assert [tuple(r) for r in t_env.execute_sql(query.format(-1)).collect()] == [(N, N * (N + 1) // 2 + N)]
+
 def test_updating_tables_fail_clearly_where_rows_must_be_appends(env):
     env.set_parallelism(2)
     t_env = StreamTableEnvironment.create(env)

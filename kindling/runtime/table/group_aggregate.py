@@ -11,7 +11,7 @@ from typing import Any, List, Sequence
 
 from kindling.common.time import MAX_WATERMARK
 from kindling.common.types import RowKind, _create_row
-from kindling.datastream.functions import KeyedProcessFunction
+from kindling.datastream.functions import KeyedCoProcessFunction, KeyedProcessFunction
 
 __all__ = ["AggregateCalls", "GroupAggregateFunction", "GroupKey", "GroupTableAggregateFunction"]
 
@@ -130,6 +130,34 @@ class GroupAggregateFunction(KeyedProcessFunction):
         elif result != previous:
             yield _create_row(self.names, previous, RowKind.UPDATE_BEFORE)
             yield _create_row(self.names, result, RowKind.UPDATE_AFTER)
+
+
+class EmptyInputResult(KeyedCoProcessFunction):
+    """BATCH: the row of a global aggregation (no group keys) over no rows, which Flink gives (COUNT 0,
+    SUM NULL, a user function's value of a new accumulator) where the keyed aggregation saw no group.
+    Its first input is the aggregation's rows (passed on), its second one marker element, so that it
+    runs once however few rows came."""
+
+    def __init__(self, calls: AggregateCalls, names: List[str]):
+        self.calls = calls
+        self.names = names
+
+    def open(self, runtime_context):
+        from kindling.common.typeinfo import Types
+        from kindling.datastream.state import ValueStateDescriptor
+
+        self.seen = runtime_context.get_state(ValueStateDescriptor("_kindling_aggregated", Types.BOOLEAN()))
+
+    def process_element1(self, row, ctx):
+        self.seen.update(True)
+        yield row
+
+    def process_element2(self, marker, ctx):
+        ctx.timer_service().register_event_time_timer(MAX_WATERMARK)
+
+    def on_timer(self, timestamp, ctx):
+        if not self.seen.value():
+            yield _create_row(self.names, self.calls.result([], self.calls.create()), RowKind.INSERT)
 
 
 class GroupTableAggregateFunction(GroupAggregateFunction):

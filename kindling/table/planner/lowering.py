@@ -192,7 +192,23 @@ class Lowering:
         aggregated = rows.key_by(GroupKey([names.index(k) for k in node.keys])).process(
             function, output_type=row_type(node.out))
         aggregated._transformation.relational = self.physical.spark_aggregation_spec(node, stateless_above)
+        pandas = any(getattr(a._aggregate, "function", None) is not None and a._aggregate.function._func_type == "pandas"
+                     for f in node.fields for a in f.aggregates())
+        if self.in_batch and not node.keys and not pandas and aggregated._transformation.relational is None:
+            return self._with_empty_input_result(node, aggregated)
         return aggregated
+
+    def _with_empty_input_result(self, node: nodes.Aggregate, aggregated):
+        """A BATCH global aggregation's rows, or its one row over no rows (Spark's aggregation gives it; as
+        PyFlink's, a pandas aggregate function's gives none, the caller's choice)."""
+        from kindling.common.typeinfo import Types
+        from kindling.runtime.table.group_aggregate import EmptyInputResult
+        from kindling.runtime.table.rows import one_group
+
+        calls = aggregate_calls(node.input.out, node.keys, node.fields, node.names)
+        marker = self.env.from_collection([0], type_info=Types.INT())
+        return aggregated.connect(marker).key_by(one_group, one_group).process(
+            EmptyInputResult(calls, list(node.names)), output_type=row_type(node.out))
 
     def _TableAggregate(self, node: nodes.TableAggregate, stateless_above: bool, before: bool):
         from kindling.runtime.table.group_aggregate import GroupKey, GroupTableAggregateFunction
