@@ -67,7 +67,7 @@ def parse_sql(statement: str):
 def parse_statement(statement: str) -> Tuple[str, ...]:
     """What a statement of ``execute_sql`` asks: ``('create_table', path, schema, options, if_not_exists,
     temporary)``, ``('create_view', path, query, temporary, if_not_exists)``, ``('create_function', name,
-    'module.attribute')``, ``('show', what, path or None)``, ``('describe', path)``, ``('insert', sink,
+    'module.attribute', system)``, ``('show', what, path or None)``, ``('describe', path)``, ``('insert', sink,
     query)``, ``('drop', path, if_exists, view, temporary)``, a catalog statement (:func:`_catalog_statement`)
     or ``('query', query)``. Paths are ``[[catalog.]database.]object`` (catalog_manager.path_parts)."""
     import sqlglot
@@ -87,7 +87,7 @@ def parse_statement(statement: str) -> Tuple[str, ...]:
                                                                                                      "PYTHON"]):
             raise ValueError("CREATE FUNCTION name AS 'module.function' LANGUAGE PYTHON is the form Kindling "
                              f"supports, got {statement.strip()!r}")
-        return ("create_function", texts[at + 1], texts[at + 3])
+        return ("create_function", texts[at + 1], texts[at + 3], "SYSTEM" in words[:at])
     temporary = words[1:2] == ["TEMPORARY"]
     if words[:1] == ["CREATE"] and "TABLE" in words[:3]:
         return ("create_table",) + parse_create_table(statement) + (temporary,)

@@ -282,7 +282,7 @@ class TableEnvironment:
 
     def register_function(self, name: str, function) -> None:
         """As create_temporary_system_function (PyFlink's older name)."""
-        self.create_temporary_function(name, function)
+        self.create_temporary_system_function(name, function)
 
     def drop_temporary_function(self, path: str) -> bool:
         from kindling.table.udf import unregister
@@ -573,7 +573,8 @@ class TableEnvironment:
             except (ImportError, AttributeError, ValueError) as error:
                 raise ValueError(f"CREATE FUNCTION {parts[0]}: cannot import '{parts[1]}' ({error}); name a "
                                  "function made with udf/udtf/udaf as 'module.attribute'") from None
-            self.create_temporary_function(parts[0], function)
+            register = self.create_temporary_system_function if parts[2] else self.create_temporary_function
+            register(parts[0], function)
         elif kind == "create_catalog":
             catalogs.create_catalog(parts[0], parts[1], parts[2])
         elif kind == "drop_catalog":

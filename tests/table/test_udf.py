@@ -60,17 +60,24 @@ class _Total(AggregateFunction):
         return accumulator[0]
 
 
+SHOUT = udf(lambda s: s + "!", result_type='STRING')  # for CREATE FUNCTION ... AS 'test_udf.SHOUT'
+
+
 def test_a_temporary_system_function_shadowing_a_built_in_is_refused_by_name():
     """PyFlink 2.3 calls such a function in place of the built-in (UPPER, CONCAT, and the Table API's
-    upper_case too); Kindling would call the built-in, so it refuses the name."""
+    upper_case too); Kindling would call the built-in, so it refuses the name, however the function
+    is registered as a system function (register_function, CREATE TEMPORARY SYSTEM FUNCTION)."""
     from kindling.table import EnvironmentSettings, TableEnvironment
 
     t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
-    shout = udf(lambda s: s + "!", result_type='STRING')
     for name in ("upper", "CONCAT", "sum"):
         with pytest.raises(ValueError, match=f"shadowing Flink's built-in function {name.upper()} is not supported"):
-            t_env.create_temporary_system_function(name, shout)
-    t_env.create_temporary_system_function("shout", shout)
+            t_env.create_temporary_system_function(name, SHOUT)
+    with pytest.raises(ValueError, match="shadowing Flink's built-in function UPPER is not supported"):
+        t_env.register_function("upper", SHOUT)
+    with pytest.raises(ValueError, match="shadowing Flink's built-in function LOWER is not supported"):
+        t_env.execute_sql("CREATE TEMPORARY SYSTEM FUNCTION lower AS 'test_udf.SHOUT' LANGUAGE PYTHON")
+    t_env.create_temporary_system_function("shout", SHOUT)
     assert t_env.drop_temporary_system_function("shout")
 
 
