@@ -125,7 +125,8 @@ def label(node: nodes.Node, physical: Physical) -> str:
     if isinstance(node, nodes.SetOperation):
         return f"{node.operation.title().replace('_', '')}(all=[{str(node.operation.endswith('_all')).lower()}])"
     if isinstance(node, nodes.ChangelogNormalize):
-        return f"ChangelogNormalize(key=[{', '.join(node.keys)}])"
+        condition = f", condition=[{node.condition}]" if node.condition is not None else ""
+        return f"ChangelogNormalize(key=[{', '.join(node.keys)}]{condition})"
     if isinstance(node, nodes.WatermarkAssigner):
         return f"WatermarkAssigner(rowtime=[{node.column}], watermark=[{node.column} - {node.delay} ms])"
     if isinstance(node, nodes.MetadataColumns):

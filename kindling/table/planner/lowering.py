@@ -388,10 +388,14 @@ class Lowering:
     def _ChangelogNormalize(self, node: nodes.ChangelogNormalize, stateless_above: bool, before: bool):
         from kindling.runtime.table.changelog_normalize import ChangelogNormalize
         from kindling.runtime.table.group_aggregate import GroupKey
+        from kindling.runtime.table.rows import Condition
+        from kindling.table.planner.expressions import resolve
 
         positions = [node.out.names.index(k) for k in node.keys]
+        condition = None if node.condition is None else Condition(
+            resolve(node.condition, node.out.names, node.out.schema.get_field_data_types()))
         rows = self._input(node, node.input, stateless_above, before)
-        return rows.key_by(GroupKey(positions)).process(ChangelogNormalize(node.deleted_column),
+        return rows.key_by(GroupKey(positions)).process(ChangelogNormalize(node.deleted_column, condition),
                                                           output_type=row_type(node.out))
 
     def _WatermarkAssigner(self, node: nodes.WatermarkAssigner, stateless_above: bool, before: bool):

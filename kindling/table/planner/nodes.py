@@ -302,10 +302,12 @@ class Correlate(_Unary):
 class ChangelogNormalize(_Unary):
     """Upserts and deletes as Flink's changelog of the primary key ``keys``: upsert-kafka records
     (``deleted_column``: the last column says whether one deletes) or an upsert changelog stream's
-    rows (their RowKind says it)."""
+    rows (their RowKind says it). ``condition``: a filter Flink pushes into the normalization (None:
+    every row), so that a key's row starting or stopping to match inserts or deletes it."""
 
     keys: tuple
     deleted_column: bool = True
+    condition: Any = None
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)

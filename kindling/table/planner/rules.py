@@ -6,6 +6,9 @@ work to where it is cheaper:
   unchanged (so it runs before a Python projection, in Spark's JVM operators when they read a scan);
   of a filter over a join, each deterministic condition of one side's columns moves into that side
   (either side of an inner join, the preserved side of an outer one).
+* **Filter into ChangelogNormalize** (Flink's condition of ChangelogNormalize): a filter over an upsert
+  table without a Python function moves into its normalization (a key's row that starts or stops
+  passing inserts or deletes it, as Flink's changes), its conditions on the key's columns alone below it.
 * **Projection merging**: a projection that only picks and renames columns of the projection below
   it becomes one projection (one pass over the rows, not two).
 * **Session values**: ``CURRENT_DATABASE()`` becomes the TableEnvironment's current database when the
@@ -114,7 +117,8 @@ def _rewritten(node: nodes.Node) -> nodes.Node:
     if isinstance(node, nodes.Filter):
         return _filter(node)
     if isinstance(node, nodes.Project) and isinstance(node.input, nodes.Project):
-        return _merged(node, node.input) or node
+        merged = _merged(node, node.input)
+        return _reading_normalized(merged) if merged else node
     if isinstance(node, nodes.Aggregate):
         return _without_aggregation(node) or node
     if isinstance(node, nodes.Project):
@@ -132,6 +136,7 @@ def _reading_normalized(node: nodes.Project) -> nodes.Node:
         return node
     read = {c for f in node.fields for c in f.columns()}
     read |= set(filter_.predicate.columns() if filter_ else ()) | set(normalize.keys)
+    read |= set(normalize.condition.columns() if normalize.condition is not None else ())
     kept = [n for n in normalize.out.names if n in read]
     if len(kept) == len(normalize.out.names):
         return node
@@ -214,7 +219,27 @@ def _filter(node: nodes.Filter) -> nodes.Node:
         return dataclasses.replace(below, input=pushed)
     if isinstance(below, nodes.Join) and below.predicate is not None:
         return _into_join(node, below)
+    if isinstance(below, nodes.ChangelogNormalize) and not _calls_python(node.resolved):
+        return _into_normalize(node, below)
     return node
+
+
+def _into_normalize(node: nodes.Filter, normalize: nodes.ChangelogNormalize) -> nodes.Node:
+    """A filter over a ChangelogNormalize in it (Flink's ChangelogNormalize condition): the conditions
+    of the key's columns only (a key's rows all pass or all fail them) filter its records, the others
+    decide which of a key's rows count: one starting to pass inserts it, one ceasing to pass deletes it."""
+    on_key, on_rows = [], []
+    for condition in conjuncts(node.predicate):
+        (on_key if set(condition.columns()) <= set(normalize.keys) else on_rows).append(condition)
+    below = _filter(nodes.filtered(normalize.input, _all(on_key))) if on_key else normalize.input
+    if normalize.condition is not None:
+        on_rows.insert(0, normalize.condition)
+    return dataclasses.replace(normalize, input=below, condition=_all(on_rows) if on_rows else normalize.condition)
+
+
+def _calls_python(resolved) -> bool:
+    """Whether a resolved expression calls a Python function (a udf)."""
+    return type(resolved).__name__ == "UdfCall" or any(map(_calls_python, getattr(resolved, "operands", ())))
 
 
 def _into_join(node: nodes.Filter, join: nodes.Join) -> nodes.Node:
