@@ -158,3 +158,34 @@ def test_a_pandas_function_returning_one_value_fails_naming_the_fix(env):
     numbers = t_env.from_elements([(n,) for n in range(1, 5)], ['n'])
     with pytest.raises(Exception, match="pandas UDF 'mean_of' must be pandas.Series.*udaf"):
         list(numbers.select(mean(col('n'))).execute().collect())
+
+
+def test_python_aggregate_functions_pyflink_does_not_plan_are_refused_with_its_reason(spark):
+    """PyFlink 2.3 runs general aggregate functions in streaming mode only (not in OVER windows) and
+    pandas ones in batch mode, group windows and bounded OVER windows; elsewhere its planner refuses them."""
+    from table_support import quiet_t_env
+
+    total = udaf(_Total(), result_type=DataTypes.BIGINT(),
+                 accumulator_type=DataTypes.ROW([DataTypes.FIELD('total', DataTypes.BIGINT())]))
+    pandas_total = udaf(lambda v: int(v.sum()), result_type=DataTypes.BIGINT(), func_type='pandas')
+    for mode in ("batch", "streaming"):
+        t_env = quiet_t_env(mode)
+        t_env.execute_sql("CREATE TABLE t (k STRING, v BIGINT, pt AS PROCTIME()) WITH ('connector' = 'datagen', "
+                          "'number-of-rows' = '2')")
+        t_env.create_temporary_function("total", total)
+        t_env.create_temporary_function("pandas_total", pandas_total)
+        refused = {"batch": ["SELECT k, total(v) FROM t GROUP BY k", "SELECT total(v) FROM t",
+                             "SELECT k, total(v) OVER (PARTITION BY k ORDER BY pt) FROM t"],
+                   "streaming": ["SELECT k, pandas_total(v) FROM t GROUP BY k",
+                                 "SELECT k, total(v) OVER (PARTITION BY k ORDER BY pt) FROM t",
+                                 "SELECT k, pandas_total(v) OVER (PARTITION BY k ORDER BY pt) FROM t"]}[mode]
+        reasons = {"batch": ["non-Pandas UDAFs are not supported in batch mode currently"] * 3,
+                   "streaming": ["Pandas UDAFs are not supported in streaming mode currently",
+                                 "Non-Pandas Python UDAFs are not supported in stream mode currently",
+                                 "Python UDAF is not supported to be used in UNBOUNDED PRECEDING OVER windows"]}[mode]
+        for query, reason in zip(refused, reasons):
+            with pytest.raises(ValueError, match=reason):
+                t_env.execute_sql(query)
+    with pytest.raises(ValueError, match="non-Pandas UDAFs are not supported in batch mode currently"):
+        t_env = quiet_t_env("batch")
+        t_env.from_elements([('a', 1)], ['k', 'v']).group_by(col('k')).select(total(col('v'))).execute()

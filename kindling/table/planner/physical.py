@@ -162,6 +162,7 @@ class Physical:
 
         env = t_env._env
         self.in_batch = env.get_runtime_mode() == RuntimeExecutionMode.BATCH  # the tables' semantics
+        _check_python_aggregates(roots, self.in_batch)
         self.spark_aggregation = env.get_configuration().get_boolean(SPARK_AGGREGATION, True)
         self.spark_operators = env.get_configuration().get_boolean(SPARK_OPERATORS, True)
         self.spark_scan = env.get_configuration().get_boolean(SPARK_SCAN, True)
@@ -620,6 +621,44 @@ def _sources(roots: Sequence[nodes.Node]) -> list:
             specs += [n.source for n in upstream_graph([leaf.stream._transformation])
                       if isinstance(n, SourceTransformation)]
     return specs
+
+
+def _check_python_aggregates(roots: Sequence[nodes.Node], in_batch: bool) -> None:
+    """Refuses, with PyFlink 2.3's reason, the Python aggregate functions its planner does not run in
+    the job's mode: in BATCH mode general (not pandas) ones and table aggregate functions; in STREAMING
+    mode pandas ones in a group aggregation or a window TVF's, general ones in an OVER window, and
+    pandas ones over UNBOUNDED PRECEDING rows."""
+    for node in _nodes(roots):
+        if isinstance(node, nodes.TableAggregate) and in_batch:
+            raise ValueError(f"flat_aggregate: the Python table aggregate function {node.call} is not supported in "
+                             "batch mode (PyFlink 2.3's planner has no rule for it); run it in streaming mode")
+        if isinstance(node, nodes.Over):
+            expressions = node.aggregates
+        elif isinstance(node, (nodes.Aggregate, nodes.WindowAggregate, nodes.GroupWindowAggregate)):
+            expressions = node.fields
+        else:
+            continue
+        for call in (a for e in expressions for a in e.aggregates() if not isinstance(a._payload[0], str)):
+            reason = _python_aggregate_refusal(node, call._payload[0]._func_type == "pandas", in_batch)
+            if reason:
+                raise ValueError(f"{call}: {reason}")
+
+
+def _python_aggregate_refusal(node: nodes.Node, pandas: bool, in_batch: bool) -> Optional[str]:
+    """PyFlink 2.3's words refusing a Python aggregate function (``pandas``: a pandas one) in ``node``."""
+    if in_batch:
+        return None if pandas else ("non-Pandas UDAFs are not supported in batch mode currently (PyFlink 2.3); "
+                                    "use a pandas UDAF (func_type='pandas') or streaming mode")
+    if pandas and isinstance(node, (nodes.Aggregate, nodes.WindowAggregate)):
+        return ("Pandas UDAFs are not supported in streaming mode currently (PyFlink 2.3): use a general UDAF, or "
+                "a pandas one in batch mode or in a group window (window(Tumble ...))")
+    if isinstance(node, nodes.Over) and not pandas:
+        return ("Non-Pandas Python UDAFs are not supported in stream mode currently (PyFlink 2.3): use a pandas UDAF "
+                "over a bounded frame, or batch mode")
+    if isinstance(node, nodes.Over) and node.frame.preceding is None:
+        return ("Python UDAF is not supported to be used in UNBOUNDED PRECEDING OVER windows (PyFlink 2.3): "
+                "bound the frame (ROWS BETWEEN n PRECEDING AND CURRENT ROW)")
+    return None
 
 
 def _nodes(roots: Sequence[nodes.Node]) -> List[nodes.Node]:
