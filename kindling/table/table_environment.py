@@ -273,12 +273,13 @@ class TableEnvironment:
         Flink lets it shadow the built-in function of that name; Kindling refuses that by name (its SQL
         and Table API would call the built-in: docs/table.md)."""
         from kindling.table.planner.functions import AGGREGATES, by_sql_name
+        from kindling.table.udf import register
 
         if by_sql_name(name) is not None or name.lower() in AGGREGATES:
             raise ValueError(f"create_temporary_system_function('{name}', ...): a temporary system function "
                              f"shadowing Flink's built-in function {name.upper()} is not supported by Kindling yet "
                              "(PyFlink calls it in place of the built-in); register it under another name")
-        self.create_temporary_function(name, function)
+        register(name, function, system=True)
 
     def register_function(self, name: str, function) -> None:
         """As create_temporary_system_function (PyFlink's older name)."""

@@ -384,21 +384,31 @@ def _aggregate_wrapper(f: Any, result_type: Any, func_type: str, name: Optional[
 
 
 _REGISTERED: Dict[str, _Function] = {}
+#: the names registered as temporary (catalog) functions that Flink's built-in function of the name shadows
+_SHADOWED: set = set()
 
 
-def register(name: str, function: Any) -> None:
+def register(name: str, function: Any, system: bool = False) -> None:
     """Makes ``function`` (a wrapper made by udf/udtf/udaf, or an AggregateFunction or
     TableAggregateFunction object, wrapped with its own result type as PyFlink wraps it) callable by
-    name (``call``, SQL)."""
+    name (``call``, SQL); ``system``: as a temporary system function, which Flink calls in place of a
+    built-in function of the name (a temporary function of it is never called by that name)."""
+    from kindling.table.planner.functions import FLINK_BUILT_IN_NAMES
+
     if isinstance(function, _ImperativeAggregateFunction):
         function = _aggregate_wrapper(function, None, "general", type(function).__name__,
                                       isinstance(function, TableAggregateFunction))
     if not isinstance(function, _Function):
         raise TypeError(f"Register a function made with udf, udtf or udaf, got {function!r}")
     _REGISTERED[name.lower()] = function
+    if name.lower() in FLINK_BUILT_IN_NAMES and not system:
+        _SHADOWED.add(name.lower())
+    else:
+        _SHADOWED.discard(name.lower())
 
 
 def unregister(name: str) -> bool:
+    _SHADOWED.discard(name.lower())
     return _REGISTERED.pop(name.lower(), None) is not None
 
 
@@ -407,6 +417,11 @@ def registered_names() -> List[str]:
 
 
 def registered_function(name: str) -> _Function:
+    if name.lower() in _SHADOWED:
+        raise ValueError(f"{name}: Flink calls its built-in function {name}, not the temporary function of that name "
+                         "(PyFlink 2.3 fails on arguments the built-in does not take), and Kindling does not give that "
+                         "built-in by this name; register the function under another name, or with "
+                         "create_temporary_system_function (which Flink calls in place of the built-in)")
     try:
         return _REGISTERED[name.lower()]
     except KeyError:

@@ -81,6 +81,27 @@ def test_a_temporary_system_function_shadowing_a_built_in_is_refused_by_name():
     assert t_env.drop_temporary_system_function("shout")
 
 
+def test_a_temporary_function_named_as_a_built_in_is_not_called_by_that_name(spark):
+    """Flink's built-in function of a name (``plus``, the ``+`` operator's) shadows a temporary function
+    of it: PyFlink 2.3 calls the built-in (and fails on a string: "No match found for function signature
+    plus(<CHARACTER>)"); a temporary system function of the name shadows the built-in instead."""
+    from table_support import quiet_t_env
+
+    t_env = quiet_t_env("batch")
+    t_env.create_temporary_view("words", t_env.from_elements([("a",)], ["w"]))
+    t_env.create_temporary_function("plus", SHOUT)
+    try:
+        with pytest.raises(ValueError, match="plus: Flink calls its built-in function plus, not the temporary"):
+            t_env.execute_sql("SELECT plus(w) FROM words")
+        with pytest.raises(ValueError, match="plus: Flink calls its built-in function plus"):
+            t_env.from_path("words").select(call("PLUS", col("w")))
+        t_env.create_temporary_system_function("plus", SHOUT)
+        with t_env.execute_sql("SELECT plus(w) FROM words").collect() as rows:
+            assert [r[0] for r in rows] == ["a!"]
+    finally:
+        t_env.drop_temporary_function("plus")
+
+
 def test_an_aggregate_function_emits_a_groups_changes_once_per_bundle(env):
     """PyFlink runs a Python aggregate function in bundles and emits each group's changes when the
     bundle ends: a small bounded input is one bundle, so one change per group, also where a one-step

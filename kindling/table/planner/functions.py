@@ -455,6 +455,38 @@ REFUSED: Dict[str, str] = {
 }
 
 
+#: the names of Flink's built-in functions (PyFlink 2.3's CoreModule), lowercased: an unqualified call of
+#: one calls the built-in, not a temporary (catalog) function of that name (a temporary system one, yes)
+FLINK_BUILT_IN_NAMES = frozenset((
+    "abs acos agg_decimal_minus agg_decimal_plus and array array_agg array_append array_concat "
+    "array_contains array_distinct array_except array_intersect array_join array_max array_min "
+    "array_position array_prepend array_remove array_reverse array_slice array_sort array_union as asc ascii "
+    "asin assignment at atan atan2 avg between bin bitmap_and bitmap_and_agg bitmap_and_cardinality_agg "
+    "bitmap_andnot bitmap_build bitmap_build_agg bitmap_build_cardinality_agg bitmap_cardinality "
+    "bitmap_from_bytes bitmap_or bitmap_or_agg bitmap_or_cardinality_agg bitmap_to_array bitmap_to_bytes "
+    "bitmap_to_string bitmap_xor bitmap_xor_agg bitmap_xor_cardinality_agg btrim cardinality cast ceil "
+    "charlength chr coalesce collect concat concat_ws converttz cos cosh cot count current_watermark "
+    "currentdatabase currentdate currentrowtimestamp currenttime currenttimestamp dateformat decode default "
+    "degrees desc distinct divide e element elt encode end endswith equals exp extract first_value flatten "
+    "floor from_changelog frombase64 fromunixtime get greaterthan greaterthanorequal greatest hex "
+    "hive_agg_decimal_plus ifnull ifthenelse in inet_aton inet_ntoa initcap instr is_json isfalse isnotfalse "
+    "isnotnull isnottrue isnull istrue json json_array json_arrayagg_absent_on_null "
+    "json_arrayagg_null_on_null json_exists json_object json_objectagg_absent_on_null "
+    "json_objectagg_null_on_null json_query json_quote json_string json_unquote json_value lag last_value "
+    "lead least left lessthan lessthanorequal like listagg ln localtime localtimestamp locate log log10 log2 "
+    "lower lowercase lpad ltrim map map_entries map_from_arrays map_keys map_union map_values max md5 min "
+    "minus minusprefix ml_predict mod not notbetween notequals now object_of object_update or over overlay "
+    "parse_json parseurl percentile pi plus position power printf proctime radians rand randinteger rangeto "
+    "regexp regexp_count regexp_extract_all regexp_instr regexp_substr regexpextract regexpreplace "
+    "reinterpretcast repeat replace reverse right round row rowtime rpad rtrim sha1 sha2 sha224 sha256 "
+    "sha384 sha512 sign similar sin sinh source_watermark split splitindex sqrt start startswith stddevpop "
+    "stddevsamp streamrecordtimestamp strtomap substr substring sum sum0 tan tanh temporaloverlaps times "
+    "timestampdiff to_changelog to_timestamp_ltz tobase64 todate totimestamp translate3 trim truncate "
+    "try_cast try_parse_json typeof unhex unixtimestamp upper uppercase url_decode url_encode uuid varpop "
+    "varsamp withcolumns withoutcolumns "
+).split())
+
+
 def refusal(name: str) -> Optional[str]:
     """Why a Flink built-in function Kindling does not give is not there (None for other names)."""
     reason = REFUSED.get(name.upper())
