@@ -1,6 +1,6 @@
 """Durations, time spans and instants, as in ``pyflink.common.time``."""
 import datetime
-from typing import Union
+from typing import Any, Optional, Union
 
 __all__ = ['Duration', 'Time', 'Instant', 'to_millis', 'duration_millis', 'MIN_WATERMARK',
            'MAX_WATERMARK']
@@ -223,6 +223,24 @@ def instant_of(value: Union[datetime.datetime, 'Instant', int]) -> 'Instant':
     if isinstance(value, datetime.datetime):
         return Instant.of_epoch_milli(epoch_millis(value))
     return Instant.of_epoch_milli(int(value))
+
+
+def utc_datetime(value: Optional['Instant']) -> Optional[datetime.datetime]:
+    """The datetime PyFlink hands a Python function for a TIMESTAMP_LTZ value: aware, in the session
+    time zone (Kindling's is UTC); None for null."""
+    if value is None or isinstance(value, datetime.datetime) and value.tzinfo is not None:
+        return value
+    moment = value if isinstance(value, datetime.datetime) else EPOCH + datetime.timedelta(
+        microseconds=instant_of(value).to_epoch_micro())
+    return moment.replace(tzinfo=datetime.timezone.utc)
+
+
+def utc_timestamps(values: list) -> Any:
+    """The pandas Series of TIMESTAMP_LTZ values as PyFlink's Arrow conversion gives them (to pandas
+    functions, in to_pandas): UTC timestamps, NaT for null."""
+    import pandas
+
+    return pandas.Series(pandas.to_datetime([utc_datetime(v) for v in values], utc=True))
 
 
 # -- Flink's duration notation in configuration values ------------------------------------

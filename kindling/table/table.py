@@ -470,12 +470,19 @@ class Table:
 
     def to_pandas(self):
         """The rows as a pandas DataFrame with the table's column names (runs a job); an updating
-        table's final rows; a ROW value is a dict of its fields, as in PyFlink."""
+        table's final rows; a ROW value is a dict of its fields, a TIMESTAMP_LTZ value a UTC timestamp, as
+        in PyFlink."""
         import pandas
+
+        from kindling.common.time import utc_timestamps
 
         with self._stream().execute_and_collect() as changes:
             rows = [[v.as_dict(True) if isinstance(v, Row) and v._fields is not None else v for v in row] for row in _final_rows(changes)]
-        return pandas.DataFrame(rows, columns=self._schema.get_field_names())
+        frame = pandas.DataFrame(rows, columns=self._schema.get_field_names())
+        for i, data_type in enumerate(self._schema.get_field_data_types()):
+            if data_type.type_name == "TIMESTAMP_LTZ":
+                frame.isetitem(i, utc_timestamps(list(frame.iloc[:, i])))
+        return frame
 
     def execute_insert(self, table_path: str, overwrite: bool = False) -> TableResult:
         """Writes the rows into the table ``table_path`` (a sink table) and starts the job."""

@@ -210,3 +210,43 @@ def test_python_aggregate_functions_pyflink_does_not_plan_are_refused_with_its_r
     with pytest.raises(ValueError, match="non-Pandas UDAFs are not supported in batch mode currently"):
         t_env = quiet_t_env("batch")
         t_env.from_elements([('a', 1)], ['k', 'v']).group_by(col('k')).select(total(col('v'))).execute()
+
+
+def test_timestamp_ltz_values_reach_python_functions_as_pyflink_gives_them(env):
+    """PyFlink 2.3 gives a TIMESTAMP_LTZ argument to a scalar, table or aggregate function as an aware
+    datetime in the session time zone (UTC), to a pandas function as UTC timestamps, reads a result's
+    wall-clock time in the session time zone whatever its tzinfo, and to_pandas gives UTC timestamps
+    (tests/conformance/programs/table_ltz_python_functions.py prints them on both engines)."""
+    import datetime
+
+    from kindling.table.udf import udtf
+
+    utc = datetime.timezone.utc
+    t_env = StreamTableEnvironment.create(env)
+    t_env.create_temporary_function("kind", udf(lambda ts: f"{ts.tzinfo == utc} {ts.isoformat()}",
+                                                result_type='STRING'))
+    t_env.create_temporary_function("pandas_kind", udf(lambda s: s.astype(str), result_type='STRING',
+                                                       func_type='pandas'))
+    t_env.create_temporary_function("rows_of", udtf(lambda ts: [ts.isoformat()], result_types=['STRING']))
+    noon = datetime.datetime(2024, 1, 1, 12, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))
+    t_env.create_temporary_function("noon", udf(lambda n: noon, result_type=DataTypes.TIMESTAMP_LTZ(3)))
+    t_env.create_temporary_view("v", t_env.sql_query("SELECT TO_TIMESTAMP_LTZ(1500, 3) AS ts"))
+    frame = t_env.sql_query("SELECT ts, kind(ts) AS k, pandas_kind(ts) AS p, r, CAST(noon(1) AS STRING) AS n "
+                            "FROM v, LATERAL TABLE(rows_of(ts)) AS T(r)").to_pandas()
+    assert frame.ts.dt.tz is not None and str(frame.ts[0]) == "1970-01-01 00:00:01.500000+00:00"
+    assert list(frame.iloc[0, 1:]) == ["True 1970-01-01T00:00:01.500000+00:00", "1970-01-01 00:00:01.500000+00:00",
+                                       "1970-01-01T00:00:01.500000+00:00", "2024-01-01 12:00:00.000"]
+    latest = udaf(_Latest(), result_type='STRING', accumulator_type=DataTypes.ARRAY(DataTypes.STRING()))
+    assert t_env.from_path("v").select(latest(col("ts")).alias("l")).to_pandas().l[0] == \
+        "1970-01-01T00:00:01.500000+00:00"
+
+
+class _Latest(AggregateFunction):
+    def create_accumulator(self):
+        return [None]
+
+    def accumulate(self, accumulator, ts):
+        accumulator[0] = ts.isoformat()
+
+    def get_value(self, accumulator):
+        return accumulator[0]

@@ -215,6 +215,12 @@ class UserAggregate(Aggregate):
         return self.function._object().create_accumulator()
 
     def accumulate(self, acc, values: List[Any], sign: int) -> None:
+        if "TIMESTAMP_LTZ" in self.argument_types:  # as PyFlink hands them to Python functions
+            from kindling.common.time import utc_datetime
+
+            types = self.argument_types
+            values = [utc_datetime(v) if i < len(types) and types[i] == "TIMESTAMP_LTZ" else v
+                      for i, v in enumerate(values)]
         if self.function._func_type == "pandas":
             acc.append(values) if sign > 0 else acc.remove(values)
         elif sign > 0:

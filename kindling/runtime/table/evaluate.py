@@ -12,6 +12,7 @@ Example::
 """
 from __future__ import annotations
 
+import datetime
 import operator
 from typing import Any, Callable, List, Optional, Sequence
 
@@ -75,7 +76,7 @@ def compile_batch(nodes: Sequence[Any], async_options: AsyncOptions = AsyncOptio
     def leaf(node: Any) -> Optional[Compiled]:
         if not _batched_call(node):
             return None
-        calls.append((node.function, node.operands, compiler._operands(node.operands)))
+        calls.append((node.function, node.operands, compiler._arguments(node.operands)))
         slot = len(calls) - 1
         return lambda row: results[slot][row[-1]]  # a row extended by its index in the batch
 
@@ -134,13 +135,15 @@ class _Compiler:
         if _pandas_call(node):  # outside a batch: a batch of one row
             from kindling.runtime.table.pandas_functions import scalar_results
 
-            function, operands = node.function, self._operands(node.operands)
+            function, operands = node.function, self._arguments(node.operands)
             return lambda row: scalar_results(function, _pandas_arguments(node.operands, operands, [row]), 1)[0]
         if _async_call(node):  # outside a batch: a batch of one row
-            function, operands = node.function, self._operands(node.operands)
+            function, operands = node.function, self._arguments(node.operands)
             return lambda row: async_results(function, [[o(row) for o in operands]], AsyncOptions())[0]
         if kind == "UdfCall":
-            call, operands = node.function._callable, self._operands(node.operands)
+            call, operands = node.function._callable, self._arguments(node.operands)
+            if node.type.type_name == "TIMESTAMP_LTZ":
+                return lambda row: _instant(call()(*[o(row) for o in operands]))
             return lambda row: call()(*[o(row) for o in operands])
         if kind == "ClosureCall":
             return _applied(node.function, self._operands(node.operands), node.strict)
@@ -149,6 +152,27 @@ class _Compiler:
 
     def _operands(self, operands: Sequence[Any]) -> list:
         return [self.compile(o) for o in operands]
+
+    def _arguments(self, operands: Sequence[Any]) -> list:
+        """The operands as a Python function gets them: a TIMESTAMP_LTZ value as PyFlink's datetime."""
+        return [_python_value(self.compile(o)) if o.type.type_name == "TIMESTAMP_LTZ" else self.compile(o)
+                for o in operands]
+
+
+def _python_value(operand: Compiled) -> Compiled:
+    from kindling.common.time import utc_datetime
+
+    return lambda row: utc_datetime(operand(row))
+
+
+def _instant(value: Any) -> Any:
+    """A Python function's TIMESTAMP_LTZ result as Kindling's value (an Instant): a datetime's wall-clock
+    time in the session time zone (UTC), whatever its tzinfo, as PyFlink reads it."""
+    from kindling.common.time import instant_of
+
+    if isinstance(value, datetime.datetime):
+        value = value.replace(tzinfo=None)
+    return None if value is None else instant_of(value)
 
 
 def _constant(operands: Sequence[Any]) -> Optional[Any]:

@@ -22,9 +22,14 @@ _INTEGRAL = ("TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT")
 
 def series_of(values: List[Any], type_name: str) -> Any:
     """The pandas Series PyFlink gives a pandas function for a column of ``type_name`` holding
-    ``values``: integers with nulls as float64 (NaN), booleans with nulls as objects, as Arrow does."""
+    ``values``: integers with nulls as float64 (NaN), booleans with nulls as objects, TIMESTAMP_LTZ
+    values as UTC timestamps, as Arrow does."""
     import pandas
 
+    if type_name == "TIMESTAMP_LTZ":
+        from kindling.common.time import utc_timestamps
+
+        return utc_timestamps(values)
     dtype = _DTYPES.get(type_name)
     if dtype is not None and any(v is None for v in values):
         dtype = dtype if dtype.startswith("float") else object if dtype == "bool" else "float64"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, List, Optional
 
-from kindling.common.time import epoch_millis, timestamp_of
+from kindling.common.time import epoch_millis, timestamp_of, utc_datetime
 from kindling.common.types import Row, RowKind, _create_row
 from kindling.common.watermark_strategy import TimestampAssigner
 from kindling.runtime.table.async_functions import AsyncOptions
@@ -108,16 +108,19 @@ class Lateral:
     followed by them (``join_lateral``; with nulls when it makes none and ``outer``)."""
 
     def __init__(self, function, arguments: Optional[list], names: List[str], keep_input: bool, outer: bool,
-                 input_names: Optional[List[str]] = None):
+                 input_names: Optional[List[str]] = None, ltz_arguments: Optional[List[bool]] = None):
         self.function, self.arguments, self.names = function, arguments, names
         self.keep_input, self.outer, self.input_names = keep_input, outer, input_names
+        #: per argument, whether it is a TIMESTAMP_LTZ value (which PyFlink gives as a UTC datetime)
+        self.ltz_arguments = ltz_arguments or [False] * len(arguments or ())
 
     def __call__(self, row):
         if self.arguments is None:
             produced = self.function._produce([row])
         else:
             env = dict(zip(self.input_names, row._values))
-            produced = self.function._produce([a.evaluate(env) for a in self.arguments])
+            produced = self.function._produce([utc_datetime(a.evaluate(env)) if ltz else a.evaluate(env)
+                                               for a, ltz in zip(self.arguments, self.ltz_arguments)])
         kind, prefix = row._row_kind, (list(row._values) if self.keep_input else [])
         made = False
         for values in produced:

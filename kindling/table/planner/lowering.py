@@ -381,7 +381,9 @@ class Lowering:
         from kindling.runtime.table.rows import Lateral
 
         arguments = list(node.call._children) if node.call is not None else None
-        lateral = Lateral(node.function, arguments, node.out.names, node.keep_input, node.outer, node.input.out.names)
+        ltz = [a._data_type(node.input.out.types).type_name == "TIMESTAMP_LTZ" for a in arguments or ()]
+        lateral = Lateral(node.function, arguments, node.out.names, node.keep_input, node.outer, node.input.out.names,
+                          ltz)
         rows = self._input(node, node.input, stateless_above, before)
         return keeping_parallelism(rows, lateral, row_type(node.out), flat=True)
 
