@@ -23,6 +23,7 @@ import traceback
 from typing import Callable, Iterator
 
 from kindling.common.configuration import Configuration
+from kindling.spark.class_archive import archive_java_options
 
 _lock = threading.Lock()
 
@@ -300,6 +301,7 @@ def get_spark(configuration: Configuration | None = None, parallelism: int | Non
                 if key not in conf:
                     settings.pop(key, None)
         settings.update(cluster_settings(conf, master))
+        _add_class_archive(settings, conf)
         builder = SparkSession.builder.master(master).appName(conf.get("pipeline.name", "kindling"))
         for key, value in settings.items():
             builder = builder.config(key, value)
@@ -335,6 +337,18 @@ def _settings(conf: dict, master: str, parallelism: int | None, scratch: str) ->
         settings["spark.driver.extraJavaOptions"] = " ".join(
             o for o in (own, settings.get("spark.driver.extraJavaOptions")) if o)
     return settings
+
+
+def _add_class_archive(settings: dict, conf: dict) -> None:
+    """Adds the driver JVM's class archive options (kindling/spark/class_archive.py) when this
+    process starts that JVM."""
+    from pyspark import SparkContext
+    from pyspark.find_spark_home import _find_spark_home
+
+    if SparkContext._gateway is None:
+        options = archive_java_options(conf, _find_spark_home())
+        settings["spark.driver.extraJavaOptions"] = " ".join(
+            o for o in (options, settings.get("spark.driver.extraJavaOptions")) if o)
 
 
 def _launch_quiet_jvm(settings: dict, master: str, log_path: str) -> None:
