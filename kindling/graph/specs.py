@@ -454,13 +454,15 @@ class GroupAggregateSpec:
     with a ``window``, ``("window", "start" | "end" | "rowtime")``. ``per_batch``: a group's changes
     once per micro-batch (Flink's mini-batch aggregation), not after every row. ``window``:
     ``(kind, size_ms, slide_ms, offset_ms)``, kind ``tumble``, ``hop`` or ``cumulate`` (slide: the
-    step), windows of the elements' timestamps, one result per group and window."""
+    step), windows of the elements' timestamps, one result per group and window. ``ordered``: whether
+    the order of its rows can be seen (not when only a blackhole reads them)."""
 
     keys: list = field(default_factory=list)
     calls: list = field(default_factory=list)
     fields: list = field(default_factory=list)
     per_batch: bool = False
     window: tuple | None = None
+    ordered: bool = True
 
     @property
     def every_row_changes(self) -> bool:

@@ -16,7 +16,8 @@ EVENTS = "".join(f"{i % 7},{i % 5},2024-01-01 00:00:{i % 60:02d}.{i % 1000:03d}\
 
 def _events(t_env, path) -> None:
     t_env.execute_sql(f"CREATE TABLE ev (k INT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL "
-                      f"'0.2' SECOND) WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')")
+                      f"'0.2' SECOND) WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv', "
+                      "'csv.null-literal' = 'null')")
     t_env.execute_sql("CREATE TABLE out (a BIGINT, b BIGINT, c BIGINT) WITH ('connector' = 'blackhole')")
 
 
@@ -69,6 +70,9 @@ def test_a_blackhole_counts_the_changes_flinks_aggregation_makes(spark, tmp_path
 #: one file, rows out of order by less than the 200 ms delay: no row can be late
 IN_DELAY = "".join(f"{i % 7},{i % 5},2024-01-01 00:00:{(i * 10 - i % 3 * 60) // 1000:02d}."
                    f"{(i * 10 - i % 3 * 60) % 1000:03d}\n" for i in range(20, 300))
+#: the first row of the second Arrow batch (10,000 rows) is behind the first batch's rows
+ARROW_BATCHES = "".join(f"{i % 7},1,2024-01-01 00:00:{10 + i // 1000:02d}.{i % 1000:03d}\n" for i in range(10000)) \
+    + "1,1,2024-01-01 00:00:01.000\n" + "".join(f"{i % 7},1,2024-01-01 00:00:25.{i:03d}\n" for i in range(500))
 TUMBLE = ("SELECT k, window_start, window_end, window_time, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE ev, "
           "DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end, window_time")
 HOP = ("SELECT window_start, window_end, COUNT(*), MAX(v) FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), "
@@ -78,7 +82,9 @@ HOP = ("SELECT window_start, window_end, COUNT(*), MAX(v) FROM TABLE(HOP(TABLE e
 @pytest.mark.parametrize("late, files", [
     ("", {"ev.csv": IN_DELAY}),
     ("a row behind its file's latest by more than the delay", {"ev.csv": IN_DELAY + "1,1,2024-01-01 00:00:01.700\n"}),
-    ("another reader's file may be read first", {"a.csv": IN_DELAY, "b.csv": "1,1,2024-01-01 00:00:05.000\n"})])
+    ("another reader's file may be read first", {"a.csv": IN_DELAY, "b.csv": "1,1,2024-01-01 00:00:05.000\n"}),
+    ("a null time", {"ev.csv": IN_DELAY + "1,1,null\n"}),
+    ("a row behind the rows of an earlier batch of its file", {"ev.csv": ARROW_BATCHES})])
 def test_a_window_aggregation_runs_in_spark_when_no_row_can_be_late(spark, tmp_path, late, files):
     for name, text in files.items():
         (tmp_path / name).write_text(text)
@@ -93,3 +99,22 @@ def test_a_window_aggregation_runs_in_spark_when_no_row_can_be_late(spark, tmp_p
         _events(python, tmp_path)
         assert "[Python, micro-batches" in python.explain_sql(TUMBLE).split("\n")[1]
         assert collected(t_env, TUMBLE) == collected(python, TUMBLE)
+
+
+def test_a_window_aggregation_only_a_blackhole_reads_writes_its_rows_in_no_order(spark, tmp_path, monkeypatch):
+    """Only how many rows there are can be seen: no sort by window end and arrival, same count."""
+    from kindling.spark.table import aggregation
+
+    unordered = []
+    in_order = aggregation.in_order
+    monkeypatch.setattr(aggregation, "in_order", lambda c, s, *a: unordered.append(not s.ordered) or in_order(c, s, *a))
+    (tmp_path / "ev.csv").write_text(IN_DELAY)
+    t_env = quiet_t_env()
+    _events(t_env, tmp_path)
+    insert = ("INSERT INTO out SELECT CAST(k AS BIGINT), COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), "
+              "INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end")
+    assert "[Spark JVM, one step]" in t_env.explain_sql(insert).split("\n")[2]
+    result = t_env.execute_sql(insert).get_job_client().get_job_execution_result().result()
+    written = [v for k, v in result.get_all_accumulator_results().items() if k.startswith("records-written:")]
+    assert unordered == [True]
+    assert written == [len(collected(t_env, TUMBLE))] and unordered == [True, False]  # printed rows: in order

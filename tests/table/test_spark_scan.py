@@ -79,6 +79,9 @@ def test_a_watermarked_table_read_by_spark_in_one_step_with_comments(spark, tmp_
     ("1,10,a,1.5,0.5,1,true,2024-01-01,2024-01-01 00:00:60,1\n", "column 'ts': cannot read '2024-01-01 00:00:60'"),
     ("1,10,a,1.5,0.5,1,true,2024-01-01,2024-01-01 00:00:01,128\n", "column 't': cannot read '128'"),
     ("1,10,a,1.5,0.5,1,true,2024-01-01\n", None),
+    ("1,10\x01,a,1.5,0.5,1,true,2024-01-01,2024-01-01 00:00:01,1\n", "cannot read '10"),
+    ("1,1.5,a,1.5,0.5,1,true,2024-01-01,2024-01-01 00:00:01,1\n", "column 'b': cannot read '1.5'"),
+    ("1,10,a,1.5,0.5,1,true,2024-01-01,2024-01-01 00:00:01Z,1\n", "column 'ts': cannot read '2024-01-01 00:00:01Z'"),
 ])
 def test_a_field_or_record_that_does_not_read_fails_the_job_naming_the_file(spark, tmp_path, mode, text, problem):
     path = tmp_path / "bad.csv"

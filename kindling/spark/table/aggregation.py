@@ -263,12 +263,15 @@ def _safe(name: str) -> str:
 def in_order(changes: DataFrame, spec: GroupAggregateSpec, output_type: Any, parallelism: int) -> DataFrame:
     """The changes spread over the aggregation's ``parallelism`` instances by key, each instance's in
     the order they were made (in arrival order of the rows that made them), as the output type's
-    columns."""
+    columns; as they are when their order cannot be seen (``spec.ordered``)."""
+    names = [f.name for f in codec_for(output_type).fields]
+    if not spec.ordered:
+        return changes.select(names)
     keys = [F.col(k) for k in _key_columns(spec)]
     order = [c for c in (_WINDOW_END, _SEQ, _POS) if c in changes.columns]
     spread = changes.repartition(parallelism, *keys)
     ordered = spread.sortWithinPartitions(*order) if order else spread
-    return ordered.select([f.name for f in codec_for(output_type).fields])
+    return ordered.select(names)
 
 
 # -- the aggregation, as DataFrame operations -----------------------------------------------------
@@ -470,15 +473,15 @@ def window_results(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) ->
     at its minimum until the input ends, so no row is late and every window fires at the end): one
     row per group and window, ordered by window end then the group's first row."""
     keys = _key_columns(spec)
-    rows = _prepared(df, spec, ordered=True).withColumn("__window", F.explode(windows_of(spec.window)))
+    rows = _prepared(df, spec, ordered=spec.ordered).withColumn("__window", F.explode(windows_of(spec.window)))
     rows = rows.select("*", F.col("__window.start").alias(_WINDOW_START), F.col("__window.end").alias(_WINDOW_END))
-    accumulators = _accumulators(spec)
+    arrival = [_SEQ] if spec.ordered else []
     frame = rows.groupBy(*keys, _WINDOW_START, _WINDOW_END).agg(
-        *[aggregate.alias(name) for name, _, aggregate in accumulators], F.min(_SEQ).alias(_SEQ))
-    result = frame.select(*keys, _WINDOW_END, _SEQ, _result(spec, output_type).alias(_RESULT))
+        *[aggregate.alias(name) for name, _, aggregate in _accumulators(spec)], *[F.min(c).alias(c) for c in arrival])
+    result = frame.select(*keys, _WINDOW_END, *arrival, _result(spec, output_type).alias(_RESULT))
     names = [f.name for f in codec_for(output_type).fields if f.name != ROW_KIND]
     kind = [F.lit(_INSERT).cast("byte").alias(ROW_KIND)] if isinstance(output_type, ChangelogRowTypeInfo) else []
-    return result.select(*[F.col(f"{_RESULT}.`{n}`").alias(n) for n in names], *kind, *keys, _WINDOW_END, _SEQ)
+    return result.select(*[F.col(f"{_RESULT}.`{n}`").alias(n) for n in names], *kind, *keys, _WINDOW_END, *arrival)
 
 
 def bounded_changes(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:

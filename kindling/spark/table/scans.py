@@ -14,9 +14,10 @@ doubled. Where the two readers differ: Spark's reads ``"a"  `` (blanks after the
 """
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Iterator
 
-from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import DecimalType, StringType, StructField, StructType
 
@@ -28,7 +29,6 @@ __all__ = ["csv_frame", "rows_may_be_late"]
 #: what Python's ``str.strip()`` removes (its whitespace)
 _BLANK = " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + \
     "\u2028\u2029\u202f\u205f\u3000"
-_INTEGER = r"^[+-]?[0-9]+$"
 _NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 _TIMESTAMP = r"^([0-9]{4})-([0-9]{2})-([0-9]{2})[ T]([0-9]{2}):([0-9]{2}):([0-5][0-9])(?:\.([0-9]{1,9}))?$"
 #: Spark's reader gives an empty field as null; no field is this text (its null value, set so that a
@@ -36,12 +36,12 @@ _TIMESTAMP = r"^([0-9]{4})-([0-9]{2})-([0-9]{2})[ T]([0-9]{2}):([0-9]{2}):([0-5]
 _NO_NULL = "\u0000kindling: no null\u0000"
 
 
-def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: list, read_order: bool = False
+def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: list, in_files: bool = False
               ) -> DataFrame:
     """The rows of the CSV files of a table with connector ``options`` and columns of ``data_types``, as
-    the columns of the codec of ``type_info`` (the table's row type); with ``read_order``, then the
-    columns ``__file`` (each file is one partition: ``multiLine``) and ``__order`` (rising as a file is
-    read), and only the fields a query reads are read."""
+    the columns of the codec of ``type_info`` (the table's row type); with ``in_files``, then the
+    column ``__file`` (a file is read whole by one task, in order: ``multiLine``), and only the fields
+    a query reads are read."""
     csv = {k[len("csv."):]: v for k, v in options.items() if k.startswith("csv.")}  # checked by the table's DDL
     files = [f.path for f in list_files([options["path"]])]
     fields = codec_for(type_info).fields
@@ -68,16 +68,16 @@ def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: li
         if null_literal is not None:
             value = F.when(text == null_literal, F.lit(None).cast(field.dataType)).otherwise(value)
         columns.append(value.alias(field.name))
-    if read_order:
-        columns += [F.col("_metadata.file_path").alias(_FILE), F.monotonically_increasing_id().alias(_ORDER)]
+    if in_files:
+        columns.append(F.col("_metadata.file_path").alias(_FILE))
     typed = frame.select(*columns)
-    if read_order:
+    if in_files:
         return typed
     # every field is read even when no column of the query reads it (Spark would skip those)
     return typed.where(F.exists(F.array(*[F.col(f"`{f.name}`").isNull() for f in fields]), lambda _: F.lit(True)))
 
 
-_FILE, _ORDER = "__file", "__order"
+_FILE = "__file"
 
 
 def rows_may_be_late(spark: SparkSession, options: dict, type_info: Any, data_types: list, time_field: str,
@@ -87,18 +87,51 @@ def rows_may_be_late(spark: SparkSession, options: dict, type_info: Any, data_ty
     plus multiples of ``step``), whatever the timing (the
     rule: kindling/table/planner/physical.py). Flink reads each file as one split, in file order; a
     reader may read any other file before it. A null time may be late."""
-    rows = csv_frame(spark, options, type_info, data_types, read_order=True)
-    time = F.unix_millis(F.col(f"`{time_field}`"))
-    before = F.max(time).over(Window.partitionBy(_FILE).orderBy(_ORDER).rowsBetween(Window.unboundedPreceding, -1))
-    last_ms = time - F.pmod(time - phase, F.lit(step)) + step - 1  # late once the watermark reaches it
-    rows = rows.select(_FILE, time.alias("t"), (last_ms - before).alias("slack"), last_ms.alias("last"))
-    files = rows.groupBy(_FILE).agg(F.max("t").alias("t"), F.min("slack").alias("slack"), F.min("last").alias("last"),
-                                    F.count(F.when(F.col("t").isNull(), 1)).alias("nulls")).collect()
+    rows = csv_frame(spark, options, type_info, data_types, in_files=True)
+    times = rows.select(F.col(_FILE), F.unix_millis(F.col(f"`{time_field}`")).alias("t"))
+    files = times.mapInArrow(functools.partial(_file_times, step=step, phase=phase),
+                             "file string, t long, slack long, last long, nulls long").collect()
     for f in files:
         others = max((g.t for g in files if g is not f and g.t is not None), default=None)
         if f.nulls or (f.slack is not None and f.slack <= -delay) or (others is not None and f.last <= others - delay):
             return True
     return False
+
+
+def _file_times(batches: Iterator[Any], step: int, phase: int) -> Iterator[Any]:
+    """Per file of a partition's rows (``__file``, ``t``: epoch ms, in the order each file is read):
+    its largest time, the least slack of a row (the last ms of its earliest window less the largest
+    time before it in its file), the least such last ms, and the nulls. In one pass, in the task."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    files: dict[str, list] = {}  # file -> [largest time, least slack, least last ms, nulls]
+    for batch in batches:
+        paths = batch.column(0)
+        changes = pc.not_equal(paths.slice(1), paths.slice(0, len(paths) - 1)) if len(paths) > 1 else pa.array([], pa.bool_())
+        starts = [0, *(np.flatnonzero(changes.to_numpy(zero_copy_only=False)) + 1), len(paths)]
+        for begin, end in zip(starts, starts[1:]):
+            times = batch.column(1).slice(begin, end - begin)
+            seen = files.setdefault(paths[begin].as_py(), [None, None, None, 0])
+            seen[3] += times.null_count
+            t = times.drop_null().to_numpy()
+            if not len(t):
+                continue
+            last = t - np.mod(t - phase, step) + step - 1
+            largest, before = seen[0], np.empty_like(t)  # before[i]: the largest time before row i
+            before[1:] = np.maximum.accumulate(t)[:-1]
+            if largest is not None:
+                before[0] = largest
+                before = np.maximum(before, largest)
+            slack = (last - before)[0 if largest is not None else 1:]
+            seen[0] = int(t.max()) if largest is None else max(largest, int(t.max()))
+            if len(slack):
+                seen[1] = int(slack.min()) if seen[1] is None else min(seen[1], int(slack.min()))
+            seen[2] = int(last.min()) if seen[2] is None else min(seen[2], int(last.min()))
+    if files:
+        yield pa.RecordBatch.from_pylist([dict(zip(("file", "t", "slack", "last", "nulls"), (f, *v)))
+                                          for f, v in files.items()])
 
 
 def _typed(text: Column, spark_type: Any, data_type: Any) -> Column:
@@ -111,7 +144,9 @@ def _typed(text: Column, spark_type: Any, data_type: Any) -> Column:
     if kind == "BOOLEAN":
         return F.lower(trimmed) == "true"
     if kind in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
-        return F.when(trimmed.rlike(_INTEGER), trimmed.try_cast(spark_type))
+        # Spark's cast also reads the text with control characters around it, which Flink refuses
+        return F.when((F.substring(trimmed, 1, 1) > " ") & (F.substring(trimmed, -1, 1) > " "),
+                      trimmed.try_cast(spark_type))
     if kind in ("FLOAT", "DOUBLE"):
         lower = F.lower(trimmed)
         return (F.when(trimmed.rlike(_NUMBER), trimmed.try_cast("double"))
@@ -122,10 +157,7 @@ def _typed(text: Column, spark_type: Any, data_type: Any) -> Column:
         return F.when(trimmed.rlike(_NUMBER), trimmed.try_cast(DecimalType(38, data_type.scale)).cast(spark_type))
     if kind == "DATE":
         return F.when(trimmed.rlike(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), F.try_to_date(trimmed, "yyyy-MM-dd"))
-    if kind == "TIMESTAMP":  # the text matches _TIMESTAMP: its parts are at fixed places
-        part = lambda start, length: F.substring(trimmed, start, length).cast("int")  # noqa: E731
-        seconds = F.concat(F.substring(trimmed, 18, 2), F.lit("."), F.rpad(F.substring(trimmed, 21, 6), 6, "0"))
-        return F.when(trimmed.rlike(_TIMESTAMP), F.try_make_timestamp(
-            part(1, 4), part(6, 2), part(9, 2), part(12, 2), part(15, 2), seconds.cast(DecimalType(8, 6)), F.lit("UTC")))
+    if kind == "TIMESTAMP":  # Spark's cast reads the SQL form as Flink does, and a trailing Z as UTC
+        return F.when(trimmed.rlike(_TIMESTAMP), F.concat(trimmed, F.lit("Z")).try_cast("timestamp"))
     raise TypeError(f"Spark's reader does not read CSV columns of type {data_type} (formats.py keeps them to "
                     "Kindling's reader)")

@@ -451,6 +451,8 @@ class Physical:
             spec = aggregation_spec(node.keys, node.fields, node.input.out.types, window=(
                 "tumble" if window.kind == "tumble" else "hop", window.size_ms, window.slide_ms or window.size_ms, 0),
                 distinct=True)
+        if spec is not None:
+            spec.ordered = id(node) not in self._blackholed
         return spec, "an aggregate Spark does not compute as Flink does"
 
 
