@@ -50,10 +50,8 @@ def archive_java_options(conf: dict, spark_home: str) -> str:
         owner = os.stat(directory)
         if owner.st_uid != os.getuid() or owner.st_mode & 0o022:  # others could plant an archive: code in the JVM
             return ""
-        _adopt_written_dumps(directory, name)
+        _tidy(directory, archive)
         if os.path.exists(archive):
-            os.utime(archive)
-            _prune(directory)
             return f"{_QUIET} -XX:SharedArchiveFile={archive}"
         claim = os.path.join(directory, name + ".claim")
         if not _claim(claim):
@@ -90,38 +88,42 @@ def _mtime(path: str) -> float:
 
 
 def _claim(path: str) -> bool:
-    """Whether this process may write the archive: no other did so in the last minutes."""
+    """Whether this process may write the archive: no other is writing it (a claim left for minutes
+    is removed by :func:`_tidy`)."""
     try:
-        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
         return True
     except FileExistsError:
-        if time.time() - _mtime(path) < _STALE_SECONDS:
-            return False
-        os.utime(path)
-        return True
+        return False
 
 
-def _adopt_written_dumps(directory: str, name: str) -> None:
-    """Makes a dump its JVM logged as written whole the archive; removes dumps left half written."""
-    for log in glob.glob(os.path.join(directory, f"{name}.*.log")):
+def _tidy(directory: str, wanted: str) -> None:
+    """Makes every dump its JVM logged as written whole its setup's archive; removes dumps and claims
+    left for minutes (a JVM that died writing), and all but the most recently used archives
+    (``wanted`` is used now; a JVM mapping a removed one keeps its copy)."""
+    stale = time.time() - _STALE_SECONDS
+    for log in glob.glob(os.path.join(directory, "*.log")):
         dump = log[:-len(".log")] + ".jsa"
         with open(log, errors="replace") as f:
             written = _WRITTEN.search(f.read())
         if written and _size(dump) >= int(written.group(1)):
             with contextlib.suppress(FileNotFoundError):  # another run adopted it first
-                os.replace(dump, os.path.join(directory, name + ".jsa"))
+                os.replace(dump, os.path.join(directory, os.path.basename(log).split(".")[0] + ".jsa"))
                 os.unlink(log)
-        elif time.time() - max(_mtime(log), _mtime(dump)) > _STALE_SECONDS:
+        elif max(_mtime(log), _mtime(dump)) < stale:
             for path in (dump, log):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
-
-
-def _prune(directory: str) -> None:
-    """Removes all but the most recently used archives (a JVM mapping one keeps its copy)."""
+    for claim in glob.glob(os.path.join(directory, "*.claim")):
+        if _mtime(claim) < stale:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(claim)
+    if os.path.exists(wanted):
+        os.utime(wanted)
     archives = [p for p in glob.glob(os.path.join(directory, "*.jsa")) if _ARCHIVE.fullmatch(os.path.basename(p))]
     for old in sorted(archives, key=_mtime, reverse=True)[_KEPT:]:
-        os.unlink(old)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(old)
 
 
 def _size(path: str) -> int:

@@ -79,6 +79,21 @@ def test_each_setup_has_its_own_archive_and_few_are_kept(cache, tmp_path):
     assert sorted(p.name for p in cache.glob("*.jsa")) == sorted(os.path.basename(a) for a in archives[2:])
 
 
+def test_what_another_setup_left_is_adopted_or_removed(cache, tmp_path):
+    home = _spark_home(tmp_path)
+    other = {"spark.jars": "/opt/other.jar"}
+    written = _dump_written(archive_java_options(other, home), 10, whole=True)
+    half = _dump_written(archive_java_options({"spark.jars": "/opt/third.jar"}, home), 10, whole=False)
+    third = os.path.basename(half).split(".")[0]
+    old = time.time() - 3600
+    for path in (half, half[:-len(".jsa")] + ".log", cache / f"{third}.claim"):
+        os.utime(path, (old, old))
+    archive_java_options({}, home)  # this setup's run tidies the directory
+    names = sorted(p.name for p in cache.iterdir())
+    assert not os.path.exists(written) and not any(third in n or n.count(".") > 1 for n in names), names
+    assert os.path.basename(written).split(".")[0] + ".jsa" in names
+
+
 def test_off_when_asked_or_when_the_job_sets_its_own_or_others_can_write_the_cache(cache, tmp_path):
     home = _spark_home(tmp_path)
     assert archive_java_options({"kindling.jvm-class-archive": "false"}, home) == ""
