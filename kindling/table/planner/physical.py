@@ -40,6 +40,7 @@ Structured Streaming query). Per node kind, today:
   windows): as the Aggregate, and only in one step or BATCH: on micro-batches Flink's per-element
   watermark (the minimum over splits) decides which rows are late and when a window fires, which
   Spark's per-batch watermark cannot; session windows and windows of processing time are Python.
+  A window aggregation only a blackhole reads writes its rows in no order (nothing sees it).
   A bounded job whose watermark can make no row late runs in one step (the run mode, below).
 * **Join** (regular): a frame's join of two frames in a bounded job, with the whole condition
   (``kindling.table.spark-operators: false`` keeps it in Python, for comparison). BATCH: every join
