@@ -75,6 +75,8 @@ ARROW_BATCHES = "".join(f"{i % 7},1,2024-01-01 00:00:{10 + i // 1000:02d}.{i % 1
     + "1,1,2024-01-01 00:00:01.000\n" + "".join(f"{i % 7},1,2024-01-01 00:00:25.{i:03d}\n" for i in range(500))
 TUMBLE = ("SELECT k, window_start, window_end, window_time, COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE ev, "
           "DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end, window_time")
+OVER = ("SELECT k, ts, v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT "
+        "ROW), COUNT(*) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM ev")
 HOP = ("SELECT window_start, window_end, COUNT(*), MAX(v) FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), "
        "INTERVAL '0.5' SECOND, INTERVAL '1' SECOND)) GROUP BY window_start, window_end")
 
@@ -90,15 +92,17 @@ def test_a_window_aggregation_runs_in_spark_when_no_row_can_be_late(spark, tmp_p
         (tmp_path / name).write_text(text)
     t_env = quiet_t_env()
     _events(t_env, tmp_path)
-    for query in (TUMBLE, HOP):
-        window = t_env.explain_sql(query).split("\n")[1]  # the window aggregation's line
+    for query in (TUMBLE, HOP, OVER):
+        window = t_env.explain_sql(query).split("\n")[1 if query != OVER else 2]  # the window's or the OVER's line
         assert ("[Python, micro-batches" if late else "[Spark JVM, one step]") in window, window
-    if not late:  # the same rows as the Python window operator's (Flink drops none)
+    if not late:  # the same rows as the Python window and OVER operators' (Flink drops none)
         python = quiet_t_env()
         python.get_config().set("kindling.table.spark-aggregation", "false")
+        python.get_config().set("kindling.table.spark-operators", "false")
         _events(python, tmp_path)
         assert "[Python, micro-batches" in python.explain_sql(TUMBLE).split("\n")[1]
         assert collected(t_env, TUMBLE) == collected(python, TUMBLE)
+        assert collected(t_env, OVER) == collected(python, OVER)
 
 
 def test_a_window_aggregation_only_a_blackhole_reads_writes_its_rows_in_no_order(spark, tmp_path, monkeypatch):

@@ -150,12 +150,13 @@ class _Translation:
     _WindowAggregate = _GroupWindowAggregate = _Aggregate
 
     def _Over(self, node) -> DataFrame:
-        """Each row with its frame's aggregates (BATCH mode): window functions over the partition
-        ordered by its column then the arrival (peers of a RANGE frame share their values), or over
-        the whole partition without an order; LAG and LEAD count rows in that order, as Flink's."""
+        """Each row with its frame's aggregates (BATCH mode, or a stream in one step where no row is
+        late): window functions over the partition ordered by its column then the arrival (peers of a
+        RANGE frame share their values), or over the whole partition without an order; LAG and LEAD
+        count rows in that order, as Flink's. A stream's rows come out as its watermark fires them."""
         from kindling.spark.table.aggregation import _accumulators, _result  # the group aggregation's
 
-        spec, aggregates_type, offsets = self.operators[id(node)]
+        spec, aggregates_type, offsets, streamed = self.operators[id(node)]
         frame, rows = node.frame, self.frame(node.input)
         if frame.order_field is None:
             order = F.lit(0)
@@ -181,8 +182,13 @@ class _Translation:
         types = node.out.schema.get_field_data_types()[-len(node.names):]
         columns = [_offset_column(offsets[j], in_order, types[j]) if j in offsets else next(values)
                    for j in range(len(node.names))]
-        return rows.select(*[F.col(f"`{n}`") for n in node.input.out.names],
-                           *[c.alias(n) for c, n in zip(columns, node.names)])
+        names = [*node.input.out.names, *node.names]
+        rows = rows.select(*[F.col(f"`{n}`") for n in node.input.out.names],
+                           *[c.alias(n) for c, n in zip(columns, node.names)], _ORDER, _SEQ)
+        if streamed:  # the end of input's watermark fires each instance's rows in time order (ties: arrival)
+            keys = [F.col(f"`{k}`") for k in frame.partition_keys]
+            rows = rows.repartition(self.parallelism if keys else 1, *keys).sortWithinPartitions(_ORDER, _SEQ)
+        return rows.select(*[F.col(f"`{n}`") for n in names])
 
     def _Rank(self, node) -> DataFrame:
         """The rows numbered per partition in the rank's order (BATCH mode; rows of one order in

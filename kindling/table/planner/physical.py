@@ -188,7 +188,8 @@ class Physical:
         """Whether the window aggregations are the only nodes reading time, each computed by Spark in one
         step over a Calc of a file scan's watermark, and a Spark job finds that no row can be late
         for its windows (the rule in the module docstring)."""
-        windows = [n for n in _nodes(roots) if isinstance(n, _WINDOW_AGGREGATIONS)]
+        windows = [n for n in _nodes(roots) if isinstance(n, _WINDOW_AGGREGATIONS) or
+                   isinstance(n, nodes.Over) and n.frame.order_field == n.input.out.rowtime is not None]
         tvfs = [n.windows for n in windows if isinstance(n, nodes.WindowAggregate)]
         if self.in_batch or not windows or any(n not in windows + tvfs for n in _time_readers(roots)) or \
                 _MODES[env._run_mode(_sources(roots), False)] != ONE_STEP:
@@ -208,16 +209,19 @@ class Physical:
         scanned = _scanned_column(below.input, below.column) if isinstance(below, nodes.WatermarkAssigner) else None
         if not (scanned and below.delay is not None and self.frame(node) and self._scan(scanned[0]).jvm):
             return None
-        if isinstance(node, nodes.WindowAggregate):
-            window = node.windows
-            kind, time, offset = window.window, window.time_field, window.offset_ms
+        if isinstance(node, nodes.Over):  # a row is late when the watermark passed its own time
+            time, step, phase = node.frame.order_field, 1, 0
         else:
-            window = node.window
-            kind, time, offset = window.kind, window.time_field, 0
-        size, step = window.size_ms, window.slide_ms or window.size_ms
+            if isinstance(node, nodes.WindowAggregate):
+                window = node.windows
+                kind, time, offset = window.window, window.time_field, window.offset_ms
+            else:
+                window = node.window
+                kind, time, offset = window.kind, window.time_field, 0
+            size, step = window.size_ms, window.slide_ms or window.size_ms
+            phase = (offset + (size if kind.upper() in ("HOP", "SLIDE") else 0)) % step  # the ends: phase + k * step
         if time != node.input.out.rowtime:
             return None
-        phase = (offset + (size if kind.upper() in ("HOP", "SLIDE") else 0)) % step  # the ends: phase + k * step
         scan, column = scanned
         return (scan.options, scan.out.schema.row_type_info(), scan.out.schema.get_field_data_types(), column,
                 below.delay, step, phase)
@@ -332,11 +336,13 @@ class Physical:
         """OVER: window functions over each partition ordered by its column (then arrival), each row once
         with its frame's aggregates."""
         frame = node.frame
-        if not self.in_batch:
+        if not self.in_batch and self.mode != ONE_STEP:  # one step: no row is late (_no_row_late)
             return _FOLLOWS_THE_WATERMARK
         if frame.order_field == node.input.out.proctime:
             return "an OVER of processing time"
         offsets, aggregates = over_offsets(node)
+        if not self.in_batch and any(a._aggregate.kind == "lead" for a in offsets.values()):
+            return "LEAD of a stream (Flink refuses it)"
         if not all(getattr(a._children[0], "_is_column", False) for a in offsets.values()):
             return "a LAG or LEAD of an expression (Spark's takes a column)"
         spec = aggregation_spec(frame.partition_keys, aggregates, node.input.out.types)
@@ -406,8 +412,9 @@ class Physical:
         return leaves, operators
 
     def _over_operator(self, node: nodes.Over) -> tuple:
-        """What Spark computes an OVER by: its aggregates' spec, their row type and its LAG and LEAD
-        calls by position (:func:`over_offsets`)."""
+        """What Spark computes an OVER by: its aggregates' spec, their row type, its LAG and LEAD
+        calls by position (:func:`over_offsets`) and whether its rows come out in a stream's order
+        (one step, and something other than a blackhole reads them)."""
         from kindling.table.schema import Schema
 
         offsets, aggregates = over_offsets(node)
@@ -415,7 +422,7 @@ class Physical:
         others = [j for j in range(len(node.names)) if j not in offsets]
         row = Schema([node.names[j] for j in others], [types[j] for j in others])
         return aggregation_spec(node.frame.partition_keys, aggregates, node.input.out.types), row.row_type_info(), \
-            offsets
+            offsets, not self.in_batch and id(node) not in self._blackholed
 
     def spark_aggregation_spec(self, node: nodes.Node, stateless_above: bool) -> Optional[GroupAggregateSpec]:
         """The aggregation node as a :class:`GroupAggregateSpec` when Spark computes it (the rule in
