@@ -63,7 +63,8 @@ Structured Streaming query). Per node kind, today:
   the bounds and the rest of its condition. In a stream they run in Python: with a declared WATERMARK
   a bounded stream runs on micro-batches (Flink's watermark follows each element, so its late rows
   and firings depend on the order rows arrive; Spark's watermark is per batch); a Top-N of a stream
-  changes its rows as they arrive.
+  changes its rows as they arrive. (But an OVER ordered by a file scan's rowtime, in one step when no
+  row can be late: the run mode, below.)
 * **Every other node** (sorts, set operations other than UNION ALL, table functions, temporal and
   lookup joins, ...): the Python operator; which one for ranks and sorts of a stream, as Flink
   chooses it, :func:`rank_strategy` and :func:`sort_strategy` say.
@@ -82,7 +83,10 @@ reader reads each file as one split, and may have read any other file whole befo
 are handed to the readers as they ask). A window aggregation drops r (or leaves it out of fired
 windows) only if the end of r's earliest window - 1 <= that watermark. So if for every row,
 end - 1 > max(t before r in its file, t of any other file) - delay, no row is dropped and Flink's
-answer is each window's aggregate over all rows, which Spark computes. A Spark job decides it before
+answer is each window's aggregate over all rows, which Spark computes. An OVER ordered by that rowtime
+joins the rule with r's own time in place of its window's end - 1 (Flink's OVER drops r when
+t <= the watermark): its rows come out per instance in time order, as the end of input fires them. A
+Spark job decides it before
 the plan is chosen (kindling/spark/table/scans.py ``rows_may_be_late``); a row that may be late
 (or a null time) keeps the job on micro-batches (Flink's late rows, with its replay of time). A table
 handed to the DataStream API keeps its watermarks: the operators reading it are not in the plan.
