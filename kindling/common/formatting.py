@@ -27,6 +27,28 @@ def flink_string(value: Any, type_info: Any) -> str:
     return _java_string(value, type_info, (RowTypeInfo, TupleTypeInfo, ListTypeInfo, MapTypeInfo))
 
 
+def flink_strings(values: list, type_info: Any) -> list[str]:
+    """:func:`flink_string` of each of ``values``; strings and ints, a typed stream's usual
+    elements, without the type dispatch per element."""
+    if type_info is None:
+        return [str(v) for v in values]
+    from kindling.common.typeinfo import (
+        ListTypeInfo,
+        MapTypeInfo,
+        PickledBytesTypeInfo,
+        RowTypeInfo,
+        TupleTypeInfo,
+    )
+
+    if isinstance(type_info, PickledBytesTypeInfo):
+        return [str(v) for v in values]
+    kinds = (RowTypeInfo, TupleTypeInfo, ListTypeInfo, MapTypeInfo)
+    if isinstance(type_info, kinds):
+        return [_java_string(v, type_info, kinds) for v in values]
+    return [v if type(v) is str else str(v) if type(v) is int else _java_string(v, type_info, kinds)
+            for v in values]
+
+
 def _java_string(value: Any, type_info: Any, kinds: tuple) -> str:
     row_t, tuple_t, list_t, map_t = kinds
     if value is None:

@@ -1,7 +1,7 @@
 """Serialization schemas and encoders used by sources and sinks."""
 from typing import Any
 
-from kindling.common.formatting import flink_string
+from kindling.common.formatting import flink_string, flink_strings
 
 __all__ = ['SerializationSchema', 'DeserializationSchema', 'SimpleStringSchema', 'ByteArraySchema',
            'Encoder', 'BulkWriterFactory', 'RowFieldExtractorSchema']
@@ -138,6 +138,11 @@ class Encoder(object):
     def encode(self, value: Any, type_info: Any = None) -> bytes:
         """The value as Flink's ``toString`` writes it for the stream's type (untyped: ``str``)."""
         return flink_string(value, type_info).encode(self._charset_name)
+
+    def encode_all(self, values: list, type_info: Any = None) -> list[bytes]:
+        """:meth:`encode` of each of ``values`` (a file sink encodes a batch at a time)."""
+        charset = self._charset_name
+        return [text.encode(charset) for text in flink_strings(values, type_info)]
 
     def __eq__(self, other: Any) -> bool:
         return type(other) is type(self) and other._charset_name == self._charset_name

@@ -802,50 +802,75 @@ class CollectBuffer:
 
     The sink writer (the job's micro-batch thread on the driver) waits while ``capacity``
     elements are waiting, so an unbounded job is held back by its reader instead of filling the
-    driver's memory. Once the reader closes, writing stops at once.
+    driver's memory. Once the reader closes, writing stops at once. Elements pass in lists (the
+    writer's chunks, the reader taking a whole list at a time), so the two threads meet once per
+    list, not once per element (but while the writer waits for room).
     """
 
     def __init__(self, capacity: int = DEFAULT_COLLECT_BUFFER_SIZE):
-        self._items: collections.deque = collections.deque()
+        self._chunks: collections.deque = collections.deque()
         self._capacity = capacity
         self._lock = threading.Condition()
         self._ended = False
         self._closed = False
         self._batch_id = -1  # the latest batch written, and how many of its elements were
         self._batch_written = 0
+        self._reading: list = []  # the reader's list, taken from ``_chunks``, and its next element
+        self._next = 0
+        self._added = 0  # elements added, and elements taken (or dropped), since the start
+        self._taken = 0
+        self._writer_waits = False
 
     def __reduce__(self):
         # A copy in another process (a sink writer run by Spark Connect's server) cannot reach
         # the reader, nor hold the job back: it fails clearly instead of losing the elements.
         return _DetachedCollectBuffer, ()
 
+    @property
+    def waiting(self) -> int:
+        """How many elements wait for the reader."""
+        return self._added - self._taken
+
     def put_batch(self, batch_id: int, values: Iterable) -> int:
         """Adds one batch's elements, waiting while the buffer is full; returns how many it
         added. A replayed batch adds only what was not added before."""
+        return self.put_chunks(batch_id, _lists_of(values, max(1, min(self._capacity, 1000))))
+
+    def put_chunks(self, batch_id: int, chunks: Iterable[list]) -> int:
+        """As :meth:`put_batch`, the batch's elements given as lists."""
         lock = self._lock
         if batch_id < self._batch_id:
             return 0
         skip = self._batch_written if batch_id == self._batch_id else 0
         self._batch_id, self._batch_written = batch_id, skip
         added = 0
-        for value in itertools.islice(values, skip, None):
-            with lock:
-                while len(self._items) >= self._capacity and not self._closed:
-                    lock.wait()
-                if self._closed:
-                    break
-                self._items.append(value)
-                lock.notify_all()
-            added += 1
-            self._batch_written += 1
+        for chunk in chunks:
+            if skip:
+                chunk, skip = chunk[skip:], max(0, skip - len(chunk))
+            while chunk:
+                with lock:
+                    while self.waiting >= self._capacity and not self._closed:
+                        self._writer_waits = True
+                        lock.wait()
+                    self._writer_waits = False
+                    if self._closed:
+                        return added
+                    room = self._capacity - self.waiting
+                    part, chunk = (chunk, []) if len(chunk) <= room else (chunk[:room], chunk[room:])
+                    self._chunks.append(part)
+                    self._added += len(part)
+                    lock.notify_all()
+                added += len(part)
+                self._batch_written += len(part)
         return added
 
     def drain(self) -> list:
         """Takes every element waiting now, without waiting for more."""
         with self._lock:
-            items = list(self._items)
-            self._items.clear()
-            self._lock.notify_all()
+            items = self._reading[self._next:]
+            for chunk in self._chunks:
+                items.extend(chunk)
+            self._drop()
             return items
 
     def end(self) -> None:
@@ -856,22 +881,54 @@ class CollectBuffer:
 
     def take(self) -> Any:
         """The next element, waiting for one; ``_END`` after the last."""
+        if self._next < len(self._reading):
+            value = self._reading[self._next]
+            self._next += 1
+            self._taken += 1
+            if self._writer_waits:
+                with self._lock:
+                    self._lock.notify_all()
+            return value
         lock = self._lock
         with lock:
-            while not self._items and not self._ended and not self._closed:
+            lock.notify_all()  # the writer may wait for the room this reader made
+            while not self._chunks and not self._ended and not self._closed:
                 lock.wait()
-            if self._items:
-                value = self._items.popleft()
-                lock.notify_all()
-                return value
-            return _END
+            if not self._chunks:
+                return _END
+            self._reading, self._next = self._chunks.popleft(), 1
+            self._taken += 1
+            return self._reading[0]
 
     def close(self) -> None:
         """The reader is gone: drop what is buffered and release a waiting writer."""
         with self._lock:
             self._closed = True
-            self._items.clear()
-            self._lock.notify_all()
+            self._drop()
+
+    def _drop(self) -> None:
+        """Drops every element waiting (the lock held)."""
+        self._chunks.clear()
+        self._reading, self._next = [], 0
+        self._taken = self._added
+        self._lock.notify_all()
+
+
+def _lists_of(values: Iterable, size: int) -> Iterator[list]:
+    """``values`` in lists of ``size``; when ``values`` fails, what it gave before, then its error."""
+    chunk: list = []
+    try:
+        for value in values:
+            chunk.append(value)
+            if len(chunk) == size:
+                yield chunk
+                chunk = []
+    except Exception:
+        if chunk:
+            yield chunk
+        raise
+    if chunk:
+        yield chunk
 
 
 class _DetachedCollectBuffer(CollectBuffer):

@@ -74,7 +74,8 @@ class PartitionColumns:
 @dataclass(eq=False)
 class SinkSpec:
     """Base of sink specs. ``layout`` is how elements reach the sink: ``pickled`` Python
-    values or ``string`` (Flink's ``toString`` of each element)."""
+    values, ``collected`` (Python values, a list per batch) or ``string`` (Flink's ``toString``
+    of each element)."""
 
     layout = "pickled"
 
@@ -93,6 +94,7 @@ class CollectSinkSpec(SinkSpec):
     """Hands elements to the driver, for ``execute_and_collect``."""
 
     collector: Any = None
+    layout = "collected"
 
 
 @dataclass(eq=False)

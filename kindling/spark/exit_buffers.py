@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterable
 
 import pyarrow as pa
 
-from kindling.common.formatting import flink_string
+from kindling.common.formatting import flink_strings
 from kindling.common.typeinfo import RowTypeInfo
 from kindling.common.types import Row
 from kindling.runtime.chain import Record, is_function_object
@@ -20,7 +20,7 @@ from kindling.runtime.watermarks import wall_clock_ms
 from kindling.spark.codec import ValueTypeError, codec_for
 from kindling.spark.key_placement import key_subtask, partition_keys, placed_key
 from kindling.spark.rows import KEYED_FLUSH_ELEMENTS, LAST_SPLIT_END_MARK, MARKS
-from kindling.spark.stage_plan import ConnectorExit, ExitPlan, StreamExit
+from kindling.spark.stage_plan import CollectedExit, ConnectorExit, ExitPlan, StreamExit
 
 
 class Cursor:
@@ -141,13 +141,12 @@ class ExitBuffer:
             arrays.append(pa.array([keys[t] for t in targets], pa.binary()))
             if self.plan.one_step:
                 arrays.append(pa.array(read_ms, pa.int64()))
-        self.values.clear()
-        self.read_ms.clear()
-        self.ts.clear()
-        self.wm.clear()
-        self.ch.clear()
-        self.subtasks.clear()
+        self.clear()
         return n, arrays, ts, wm, ch
+
+    def clear(self) -> None:
+        for collected in (self.values, self.read_ms, self.ts, self.wm, self.ch, self.subtasks):
+            collected.clear()
 
     def encode(self) -> list[pa.Array]:
         plan = self.plan
@@ -163,10 +162,10 @@ class ExitBuffer:
                 t = plan.type_info
                 if self.subtasks:
                     prefix = plan.line_prefix
-                    lines = [prefix(sub) + flink_string(v, t) for v, sub in zip(values, self.subtasks)]
+                    lines = [prefix(sub) + text for text, sub in zip(flink_strings(values, t), self.subtasks)]
                 else:
                     prefix = plan.line_prefix(0)
-                    lines = [prefix + flink_string(v, t) for v in values]
+                    lines = [prefix + text for text in flink_strings(values, t)] if prefix else flink_strings(values, t)
                 return [pa.array(lines, pa.string())]
             if plan.layout == "encoded":
                 enc = plan.encoder.encode
@@ -194,6 +193,27 @@ class ExitBuffer:
         except ValueTypeError as exc:
             raise user_function_failure(self.plan.name, TypeError(f"{exc}, the row type of sink '{self.plan.name}'")) \
                 from None
+
+
+#: elements per row of a ``collected`` exit: a row stays far below Arrow's 2 GB for a binary array
+COLLECTED_PER_ROW = 10_000
+
+
+class CollectedExitBuffer(ExitBuffer):
+    """A ``collected`` exit: a row per (at most) ``COLLECTED_PER_ROW`` elements, holding them
+    pickled as one list, which the driver loads in one call (kindling/spark/sinks.py, CollectWriter)."""
+
+    def take(self) -> tuple[int, list[pa.Array], list | None, list | None, list | None]:
+        values = self.values
+        if self.plan.type_info is not None:
+            try:
+                self.codec.encode(values)  # values must fit the declared type
+            except ValueTypeError as exc:
+                raise self.type_failure(exc) from None
+        lists = [pickle.dumps(values[i:i + COLLECTED_PER_ROW], protocol=5)
+                 for i in range(0, len(values), COLLECTED_PER_ROW)]
+        self.clear()
+        return len(lists), [pa.array(lists, pa.binary())], None, None, None
 
 
 class _PickledKey:
@@ -355,5 +375,8 @@ def _pickle_key(key: Any, plan: ExitPlan) -> bytes:
 
 
 def exit_buffer_class(plan: ExitPlan) -> type:
-    """The buffer of an exit: a connector's own (``plan.buffer``, kindling/spark/connectors.py) or the plain one."""
-    return plan.buffer if isinstance(plan, ConnectorExit) else ExitBuffer
+    """The buffer of an exit: a connector's own (``plan.buffer``, kindling/spark/connectors.py), the
+    collected exit's, or the plain one."""
+    if isinstance(plan, ConnectorExit):
+        return plan.buffer
+    return CollectedExitBuffer if isinstance(plan, CollectedExit) else ExitBuffer

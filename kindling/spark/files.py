@@ -46,7 +46,7 @@ import pyarrow.fs as pafs
 from pyspark.sql import DataFrame
 
 from kindling.common.types import Row
-from kindling.graph.specs import FileSinkSpec, FileSourceSpec
+from kindling.graph.specs import SPLIT_BYTES, FileSinkSpec, FileSourceSpec
 from kindling.runtime.chain import Record
 from kindling.spark.codec import ValueTypeError, codec_for
 from kindling.spark.exit_buffers import Cursor, ExitBuffer
@@ -59,6 +59,9 @@ from kindling.spark.stage_plan import ExitPlan
 
 ROWS_PER_ARROW_BATCH = 10_000
 READ_CHUNK_BYTES = 1 << 20
+#: the smallest split a bounded read cuts a file into to give each of its readers one (Spark's
+#: ``spark.sql.files.openCostInBytes``)
+MIN_SPLIT_BYTES = 4 << 20
 
 
 # -- filesystems --------------------------------------------------------------------------------
@@ -207,7 +210,15 @@ class FileListing:
         return self.listing
 
     def splits(self) -> list[FileSplit]:
-        return make_splits(self._files(True), self.spec.format, self.spec.split_bytes)
+        """A bounded read's splits: of about ``split_bytes``, and smaller where that would leave some
+        of the ``parallelism`` readers without one (as Spark cuts files for its cores), though not
+        below ``MIN_SPLIT_BYTES``; a source whose files are never split keeps them whole."""
+        files = self._files(True)
+        split_bytes = self.spec.split_bytes
+        if split_bytes <= SPLIT_BYTES:
+            share = -(-sum(f.size for f in files) // self.parallelism)
+            split_bytes = min(split_bytes, max(MIN_SPLIT_BYTES, share))
+        return make_splits(files, self.spec.format, split_bytes)
 
     @staticmethod
     def initial_offset() -> dict:
@@ -854,7 +865,7 @@ def file_source_stage_frame(compiler: Any, node: Any, plan: Any) -> DataFrame | 
     if compiler.streaming:
         return None
     return file_stage_frame(compiler.spark, node.source, node.type_info, node.name, compiler.metrics,
-                            compiler.stage_function(plan), plan.schema())
+                            compiler.stage_function(plan), plan.schema(), compiler.parallelism_of(node))
 
 
 def writes_in_stage(spec: FileSinkSpec, sink_count: int) -> bool:
@@ -864,11 +875,12 @@ def writes_in_stage(spec: FileSinkSpec, sink_count: int) -> bool:
 
 
 def file_stage_frame(spark: Any, spec: FileSourceSpec, type_info: Any, name: str, metrics: Any,
-                     stage: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]], schema: Any) -> DataFrame:
-    """A bounded read of a FileSource (a batch job) and its stage in one Python pass: a Spark
-    partition per split, whose task reads the split and hands its records straight to ``stage``
-    (no trip through the JVM between the reader and the stage's functions)."""
-    splits = FileListing(spec).splits()
+                     stage: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]], schema: Any,
+                     readers: int = 1) -> DataFrame:
+    """A bounded read of a FileSource (a batch job) by ``readers`` parallel readers and its stage in
+    one Python pass: a Spark partition per split, whose task reads the split and hands its records
+    straight to ``stage`` (no trip through the JVM between the reader and the stage's functions)."""
+    splits = FileListing(spec, readers).splits()
     fmt = spec.format
 
     def read(ids: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -1269,8 +1281,7 @@ class TaskPartFiles:
             self._add_partitioned(values)
             return
         if self.spec.writer is None:
-            encode, t = self.spec.encoder.encode, self.type_info
-            self.add_lines([encode(v, t) for v in values])
+            self.add_lines(self.spec.encoder.encode_all(values, self.type_info))
             return
         if self.out is None:
             self._open()
@@ -1285,17 +1296,27 @@ class TaskPartFiles:
         self.count += len(arrays[0]) if arrays else 0
 
     def add_lines(self, lines: list[bytes]) -> None:
-        """Encoded elements of a row format, a line each."""
+        """Encoded elements of a row format, a line each; a part file ends with the line that takes
+        it to ``part_size`` bytes. The lines of a part file go in one write."""
         part_size = self.spec.part_size
-        for line in lines:
+        start = 0
+        while start < len(lines):
             if self.out is None:
                 self._open()
-            self.out.write(line)
-            self.out.write(b"\n")
-            self.count += 1
-            self.size += len(line) + 1
-            if part_size and self.size >= part_size:
+            end, size = start, self.size
+            if part_size:
+                while end < len(lines) and size < part_size:
+                    size += len(lines[end]) + 1
+                    end += 1
+            else:
+                end = len(lines)
+                size += sum(map(len, lines[start:])) + end - start
+            self.out.write(b"\n".join(lines[start:end]) + b"\n")
+            self.count += end - start
+            self.size = size
+            if part_size and size >= part_size:
                 self._close_part()
+            start = end
 
     def add_batch(self, batch: pa.RecordBatch) -> None:
         """A batch of the sink's rows (``FileSinkSpec.layout``)."""

@@ -142,7 +142,8 @@ class PrintWriter(SinkWriter):
 class CollectWriter(SinkWriter):
     """Hands elements to ``execute_and_collect``'s buffer on the driver, one partition at a time
     (``toLocalIterator``), so a large micro-batch is never held whole on the driver; the buffer
-    makes this wait while it is full."""
+    makes this wait while it is full. Each row holds a list of elements its stage pickled
+    (``CollectedExit``, kindling/spark/stage_plan.py)."""
 
     on_driver = True
 
@@ -150,7 +151,7 @@ class CollectWriter(SinkWriter):
         self.collector = spec.collector
 
     def write(self, df: DataFrame, batch_id: int) -> int:
-        return self.collector.put_batch(batch_id, (pickle.loads(row[0]) for row in df.toLocalIterator()))
+        return self.collector.put_chunks(batch_id, (pickle.loads(row[0]) for row in df.toLocalIterator()))
 
     def finish(self) -> None:
         self.collector.end()

@@ -92,6 +92,18 @@ class PickledExit(ExitPlan):
 
 
 @dataclass(eq=False)
+class CollectedExit(ExitPlan):
+    """To a sink on the driver taking Python values (``execute_and_collect``): a row per flush of
+    the stage holding its elements pickled as one list, so the driver reads a few rows, not one
+    Spark row (and its conversions) per element."""
+
+    layout: ClassVar[str] = "collected"
+
+    def value_fields(self) -> list[StructField]:
+        return [StructField("f0", BinaryType())]
+
+
+@dataclass(eq=False)
 class EncodedExit(ExitPlan):
     """To a sink taking bytes: each element encoded by the sink's ``encoder``."""
 
@@ -174,6 +186,8 @@ def sink_exit(spec: Any, index: int, name: str, type_info: Any, parallelism: int
         return ColumnsExit(index, name, type_info, sink_spec=spec)
     if spec.layout == "pickled":
         return PickledExit(index, name, type_info)
+    if spec.layout == "collected":
+        return CollectedExit(index, name, type_info)
     return CountedExit(index, name, type_info)
 
 

@@ -33,7 +33,7 @@ def filled(capacity: int, n: int) -> tuple[CollectBuffer, threading.Thread, list
     added: list = []
     writer = threading.Thread(target=lambda: added.append(buffer.put_batch(0, iter(range(n)))))
     writer.start()
-    wait_until(lambda: len(buffer._items) == capacity, "a full buffer")
+    wait_until(lambda: buffer.waiting == capacity, "a full buffer")
     return buffer, writer, added
 
 
@@ -73,6 +73,20 @@ def test_replayed_batches_are_not_delivered_twice():
     assert list(iter(buffer.take, _END)) == [1, 2, 3, 4, 5, 6]
 
 
+def test_a_list_larger_than_the_room_left_waits_in_parts_and_is_read_in_order():
+    buffer = CollectBuffer(capacity=10)
+    added: list = []
+    writer = threading.Thread(target=lambda: added.append(buffer.put_chunks(0, [list(range(7)), list(range(7, 25))])))
+    writer.start()
+    wait_until(lambda: buffer.waiting == 10, "a full buffer")
+    assert writer.is_alive() and buffer._batch_written == 10  # the second list's first 3; its rest waits
+    taken = [buffer.take() for _ in range(25)]
+    writer.join(SAFETY_S)
+    assert taken == list(range(25)) and added == [25] and buffer.waiting == 0
+    buffer.end()
+    assert buffer.take() is _END
+
+
 def test_a_copy_of_the_buffer_refuses_elements_clearly():
     copy = pickle.loads(pickle.dumps(CollectBuffer()))
     with pytest.raises(RuntimeError, match="another process"):
@@ -98,12 +112,12 @@ def test_unbounded_job_is_held_back_by_the_reader_and_stops_when_closed(env, tmp
     it = unbounded_lines(env, tmp_path, 1000).map(int).execute_and_collect()
     client, buffer = it._client, it._buffer
     first = [next(it) for _ in range(3)]
-    wait_until(lambda: len(buffer._items) == 10, "the job to fill the buffer")
+    wait_until(lambda: buffer.waiting == 10, "the job to fill the buffer")
     # the buffer never holds more than its capacity: the micro-batch waits for the reader
     assert buffer._batch_written == 13 and client.get_job_status().result() == JobStatus.RUNNING
     more = [next(it) for _ in range(500)]
     assert len(set(first + more)) == 503 and set(first + more) <= set(range(1000))
-    assert len(buffer._items) <= 10
+    assert buffer.waiting <= 10
     it.close()
     assert client.get_job_status().result() == JobStatus.CANCELED
     with pytest.raises(StopIteration):
