@@ -15,17 +15,19 @@ from standalone import standalone_cluster
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JOB = os.path.join(HERE, "job", "windowed_job.py")
+REBALANCED_JOB = os.path.join(HERE, "job", "rebalanced_job.py")
 HELPERS = os.path.join(HERE, "lib")
 READINGS = "30"
 
 
-def kindling_run(*options: str, cwd: str) -> list[str]:
-    """Runs JOB with ``python -m kindling run OPTIONS``; its sorted printed lines."""
+def kindling_run(*options: str, cwd: str, job: tuple[str, str] = (JOB, READINGS)) -> list[str]:
+    """Runs ``job`` (a program and its argument) with ``python -m kindling run OPTIONS``; its sorted
+    printed lines."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "KINDLING_CONF", "KINDLING_TIMING")}
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
     command = [sys.executable, "-m", "kindling", "run", *options, "-pyfs", HELPERS,
                "-D", "kindling.progress=false", "-D", f"kindling.spark-log={os.path.join(cwd, 'driver.log')}",
-               JOB, READINGS]
+               *job]
     result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, f"{' '.join(command)} failed:\n{result.stderr[-6000:]}"
     return sorted(result.stdout.splitlines())
@@ -70,11 +72,17 @@ def test_keyed_windowed_job_on_a_standalone_cluster_equals_the_local_run(tmp_pat
     assert sorted(line.split("> ", 1)[1] for line in local) == expected_windows(int(READINGS)), local
     cluster_dir = tmp_path / "cluster"
     with standalone_cluster(str(cluster_dir), workers=2, cores=1, memory="1g") as master:
-        on_cluster = [kindling_run("--master", master, "-pyexec", worker_python, "-D", "spark.executor.memory=512m",
-                                   "-D", "spark.scheduler.minRegisteredResourcesRatio=1", "-D", "spark.locality.wait=0",
-                                   "-D", f"kindling.bounded.one-step={one_step}", cwd=str(tmp_path))
+        options = ("--master", master, "-pyexec", worker_python, "-D", "spark.executor.memory=512m",
+                   "-D", "spark.scheduler.minRegisteredResourcesRatio=1", "-D", "spark.locality.wait=0")
+        on_cluster = [kindling_run(*options, "-D", f"kindling.bounded.one-step={one_step}", cwd=str(tmp_path))
                       for one_step in ("true", "false")]  # one Spark batch job; streaming micro-batches
+        rebalanced = kindling_run(*options, cwd=str(tmp_path), job=(REBALANCED_JOB, "200"))
     assert on_cluster == [local, local]
+    # a rebalance()d map at parallelism 2: each instance gets half of the elements, on an executor of its own
+    where = {line.split("> ", 1)[1] for line in rebalanced}
+    assert len(rebalanced) == 200 and len(where) == 2, where
+    assert sorted(w.split()[1] for w in where) == ["0", "1"] and len({w.split()[-1] for w in where}) == 2, where
+    assert sorted(rebalanced.count(line) for line in set(rebalanced)) == [100, 100]
     # the executors got Kindling, the job's directory and the -pyfs helpers as shipped zips
     zips = glob.glob(str(cluster_dir / "worker*" / "work" / "app-*" / "*" / "*.zip"))
     shipped = {os.path.basename(p) for p in zips}
