@@ -32,15 +32,9 @@ os.environ.setdefault("KINDLING_SPARK_MASTER", "local[2]")
 
 import pyarrow as pa  # noqa: E402
 
+from benchmarks.workloads.stateless import is_even, plus_one, plus_one_keep_even  # noqa: E402
+
 PARALLELISM = 2
-
-
-def plus_one(x: int) -> int:
-    return x + 1
-
-
-def is_even(x: int) -> bool:
-    return x % 2 == 0
 
 
 def upper(line: str) -> str:
@@ -100,12 +94,6 @@ def kindling_file(n: int, data: dict) -> list:
 
 
 # -- by hand ----------------------------------------------------------------------------
-
-def plus_one_keep_even(batches):
-    for batch in batches:
-        out = [y for y in map(plus_one, batch.column(0).to_pylist()) if is_even(y)]
-        yield pa.RecordBatch.from_arrays([pa.array(out, pa.int64())], names=["id"])
-
 
 def plus_one_all(batches):
     for batch in batches:

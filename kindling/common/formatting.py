@@ -12,19 +12,7 @@ from typing import Any
 
 def flink_string(value: Any, type_info: Any) -> str:
     """Flink's text for ``value`` of declared type ``type_info`` (None: untyped)."""
-    if type_info is None:
-        return str(value)
-    from kindling.common.typeinfo import (
-        ListTypeInfo,
-        MapTypeInfo,
-        PickledBytesTypeInfo,
-        RowTypeInfo,
-        TupleTypeInfo,
-    )
-
-    if isinstance(type_info, PickledBytesTypeInfo):
-        return str(value)
-    return _java_string(value, type_info, (RowTypeInfo, TupleTypeInfo, ListTypeInfo, MapTypeInfo))
+    return flink_strings([value], type_info)[0]
 
 
 def flink_strings(values: list, type_info: Any) -> list[str]:

@@ -934,7 +934,7 @@ def _lists_of(values: Iterable, size: int) -> Iterator[list]:
 class _DetachedCollectBuffer(CollectBuffer):
     """What a CollectBuffer becomes when it is pickled: it refuses elements."""
 
-    def put_batch(self, batch_id: int, values: Iterable) -> int:
+    def put_chunks(self, batch_id: int, chunks: Iterable[list]) -> int:
         raise RuntimeError(
             "execute_and_collect hands elements to the Python process that called it, but this job's sink "
             "runs in another process (e.g. with Spark Connect, where foreachBatch runs on the server), so "

@@ -91,6 +91,8 @@ def test_a_copy_of_the_buffer_refuses_elements_clearly():
     copy = pickle.loads(pickle.dumps(CollectBuffer()))
     with pytest.raises(RuntimeError, match="another process"):
         copy.put_batch(0, [1])
+    with pytest.raises(RuntimeError, match="another process"):
+        copy.put_chunks(0, [[1]])
 
 
 # -- end to end on Spark ------------------------------------------------------------------------
