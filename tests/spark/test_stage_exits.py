@@ -41,17 +41,18 @@ def test_collected_values_not_fitting_the_declared_type_fail_as_the_declaring_op
     assert error.operator_name == "parse" and "'x' (str) does not fit" in str(error)
 
 
-@pytest.mark.parametrize("type_info, values", [
-    (None, [1, "a", None, True, [1, 2]]),
-    (Types.STRING(), ["a", "", None]),
-    (Types.LONG(), [1, -2, None]),
-    (Types.BOOLEAN(), [True, False, None]),
-    (Types.DOUBLE(), [1.5, None]),
-    (Types.PICKLED_BYTE_ARRAY(), [{"a": 1}, None]),
-    (Types.ROW([Types.INT(), Types.STRING()]), [Row(1, "a"), Row(None, "b")]),
-    (Types.TUPLE([Types.INT(), Types.BOOLEAN()]), [(1, True)]),
-    (Types.LIST(Types.INT()), [[1, 2], []]),
-    (Types.MAP(Types.STRING(), Types.INT()), [{"k": 1}]),
+@pytest.mark.parametrize("type_info, values, texts", [
+    (None, [1, "a", None, True, [1, 2]], ["1", "a", "None", "True", "[1, 2]"]),
+    (Types.STRING(), ["a", "", None], ["a", "", "null"]),
+    (Types.LONG(), [1, -2, None], ["1", "-2", "null"]),
+    (Types.BOOLEAN(), [True, False, None], ["true", "false", "null"]),
+    (Types.DOUBLE(), [1.5, None], ["1.5", "null"]),
+    (Types.PICKLED_BYTE_ARRAY(), [{"a": 1}, None], ["{'a': 1}", "None"]),
+    (Types.ROW([Types.INT(), Types.STRING()]), [Row(1, "a"), Row(None, "b")], ["+I[1,a]", "+I[None,b]"]),
+    (Types.TUPLE([Types.INT(), Types.BOOLEAN()]), [(1, True)], ["(1,true)"]),
+    (Types.LIST(Types.INT()), [[1, 2], []], ["[1, 2]", "[]"]),
+    (Types.MAP(Types.STRING(), Types.INT()), [{"k": 1}], ["{k=1}"]),
 ])
-def test_a_batch_of_elements_is_written_as_each_alone(type_info, values):
-    assert flink_strings(values, type_info) == [flink_string(v, type_info) for v in values]
+def test_a_batch_of_elements_is_written_as_flink_writes_each(type_info, values, texts):
+    assert flink_strings(values, type_info) == texts
+    assert [flink_string(v, type_info) for v in values] == texts
