@@ -46,7 +46,7 @@ import pyarrow.fs as pafs
 from pyspark.sql import DataFrame
 
 from kindling.common.types import Row
-from kindling.graph.specs import SPLIT_BYTES, FileSinkSpec, FileSourceSpec
+from kindling.graph.specs import FileSinkSpec, FileSourceSpec
 from kindling.runtime.chain import Record
 from kindling.spark.codec import ValueTypeError, codec_for
 from kindling.spark.exit_buffers import Cursor, ExitBuffer
@@ -59,9 +59,6 @@ from kindling.spark.stage_plan import ExitPlan
 
 ROWS_PER_ARROW_BATCH = 10_000
 READ_CHUNK_BYTES = 1 << 20
-#: the smallest split a bounded read cuts a file into to give each of its readers one (Spark's
-#: ``spark.sql.files.openCostInBytes``)
-MIN_SPLIT_BYTES = 4 << 20
 
 
 # -- filesystems --------------------------------------------------------------------------------
@@ -210,15 +207,7 @@ class FileListing:
         return self.listing
 
     def splits(self) -> list[FileSplit]:
-        """A bounded read's splits: of about ``split_bytes``, and smaller where that would leave some
-        of the ``parallelism`` readers without one (as Spark cuts files for its cores), though not
-        below ``MIN_SPLIT_BYTES``; a source whose files are never split keeps them whole."""
-        files = self._files(True)
-        split_bytes = self.spec.split_bytes
-        if split_bytes <= SPLIT_BYTES:
-            share = -(-sum(f.size for f in files) // self.parallelism)
-            split_bytes = min(split_bytes, max(MIN_SPLIT_BYTES, share))
-        return make_splits(files, self.spec.format, split_bytes)
+        return make_splits(self._files(True), self.spec.format, self.spec.split_bytes)
 
     @staticmethod
     def initial_offset() -> dict:
@@ -865,7 +854,7 @@ def file_source_stage_frame(compiler: Any, node: Any, plan: Any) -> DataFrame | 
     if compiler.streaming:
         return None
     return file_stage_frame(compiler.spark, node.source, node.type_info, node.name, compiler.metrics,
-                            compiler.stage_function(plan), plan.schema(), compiler.parallelism_of(node))
+                            compiler.stage_function(plan), plan.schema())
 
 
 def writes_in_stage(spec: FileSinkSpec, sink_count: int) -> bool:
@@ -875,12 +864,11 @@ def writes_in_stage(spec: FileSinkSpec, sink_count: int) -> bool:
 
 
 def file_stage_frame(spark: Any, spec: FileSourceSpec, type_info: Any, name: str, metrics: Any,
-                     stage: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]], schema: Any,
-                     readers: int = 1) -> DataFrame:
-    """A bounded read of a FileSource (a batch job) by ``readers`` parallel readers and its stage in
-    one Python pass: a Spark partition per split, whose task reads the split and hands its records
-    straight to ``stage`` (no trip through the JVM between the reader and the stage's functions)."""
-    splits = FileListing(spec, readers).splits()
+                     stage: Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]], schema: Any) -> DataFrame:
+    """A bounded read of a FileSource (a batch job) and its stage in one Python pass: a Spark
+    partition per split, whose task reads the split and hands its records straight to ``stage``
+    (no trip through the JVM between the reader and the stage's functions)."""
+    splits = FileListing(spec).splits()
     fmt = spec.format
 
     def read(ids: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -477,7 +477,7 @@ class _BatchReader(DataSourceReader):
     def partitions(self):
         spec = self.reading.plan.spec
         if isinstance(spec, FileSourceSpec):
-            return [_Slice(file=split) for split in FileListing(spec, self.reading.plan.parallelism).splits()] or [_Slice()]
+            return [_Slice(file=split) for split in FileListing(spec).splits()] or [_Slice()]
         return self.reading.slices(0, self.reading.total())
 
     def read(self, partition):

@@ -20,7 +20,7 @@ from kindling.datastream.formats.csv import CsvReaderFormat, CsvSchema
 from kindling.datastream.formats.json import JsonLinesFormat
 from kindling.datastream.formats.parquet import AvroParquetReaders, ParquetColumnarRowInputFormat
 from kindling.graph.specs import FileSourceSpec
-from kindling.spark.files import MIN_SPLIT_BYTES, FileListing, ParseError, read_split
+from kindling.spark.files import FileListing, ParseError, read_split
 
 ROW = Types.ROW_NAMED(["id", "name", "score"], [Types.INT(), Types.STRING(), Types.DOUBLE()])
 
@@ -67,21 +67,6 @@ def test_large_files_are_cut_into_splits_and_small_ones_are_not(tmp_path):
     assert [(os.path.basename(s.path), s.start, s.end) for s in splits] == [
         ("big.txt", 0, 50), ("big.txt", 50, 100), ("big.txt", 100, 150), ("big.txt", 150, 200), ("small.txt", 0, None)]
     assert [r["f0"] for r in _read(spec)] == ["x" * 99, "y" * 100, "z"]
-
-
-def test_a_bounded_read_cuts_large_files_so_that_each_reader_gets_a_split(tmp_path):
-    (tmp_path / "big.txt").write_bytes(b"line\n" * (3 * MIN_SPLIT_BYTES // 5))  # 3 x MIN_SPLIT_BYTES
-    (tmp_path / "small.txt").write_bytes(b"line\n" * 100)
-    spec = FileSourceSpec(paths=[str(tmp_path)], format=StreamFormat.text_line_format())
-    assert [(s.start, s.end) for s in FileListing(spec, 1).splits()] == [(0, None), (0, None)]
-    halves = FileListing(spec, 2).splits()
-    assert [os.path.basename(s.path) for s in halves] == ["big.txt", "big.txt", "small.txt"]
-    assert len(FileListing(spec, 8).splits()) == 3 + 1  # no split below MIN_SPLIT_BYTES
-    source = (FileSource.for_record_stream_format(StreamFormat.text_line_format(), str(tmp_path))
-              .set_file_enumerator(FileEnumeratorProvider.default_non_splittable_file_enumerator()).build())
-    assert len(FileListing(source._spec, 2).splits()) == 2
-    spec.split_bytes = MIN_SPLIT_BYTES
-    assert len(_read(spec)) == 3 * MIN_SPLIT_BYTES // 5 + 100
 
 
 def test_a_utf16_file_is_one_split_decoded_as_a_stream(tmp_path):
