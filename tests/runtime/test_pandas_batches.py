@@ -101,8 +101,10 @@ def test_a_batch_of_one_row_outside_a_chain_and_series_of_flinks_dtypes():
     assert tuple(project(Row(1, 2.0))) == ('int64/float64', 0.0)
     assert [tuple(r) for r in project.map_batch([Row(None, None), Row(2, 4.0)])] == [('float64/float64', None),
                                                                                     ('float64/float64', 0.0)]
-    # evaluated row by row elsewhere (an aggregate's argument): a batch of one row
-    assert compile_expression(resolve(plus(col('id'), lit(1)) * 2, NAMES, TYPES))([3, 0.0]) == 8
+    # never called row by row: the planner moves calls elsewhere (an aggregate's argument) into a projection
+    with pytest.raises(ValueError, match="internal error: a call of the pandas function <lambda> "
+                                         r"\(UdfCall\) outside a projection or a filter"):
+        compile_expression(resolve(plus(col('id'), lit(1)) * 2, NAMES, TYPES))
     whole = udf(lambda s: s * 2.0, result_type=DataTypes.BIGINT(), func_type='pandas')
     assert [r[0] for r in _project(whole(col('v'))).map_batch(_rows(3))] == [0, 2, 4]  # whole floats: integers
 

@@ -132,14 +132,11 @@ class _Compiler:
         if kind == "Call":
             return _applied(PYTHON[node.function](node), self._operands(node.operands), node.strict,
                             _constant(node.operands))
-        if _pandas_call(node):  # outside a batch: a batch of one row
-            from kindling.runtime.table.pandas_functions import scalar_results
-
-            function, operands = node.function, self._arguments(node.operands)
-            return lambda row: scalar_results(function, _pandas_arguments(node.operands, operands, [row]), 1)[0]
-        if _async_call(node):  # outside a batch: a batch of one row
-            function, operands = node.function, self._arguments(node.operands)
-            return lambda row: async_results(function, [[o(row) for o in operands]], AsyncOptions())[0]
+        if _batched_call(node):
+            raise ValueError(f"internal error: a call of the {'async' if node.function._asynchronous else 'pandas'} "
+                             f"function {node.function._name} (UdfCall) outside a "
+                             "projection or a filter, which make its calls for a batch of rows (the planner moves "
+                             "them there: kindling/table/planner/python_calls.py)")
         if kind == "UdfCall":
             call, operands = node.function._callable, self._arguments(node.operands)
             if node.type.type_name == "TIMESTAMP_LTZ":

@@ -31,6 +31,7 @@ from typing import Dict, List, Optional, Sequence
 from kindling.table.expressions import col, unaliased
 from kindling.table.join import conjuncts
 from kindling.table.planner import nodes
+from kindling.table.planner.python_calls import split_batched_calls
 from kindling.table.schema import Schema
 
 __all__ = ["MINI_BATCH", "mini_batch", "optimize"]
@@ -114,6 +115,7 @@ def _bound(value, database: str):
 
 
 def _rewritten(node: nodes.Node) -> nodes.Node:
+    node = split_batched_calls(node)
     if isinstance(node, nodes.Filter):
         return _filter(node)
     if isinstance(node, nodes.Project) and isinstance(node.input, nodes.Project):

@@ -1,0 +1,83 @@
+"""Pandas and async scalar functions called outside a projection or a filter, on Spark: the planner
+computes the calls in a projection below the operator or a filter above it
+(kindling/table/planner/python_calls.py), where calls are made for a batch of rows with the job's
+``table.exec.async-scalar.*`` options; where PyFlink 2.3 does not call them for a batch, Kindling refuses
+by name. tests/conformance/programs/table_pandas_udf_outside_projections.py compares the pandas
+functions' Series with PyFlink's."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from kindling.table import DataTypes
+from kindling.table.expressions import col
+from kindling.table.udf import udf, udtf
+
+from table_support import collected, quiet_t_env
+
+
+@udf(result_type=DataTypes.BIGINT())
+async def stuck(v):
+    await asyncio.Event().wait()  # never set: only the timeout ends the call
+    return v
+
+
+def _first_call_fails():
+    """A function whose first call in each task fails (its calls list is pickled with it into each task)."""
+    calls = []
+
+    async def first_fails(v):
+        calls.append(v)
+        if len(calls) == 1:
+            raise ConnectionError("the first call fails")
+        return v
+    return udf(first_fails, result_type=DataTypes.BIGINT())
+
+
+def _t_env():
+    t_env = quiet_t_env()
+    t_env.create_temporary_view("src", t_env.from_elements([(i % 2, i) for i in range(6)], ["k", "v"]))
+    t_env.create_temporary_view("other", t_env.from_elements([(0, 2), (1, 3)], ["k2", "w"]))
+    return t_env
+
+
+def test_an_async_call_as_an_aggregates_argument_has_the_jobs_options():
+    t_env = _t_env()
+    t_env.get_config().set("table.exec.async-scalar.retry-strategy", "NO_RETRY")
+    t_env.create_temporary_function("first_fails", _first_call_fails())
+    with pytest.raises(Exception, match="the first call fails"):
+        collected(t_env, "SELECT k, SUM(first_fails(v)) FROM src GROUP BY k")
+    t_env.get_config().set("table.exec.async-scalar.timeout", "100 ms")
+    t_env.create_temporary_function("stuck", stuck)
+    with pytest.raises(Exception, match="Async function call has timed out"):
+        collected(t_env, "SELECT k, SUM(stuck(v)) FROM src GROUP BY k")
+
+
+def test_an_async_call_in_a_join_condition_has_the_jobs_retry_strategy():
+    t_env = _t_env()
+    t_env.create_temporary_function("first_fails", _first_call_fails())
+    query = "SELECT k, v, w FROM src JOIN other ON k = k2 AND first_fails(v) > w"
+    assert collected(t_env, query) == [(0, 4, 2), (1, 5, 3)]  # FIXED_DELAY retries the failed call
+    t_env.get_config().set("table.exec.async-scalar.retry-strategy", "NO_RETRY")
+    t_env.create_temporary_function("first_fails", _first_call_fails())
+    with pytest.raises(Exception, match="the first call fails"):
+        collected(t_env, query)
+
+
+def test_a_pandas_function_as_a_table_functions_argument_is_refused_naming_pyflinks_reason():
+    t_env = _t_env()
+    t_env.create_temporary_function("centered", udf(lambda s: s - s.mean(), result_type=DataTypes.BIGINT(),
+                                                    func_type='pandas'))
+    t_env.create_temporary_function("twice", udtf(lambda x: [x, x], result_types=[DataTypes.BIGINT()]))
+    with pytest.raises(ValueError, match="The pandas function .* is an argument of the table function .*PyFlink 2.3 "
+                                         "calls it there on each row's values, not on Series"):
+        collected(t_env, "SELECT k, x FROM src, LATERAL TABLE(twice(centered(v))) AS T(x)")
+
+
+def test_an_outer_joins_condition_of_both_sides_is_refused_with_flinks_reason():
+    t_env = _t_env()
+    t_env.create_temporary_function("centered", udf(lambda s: s - s.mean(), result_type=DataTypes.BIGINT(),
+                                                    func_type='pandas'))
+    with pytest.raises(Exception, match="Only inner join condition with equality predicates supports the Python UDF"):
+        collected(t_env, "SELECT k, v, w FROM src LEFT JOIN other ON k = k2 AND centered(v) > w")
