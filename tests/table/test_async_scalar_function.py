@@ -17,7 +17,7 @@ from kindling.table import AsyncScalarFunction, DataTypes
 from kindling.table.expressions import col
 from kindling.table.udf import udf
 
-from table_support import collected, quiet_t_env
+from table_support import collected, first_call_fails, quiet_t_env
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "datastream"))
 from remote_model_inference_driver import example_path  # noqa: E402
@@ -63,26 +63,14 @@ def test_a_function_is_opened_with_the_job_parameters_and_its_task():
     assert tags <= {"S0/2", "S1/2"} and tags
 
 
-def _first_call_fails():
-    """A function whose first call in each task fails (its calls list is pickled with it into each task)."""
-    calls = []
-
-    async def first_fails(v):
-        calls.append(v)
-        if len(calls) == 1:
-            raise ConnectionError("the first call fails")
-        return v
-    return udf(first_fails, result_type=DataTypes.BIGINT())
-
-
 def test_the_retry_options_reach_the_calls():
     # FIXED_DELAY (the default) retries the failed call; NO_RETRY fails the job
     t_env = quiet_t_env()
     t_env.create_temporary_view("src", t_env.from_elements([(i,) for i in range(4)], ["v"]))
-    t_env.create_temporary_function("first_fails", _first_call_fails())
+    t_env.create_temporary_function("first_fails", first_call_fails())
     assert collected(t_env, "SELECT first_fails(v) FROM src") == [(i,) for i in range(4)]
     t_env.get_config().set("table.exec.async-scalar.retry-strategy", "NO_RETRY")
-    t_env.create_temporary_function("first_fails", _first_call_fails())
+    t_env.create_temporary_function("first_fails", first_call_fails())
     with pytest.raises(Exception, match="the first call fails"):
         collected(t_env, "SELECT first_fails(v) FROM src")
     t_env.get_config().set("table.exec.async-scalar.retry-strategy", "SOMETIMES")

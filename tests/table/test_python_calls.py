@@ -11,28 +11,15 @@ import asyncio
 import pytest
 
 from kindling.table import DataTypes
-from kindling.table.expressions import col
 from kindling.table.udf import udf, udtf
 
-from table_support import collected, quiet_t_env
+from table_support import collected, first_call_fails, quiet_t_env
 
 
 @udf(result_type=DataTypes.BIGINT())
 async def stuck(v):
     await asyncio.Event().wait()  # never set: only the timeout ends the call
     return v
-
-
-def _first_call_fails():
-    """A function whose first call in each task fails (its calls list is pickled with it into each task)."""
-    calls = []
-
-    async def first_fails(v):
-        calls.append(v)
-        if len(calls) == 1:
-            raise ConnectionError("the first call fails")
-        return v
-    return udf(first_fails, result_type=DataTypes.BIGINT())
 
 
 def _t_env():
@@ -45,7 +32,7 @@ def _t_env():
 def test_an_async_call_as_an_aggregates_argument_has_the_jobs_options():
     t_env = _t_env()
     t_env.get_config().set("table.exec.async-scalar.retry-strategy", "NO_RETRY")
-    t_env.create_temporary_function("first_fails", _first_call_fails())
+    t_env.create_temporary_function("first_fails", first_call_fails())
     with pytest.raises(Exception, match="the first call fails"):
         collected(t_env, "SELECT k, SUM(first_fails(v)) FROM src GROUP BY k")
     t_env.get_config().set("table.exec.async-scalar.timeout", "100 ms")
@@ -56,11 +43,11 @@ def test_an_async_call_as_an_aggregates_argument_has_the_jobs_options():
 
 def test_an_async_call_in_a_join_condition_has_the_jobs_retry_strategy():
     t_env = _t_env()
-    t_env.create_temporary_function("first_fails", _first_call_fails())
+    t_env.create_temporary_function("first_fails", first_call_fails())
     query = "SELECT k, v, w FROM src JOIN other ON k = k2 AND first_fails(v) > w"
     assert collected(t_env, query) == [(0, 4, 2), (1, 5, 3)]  # FIXED_DELAY retries the failed call
     t_env.get_config().set("table.exec.async-scalar.retry-strategy", "NO_RETRY")
-    t_env.create_temporary_function("first_fails", _first_call_fails())
+    t_env.create_temporary_function("first_fails", first_call_fails())
     with pytest.raises(Exception, match="the first call fails"):
         collected(t_env, query)
 
@@ -81,3 +68,34 @@ def test_an_outer_joins_condition_of_both_sides_is_refused_with_flinks_reason():
                                                     func_type='pandas'))
     with pytest.raises(Exception, match="Only inner join condition with equality predicates supports the Python UDF"):
         collected(t_env, "SELECT k, v, w FROM src LEFT JOIN other ON k = k2 AND centered(v) > w")
+
+
+def test_a_python_function_in_match_recognize_is_refused_with_pyflinks_reason():
+    t_env = quiet_t_env()
+    t_env.execute_sql("CREATE TABLE t (k BIGINT, v BIGINT, ms BIGINT, ts AS CAST(ms AS TIMESTAMP(3)), WATERMARK FOR "
+                      "ts AS ts) WITH ('connector' = 'datagen', 'number-of-rows' = '3')")
+    t_env.create_temporary_function("centered", udf(lambda s: s - s.mean(), result_type=DataTypes.BIGINT(),
+                                                    func_type='pandas'))
+    t_env.create_temporary_function("plus_one", udf(lambda v: v + 1, result_type=DataTypes.BIGINT()))
+    for define, measure in [("centered(A.v) > 0", "A.v"), ("A.v > 0", "plus_one(A.v)")]:
+        with pytest.raises(ValueError, match="Python Function can not be used in MATCH_RECOGNIZE for now"):
+            collected(t_env, f"SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES {measure} AS m "
+                             f"PATTERN (A) DEFINE A AS {define})")
+
+
+def test_an_async_call_in_an_interval_joins_condition_has_the_jobs_retry_strategy(env):
+    from event_views import event_view
+    from kindling.table import StreamTableEnvironment
+
+    env.set_parallelism(2)
+    t_env = StreamTableEnvironment.create(env)
+    for name, offset in (("a", 0), ("b", 3)):  # b's row n is 3 ms after a's
+        event_view(env, t_env, name, 20, lambda n, o=offset: (1000 + n * 2 + o, n, n * 10), ("ts", "id", "v"))
+    query = ("SELECT a.id, b.v FROM a JOIN b ON a.id = b.id AND a.ts BETWEEN b.ts - INTERVAL '0.005' SECOND "
+             "AND b.ts - INTERVAL '0.002' SECOND AND first_fails(b.v) % 7 <> 0")
+    t_env.create_temporary_function("first_fails", first_call_fails())
+    assert collected(t_env, query) == [(n, n * 10) for n in range(20) if n % 7]
+    t_env.get_config().set("table.exec.async-scalar.retry-strategy", "NO_RETRY")
+    t_env.create_temporary_function("first_fails", first_call_fails())
+    with pytest.raises(Exception, match="the first call fails"):
+        collected(t_env, query)

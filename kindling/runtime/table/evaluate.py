@@ -29,7 +29,8 @@ Leaf = Callable[[Any], Optional[Compiled]]
 
 def compile_expression(node: Any, leaf: Optional[Leaf] = None) -> Compiled:
     """The function of a row computing ``node``: a row is the sequence of the input columns' values,
-    read by the InputRefs' indexes, unless ``leaf`` compiles a node otherwise."""
+    read by the InputRefs' indexes, unless ``leaf`` compiles a node otherwise. A pandas or async call is
+    refused (``compile_batch`` makes them; the planner puts them in projections and filters only)."""
     return _Compiler(leaf).compile(node)
 
 

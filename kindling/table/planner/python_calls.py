@@ -15,8 +15,12 @@ plan is rewritten as PyFlink 2.3's planner rewrites it:
   kindling/table/table.py);
 * a table function's argument: an async call is computed by a projection below; a pandas function
   PyFlink calls on each row's values (not Series), which Kindling refuses by name;
-* anywhere else (an OVER aggregate, a table aggregate function's argument, a sort key, another join's
-  condition, MATCH_RECOGNIZE): refused by name.
+* an OVER aggregate's argument, a table aggregate function's argument, a sort key: computed by a
+  projection below (and the new columns left out above);
+* MATCH_RECOGNIZE: any Python function is refused, with PyFlink's reason;
+* an inner interval or window join's condition: a filter above the join;
+* anywhere else (an outer interval or window join's condition, a temporal or lookup join's, ...):
+  refused by name (compute the call in a select first).
 """
 from __future__ import annotations
 
@@ -58,10 +62,16 @@ def split_batched_calls(node: nodes.Node) -> nodes.Node:
     (itself when it has none); a place PyFlink cannot call them raises ValueError naming it."""
     if isinstance(node, (nodes.Project, nodes.Filter)):
         return node
-    if isinstance(node, (nodes.Aggregate, nodes.GroupWindowAggregate, nodes.WindowAggregate)):
-        return _aggregation(node) if calls_batched(node.fields) else node
+    if isinstance(node, (nodes.Aggregate, nodes.GroupWindowAggregate, nodes.WindowAggregate)) and \
+            calls_batched(node.fields):
+        node = _aggregation(node)
+        if isinstance(node, nodes.Aggregate) and calls_batched(node.fields):
+            return _above_aggregation(node)
     if isinstance(node, nodes.Join) and calls_batched(node.predicate):
         return _join(node)
+    if isinstance(node, (nodes.IntervalJoin, nodes.WindowJoin)) and calls_batched(node.predicate) and not (
+            node.left_outer or node.right_outer or getattr(node, "existence", None)):
+        return _filtered_above(node)
     if isinstance(node, nodes.Correlate) and calls_batched(node.call):
         return _correlate(node)
     if isinstance(node, nodes.Over) and calls_batched(node.aggregates):
@@ -70,6 +80,10 @@ def split_batched_calls(node: nodes.Node) -> nodes.Node:
         return _reading_below(node, "call", False)
     if isinstance(node, nodes.Sort) and calls_batched(node.keys):
         return _reading_below(node, "keys", True)
+    if isinstance(node, nodes.MatchRecognize) and any(
+            map(_calls_python, _expressions((node.conditions, node.measures, node.aggregates)))):
+        raise ValueError("Python Function can not be used in MATCH_RECOGNIZE for now (PyFlink 2.3 refuses a Python "
+                         "function in its DEFINE and MEASURES too)")
     held = next((f.name for f in dataclasses.fields(node) if f.name not in ("input", "left", "right", "out")
                  and calls_batched(_expressions(getattr(node, f.name)))), None)
     if held is None:
@@ -88,6 +102,38 @@ def _aggregation(node):
     if isinstance(node, nodes.WindowAggregate):
         changes["windows"] = dataclasses.replace(node.windows, input=changes["input"])
     return dataclasses.replace(node, **changes)
+
+
+def _above_aggregation(node: nodes.Aggregate) -> nodes.Node:
+    """The group aggregation's fields calling pandas or async functions on its results (its keys and
+    aggregates) computed by a projection above it, which the aggregation gives its keys and aggregates."""
+    taken = set(node.input.out.names) | set(node.names)
+    aggregates: List[Tuple[Expression, str]] = []
+    added: Dict[str, DataType] = {}
+
+    def reading_results(expression: Expression) -> Expression:
+        if expression._kind == "aggregate":
+            name = _fresh(taken)
+            aggregates.append((expression, name))
+            added[name] = expression._data_type(node.input.out.types)
+            return col(name)
+        return _with_operands(expression, tuple(reading_results(o) for o in expression._operands), added)
+
+    fields = [reading_results(f) for f in node.fields]
+    keys = list(node.keys)
+    names = keys + [n for _, n in aggregates]
+    types = node.input.out.types
+    aggregation = dataclasses.replace(
+        node, fields=tuple([col(k) for k in keys] + [a.alias(n) for a, n in aggregates]), names=tuple(names),
+        out=dataclasses.replace(node.out, schema=Schema(names, [types[k] for k in keys] + list(added.values()))))
+    return nodes.project(aggregation, fields, node.names, node.out)
+
+
+def _fresh(taken: set) -> str:
+    """A new column's name no column of ``taken`` has (then taken too)."""
+    name = next(f"{_PREFIX}{i}" for i in range(len(taken) + 1) if f"{_PREFIX}{i}" not in taken)
+    taken.add(name)
+    return name
 
 
 def _in_aggregates(expression: Expression, below: "_Below") -> Expression:
@@ -140,6 +186,16 @@ def _join(join: nodes.Join) -> nodes.Node:
         return moved
     names = join.out.names
     return nodes.project(moved, [col(n) for n in names], names, join.out)
+
+
+def _filtered_above(join: nodes.Node) -> nodes.Node:
+    """An inner interval or window join's conditions calling pandas or async functions as a filter of the
+    joined rows above it (Flink's SplitPythonConditionFromJoinRule)."""
+    split: Dict[bool, List[Expression]] = {True: [], False: []}
+    for condition in conjuncts(join.predicate):
+        split[calls_batched(condition)].append(condition)
+    kept = dataclasses.replace(join, predicate=_all(split[False]) if split[False] else None)
+    return nodes.filtered(kept, _all(split[True]))
 
 
 def _sides_of_equality(condition: Expression, left: set, right: set) -> Optional[Tuple[str, str]]:
@@ -197,8 +253,7 @@ class _Below:
         """``expression`` reading its batched calls from the projection's new columns (named ``taken``
         by none, shared by the projections below one operator)."""
         if batched_call(expression):
-            name = next(f"{_PREFIX}{i}" for i in range(len(self.taken) + 1) if f"{_PREFIX}{i}" not in self.taken)
-            self.taken.add(name)
+            name = _fresh(self.taken)
             self.calls.append((expression, name))
             self.added[name] = expression._data_type(self.input.out.types)
             return col(name)
@@ -250,6 +305,10 @@ def _expressions(value) -> tuple:
     if isinstance(value, dict):
         return _expressions(list(value.values()))
     return ()
+
+
+def _calls_python(expression: Expression) -> bool:
+    return expression._kind == "udf" or any(map(_calls_python, expression._operands))
 
 
 def _calls(expression: Expression) -> List[Expression]:

@@ -2,6 +2,10 @@
 configuration. Each rewrite keeps the rows the plan gives (their values and changes); it only moves
 work to where it is cheaper:
 
+* **Python calls split out** (:mod:`.python_calls`, Flink's PythonCalcSplitRule and
+  SplitPythonConditionFromJoinRule): a pandas or async function called outside a projection or a filter
+  (an aggregate's argument, a join condition, ...) is computed by a projection below the operator or a
+  filter above it, which call it for a batch of rows.
 * **Filter push-down**: a filter moves below a projection that passes the columns it reads through
   unchanged (so it runs before a Python projection, in Spark's JVM operators when they read a scan);
   of a filter over a join, each deterministic condition of one side's columns moves into that side

@@ -1,6 +1,7 @@
 """A pandas scalar function called outside a projection or a filter gets Series of a batch's values, as in
 a projection (PyFlink's planner computes it in a Python Calc below the operator or a filter above it): as
-an aggregate's argument (SQL, its FILTER, the Table API), an OVER aggregate's argument, a join's condition
+an aggregate's argument (SQL, its FILTER, the Table API), over a group aggregation's results (above it:
+the groups' Series), an OVER aggregate's argument, a sort key, a join's condition
 on one side (below the join, the side's Series), of both sides in an equality (each side's below), of both
 sides otherwise (a filter above the inner join: the joined rows' Series).
 # conformance: sorted (the order of a batch job's aggregated and joined rows)
@@ -24,6 +25,7 @@ t_env.create_temporary_view('b', t_env.from_elements([(1, -20), (1, -25), (1, -2
                                                      columns('k2', 'w')))
 queries = [
     "SELECT k, SUM(centered(v)) AS s, COUNT(*) FILTER (WHERE centered(v) > 0) AS above FROM a GROUP BY k",
+    "SELECT k, centered(SUM(v)) + COUNT(v) AS c FROM a GROUP BY k",
     "SELECT k, v, SUM(centered(v)) OVER (PARTITION BY k ORDER BY v ROWS BETWEEN UNBOUNDED PRECEDING AND "
     "CURRENT ROW) AS s FROM a",
     "SELECT k, v, k2, w FROM a JOIN b ON a.k = b.k2 AND centered(v) > w",
@@ -35,3 +37,4 @@ for query in queries:
     print(query)
     t_env.execute_sql(query).print()
 t_env.from_path('a').group_by(col('k')).select(col('k'), centered(col('v')).max.alias('m')).execute().print()
+t_env.from_path('a').order_by(centered(col('v'))).execute().print()
