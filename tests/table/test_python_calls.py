@@ -99,3 +99,21 @@ def test_an_async_call_in_an_interval_joins_condition_has_the_jobs_retry_strateg
     t_env.create_temporary_function("first_fails", first_call_fails())
     with pytest.raises(Exception, match="the first call fails"):
         collected(t_env, query)
+
+
+def test_a_window_aggregations_argument_is_computed_by_a_projection_below_it():
+    from kindling.table.expressions import col, lit
+    from kindling.table.window import Tumble
+
+    t_env = quiet_t_env()
+    t_env.execute_sql("CREATE TABLE t (k BIGINT, v BIGINT, ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ms, 3), WATERMARK FOR "
+                      "ts AS ts) WITH ('connector' = 'datagen', 'number-of-rows' = '3')")
+    centered = udf(lambda s: s - s.mean(), result_type=DataTypes.DOUBLE(), func_type='pandas', name='centered')
+    t_env.create_temporary_function("centered", centered)
+    windowed = t_env.from_path("t").window(Tumble.over(lit(1).seconds).on(col('ts')).alias('w'))
+    tvf = t_env.sql_query("SELECT window_start, k, SUM(centered(v)) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), "
+                          "INTERVAL '1' SECOND)) GROUP BY window_start, window_end, k")
+    for table in (windowed.group_by(col('w'), col('k')).select(col('k'), centered(col('v')).sum.alias('s')), tvf):
+        plan = table.explain().splitlines()
+        assert plan[1].startswith(("GroupWindowAggregate(", "WindowAggregate("))
+        assert plan[2].startswith("+- Calc(select=[k, v, ms, ts, centered(v) AS $python0])")
