@@ -68,11 +68,11 @@ def _cache_dir() -> str:
 
 
 def _setup_key(conf: dict, spark_home: str) -> str:
-    """A name for what an archive is valid for: the Java runtime, Spark's jars, the driver's classpath
-    and Java options (the JVM does not use an archive written under others)."""
+    """A name for what an archive is valid for: the Java runtime, Spark's jars and where they are, the
+    driver's classpath and Java options (the JVM does not use an archive written under others)."""
     java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else shutil.which("java")
     java = os.path.realpath(java or "java")
-    parts = [java, str(_mtime(java))]
+    parts = [java, str(_mtime(java)), os.path.realpath(spark_home)]  # the archive holds the jars' paths
     jars = sorted(glob.glob(os.path.join(spark_home, "jars", "*.jar")))
     parts += [f"{os.path.basename(j)}:{os.path.getsize(j)}" for j in jars]
     parts += [f"{k}={conf.get(k, '')}" for k in ("spark.driver.extraClassPath", "spark.jars", "spark.jars.packages",

@@ -75,6 +75,10 @@ def test_each_setup_has_its_own_archive_and_few_are_kept(cache, tmp_path):
         archives.append(_option(archive_java_options(conf, home), "-XX:SharedArchiveFile"))
         os.utime(archives[-1], (time.time() - 100 + i, time.time() - 100 + i))
     assert len(set(archives)) == 5
+    moved = tmp_path / "elsewhere"
+    (tmp_path / "spark").rename(moved)
+    assert "-XX:ArchiveClassesAtExit=" in archive_java_options({"spark.jars": "/opt/extra-4.jar"}, str(moved))
+    moved.rename(tmp_path / "spark")
     archive_java_options({"spark.jars": "/opt/extra-4.jar"}, home)
     assert sorted(p.name for p in cache.glob("*.jsa")) == sorted(os.path.basename(a) for a in archives[2:])
 
