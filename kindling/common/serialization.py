@@ -141,6 +141,8 @@ class Encoder(object):
 
     def encode_all(self, values: list, type_info: Any = None) -> list[bytes]:
         """:meth:`encode` of each of ``values`` (a file sink encodes a batch at a time)."""
+        if type(self).encode is not Encoder.encode:  # a subclass's own encoding (a table format's rows)
+            return [self.encode(value, type_info) for value in values]
         charset = self._charset_name
         return [text.encode(charset) for text in flink_strings(values, type_info)]
 
