@@ -3,7 +3,6 @@
 its semantics, as Flink's row-time interval join: kindling/runtime/table/interval_join.py."""
 from __future__ import annotations
 
-from functools import reduce
 from typing import List, Optional, Tuple
 
 from kindling.table.expressions import Expression
@@ -19,7 +18,7 @@ def interval_join_of(left, right, predicate: Expression, left_outer: bool, right
     """The interval join of the Tables ``left`` and ``right`` when ``predicate`` bounds the left's
     event-time column against the right's from both sides (``l.ts >= r.ts - INTERVAL ...`` and
     ``l.ts <= r.ts``, or BETWEEN), as Flink's planner finds one in a join; None for another predicate."""
-    from kindling.table.join import conjuncts, equi_keys
+    from kindling.table.join import conjunction, conjuncts, equi_keys
 
     times = (left._rowtime, right._rowtime)
     if None in times:
@@ -35,7 +34,7 @@ def interval_join_of(left, right, predicate: Expression, left_outer: bool, right
             upper = bound[1] if upper is None else min(upper, bound[1])
     if lower is None or upper is None:
         return None
-    others = reduce(lambda a, b: a & b, rest) if rest else None
+    others = conjunction(rest) if rest else None
     left_names, right_names = left.get_schema().get_field_names(), right.get_schema().get_field_names()
     left_keys, right_keys = equi_keys(others, left_names, right_names) if others is not None else ([], [])
     if not left_keys:

@@ -7,7 +7,7 @@ from typing import List, Optional, Tuple
 
 from kindling.table.expressions import Expression
 
-__all__ = ["conjuncts", "equi_keys", "existence_join", "joined_schema", "python_function_in"]
+__all__ = ["conjunction", "conjuncts", "equi_keys", "existence_join", "joined_schema", "python_function_in"]
 
 
 def conjuncts(predicate: Expression) -> List[Expression]:
@@ -15,6 +15,14 @@ def conjuncts(predicate: Expression) -> List[Expression]:
     if getattr(predicate, "_and", False):
         return [c for child in predicate._children for c in conjuncts(child)]
     return [predicate]
+
+
+def conjunction(conditions: List[Expression]) -> Expression:
+    """The conditions (at least one) joined by AND."""
+    predicate = conditions[0]
+    for condition in conditions[1:]:
+        predicate = predicate & condition
+    return predicate
 
 
 def equi_keys(predicate: Expression, left: List[str], right: List[str]) -> Tuple[List[str], List[str]]:

@@ -28,7 +28,7 @@ import dataclasses
 from typing import Dict, List, Optional, Tuple
 
 from kindling.table.expressions import Expression, col, lit
-from kindling.table.join import conjuncts
+from kindling.table.join import conjunction, conjuncts
 from kindling.table.planner import nodes
 from kindling.table.schema import Schema
 from kindling.table.types import DataType
@@ -174,14 +174,14 @@ def _join(join: nodes.Join) -> nodes.Node:
     inputs = {}
     for side in ("left", "right"):
         projected = below[side].project()
-        inputs[side] = nodes.filtered(projected, _all(filters[side])) if filters[side] else projected
+        inputs[side] = nodes.filtered(projected, conjunction(filters[side])) if filters[side] else projected
     joined = inputs["left"].out.names + inputs["right"].out.names
     out = join.out if not added else dataclasses.replace(join.out, schema=Schema(
         joined, [added[n] if n in added else join.out.types[n] for n in joined]))
-    predicate = _all(kept) if kept else None if inner else lit(True)  # an outer join has a condition
+    predicate = conjunction(kept) if kept else None if inner else lit(True)  # an outer join has a condition
     moved = dataclasses.replace(join, predicate=predicate, out=out, **inputs)
     if above:
-        moved = nodes.filtered(moved, _all(above))
+        moved = nodes.filtered(moved, conjunction(above))
     if not added:
         return moved
     names = join.out.names
@@ -194,8 +194,8 @@ def _filtered_above(join: nodes.Node) -> nodes.Node:
     split: Dict[bool, List[Expression]] = {True: [], False: []}
     for condition in conjuncts(join.predicate):
         split[calls_batched(condition)].append(condition)
-    kept = dataclasses.replace(join, predicate=_all(split[False]) if split[False] else None)
-    return nodes.filtered(kept, _all(split[True]))
+    kept = dataclasses.replace(join, predicate=conjunction(split[False]) if split[False] else None)
+    return nodes.filtered(kept, conjunction(split[True]))
 
 
 def _sides_of_equality(condition: Expression, left: set, right: set) -> Optional[Tuple[str, str]]:
@@ -287,13 +287,6 @@ def _with_operands(expression: Expression, operands: tuple, added: Dict[str, Dat
     if "_typed" in vars(copy):  # the types of the columns it reads (kindling/table/expressions.py)
         copy._typed = {**copy._typed, **added}
     return copy
-
-
-def _all(conditions: List[Expression]) -> Expression:
-    predicate = conditions[0]
-    for condition in conditions[1:]:
-        predicate = predicate & condition
-    return predicate
 
 
 def _expressions(value) -> tuple:

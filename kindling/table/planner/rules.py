@@ -33,7 +33,7 @@ import dataclasses
 from typing import Dict, List, Optional, Sequence
 
 from kindling.table.expressions import col, unaliased
-from kindling.table.join import conjuncts
+from kindling.table.join import conjunction, conjuncts
 from kindling.table.planner import nodes
 from kindling.table.planner.python_calls import split_batched_calls
 from kindling.table.schema import Schema
@@ -237,10 +237,11 @@ def _into_normalize(node: nodes.Filter, normalize: nodes.ChangelogNormalize) -> 
     on_key, on_rows = [], []
     for condition in conjuncts(node.predicate):
         (on_key if set(condition.columns()) <= set(normalize.keys) else on_rows).append(condition)
-    below = _filter(nodes.filtered(normalize.input, _all(on_key))) if on_key else normalize.input
+    below = _filter(nodes.filtered(normalize.input, conjunction(on_key))) if on_key else normalize.input
     if normalize.condition is not None:
         on_rows.insert(0, normalize.condition)
-    return dataclasses.replace(normalize, input=below, condition=_all(on_rows) if on_rows else normalize.condition)
+    condition = conjunction(on_rows) if on_rows else normalize.condition
+    return dataclasses.replace(normalize, input=below, condition=condition)
 
 
 def _calls_python(resolved) -> bool:
@@ -272,19 +273,11 @@ def _into_join(node: nodes.Filter, join: nodes.Join) -> nodes.Node:
     inputs = {}
     for side, (_, _, pushed) in sides.items():
         below = getattr(join, side)
-        inputs[side] = _filter(nodes.filtered(below, _all(pushed))) if pushed else below
+        inputs[side] = _filter(nodes.filtered(below, conjunction(pushed))) if pushed else below
     if joining:
-        inputs["predicate"] = _all([join.predicate, *joining])
+        inputs["predicate"] = conjunction([join.predicate, *joining])
     moved = dataclasses.replace(join, **inputs)
-    return nodes.filtered(moved, _all(kept), node.out) if kept else moved
-
-
-def _all(conditions: list):
-    """The conditions joined by AND."""
-    predicate = conditions[0]
-    for condition in conditions[1:]:
-        predicate = predicate & condition
-    return predicate
+    return nodes.filtered(moved, conjunction(kept), node.out) if kept else moved
 
 
 def _deterministic(resolved) -> bool:
