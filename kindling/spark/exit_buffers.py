@@ -156,8 +156,7 @@ class ExitBuffer:
                 return self.codec.encode(values)
             if plan.layout == "columns":
                 return self.encode_columns(values)
-            if plan.type_info is not None:
-                self.codec.encode(values)  # values must fit the declared type
+            self.check_type()
             if plan.layout == "string":
                 t = plan.type_info
                 if self.subtasks:
@@ -176,6 +175,11 @@ class ExitBuffer:
             return []
         except ValueTypeError as exc:
             raise self.type_failure(exc) from None
+
+    def check_type(self) -> None:
+        """The values must fit the stream's declared type (when it has one)."""
+        if self.plan.type_info is not None:
+            self.codec.encode(self.values)
 
     def type_failure(self, exc: ValueTypeError) -> Exception:
         """A value that does not fit the stream's declared type, as the declaring operator's failure."""
@@ -205,11 +209,10 @@ class CollectedExitBuffer(ExitBuffer):
 
     def take(self) -> tuple[int, list[pa.Array], list | None, list | None, list | None]:
         values = self.values
-        if self.plan.type_info is not None:
-            try:
-                self.codec.encode(values)  # values must fit the declared type
-            except ValueTypeError as exc:
-                raise self.type_failure(exc) from None
+        try:
+            self.check_type()
+        except ValueTypeError as exc:
+            raise self.type_failure(exc) from None
         lists = [pickle.dumps(values[i:i + COLLECTED_PER_ROW], protocol=5)
                  for i in range(0, len(values), COLLECTED_PER_ROW)]
         self.clear()
