@@ -36,9 +36,11 @@ def archive_java_options(conf: dict, spark_home: str) -> str:
     """The Java options for a new driver JVM: map this setup's archive when one was written
     whole, else (when no other JVM is writing it) write it at exit; '' when turned off or when
     the job sets its own class-data-sharing options."""
+    switch = str(conf.get("kindling.jvm-class-archive", "true")).strip().lower()
+    if switch not in ("true", "false"):
+        raise ValueError(f"kindling.jvm-class-archive is true or false, got {switch!r}")
     user_options = conf.get("spark.driver.extraJavaOptions", "")
-    if conf.get("kindling.jvm-class-archive", "true").lower() == "false" or "SharedArchive" in user_options \
-            or "ArchiveClassesAtExit" in user_options:
+    if switch == "false" or "SharedArchive" in user_options or "ArchiveClassesAtExit" in user_options:
         return ""
     directory = os.path.join(_cache_dir(), "jvm")
     if any(c.isspace() for c in directory):  # Spark splits the driver's Java options at spaces

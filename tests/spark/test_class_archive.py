@@ -101,6 +101,8 @@ def test_what_another_setup_left_is_adopted_or_removed(cache, tmp_path):
 def test_off_when_asked_or_when_the_job_sets_its_own_or_others_can_write_the_cache(cache, tmp_path):
     home = _spark_home(tmp_path)
     assert archive_java_options({"kindling.jvm-class-archive": "false"}, home) == ""
+    with pytest.raises(ValueError, match="kindling.jvm-class-archive is true or false, got 'no'"):
+        archive_java_options({"kindling.jvm-class-archive": "no"}, home)
     assert archive_java_options({"spark.driver.extraJavaOptions": "-XX:SharedArchiveFile=/x.jsa"}, home) == ""
     cache.mkdir(parents=True)
     cache.chmod(0o777)
