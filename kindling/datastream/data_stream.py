@@ -7,6 +7,7 @@ from __future__ import annotations
 import collections
 import enum
 import itertools
+import math
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, Union
@@ -800,11 +801,12 @@ _END = object()
 class CollectBuffer:
     """Elements on their way from a job's collect sink to its :class:`CloseableIterator`.
 
-    The sink writer (the job's micro-batch thread on the driver) waits while ``capacity``
-    elements are waiting, so an unbounded job is held back by its reader instead of filling the
-    driver's memory. Once the reader closes, writing stops at once. Elements pass in lists (the
-    writer's chunks, the reader taking a whole list at a time), so the two threads meet once per
-    list, not once per element (but while the writer waits for room).
+    The sink writer (the job's micro-batch thread on the driver) never lets more than
+    ``capacity`` elements wait, so an unbounded job is held back by its reader instead of filling
+    the driver's memory; a writer held back goes on once its list fits or half the buffer is free.
+    Once the reader closes, writing stops at once. Elements pass in lists (the writer's chunks,
+    the reader taking a whole list at a time), so the two threads meet once per list, not once
+    per element (a writer let go on at every element taken met the reader once per element).
     """
 
     def __init__(self, capacity: int = DEFAULT_COLLECT_BUFFER_SIZE):
@@ -819,7 +821,7 @@ class CollectBuffer:
         self._next = 0
         self._added = 0  # elements added, and elements taken (or dropped), since the start
         self._taken = 0
-        self._writer_waits = False
+        self._wake_writer_at: float = math.inf  # the reader lets a waiting writer go on at this count taken
 
     def __reduce__(self):
         # A copy in another process (a sink writer run by Spark Connect's server) cannot reach
@@ -849,10 +851,11 @@ class CollectBuffer:
                 chunk, skip = chunk[skip:], max(0, skip - len(chunk))
             while chunk:
                 with lock:
-                    while self.waiting >= self._capacity and not self._closed:
-                        self._writer_waits = True
+                    room_needed = min(len(chunk), (self._capacity + 1) // 2)
+                    while self._capacity - self.waiting < room_needed and not self._closed:
+                        self._wake_writer_at = self._added - self._capacity + room_needed
                         lock.wait()
-                    self._writer_waits = False
+                    self._wake_writer_at = math.inf
                     if self._closed:
                         return added
                     room = self._capacity - self.waiting
@@ -885,8 +888,9 @@ class CollectBuffer:
             value = self._reading[self._next]
             self._next += 1
             self._taken += 1
-            if self._writer_waits:
+            if self._taken >= self._wake_writer_at:
                 with self._lock:
+                    self._wake_writer_at = math.inf  # once: the writer sets it again if it still waits
                     self._lock.notify_all()
             return value
         lock = self._lock

@@ -3,6 +3,7 @@ the reader does."""
 from __future__ import annotations
 
 import gc
+import math
 import pickle
 import threading
 import time
@@ -35,6 +36,20 @@ def filled(capacity: int, n: int) -> tuple[CollectBuffer, threading.Thread, list
     writer.start()
     wait_until(lambda: buffer.waiting == capacity, "a full buffer")
     return buffer, writer, added
+
+
+def test_a_reader_lets_a_waiting_writer_go_on_once_per_half_buffer_not_per_element():
+    buffer = CollectBuffer(capacity=100)
+    writer = threading.Thread(target=lambda: (buffer.put_chunks(0, [list(range(i, i + 100))
+                                                                    for i in range(0, 10_000, 100)]), buffer.end()))
+    writer.start()
+    wait_until(lambda: buffer.waiting == 100, "a full buffer")
+    notified = []
+    notify_all = buffer._lock.notify_all
+    buffer._lock.notify_all = lambda: (notified.append(True), notify_all())
+    assert list(iter(buffer.take, _END)) == list(range(10_000))
+    writer.join(SAFETY_S)
+    assert len(notified) <= 4 * 100  # a few per list of 100 (it was one per element: 10,000)
 
 
 def test_buffer_holds_the_writer_back_while_full():
@@ -73,14 +88,17 @@ def test_replayed_batches_are_not_delivered_twice():
     assert list(iter(buffer.take, _END)) == [1, 2, 3, 4, 5, 6]
 
 
-def test_a_list_larger_than_the_room_left_waits_in_parts_and_is_read_in_order():
+def test_a_list_larger_than_the_room_left_waits_for_half_the_buffer_goes_in_parts_and_is_read_in_order():
     buffer = CollectBuffer(capacity=10)
     added: list = []
     writer = threading.Thread(target=lambda: added.append(buffer.put_chunks(0, [list(range(7)), list(range(7, 25))])))
     writer.start()
+    wait_until(lambda: buffer._wake_writer_at < math.inf, "the writer to wait")
+    assert writer.is_alive() and buffer.waiting == 7  # the second list waits for half the buffer, not for 3 places
+    taken = [buffer.take(), buffer.take()]
     wait_until(lambda: buffer.waiting == 10, "a full buffer")
-    assert writer.is_alive() and buffer._batch_written == 10  # the second list's first 3; its rest waits
-    taken = [buffer.take() for _ in range(25)]
+    assert writer.is_alive() and buffer._batch_written == 12  # then fills it: the second list's first 5
+    taken += [buffer.take() for _ in range(23)]
     writer.join(SAFETY_S)
     assert taken == list(range(25)) and added == [25] and buffer.waiting == 0
     buffer.end()
@@ -113,12 +131,12 @@ def test_unbounded_job_is_held_back_by_the_reader_and_stops_when_closed(env, tmp
     env.get_configuration().set_integer(COLLECT_BUFFER_SIZE, 10)
     it = unbounded_lines(env, tmp_path, 1000).map(int).execute_and_collect()
     client, buffer = it._client, it._buffer
-    first = [next(it) for _ in range(3)]
+    first = [next(it) for _ in range(5)]
     wait_until(lambda: buffer.waiting == 10, "the job to fill the buffer")
     # the buffer never holds more than its capacity: the micro-batch waits for the reader
-    assert buffer._batch_written == 13 and client.get_job_status().result() == JobStatus.RUNNING
+    assert buffer._batch_written == 15 and client.get_job_status().result() == JobStatus.RUNNING
     more = [next(it) for _ in range(500)]
-    assert len(set(first + more)) == 503 and set(first + more) <= set(range(1000))
+    assert len(set(first + more)) == 505 and set(first + more) <= set(range(1000))
     assert buffer.waiting <= 10
     it.close()
     assert client.get_job_status().result() == JobStatus.CANCELED
