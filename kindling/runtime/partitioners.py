@@ -16,6 +16,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from kindling.runtime.errors import user_function_failure
 
 
@@ -89,6 +91,24 @@ class InstanceChooser:
         width = len(channels)
         _next_channel[self.key] = (start + count) % width
         return [channels[(start + i) % width] for i in rows], rows
+
+
+def first_task_shares(distribution: Distribution, count: int) -> list[np.ndarray] | None:
+    """The indexes of the elements each consumer instance gets (in order) when a lone producer
+    instance hands on ``count`` elements, as :class:`InstanceChooser` spreads them in a job's first
+    task; None where the producer is not alone, or for ``partition_custom`` (its partitioner runs in
+    the tasks)."""
+    d = distribution
+    if d.producers != 1 or d.strategy not in ("REBALANCE", "RESCALE", "SHUFFLE", "BROADCAST"):
+        return None
+    everything = np.arange(count, dtype=np.int64)
+    if d.strategy == "BROADCAST":
+        return [everything] * d.consumers
+    if d.strategy == "SHUFFLE":
+        targets = np.random.default_rng().integers(0, d.consumers, count)
+        return [np.flatnonzero(targets == instance) for instance in range(d.consumers)]
+    # a round robin from instance 0 (a lone producer's rescale reaches every consumer)
+    return [everything[instance::d.consumers] for instance in range(d.consumers)]
 
 
 class CustomPartitioner:

@@ -45,7 +45,7 @@ from kindling.spark.spine import SINKS, Host, any_of, carry_column, carry_key, h
 from kindling.spark.run_mode import RunMode
 from kindling.spark.rows import CHANNEL, EXIT, KEY, PART, TIME_FIELDS, TS, WM
 from kindling.spark.stage import arrow_stage_function
-from kindling.spark.stage_plan import ExitPlan, KeyedExit, StagePlan, StreamExit, sink_exit
+from kindling.spark.stage_plan import ExitPlan, KeyedExit, StagePlan, StreamExit, one_step_exits, sink_exit
 
 SINK = "__sink"
 ROOT_KINDS = (SourceTransformation, UnionTransformation, KeyedTransformation)
@@ -473,18 +473,9 @@ class Compiler:
         if isinstance(root, SourceTransformation):
             df = self._source_stage_frame(root, plan)
         elif isinstance(root, UnionTransformation):
-            carried = [carry_column(f) for f in self.carried.get(root.id, ())]
-            cache = getattr(root, "cache", None)  # DataStream.cache() in BATCH mode (kindling/spark/lowering.py)
-            union = cache.get("frame") if cache is not None else None
-            if union is None:
-                union = self.input_frame(root, [(p, root) for p in root.inputs])
-                if PART in union.columns:  # an exchange: a Spark partition per parallel instance, each row to its own
-                    union = union.repartition(self.parallelism_of(root), PART).drop(PART)
-                if cache is not None:
-                    union = cache["frame"] = union.persist()
-            carried_fields = [union.schema[c] for c in carried]
-            df = union.mapInArrow(arrow_stage_function(plan, carried_fields),
-                                  StructType(plan.schema().fields + carried_fields))
+            df = self._exchanged_source_frame(root, plan)
+            if df is None:
+                df = self._union_stage_frame(root, plan)
         else:
             # a keyed operator reads one key-by, or several (the inputs of a keyed co-function)
             df = keyed_stage_frame(self, root, self.input_frame(root, [(k.inputs[0], k) for k in root.inputs]),
@@ -494,6 +485,44 @@ class Compiler:
             self.persisted.append(df)
         self.stage_frames[root.id] = df
         return df
+
+    def _union_stage_frame(self, root: UnionTransformation, plan: StagePlan) -> DataFrame:
+        """A union's stage: a Python pass over its inputs' rows, repartitioned first where it is an exchange."""
+        carried = [carry_column(f) for f in self.carried.get(root.id, ())]
+        cache = getattr(root, "cache", None)  # DataStream.cache() in BATCH mode (kindling/spark/lowering.py)
+        union = cache.get("frame") if cache is not None else None
+        if union is None:
+            union = self.input_frame(root, [(p, root) for p in root.inputs])
+            if PART in union.columns:  # an exchange: a Spark partition per parallel instance, each row to its own
+                union = union.repartition(self.parallelism_of(root), PART).drop(PART)
+            if cache is not None:
+                union = cache["frame"] = union.persist()
+        carried_fields = [union.schema[c] for c in carried]
+        return union.mapInArrow(arrow_stage_function(plan, carried_fields),
+                                StructType(plan.schema().fields + carried_fields))
+
+    def _exchanged_source_frame(self, union: UnionTransformation, plan: StagePlan) -> DataFrame | None:
+        """The frame of an exchange's stage whose one input is a source stage that only hands its
+        elements on (no function, one reader), where the source's translation reads the source
+        into the exchange's instances itself (kindling/spark/connectors.py, ``exchange_frame``).
+        Not in a one-step job whose stage hands elements on in time (to keyed operators, or from a
+        timestamp assigner): they replay the time the source handed each element
+        (kindling/spark/one_step.py), which only the source's own pass gives."""
+        edge = union.inputs[0]
+        if len(union.inputs) != 1 or not isinstance(edge, PartitionTransformation) or self.carried.get(union.id) \
+                or getattr(union, "cache", None) is not None or not isinstance(edge.inputs[0], SourceTransformation):
+            return None
+        if self.mode is RunMode.ONE_STEP and (one_step_exits(plan.exits) or plan.timed_exits):
+            return None
+        source = edge.inputs[0]
+        exchange_frame = source_translation(source.source).exchange_frame
+        source_plan = self.plans[source.id]
+        exit_plan = self.exit_of[(edge.id, union.id)]
+        if exchange_frame is None or source_plan.roots or source_plan.side_roots or source_plan.exits != [exit_plan] \
+                or source_plan.root_exits != [exit_plan.index] or source_plan.timed_exits \
+                or self.readers.get(source.id) != {union.id}:
+            return None
+        return exchange_frame(self, source, exit_plan.distribution, plan)
 
     def _source_stage_frame(self, root: SourceTransformation, plan: StagePlan) -> DataFrame:
         """A source's stage: read by the source's own tasks where its translation says so

@@ -6,9 +6,11 @@ another, or the compiler).
 A source's translation gives its frame (``frame(compiler, node)``: the source's rows) and, for
 connectors whose reading tasks also run the source's stage (no Python pass of their own), that
 stage's frame (``stage_frame(compiler, node, plan)``; None where it does not apply, e.g. in a
-streaming job). A sink's translation gives its writer and, for connectors whose records the stage
-computing them can write itself, the exit and exit buffer that do it (``in_stage(spec,
-sink_count)`` says when).
+streaming job); for sources the driver can split among the instances of the stage behind an
+exchange (a collection), that stage's frame, each instance reading its share itself
+(``exchange_frame(compiler, node, distribution, plan)``, None where it does not apply). A sink's
+translation gives its writer and, for connectors whose records the stage computing them can write
+itself, the exit and exit buffer that do it (``in_stage(spec, sink_count)`` says when).
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from kindling.spark.table import aggregation, translate
 class SourceTranslation:
     frame: Callable[[Any, Any], DataFrame]
     stage_frame: Callable[[Any, Any, Any], DataFrame | None] | None = None
+    exchange_frame: Callable[[Any, Any, Any, Any], DataFrame | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,8 @@ class SinkTranslation:
 
 
 SOURCES: dict[type, SourceTranslation] = {
-    CollectionSourceSpec: SourceTranslation(sources.collection_frame),
+    CollectionSourceSpec: SourceTranslation(sources.collection_frame, sources.collection_stage_frame,
+                                             sources.collection_exchange_frame),
     SequenceSourceSpec: SourceTranslation(sources.sequence_frame),
     FileSourceSpec: SourceTranslation(sources.kindling_source_frame, files.file_source_stage_frame),
     DataGenSourceSpec: SourceTranslation(sources.kindling_source_frame, sources.generated_source_stage_frame),

@@ -28,6 +28,7 @@ from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
 from kindling.graph.specs import (CollectionSourceSpec, DataGenSourceSpec, FileSourceSpec, JdbcSourceSpec,
                                   KafkaSourceSpec, SequenceSourceSpec, SocketTextSourceSpec)
+from kindling.runtime.partitioners import first_task_shares
 from kindling.spark import datagen
 from kindling.spark.codec import codec_for
 from kindling.spark.files import FileListing, FileSplit, channel_label, read_split, record_position
@@ -639,6 +640,54 @@ def collection_frame(compiler: Any, node: Any) -> DataFrame:
     source_plan = compiler.source_plan(node)
     table = pa.ipc.open_stream(source_plan.collection_ipc).read_all()
     return compiler.spark.createDataFrame(table, schema=source_plan.schema()).coalesce(1)
+
+
+def collection_stage_frame(compiler: Any, node: Any, plan: Any) -> DataFrame | None:
+    """A collection in a Spark batch job whose stage runs functions: the stage's one task reads the
+    collection itself, in order (no local relation of a row per element for Spark to convert)."""
+    if compiler.streaming or compiler.leaves_as_it_is(plan):
+        return None
+    return _read_by_tasks(compiler.spark, [compiler.source_plan(node).collection_ipc], compiler.stage_function(plan),
+                          plan.schema())
+
+
+def collection_exchange_frame(compiler: Any, node: Any, distribution: Any, plan: Any) -> DataFrame | None:
+    """A collection handed as it is through an exchange (``distribution``: rebalance, rescale, shuffle,
+    broadcast) into the stage ``plan``, in a Spark batch job: the driver, which holds the collection,
+    gives each of the stage's instances its share (the elements the partitioner sends it, in order),
+    which the instance's task reads itself: no Python pass of the source over every element, no
+    exchange. None where the driver cannot tell the shares (``partition_custom`` runs the user's
+    partitioner in the tasks)."""
+    if compiler.streaming:
+        return None
+    collection = pa.ipc.open_stream(compiler.source_plan(node).collection_ipc).read_all()
+    shares = first_task_shares(distribution, collection.num_rows)
+    if shares is None:
+        return None
+    chunks = [_table_ipc(collection.take(share)) for share in shares]
+    return _read_by_tasks(compiler.spark, chunks, compiler.stage_function(plan), plan.schema())
+
+
+def _table_ipc(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table, max_chunksize=ROWS_PER_ARROW_BATCH)
+    return sink.getvalue().to_pybytes()
+
+
+def _read_by_tasks(spark: Any, chunks: list[bytes], stage: Any, schema: StructType) -> DataFrame:
+    """A Spark partition per chunk (Arrow IPC streams of a collection's values), whose task reads its
+    chunk and hands each batch straight to ``stage``. The chunks travel in the task's function,
+    which PySpark pickles on the driver (and broadcasts when large): the driver's own encoding of
+    the user's collection, never bytes that data wrote."""
+
+    def read(ids: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in ids:
+            for index in batch.column(0).to_pylist():
+                yield from pa.ipc.open_stream(chunks[index]).read_all().to_batches(ROWS_PER_ARROW_BATCH)
+
+    ids = spark.range(0, len(chunks), 1, len(chunks))
+    return ids.mapInArrow(lambda batches: stage(read(batches)), schema)
 
 
 def sequence_frame(compiler: Any, node: Any) -> DataFrame:

@@ -81,3 +81,58 @@ def test_a_file_sink_writes_a_part_file_per_instance(any_env, tmp_path, instance
     parts = [os.path.join(root, f) for root, _, files in os.walk(tmp_path) for f in files if not f.startswith(".")]
     assert len(parts) == instances
     assert sorted(int(line) for p in parts for line in open(p).read().split()) == list(range(30))
+
+
+def test_each_instance_gets_its_share_of_a_collection_in_the_collection_order(any_env):
+    out = list(_collection(any_env, 40).rebalance().map(Subtask()).set_parallelism(3).execute_and_collect())
+    shares = [[v for v, index, _ in out if index == instance] for instance in range(3)]
+    assert sorted(v for v, *_ in out) == list(range(40))
+    first = shares[0][0]
+    assert shares == [list(range((first + i) % 3, 40, 3)) for i in range(3)]
+
+
+def _executed_plan(spark, env, mode: str) -> str:
+    from kindling.spark.compiler import Compiler
+    from kindling.spark.run_mode import RunMode
+
+    return Compiler(spark, list(env._sinks), RunMode[mode], 2).compile().df._jdf.queryExecution() \
+        .executedPlan().toString()
+
+
+@pytest.mark.parametrize("mode", ["BATCH", "ONE_STEP"])
+@pytest.mark.parametrize("partitioning", ["rebalance", "rescale", "shuffle", "broadcast", None])
+def test_the_driver_gives_each_instance_behind_an_exchange_its_share_of_a_collection(spark, env, mode, partitioning):
+    """The collection is the driver's own: each instance's task reads its share itself (one Python
+    pass, no Spark exchange), not a pass of the source's one task naming each element's instance."""
+    stream = _collection(env)
+    env.set_parallelism(3)
+    if partitioning is not None:
+        stream = getattr(stream, partitioning)()
+    stream.map(Subtask()).print()
+    plan = _executed_plan(spark, env, mode)
+    assert "Exchange" not in plan and plan.count("MapInArrow") == 1 and "Range" in plan
+
+
+def test_a_collection_at_its_consumers_parallelism_is_read_by_their_task(spark, env):
+    stream = _collection(env)
+    env.set_parallelism(1)
+    stream.map(Subtask()).print()
+    plan = _executed_plan(spark, env, "BATCH")
+    assert plan.count("MapInArrow") == 1 and "Range" in plan and "Scan" not in plan
+
+
+@pytest.mark.parametrize("mode", ["BATCH", "ONE_STEP"])
+def test_partition_custom_after_a_collection_stays_an_exchange_its_partitioner_runs_in_the_tasks(spark, env, mode):
+    stream = _collection(env)
+    env.set_parallelism(3)
+    stream.partition_custom(lambda key, n: key % n, lambda v: v).map(Subtask()).print()
+    assert "hashpartitioning(__part" in _executed_plan(spark, env, mode)
+
+
+def test_a_one_step_exchange_into_a_keyed_operator_keeps_the_time_the_source_read_each_element(spark, env):
+    """Keyed operators replay the time the source's own pass handed each element
+    (tests/spark/test_one_step.py): that exchange stays."""
+    stream = _collection(env)
+    env.set_parallelism(3)
+    stream.map(Subtask()).key_by(lambda v: v[1]).map(lambda v: v).print()
+    assert "hashpartitioning(__part" in _executed_plan(spark, env, "ONE_STEP")
