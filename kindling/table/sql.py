@@ -135,6 +135,7 @@ def _query(tree, table_of) -> Any:
         if len(tree.expressions) == 1:
             return _ordered(tree, table.distinct() if tree.args.get("distinct") else table)
     table, over_columns = _over(tree, table, scope, windows)
+    tree, table, scope = _group_expressions(tree, table, scope)
     group = tree.args.get("group")
     grouping_calls = any(is_grouping_call(n) for part in _select_parts(tree) for n in part.walk())
     sets = grouping_sets(group, functools.partial(_key_name, scope=scope), grouping_calls)
@@ -146,18 +147,95 @@ def _query(tree, table_of) -> Any:
     if sets is not None:
         refuse_aggregated_keys(fields, sets[0])
     having = tree.args.get("having")
-    if group is None and having is None and not any(f.aggregates() for f in fields):
-        if not tree.args.get("distinct") and _orders_by_unselected(tree, fields, table):
+    aggregated = group is not None or having is not None or any(f.aggregates() for f in fields)
+    tree, hidden = _order_columns(tree, fields, table, scope, aggregated)
+    if not aggregated:
+        if not hidden and not tree.args.get("distinct") and _orders_by_unselected(tree, fields, table):
             return _ordered(tree, table).select(*fields)  # sorted before the projection
-        result = table.select(*fields)
+        result = table.select(*fields, *hidden)
     else:
+        fields += hidden
         if having is not None:  # computed as one more column, filtered on, then dropped
             fields.append(_expression(having.this, scope).alias(HAVING_COLUMN))
         result = _grouped(table, keys, fields)
         if having is not None:
             result = result.where(col(HAVING_COLUMN)).drop_columns(HAVING_COLUMN)
     result = result.distinct() if tree.args.get("distinct") else result
-    return _ordered(tree, result)
+    result = _ordered(tree, result)
+    return result.drop_columns(*[col(h._name) for h in hidden]) if hidden else result
+
+
+def _order_columns(tree, fields: list, table, scope, aggregated: bool) -> Tuple[Any, list]:
+    """The query with its ORDER BY reading the SELECT list's columns, and the columns to compute for it
+    beside the SELECT list (dropped after the sort), as Flink's planner: an ordinal is the SELECT list's
+    column; a name of the SELECT list (an alias first) is that column; an expression of those is computed
+    over the result (:func:`_ordered`); any other expression (of the table's other columns, of aggregates)
+    is computed with the SELECT list, its aliases read as the expressions they name. With DISTINCT only
+    expressions of the SELECT list's columns, as in Flink."""
+    import sqlglot.expressions as exp
+
+    order = tree.args.get("order")
+    if order is None:
+        return tree, []
+    names = [f._name for f in fields]
+    table_names = table.get_schema().get_field_names()
+    keys = [_ordinal(o.this, names) for o in order.expressions]
+
+    def of_result(key) -> bool:
+        return not key.find(exp.AggFunc, exp.Window) and all(
+            not c.table and c.name in names for c in key.find_all(exp.Column)) and not _is_ordinal(key)
+
+    distinct = bool(tree.args.get("distinct"))
+
+    def plain(key) -> bool:
+        return isinstance(key, exp.Column) and not key.table and (key.name in names or (
+            not aggregated and not distinct and key.name in table_names))
+
+    if all(plain(k) for k in keys) or all(of_result(k) for k in keys):
+        return _with_order(tree, keys), []
+    aliases = {node.alias: node.this for node in tree.expressions if isinstance(node, exp.Alias)}
+    taken, hidden = set(names) | set(table_names), []
+    for i, key in enumerate(keys):
+        if of_result(key):
+            continue
+        if distinct:
+            stray = next((c for c in key.find_all(exp.Column) if c.name not in names), key)
+            raise ValueError(f"sql_query: ORDER BY {key.sql(dialect=DIALECT)}: Expression "
+                             f"'{stray.sql(dialect=DIALECT)}' is not in the select clause")
+        expanded = key.copy().transform(lambda n: aliases[n.name].copy() if isinstance(n, exp.Column) and not n.table
+                                        and n.name in aliases else n)
+        name = _apart([f"$s{len(hidden)}"], taken)[0]
+        hidden.append(_expression(expanded, scope).alias(name))
+        keys[i] = exp.column(name, quoted=True)
+    return _with_order(tree, keys), hidden
+
+
+def _is_ordinal(node) -> bool:
+    import sqlglot.expressions as exp
+
+    return isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit()
+
+
+def _ordinal(node, names: list):
+    """An ORDER BY key with an ordinal (``ORDER BY 2``) read as the SELECT list's column it numbers."""
+    import sqlglot.expressions as exp
+
+    if not _is_ordinal(node):
+        return node
+    if not 1 <= int(node.this) <= len(names):
+        raise ValueError(f"sql_query: ORDER BY {node.this}: Ordinal out of range")
+    return exp.column(names[int(node.this) - 1], quoted=True)
+
+
+def _with_order(tree, keys: list):
+    """The query ordered by ``keys`` in place of its ORDER BY's expressions (each keeping its direction)."""
+    order = tree.args["order"]
+    if all(k is o.this for k, o in zip(keys, order.expressions)):
+        return tree
+    tree = tree.copy()
+    for ordered, key in zip(tree.args["order"].expressions, keys):
+        ordered.set("this", key.copy())
+    return tree
 
 
 def _from(tree) -> Any:
@@ -793,6 +871,130 @@ def _grouped(table, keys: list, fields: list) -> Any:
     return table.group_by(*keys).select(*fields)
 
 
+def _group_expressions(tree, table, scope):
+    """GROUP BY expressions as Flink's planner computes them: each one (of plain keys, GROUPING SETS,
+    ROLLUP, CUBE) a column ``$f<n>`` of a projection below the aggregation (of a window aggregation:
+    below the window TVF); the query, wherever it repeats such an expression outside an aggregate (SELECT,
+    HAVING, ORDER BY), reads that column. Returns the query, the table and the scope knowing the columns."""
+    import sqlglot.expressions as exp
+
+    group = tree.args.get("group")
+    if group is None:
+        return tree, table, scope
+    items: list = []
+
+    def collect(node):
+        if isinstance(node, (exp.GroupingSets, exp.Rollup, exp.Cube, exp.Tuple)):
+            for element in node.expressions:
+                collect(element)
+            return
+        form = _key_form(node, scope)
+        inner = node
+        while isinstance(inner, exp.Paren):
+            inner = inner.this
+        if not isinstance(inner, exp.Column) and form not in [f for f, _ in items]:
+            items.append((form, inner))
+
+    for element in group.expressions:
+        collect(element)
+    if not items:
+        return tree, table, scope
+    expressions = [_expression(node, scope) for _, node in items]
+    for expression, (_, node) in zip(expressions, items):
+        if expression.aggregates() or node.find(exp.Window):
+            raise ValueError(f"sql_query: GROUP BY {node.sql(dialect=DIALECT)}: Aggregate expression is illegal in "
+                             "GROUP BY clause")
+    tvf = window_tvf_of(table)
+    below = tvf.table if tvf is not None else table
+    names = table.get_schema().get_field_names()
+    hidden = _apart([f"$f{len(below.get_schema().get_field_names()) + i}" for i in range(len(items))], set(names))
+    computed = [e.alias(h) for e, h in zip(expressions, hidden)]
+    if tvf is not None:
+        from kindling.table.window_tvf import WindowTVF
+
+        stray = [e for e in expressions if not set(e.columns()) <= set(below.get_schema().get_field_names())]
+        if stray:
+            raise ValueError(f"sql_query: GROUP BY {stray[0]}: a window aggregation grouping by an expression of the "
+                             "window's columns is not supported by Kindling yet (group by window_start, window_end and "
+                             "expressions of the table's columns)")
+        node = tvf.node
+        table = WindowTVF(below.add_columns(*computed), node.window, node.time_field, node.size_ms, node.slide_ms,
+                          node.offset_ms, node.partition_keys).table_of_windows()
+    else:
+        kept = _read_columns(tree, table, scope)
+        table = table.select(*[col(n) for n in names if n in kept], *computed)
+    columns = dict(zip((f for f, _ in items), hidden))
+
+    def read_key(node):
+        if isinstance(node, (exp.Column, exp.Literal, exp.Identifier, exp.Ordered, exp.Order, exp.Group, exp.Having,
+                             exp.Alias)) or node.find_ancestor(exp.AggFunc, exp.Filter, exp.Window):
+            return node
+        name = columns.get(_key_form(node, scope))
+        return exp.column(name, quoted=True) if name is not None else node
+
+    tree = tree.copy()
+    selected = []
+    for i, item in enumerate(tree.expressions):
+        read = item.transform(read_key)
+        if not isinstance(item, (exp.Alias, exp.Column)) and isinstance(read, exp.Column):
+            read = exp.alias_(read, f"EXPR${i}", quoted=True)  # keeps the name Flink gives the expression
+        selected.append(read)
+    tree.set("expressions", selected)
+    for key in ("group", "having", "order"):
+        if tree.args.get(key) is not None:
+            tree.set(key, tree.args[key].transform(read_key))
+    if isinstance(scope, dict):
+        scope = {**scope, **{(None, h): h for h in hidden}}
+    return tree, table, scope
+
+
+def _key_form(node, scope) -> str:
+    """An expression's text with parentheses dropped and its columns named as the table's, so that two
+    spellings of one expression (``(id % 2)``, ``v.id % 2``) compare equal."""
+    import sqlglot.expressions as exp
+
+    form = node.copy()
+    while isinstance(form, exp.Paren):
+        form = form.this
+    for paren in list(form.find_all(exp.Paren)):
+        paren.replace(paren.this)
+    for column in list(form.find_all(exp.Column)):
+        try:
+            resolved = _expression(column, scope)
+        except ValueError:
+            continue
+        if getattr(resolved, "_is_column", False):
+            replacement = exp.column(resolved._name, quoted=True)
+            if column is form:
+                return replacement.sql()
+            column.replace(replacement)
+    return form.sql()
+
+
+def _read_columns(tree, table, scope) -> set:
+    """The table's columns a query reads after its FROM and WHERE (all of them, where that is not known):
+    over an upsert table, Flink's planner normalizes the changes of those columns only."""
+    import sqlglot.expressions as exp
+
+    names = set(table.get_schema().get_field_names())
+    normalize = table._node.input if isinstance(table._node, nodes.Filter) else table._node
+    if not isinstance(normalize, nodes.ChangelogNormalize):
+        return names
+    read = set()
+    for part in [*tree.expressions, *(tree.args.get(k) for k in ("group", "having", "order"))]:
+        if part is None:
+            continue
+        if isinstance(part, exp.Star) or part.find(exp.Window) or \
+                (isinstance(part, exp.Column) and isinstance(part.this, exp.Star)):
+            return names
+        for column in part.find_all(exp.Column):
+            try:
+                read |= set(_expression(column, scope).columns())
+            except ValueError:
+                return names
+    return read & names
+
+
 def _key_name(node, scope) -> str:
     """The column a GROUPING SETS, ROLLUP or CUBE key names."""
     key = _expression(node, scope)
@@ -894,13 +1096,25 @@ def _ordered(tree, table) -> Any:
     if order is None and limit is None and offset is None:
         return table
     names = table.get_schema().get_field_names()
-    keys = []
+    keys, computed = [], []
     for ordered in (order.expressions if order is not None else []):
-        key = ordered.this
-        if not hasattr(key, "name") or key.name not in names:
-            raise ValueError(f"sql_query: ORDER BY {key.sql(dialect=DIALECT)}: Kindling orders by columns (of the "
-                             "SELECT list, or of the table in a query without GROUP BY)")
+        key = _ordinal(ordered.this, names)
+        if not isinstance(key, exp.Column) or key.table or key.name not in names:
+            expression = None
+            if not key.find(exp.AggFunc, exp.Window) and all(not c.table and c.name in names
+                                                               for c in key.find_all(exp.Column)):
+                expression = _expression(key, None)
+            if expression is None or not set(expression.columns()) <= set(names):
+                raise ValueError(f"sql_query: ORDER BY {key.sql(dialect=DIALECT)}: Kindling orders by columns and "
+                                 "expressions of the query's columns (of the SELECT list, or of the table in a query "
+                                 "without GROUP BY)")
+            name = _apart([f"$s{len(computed)}"], set(names))[0]
+            computed.append(expression.alias(name))
+            key = exp.column(name)
         keys.append((key.name, bool(ordered.args.get("desc"))))
+    if computed:  # computed beside the columns, sorted on, then dropped
+        sorted_table = _ordered(_with_order(tree, [exp.column(n) for n, _ in keys]), table.add_columns(*computed))
+        return sorted_table.select(*[col(n) for n in names])
     fetch = int((limit.args.get("count") if isinstance(limit, exp.Fetch) else limit.expression).this) \
         if limit is not None else None
     skip = int(offset.expression.this) if offset is not None else 0

@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Tuple, Union
 from kindling.common.typeinfo import ChangelogRowTypeInfo, RowTypeInfo, TypeInformation
 from kindling.common.types import Row
 from kindling.common.unsupported import unsupported
-from kindling.table.expressions import Expression, col
+from kindling.table.expressions import Expression, col, unaliased
 from kindling.table.planner import nodes
 from kindling.table.resolved_schema import (ComputedColumn, MetadataColumn, PhysicalColumn, ResolvedSchema,
                                              UniqueConstraint, WatermarkSpec)
@@ -30,6 +30,9 @@ from kindling.table.table_schema import TableSchema
 from kindling.table.types import DataType
 
 __all__ = ["GroupWindowedTable", "GroupedTable", "OverWindowedTable", "Table", "WindowGroupedTable"]
+
+#: the prefix of the columns a sort of a stream on expressions computes (kindling/table/table.py ``_sorted``)
+_SORT_COLUMN = "$sort"
 
 
 def changelog_type(row_type: RowTypeInfo) -> ChangelogRowTypeInfo:
@@ -443,6 +446,17 @@ class Table:
         node = self._node
         if isinstance(node, nodes.Sort):
             return self._with(node.input), list(node.keys), node.offset, node.fetch
+        if isinstance(node, nodes.Project) and isinstance(node.input, nodes.Sort) and \
+                isinstance(node.input.input, nodes.Project) and \
+                any((k._name or "").startswith(_SORT_COLUMN) for k in node.input.keys):  # a stream sorted on expressions
+            sort, computed = node.input, node.input.input
+            keys = []
+            for key in sort.keys:
+                if (key._name or "").startswith(_SORT_COLUMN):
+                    expression = computed.fields[computed.names.index(key._name)]._operands[0]
+                    key = expression.desc if key._descending else expression
+                keys.append(key)
+            return self._with(computed.input), keys, sort.offset, sort.fetch
         return self, [], 0, None
 
     def _sorted(self, keys: List[Expression], offset: int, fetch: Optional[int]) -> "Table":
@@ -454,8 +468,19 @@ class Table:
         out = self._node.out
         if self._in_batch():
             out = nodes.Output(out.schema, out.updating)
-        elif not all(getattr(k, "_name", None) in types for k in keys):
-            raise ValueError(f"order_by of a streaming table takes columns, got {list(map(str, keys))}")
+        elif not all(getattr(unaliased(k), "_is_column", False) and k._name in types for k in keys):
+            # as Flink's planner: the expressions computed as columns, sorted on, then dropped
+            names = self._schema.get_field_names()
+            computed, columns = [], []
+            for key in keys:
+                expression = unaliased(key)
+                if getattr(expression, "_is_column", False) and key._name in types:
+                    columns.append(key)
+                    continue
+                name = _unused(f"{_SORT_COLUMN}{len(computed)}", names)
+                computed.append(expression.alias(name))
+                columns.append(col(name).desc if key._descending else col(name))
+            return self.add_columns(*computed)._sorted(columns, offset, fetch).select(*[col(n) for n in names])
         elif stream_sort(out, [k._name for k in keys], [getattr(k, "_descending", False) for k in keys], fetch,
                          offset) == "top_n":  # a Top-N's rows are changes
             out = nodes.Output(out.schema, True, out.rowtime, out.proctime)
@@ -555,7 +580,8 @@ class GroupWindowedTable:
             raise ValueError(f"group_by of a windowed table names the window: group_by(..., col("
                              f"'{self._window.alias_name}'))")
         keys = [f for f, n in zip(fields, names) if n != self._window.alias_name]
-        return WindowGroupedTable(self._table, self._window, GroupedTable(self._table, keys)._keys)
+        grouped = GroupedTable(self._table, keys)
+        return WindowGroupedTable(grouped._table, self._window, grouped._keys)
 
 
 class WindowGroupedTable:
@@ -588,15 +614,7 @@ class GroupedTable:
     """
 
     def __init__(self, table: Table, keys: List[Expression]):
-        bad = [k for k in keys if not getattr(k, "_is_column", False)]
-        if bad:
-            raise ValueError(f"group_by takes columns, got {[str(b) for b in bad]}; compute them with select or "
-                             "add_columns first")
-        self._table = table
-        self._keys = [k._name for k in keys]
-        types = table._types()
-        for k in self._keys:
-            col(k)._data_type(types)  # a missing column fails here, naming the table's columns
+        self._table, self._keys, self._computed = _with_key_columns(table, keys)
 
     def select(self, *fields: Union[Expression, str]) -> Table:
         """The group keys and aggregates (``col('v').sum``, ``lit(1).count``, ``call('max', ...)``)
@@ -615,6 +633,7 @@ class GroupedTable:
         whole row); ``select`` the keys and its result's columns."""
         from kindling.table.row_operations import aggregate
 
+        self._refuse_computed("aggregate")
         return aggregate(self._table, self._keys, func)
 
     def flat_aggregate(self, func):
@@ -622,15 +641,21 @@ class GroupedTable:
         result's columns."""
         from kindling.table.row_operations import flat_aggregate
 
+        self._refuse_computed("flat_aggregate")
         return flat_aggregate(self._table, self._keys, func)
+
+    def _refuse_computed(self, operation: str) -> None:
+        if self._computed:
+            raise ValueError(f"group_by(...).{operation} with the key expressions {self._computed} is not supported "
+                             "by Kindling yet: add them as columns first (add_columns) and group by those")
 
     def _result_schema(self, fields: List[Expression], types: Dict[str, DataType], allowed: List[str] = ()):
         """The result's column names and schema; fails on a column that is neither grouped nor aggregated."""
         for f in fields:
             stray = [c for c in f.columns() if c not in self._keys and c not in allowed]
             if stray:
-                raise ValueError(f"Expression '{f}' reads {stray}, which are not grouped: select group keys "
-                                 f"{self._keys} and aggregates only")
+                raise ValueError(f"Expression '{stray[0]}' is not being grouped: '{f}' reads {stray}, which are not "
+                                 f"grouped; select group keys {self._keys} and aggregates only")
         calls = [c for f in fields for c in ([f] if getattr(f, "_window_bound", False) else f.aggregates())]
         # Flink names an unnamed aggregate (or window property) by its place among those, others by position
         places = {id(a): j for j, a in enumerate(calls)}
@@ -699,6 +724,44 @@ def _final_rows(changes) -> list:
         else:
             rows.append(values)
     return rows
+
+
+def _with_key_columns(table: Table, keys: List[Expression]) -> Tuple[Table, List[str], List[str]]:
+    """The table to aggregate, its key columns and the key expressions it computes: as Flink's planner, a
+    key expression is computed as a column of a projection below the aggregation, named by its alias
+    (which the select list reads) or, unaliased, by a name nothing else reads."""
+    types = table._types()
+    names = table.get_schema().get_field_names()
+    computed = [k for k in keys if not getattr(unaliased(k), "_is_column", False) or
+                (k._name is not None and k._name != unaliased(k)._name)]
+    is_computed = {id(k) for k in computed}
+    for k in keys:
+        if id(k) not in is_computed:
+            col(k._name)._data_type(types)  # a missing column fails here, naming the table's columns
+    if not computed:
+        return table, [k._name for k in keys], []
+    added, hidden = [], [n for n in names]
+    for key in computed:
+        key._data_type(types)  # fails naming the expression and the problem
+        if key.aggregates():
+            raise ValueError(f"group_by: the key {key} holds an aggregate; group by columns or expressions of them")
+        if key._name is not None and key._name in names:
+            raise ValueError(f"group_by: the key {key} is named as the table's column '{key._name}' (Flink fails on "
+                             "it when the job runs: field not found); give it another name")
+        name = key._name or _unused(f"$f{len(hidden)}", hidden)
+        hidden.append(name)
+        added.append(unaliased(key).alias(name))
+    keyed = table.select(*[col(n) for n in names], *added)
+    computed_names = iter(hidden[len(names):])
+    return keyed, [next(computed_names) if id(k) in is_computed else k._name for k in keys], [str(k) for k in computed]
+
+
+def _unused(name: str, taken: List[str]) -> str:
+    """``name``, or ``name_<n>`` when a column is named so."""
+    unique, n = name, 0
+    while unique in taken:
+        unique, n = f"{name}_{n}", n + 1
+    return unique
 
 
 def _is_column(expression: Expression, name: str) -> bool:
