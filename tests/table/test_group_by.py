@@ -138,7 +138,9 @@ def test_updating_tables_fail_clearly_where_rows_must_be_appends(env):
         table.group_by(col('k')).select(col('k'), col('n'))
     with pytest.raises(ValueError, match="where/filter cannot hold an aggregate"):
         table.where(col('n').sum > 3)
-    with pytest.raises(ValueError, match="group_by takes columns"):
-        table.group_by(col('n') + 1)
+    with pytest.raises(ValueError, match="Expression 'n' is not being grouped"):  # a key expression is not its column
+        table.group_by((col('n') + 1).alias('m')).select(col('n'))
+    with pytest.raises(ValueError, match="holds an aggregate"):
+        table.group_by(col('n').sum.alias('s'))
     with pytest.raises(ValueError, match="Column 'nope' not found"):
         table.group_by(col('nope'))

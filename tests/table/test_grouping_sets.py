@@ -125,7 +125,6 @@ def test_window_aggregation_with_rollup_over_splits_at_different_speeds(any_env)
 
 @pytest.mark.parametrize("query, message", [
     ("SELECT k, COUNT(*) FROM t GROUP BY GROUPING SETS ((k), (k))", "a grouping set twice"),
-    ("SELECT COUNT(*) FROM t GROUP BY ROLLUP (k + 1)", "the grouping key k \\+ 1 is an expression"),
     ("SELECT k, COUNT(*) FROM t GROUP BY GROUPING SETS ((k, (c, n)))", "nested in a grouping set"),
     ("SELECT GROUPING(n), COUNT(*) FROM t GROUP BY ROLLUP (k)", "n is not a grouping key"),
 ])
