@@ -282,7 +282,8 @@ class Table:
         return self.select(*[col(old).alias(new) for old, new in zip(current, names)])
 
     def group_by(self, *fields: Union[Expression, str]) -> "GroupedTable":
-        """The rows grouped by the given columns, for ``select`` with aggregates."""
+        """The rows grouped by the given columns or expressions (``(col('id') % 2).alias('m')``: ``select``
+        reads the key as ``col('m')``), for ``select`` with aggregates."""
         return GroupedTable(self, [col(f) if isinstance(f, str) else f for f in fields])
 
     def window(self, window) -> "GroupWindowedTable":
@@ -422,8 +423,9 @@ class Table:
         return self.union_all(right).distinct()
 
     def order_by(self, *fields: Union[Expression, str]) -> "Table":
-        """The rows sorted by ``fields`` (``col('a').desc``; null sorts as the largest value), in batch mode,
-        usually with ``fetch``/``limit``."""
+        """The rows sorted by ``fields``, columns or expressions (``col('a').desc``; null sorts as the largest
+        value), in batch mode, usually with ``fetch``/``limit``; in streaming mode starting with the time
+        attribute ascending."""
         return self._sorted([col(f) if isinstance(f, str) else f for f in fields], 0, None)
 
     def offset(self, offset: int) -> "Table":
