@@ -927,7 +927,10 @@ def _group_expressions(tree, table, scope):
 
     def read_key(node):
         if isinstance(node, (exp.Column, exp.Literal, exp.Identifier, exp.Ordered, exp.Order, exp.Group, exp.Having,
-                             exp.Alias)) or node.find_ancestor(exp.AggFunc, exp.Filter, exp.Window):
+                             exp.Alias)):
+            return node
+        inside = node.find_ancestor(exp.AggFunc, exp.Filter, exp.Window)
+        if inside is not None and not is_grouping_call(inside):  # an aggregate reads the rows' own values
             return node
         name = columns.get(_key_form(node, scope))
         return exp.column(name, quoted=True) if name is not None else node

@@ -104,3 +104,13 @@ def test_table_api_refusals(env):
     plus_one = udf(lambda x: x + 1, result_type=DataTypes.BIGINT())
     grouped = table.group_by(plus_one(col('k') % 2).alias('p')).select(col('p'), col('v').count.alias('n'))
     assert grouped.get_schema().get_field_names() == ['p', 'n']
+
+
+def test_grouping_of_a_key_expression_in_a_rollup(env):
+    from kindling.datastream import RuntimeExecutionMode
+
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    t_env = _events(env, 10)
+    rows = t_env.execute_sql("SELECT k % 2 AS m, GROUPING(k % 2) AS g, SUM(v) AS s FROM t GROUP BY ROLLUP (k % 2) "
+                             "ORDER BY g, 1").collect()
+    assert [tuple(r) for r in rows] == [(0, 0, 20), (1, 0, 25), (None, 1, 45)]
