@@ -450,7 +450,7 @@ class Table:
             return self._with(node.input), list(node.keys), node.offset, node.fetch
         if isinstance(node, nodes.Project) and isinstance(node.input, nodes.Sort) and \
                 isinstance(node.input.input, nodes.Project) and \
-                any((k._name or "").startswith(_SORT_COLUMN) for k in node.input.keys):  # a stream sorted on expressions
+                any((k._name or "").startswith(_SORT_COLUMN) for k in node.input.keys):  # sorted on expressions
             sort, computed = node.input, node.input.input
             keys = []
             for key in sort.keys:

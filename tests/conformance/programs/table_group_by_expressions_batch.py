@@ -19,7 +19,8 @@ for query in [
     "SELECT UPPER(k), SUM(v) FROM v GROUP BY UPPER(k)",
     "SELECT id % 2 AS m, COUNT(*) AS n, AVG(v) FROM v GROUP BY id % 2 HAVING SUM(v) > 40",
     "SELECT (id % 3) * 10, k, MAX(v) FROM v GROUP BY k, id % 3",
-    "SELECT plus_one(id % 2), pandas_plus_one(id % 3), COUNT(*) FROM v GROUP BY plus_one(id % 2), pandas_plus_one(id % 3)",
+    "SELECT plus_one(id % 2), pandas_plus_one(id % 3), COUNT(*) FROM v "
+    "GROUP BY plus_one(id % 2), pandas_plus_one(id % 3)",
     "SELECT UPPER(k), id % 2, GROUPING(UPPER(k)), SUM(v) FROM v GROUP BY CUBE (UPPER(k), id % 2)",
     "SELECT COUNT(*) AS n, SUM(v) FROM v GROUP BY 1",
 ]:
