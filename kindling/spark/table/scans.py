@@ -69,15 +69,16 @@ def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: li
             value = F.when(text == null_literal, F.lit(None).cast(field.dataType)).otherwise(value)
         columns.append(value.alias(field.name))
     if in_files:
-        columns.append(F.col("_metadata.file_path").alias(_FILE))
-    typed = frame.select(*columns)
-    if in_files:
-        return typed
-    # every field is read even when no column of the query reads it (Spark would skip those)
-    return typed.where(F.exists(F.array(*[F.col(f"`{f.name}`").isNull() for f in fields]), lambda _: F.lit(True)))
+        return frame.select(*columns, F.col("_metadata.file_path").alias(_FILE))
+    # every field is read even when no column of the query reads it (Spark would skip those); the
+    # partition id (not deterministic) keeps the filter above the fields' parse: Spark pushes a filter
+    # through a deterministic projection, and then parses every field a query reads twice
+    typed = frame.select(*columns, F.spark_partition_id().alias(_PARTITION))
+    read = [F.col(f"`{f.name}`").isNull() for f in fields] + [F.col(_PARTITION) < 0]
+    return typed.where(F.exists(F.array(*read), lambda _: F.lit(True))).drop(_PARTITION)
 
 
-_FILE = "__file"
+_FILE, _PARTITION = "__file", "__partition"
 
 
 def rows_may_be_late(spark: SparkSession, options: dict, type_info: Any, data_types: list, time_field: str,
