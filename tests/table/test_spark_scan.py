@@ -127,6 +127,37 @@ def test_a_frame_over_two_scans_reads_each_by_its_own_reader(spark, tmp_path, mo
     assert _rows(t_env, query) == [(1, "a", 10), (3, "c", 30), (3, "c", 31)]
 
 
+#: blanks around values (trimmed by both readers), and a control character inside them (read by neither)
+BLANKS = ("\t7\t,\u00a0-70\u2028,\u30001.25 ,\u2000.5,\u202f3\u3000, 2024-03-01\u205f,\u00852024-01-01 00:00:04\u0085\n"
+          "8,80,2.5,1,4,2024-03-02,\u2029 2024-01-01 00:00:05.25 \u1680\n")
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+def test_values_with_blanks_around_them_read_as_kindlings_reader_reads_them(spark, tmp_path, mode):
+    path = tmp_path / "in.csv"
+    path.write_text(BLANKS, encoding="utf-8")
+    read = {}
+    for native in (True, False):
+        t_env = quiet_t_env(mode)
+        t_env.get_config().set("kindling.table.spark-scan", str(native).lower())
+        t_env.execute_sql(f"CREATE TABLE t (i INT, b BIGINT, d DOUBLE, f FLOAT, m DECIMAL(10, 2), day DATE, "
+                          f"ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')")
+        read[native] = _rows(t_env, "SELECT * FROM t")
+    assert read[True] == read[False]
+    assert read[True][0] == (7, -70, 1.25, 0.5, decimal.Decimal("3.00"), datetime.date(2024, 3, 1),
+                             datetime.datetime(2024, 1, 1, 0, 0, 4))
+    for text in ("\u2028\x015", "5\x01\u3000"):  # a control character left once the blanks are trimmed
+        path.write_text(f"{text},1,1,1,1,2024-03-01,2024-01-01 00:00:01\n", encoding="utf-8")
+        for native in (True, False):
+            t_env = quiet_t_env(mode)
+            t_env.get_config().set("kindling.table.spark-scan", str(native).lower())
+            t_env.execute_sql(f"CREATE TABLE t (i INT, b BIGINT, d DOUBLE, f FLOAT, m DECIMAL(10, 2), day DATE, "
+                              f"ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+                              "'format' = 'csv')")
+            with pytest.raises(Exception, match="in.csv"):
+                _rows(t_env, "SELECT b FROM t")
+
+
 def test_spark_parses_each_field_once(spark, tmp_path):
     """The filter that makes Spark read every field stays above their parse (Spark pushes a filter
     through a deterministic projection, and the parse then runs once for it and once for the query)."""

@@ -137,28 +137,39 @@ def _file_times(batches: Iterator[Any], step: int, phase: int) -> Iterator[Any]:
 
 def _typed(text: Column, spark_type: Any, data_type: Any) -> Column:
     """The value of a field's ``text`` as the column's type (a table DataType, NOT NULL or not); null
-    when the text does not read as one."""
+    when the text does not read as one. Text that reads without trimming is not trimmed (trimming
+    costs more than the rest): trimming does not change text that begins and ends with printable
+    ASCII, as every pattern below does."""
     kind = data_type.type_name
     if kind in ("STRING", "VARCHAR", "CHAR"):
         return text
     trimmed = F.btrim(text, F.lit(_BLANK))
     if kind == "BOOLEAN":
         return F.lower(trimmed) == "true"
-    if kind in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
-        # Spark's cast also reads the text with control characters around it, which Flink refuses
-        return F.when((F.substring(trimmed, 1, 1) > " ") & (F.substring(trimmed, -1, 1) > " "),
-                      trimmed.try_cast(spark_type))
     if kind in ("FLOAT", "DOUBLE"):
         lower = F.lower(trimmed)
-        return (F.when(trimmed.rlike(_NUMBER), trimmed.try_cast("double"))
-                .when(lower.rlike("^[+]?inf(inity)?$"), F.lit(float("inf")))
-                .when(lower.rlike("^-inf(inity)?$"), F.lit(float("-inf")))
-                .when(lower.rlike("^[+-]?nan$"), F.lit(float("nan")))).cast(spark_type)
+        return F.coalesce(F.when(text.rlike(_NUMBER), text.try_cast("double")).cast(spark_type),
+                          F.when(trimmed.rlike(_NUMBER), trimmed.try_cast("double"))
+                          .when(lower.rlike("^[+]?inf(inity)?$"), F.lit(float("inf")))
+                          .when(lower.rlike("^-inf(inity)?$"), F.lit(float("-inf")))
+                          .when(lower.rlike("^[+-]?nan$"), F.lit(float("nan"))).cast(spark_type))
+    return F.coalesce(_read(text, spark_type, data_type, True), _read(trimmed, spark_type, data_type, False))
+
+
+def _read(text: Column, spark_type: Any, data_type: Any, untrimmed: bool) -> Column:
+    """:func:`_typed` of a number (but FLOAT, DOUBLE), date or time: of the trimmed ``text``, or
+    (``untrimmed``) of text that trimming leaves as it is, else null."""
+    kind = data_type.type_name
+    if kind in ("TINYINT", "SMALLINT", "INT", "BIGINT"):
+        # Spark's cast also reads the text with control characters around it, which Flink refuses
+        ends = [F.substring(text, 1, 1), F.substring(text, -1, 1)]
+        read = (ends[0] > " ") & (ends[1] > " ")
+        return F.when(read & (ends[0] <= "~") & (ends[1] <= "~") if untrimmed else read, text.try_cast(spark_type))
     if kind == "DECIMAL":
-        return F.when(trimmed.rlike(_NUMBER), trimmed.try_cast(DecimalType(38, data_type.scale)).cast(spark_type))
+        return F.when(text.rlike(_NUMBER), text.try_cast(DecimalType(38, data_type.scale)).cast(spark_type))
     if kind == "DATE":
-        return F.when(trimmed.rlike(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), F.try_to_date(trimmed, "yyyy-MM-dd"))
+        return F.when(text.rlike(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"), F.try_to_date(text, "yyyy-MM-dd"))
     if kind == "TIMESTAMP":  # Spark's cast reads the SQL form as Flink does, and a trailing Z as UTC
-        return F.when(trimmed.rlike(_TIMESTAMP), F.concat(trimmed, F.lit("Z")).try_cast("timestamp"))
+        return F.when(text.rlike(_TIMESTAMP), F.concat(text, F.lit("Z")).try_cast("timestamp"))
     raise TypeError(f"Spark's reader does not read CSV columns of type {data_type} (formats.py keeps them to "
                     "Kindling's reader)")
