@@ -27,7 +27,7 @@ from kindling.spark.type_mapping import (ARROW_ERRORS, ARROW_TIMEZONE, INT_RANGE
                                          pickle_value, splitter, to_value_error, type_expr,
                                          spark_type_of, unpickle_value)
 
-__all__ = ['Codec', 'codec_for', 'ValueTypeError', 'arrow_type', 'ARROW_TIMEZONE']
+__all__ = ['Codec', 'codec_for', 'column_decoder', 'column_encoder', 'ValueTypeError', 'arrow_type', 'ARROW_TIMEZONE']
 
 ROW_KIND = '__kind'  # the column of a changelog row's RowKind
 
@@ -78,7 +78,7 @@ def _fast_types(ti: TypeInformation) -> Optional[frozenset]:
     return None
 
 
-def _column_encoder(ti: TypeInformation) -> Callable[[Sequence[Any]], pa.Array]:
+def column_encoder(ti: TypeInformation) -> Callable[[Sequence[Any]], pa.Array]:
     """A function encoding a list of values (None allowed) of type ti into one Arrow array;
     it raises BadValue for the first value that does not fit.
 
@@ -126,7 +126,7 @@ def _column_encoder(ti: TypeInformation) -> Callable[[Sequence[Any]], pa.Array]:
 _LIST_TYPES = frozenset([list, tuple, _NONE_TYPE])
 
 
-def _column_decoder(ti: Optional[TypeInformation]) -> Callable[[Any], List[Any]]:
+def column_decoder(ti: Optional[TypeInformation]) -> Callable[[Any], List[Any]]:
     dec = decoder(ti)
     if dec is None:
         return lambda column: column.to_pylist()
@@ -214,8 +214,8 @@ class _AtomicCodec(Codec):
     def __init__(self, type_info: TypeInformation) -> None:
         self.type_info = type_info
         self.fields = [st.StructField('f0', spark_type_of(type_info), True)]
-        self._encode = _column_encoder(type_info)
-        self._decode = _column_decoder(type_info)
+        self._encode = column_encoder(type_info)
+        self._decode = column_decoder(type_info)
 
     def encode(self, values: Sequence[Any]) -> List[pa.Array]:
         try:
@@ -234,8 +234,8 @@ class _FieldsCodec(Codec):
         types = type_info.get_field_types()
         self.fields = [st.StructField(n, spark_type_of(t), True) for n, t in zip(self._names, types)]
         self._split = splitter(type_info)
-        self._encoders = [_column_encoder(t) for t in types]
-        self._decoders = [_column_decoder(t) for t in types]
+        self._encoders = [column_encoder(t) for t in types]
+        self._decoders = [column_decoder(t) for t in types]
         self._arrow_types = [arrow_type(f.dataType) for f in self.fields]
         self._arity_set = {len(types)}
         self._by_name = isinstance(type_info, RowTypeInfo)

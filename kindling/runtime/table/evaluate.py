@@ -19,7 +19,7 @@ from typing import Any, Callable, List, Optional, Sequence
 from kindling.runtime.table.async_functions import AsyncOptions, async_results
 from kindling.runtime.table.functions import PYTHON
 
-__all__ = ["Leaf", "compile_batch", "compile_expression", "needs_batch", "user_functions"]
+__all__ = ["Leaf", "compile_batch", "compile_expression", "instant_result", "needs_batch", "user_functions"]
 
 Compiled = Callable[[Any], Any]
 #: compiles the nodes a caller evaluates its own way (a column read by name, an aggregate's result);
@@ -141,7 +141,7 @@ class _Compiler:
         if kind == "UdfCall":
             call, operands = node.function._callable, self._arguments(node.operands)
             if node.type.type_name == "TIMESTAMP_LTZ":
-                return lambda row: _instant(call()(*[o(row) for o in operands]))
+                return lambda row: instant_result(call()(*[o(row) for o in operands]))
             return lambda row: call()(*[o(row) for o in operands])
         if kind == "ClosureCall":
             return _applied(node.function, self._operands(node.operands), node.strict)
@@ -163,7 +163,7 @@ def _python_value(operand: Compiled) -> Compiled:
     return lambda row: utc_datetime(operand(row))
 
 
-def _instant(value: Any) -> Any:
+def instant_result(value: Any) -> Any:
     """A Python function's TIMESTAMP_LTZ result as Kindling's value (an Instant): a datetime's wall-clock
     time in the session time zone (UTC), whatever its tzinfo, as PyFlink reads it."""
     from kindling.common.time import instant_of

@@ -68,6 +68,18 @@ def relational_frame(spec: RelationalSourceSpec, bases: list[DataFrame], control
     return frame
 
 
+def _read_names(expressions) -> set:
+    """The names of the columns ``expressions`` (resolved) read."""
+    read: set = set()
+    stack = list(expressions)
+    while stack:
+        node = stack.pop()
+        if type(node).__name__ == "InputRef":
+            read.add(node.name)
+        stack.extend(getattr(node, "operands", ()))
+    return read
+
+
 def _split() -> Column:
     """The split of a frame's rows, as a source's: one per partition."""
     return F.concat(F.lit("table-"), F.spark_partition_id().cast("string")).cast("binary")
@@ -109,14 +121,35 @@ class _Translation:
         return self.frame(node.input)
 
     def _Project(self, node) -> DataFrame:
-        return self.frame(node.input).select(*[_column(r).alias(n) for r, n in zip(node.resolved, node.names)],
-                                             *self._kind(node), *self.control)
+        rows, resolved = self._calc_input(node, node.resolved)
+        return rows.select(*[_column(r).alias(n) for r, n in zip(resolved, node.names)], *self._kind(node),
+                           *self.control)
 
     def _Filter(self, node) -> DataFrame:
-        condition = _column(node.resolved)
+        rows, (resolved,) = self._calc_input(node, (node.resolved,))
+        condition = _column(resolved)
         if self.control:  # control rows always pass (docs/table.md)
             condition = F.coalesce(condition, F.lit(False)) | F.col(self.control[0]).isNotNull()
-        return self.frame(node.input).where(condition)
+        kept = rows.where(condition)
+        return kept if rows is self.frame(node.input) else kept.select(*[F.col(f"`{c}`") for c in
+                                                                          self.frame(node.input).columns])
+
+    def _calc_input(self, node, resolved) -> tuple[DataFrame, tuple]:
+        """The rows a Calc's expressions are computed over, and those expressions: its input's frame and
+        its own, or, with Python calls made on Arrow batches, the frame with the calls' results and the
+        expressions reading them."""
+        calls = self.operators.get(id(node))
+        if calls is None:
+            return self.frame(node.input), tuple(resolved)
+        from kindling.spark.table.python_calls import with_python_calls
+
+        rows = self.frame(node.input)
+        if type(node).__name__ == "Project":  # only what its expressions read goes through Python
+            read = _read_names(calls.expressions)
+            kept = [c for c in rows.columns if c in read or c == ROW_KIND or c in self.control]
+        else:
+            kept = rows.columns
+        return with_python_calls(rows, calls, kept), calls.expressions
 
     def _Expand(self, node) -> DataFrame:
         """Each row once per grouping set, in their order (an array exploded in place keeps it), the

@@ -156,13 +156,7 @@ class Lowering:
         return rows.filter(Condition(node.resolved, self._arrow_batch_size(), self._async_options()))
 
     def _arrow_batch_size(self) -> int:
-        """How many rows a pandas function gets at most, as PyFlink's Arrow batches:
-        ``python.fn-execution.arrow.batch.size``, at most ``.bundle.size``."""
-        from kindling.common.configuration import positive_integer
-
-        configuration = self.env.get_configuration()
-        return min(positive_integer(configuration, "python.fn-execution.arrow.batch.size", 10_000),
-                   positive_integer(configuration, "python.fn-execution.bundle.size", 100_000))
+        return self.physical.arrow_batch_size
 
     def _async_options(self):
         """How async scalar functions are called: Flink's ``table.exec.async-scalar.*`` options."""

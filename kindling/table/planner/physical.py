@@ -107,11 +107,13 @@ from kindling.table.expressions import Expression, unaliased
 from kindling.table.planner import nodes
 from kindling.table.planner.types import INTEGRAL
 
-__all__ = ["BATCH", "MICRO_BATCHES", "ONE_STEP", "PYTHON", "SPARK_AGGREGATION", "SPARK_JVM", "SPARK_OPERATORS",
+__all__ = ["BATCH", "MICRO_BATCHES", "ONE_STEP", "PYTHON", "PYTHON_ON_ARROW", "SPARK_AGGREGATION", "SPARK_JVM", "SPARK_OPERATORS",
            "SPARK_SCAN", "Choice", "Physical", "aggregation_spec", "passes_through", "rank_strategy", "reads_time",
            "sort_strategy", "stream_sort"]
 
 SPARK_JVM, PYTHON = "Spark JVM", "Python"
+#: a Calc whose Python calls one pass makes on Arrow batches in Spark's frame (Spark computes the rest)
+PYTHON_ON_ARROW = "Python on Arrow batches"
 #: the run modes, as explain prints them (the runner's names: kindling/spark/runner.py)
 ONE_STEP, MICRO_BATCHES, BATCH = "one step", "micro-batches", "BATCH"
 _MODES = {"one_step": ONE_STEP, "micro_batch": MICRO_BATCHES, "batch": BATCH}
@@ -156,6 +158,11 @@ class Choice:
     def jvm(self) -> bool:
         return self.engine == SPARK_JVM
 
+    @property
+    def framed(self) -> bool:
+        """Whether the node is part of a frame (Spark's DataFrame operations)."""
+        return self.engine in (SPARK_JVM, PYTHON_ON_ARROW)
+
 
 class Physical:
     """The physical choices for the plans ``roots`` of one job (a query, or the inserts of a
@@ -171,6 +178,7 @@ class Physical:
         self.spark_aggregation = env.get_configuration().get_boolean(SPARK_AGGREGATION, True)
         self.spark_operators = env.get_configuration().get_boolean(SPARK_OPERATORS, True)
         self.spark_scan = env.get_configuration().get_boolean(SPARK_SCAN, True)
+        self.arrow_batch_size = _arrow_batch_size(env.get_configuration())
         storage = env.get_checkpoint_config().get_checkpoint_storage()
         checkpoints = (storage.get_checkpoint_path() if storage is not None else None) or ""
         #: the Spark group aggregation of micro-batches needs its checkpoint directory on a local path
@@ -266,7 +274,7 @@ class Physical:
             spec = self._aggregation(node, True)[0]
             return self.bounded and self.frame(self._time_input(node.input)) and spec is not None and \
                 not self._counted(node, spec)
-        return self.choose(node).jvm
+        return self.choose(node).framed
 
     def _counted(self, node: nodes.Node, spec: GroupAggregateSpec) -> bool:
         """Whether ``node`` is an aggregation only a blackhole reads whose every row changes its group
@@ -301,9 +309,16 @@ class Physical:
 
         if not self.frame(self._time_input(node.input)):
             return Choice(PYTHON, "its input is computed in Python")
-        resolved = node.resolved if isinstance(node, nodes.Project) else (node.resolved,)
-        reason = next((r for r in map(python_only, resolved) if r is not None), None)
-        return Choice(SPARK_JVM) if reason is None else Choice(PYTHON, reason)
+        reason = next((r for r in map(python_only, _calc_expressions(node)) if r is not None), None)
+        if reason is None:
+            return Choice(SPARK_JVM)
+        return Choice(PYTHON_ON_ARROW) if self.bounded and self._arrow_calls(node) else Choice(PYTHON, reason)
+
+    def _arrow_calls(self, node: nodes.Node):
+        """The Python calls of the Calc ``node`` a frame makes on Arrow batches (None: it cannot)."""
+        from kindling.table.planner.arrow_calls import arrow_calls
+
+        return arrow_calls(_calc_expressions(node), self.arrow_batch_size)
 
     def _join(self, node: nodes.Join) -> Choice:
         """A regular join: Spark's join of two frames in a bounded job. BATCH gives each key's final
@@ -412,6 +427,8 @@ class Physical:
                 operators.append((current, self._over_operator(current)))
             elif isinstance(current, _AGGREGATIONS):
                 operators.append((current, (self._aggregation(current, True)[0], row_type(current.out))))
+            elif isinstance(current, _JVM_CALC) and self.choose(current).engine == PYTHON_ON_ARROW:
+                operators.append((current, self._arrow_calls(current)))
             stack.extend(reversed([self._time_input(i) for i in current.inputs]))
         return leaves, operators
 
@@ -469,6 +486,19 @@ class Physical:
 
 
 _WINDOW_COLUMNS = {"window_start": "start", "window_end": "end", "window_time": "rowtime"}
+
+
+def _calc_expressions(node: nodes.Node) -> tuple:
+    return tuple(node.resolved) if isinstance(node, nodes.Project) else (node.resolved,)
+
+
+def _arrow_batch_size(configuration) -> int:
+    """How many rows a pandas function gets at most, as PyFlink's Arrow batches:
+    ``python.fn-execution.arrow.batch.size``, at most ``.bundle.size``."""
+    from kindling.common.configuration import positive_integer
+
+    return min(positive_integer(configuration, "python.fn-execution.arrow.batch.size", 10_000),
+               positive_integer(configuration, "python.fn-execution.bundle.size", 100_000))
 
 
 def _window_types(node: nodes.WindowAggregate) -> dict:

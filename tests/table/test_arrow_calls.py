@@ -1,0 +1,114 @@
+"""Python scalar functions called on Arrow batches in Spark's frame (kindling/table/planner/arrow_calls.py,
+kindling/spark/table/python_calls.py): the values a function gets and gives are those of the Python
+map (the same job on micro-batches, where the Calc is a Python map), a pandas function gets a batch's
+Series of at most ``python.fn-execution.arrow.batch.size`` rows, a failure names the function and the
+values it was called on, and what cannot be called so stays a Python map, as explain says."""
+from __future__ import annotations
+
+import datetime
+import decimal
+
+import pytest
+
+from kindling.table import DataTypes
+from kindling.table.udf import ScalarFunction, udf
+
+from table_support import collected, quiet_t_env, runs_in
+
+ARROW = "Python on Arrow batches"
+
+
+def _t_env(mode: str = "streaming", one_step: bool = True):
+    t_env = quiet_t_env(mode)
+    t_env.get_config().set("kindling.bounded.one-step", str(one_step).lower())
+    rows = [(i, f"s{i}" if i % 4 else None, i / 4, decimal.Decimal(i) / 8, datetime.date(2024, 1, 1 + i),
+             datetime.datetime(2024, 1, 1, 0, 0, i), i % 3 == 0) for i in range(12)]
+    t_env.create_temporary_view("src", t_env.from_elements(rows, DataTypes.ROW([
+        DataTypes.FIELD("i", DataTypes.BIGINT()), DataTypes.FIELD("s", DataTypes.STRING()),
+        DataTypes.FIELD("d", DataTypes.DOUBLE()), DataTypes.FIELD("m", DataTypes.DECIMAL(10, 3)),
+        DataTypes.FIELD("day", DataTypes.DATE()), DataTypes.FIELD("t", DataTypes.TIMESTAMP(3)),
+        DataTypes.FIELD("b", DataTypes.BOOLEAN())])))
+    same = udf(lambda *values: repr(values), result_type=DataTypes.STRING())
+    t_env.create_temporary_function("described", same)
+    t_env.create_temporary_function("twice", udf(lambda x: None if x is None else x * 2, result_type=DataTypes.BIGINT()))
+    t_env.create_temporary_function("later", udf(lambda t: t + datetime.timedelta(hours=1),
+                                                 result_type=DataTypes.TIMESTAMP(3)))
+    t_env.create_temporary_function("ltz", udf(lambda t: t, result_type=DataTypes.TIMESTAMP_LTZ(3)))
+    t_env.create_temporary_function("centered", udf(lambda s: s - s.mean(), result_type=DataTypes.DOUBLE(),
+                                                    func_type="pandas"))
+    t_env.create_temporary_function("scaled", udf(lambda s: s * 2 + 1, result_type=DataTypes.DOUBLE(),
+                                                  func_type="pandas"))
+    t_env.create_temporary_function("length", udf(lambda s: s * 0 + len(s), result_type=DataTypes.BIGINT(),
+                                                  func_type="pandas"))
+    return t_env
+
+
+QUERIES = [
+    "SELECT i, described(i, s, d, m, day, t, b, 'x', CAST(NULL AS INT)) FROM src",
+    "SELECT i, twice(i) + 1 AS j, later(t), s FROM src WHERE twice(i) > 4 AND s IS NOT NULL",
+    "SELECT i, ltz(TO_TIMESTAMP_LTZ(i * 1000, 3)), described(TO_TIMESTAMP_LTZ(i, 0)) FROM src",
+    "SELECT i, scaled(d), scaled(d + 1) FROM src",
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_calls_on_arrow_batches_give_the_python_maps_values(query):
+    arrow, python = _t_env(), _t_env(one_step=False)
+    assert runs_in(arrow.sql_query(query)) == ARROW
+    assert runs_in(python.sql_query(query)) == "Python"  # micro-batches: a Python map
+    assert collected(arrow, query) == collected(python, query)
+
+
+def test_calls_on_arrow_batches_in_batch_mode_and_under_an_aggregation():
+    t_env = _t_env("batch")
+    table = t_env.sql_query("SELECT b, COUNT(*), MAX(j) FROM (SELECT b, twice(i) AS j FROM src) GROUP BY b")
+    assert ARROW in table.explain() and runs_in(table) == "Spark JVM"
+    assert collected(t_env, "SELECT b, COUNT(*), MAX(j) FROM (SELECT b, twice(i) AS j FROM src) GROUP BY b") == \
+        [(False, 8, 22), (True, 4, 18)]
+
+
+def test_a_pandas_function_gets_a_whole_batchs_series():
+    centered = [c for (c,) in collected(_t_env(), "SELECT centered(d) FROM src")]
+    assert abs(sum(centered)) < 1e-9 and any(abs(c) > 0.1 for c in centered)  # each batch's values less their mean
+
+
+def test_a_pandas_function_gets_batches_of_the_configured_size():
+    t_env = _t_env()
+    t_env.get_config().set("python.fn-execution.arrow.batch.size", "5")
+    lengths = [n for (n,) in collected(t_env, "SELECT length(i) FROM src")]
+    assert max(lengths) <= 5 and len(lengths) == 12
+
+
+def test_a_failing_call_names_the_function_and_its_arguments():
+    t_env = _t_env()
+    t_env.create_temporary_function("inverse", udf(lambda i: 1 // (i - 3), result_type=DataTypes.BIGINT(),
+                                                   name="inverse"))
+    assert runs_in(t_env.sql_query("SELECT inverse(i) FROM src")) == ARROW
+    with pytest.raises(Exception, match=r"(?s)'inverse' failed on the element inverse\(3\).*ZeroDivisionError"):
+        collected(t_env, "SELECT inverse(i) FROM src")
+
+
+def test_a_result_of_another_type_fails_naming_the_function():
+    t_env = _t_env()
+    t_env.create_temporary_function("wrong", udf(lambda i: f"n{i}", result_type=DataTypes.BIGINT(), name="wrong"))
+    with pytest.raises(Exception, match="the Python function wrong returned a value that does not fit its result "
+                                        "type BIGINT: value 'n0' \\(str\\)"):
+        collected(t_env, "SELECT wrong(i) FROM src")
+
+
+class Suffixed(ScalarFunction):
+    def open(self, function_context):
+        self.suffix = function_context.get_job_parameter("suffix", "!")
+
+    def eval(self, s):
+        return f"{s}{self.suffix}"
+
+
+def test_what_cannot_be_called_on_batches_stays_a_python_map():
+    t_env = _t_env()
+    t_env.create_temporary_function("suffixed", udf(Suffixed(), result_type=DataTypes.STRING()))
+    # a function with its own open (it gets its task's context), a call of a call
+    for query in ("SELECT suffixed(s) FROM src", "SELECT twice(twice(i)) FROM src"):
+        assert runs_in(t_env.sql_query(query)) == "Python", query
+    assert collected(t_env, "SELECT suffixed(s) FROM src WHERE i = 1") == [("s1!",)]
+    assert collected(t_env, "SELECT twice(twice(i)) FROM src WHERE i = 1") == [(4,)]
