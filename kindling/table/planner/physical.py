@@ -23,8 +23,11 @@ Structured Streaming query). Per node kind, today:
   Kindling source on micro-batches (the compiler's rule for collections).
 * **Project, Filter (Calc)**: JVM when their input is a frame and every expression is one Spark
   computes as Flink does (no Python function, no built-in Spark computes otherwise:
-  kindling/table/planner/expressions.py ``python_only``): Spark column expressions. Else a Python
-  map or filter.
+  kindling/table/planner/expressions.py ``python_only``): Spark column expressions. In a bounded job,
+  a Calc over a frame whose Python scalar functions can be called on Arrow batches
+  (kindling/table/planner/arrow_calls.py: general or pandas, arguments Spark computes, no ``open`` of
+  their own) is part of the frame too (:data:`PYTHON_ON_ARROW`): Spark computes the arguments and the
+  rest, one pass calls the functions on a batch's columns. Else a Python map or filter.
 * **Aggregate (GROUP BY)**: JVM when its input is append-only and every field is a group key or a
   built-in ``COUNT``/``SUM``/``SUM0``/``AVG``/``MIN``/``MAX`` (DISTINCT in BATCH mode and windows) of a column of a type
   whose arithmetic Spark shares with Flink (integers, DOUBLE; MIN/MAX also strings). Over a frame in
