@@ -112,3 +112,14 @@ def test_what_cannot_be_called_on_batches_stays_a_python_map():
         assert runs_in(t_env.sql_query(query)) == "Python", query
     assert collected(t_env, "SELECT suffixed(s) FROM src WHERE i = 1") == [("s1!",)]
     assert collected(t_env, "SELECT twice(twice(i)) FROM src WHERE i = 1") == [(4,)]
+
+
+def test_calls_on_arrow_batches_over_an_aggregations_changes():
+    query = "SELECT b, twice(n) FROM (SELECT b, COUNT(*) AS n FROM src GROUP BY b) WHERE twice(n) > 2"
+    arrow, python = _t_env(), _t_env(one_step=False)
+    assert runs_in(arrow.sql_query(query)) == ARROW
+    with arrow.execute_sql(query).collect() as rows:  # Flink's changelog, each change's function value
+        changes = sorted((r.get_row_kind().name, tuple(r)) for r in rows)
+    with python.execute_sql(query).collect() as rows:
+        assert changes == sorted((r.get_row_kind().name, tuple(r)) for r in rows)
+    assert ("UPDATE_AFTER", (False, 16)) in changes
