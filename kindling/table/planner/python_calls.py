@@ -7,7 +7,9 @@ makes them so (kindling/runtime/table/rows.py). Where another operator's express
 plan is rewritten as PyFlink 2.3's planner rewrites it:
 
 * an aggregate's argument (its FILTER too), in a group, group window or window TVF aggregation: the
-  call is computed by a projection below the aggregation, into a column the aggregate reads;
+  call is computed by a projection below the aggregation, into a column the aggregate reads; so is a
+  general function's call there (as Flink computes every aggregate argument below it), and a group
+  aggregation's call over its results above it, so that Spark may compute the aggregation;
 * a join's condition: a condition of one side's columns filters that side (an inner join's either
   side, an outer join's padded side); in an equality of one side's value with the other's, each
   side's calls are computed by a projection below it; another condition of an inner join filters the
@@ -63,9 +65,9 @@ def split_batched_calls(node: nodes.Node) -> nodes.Node:
     if isinstance(node, (nodes.Project, nodes.Filter)):
         return node
     if isinstance(node, (nodes.Aggregate, nodes.GroupWindowAggregate, nodes.WindowAggregate)) and \
-            calls_batched(node.fields):
+            any(map(_calls_python, _expressions(node.fields))):
         node = _aggregation(node)
-        if isinstance(node, nodes.Aggregate) and calls_batched(node.fields):
+        if isinstance(node, nodes.Aggregate) and any(map(_calls_python, _expressions(node.fields))):
             return _above_aggregation(node)
     if isinstance(node, nodes.Join) and calls_batched(node.predicate):
         return _join(node)
@@ -95,8 +97,9 @@ def split_batched_calls(node: nodes.Node) -> nodes.Node:
 
 
 def _aggregation(node):
-    """The aggregation reading its aggregates' pandas and async calls from a projection below it."""
-    below = _Below(node.input, set())
+    """The aggregation reading its aggregates' calls of Python scalar functions from a projection below it
+    (as Flink's planner computes an aggregate's arguments: then Spark may compute the aggregation)."""
+    below = _Below(node.input, set(), moves=_python_call)
     fields = tuple(_in_aggregates(f, below) for f in node.fields)
     changes = dict(fields=fields, input=below.project())
     if isinstance(node, nodes.WindowAggregate):
@@ -105,7 +108,7 @@ def _aggregation(node):
 
 
 def _above_aggregation(node: nodes.Aggregate) -> nodes.Node:
-    """The group aggregation's fields calling pandas or async functions on its results (its keys and
+    """The group aggregation's fields calling Python scalar functions on its results (its keys and
     aggregates) computed by a projection above it, which the aggregation gives its keys and aggregates."""
     taken = set(node.input.out.names) | set(node.names)
     aggregates: List[Tuple[Expression, str]] = []
@@ -244,15 +247,16 @@ class _Below:
     """The projection below an operator computing the batched calls it reads: its input's columns,
     then one column per call."""
 
-    def __init__(self, input: nodes.Node, taken: set, added: Optional[Dict[str, DataType]] = None):
+    def __init__(self, input: nodes.Node, taken: set, added: Optional[Dict[str, DataType]] = None,
+                 moves=batched_call):
         taken.update(input.out.names)
-        self.input, self.taken, self.calls = input, taken, []
+        self.input, self.taken, self.calls, self.moves = input, taken, [], moves
         self.added = {} if added is None else added  # the new columns' types (shared below one join)
 
     def column_of_calls(self, expression: Expression) -> Expression:
         """``expression`` reading its batched calls from the projection's new columns (named ``taken``
         by none, shared by the projections below one operator)."""
-        if batched_call(expression):
+        if self.moves(expression):
             name = _fresh(self.taken)
             self.calls.append((expression, name))
             self.added[name] = expression._data_type(self.input.out.types)
@@ -298,6 +302,10 @@ def _expressions(value) -> tuple:
     if isinstance(value, dict):
         return _expressions(list(value.values()))
     return ()
+
+
+def _python_call(expression: Expression) -> bool:
+    return expression._kind == "udf"
 
 
 def _calls_python(expression: Expression) -> bool:
