@@ -17,13 +17,13 @@ from pyspark.sql.types import StructField, StructType
 from kindling.spark.codec import column_decoder, column_encoder
 from kindling.spark.table.columns import column
 from kindling.spark.type_mapping import BadValue, spark_type_of
-from kindling.table.planner.arrow_calls import ArrowCalls, result_column
 
 __all__ = ["with_python_calls"]
 
 
-def with_python_calls(frame: DataFrame, calls: ArrowCalls, kept: List[str]) -> DataFrame:
-    """``frame``'s columns ``kept``, then each of ``calls``' results as its :func:`result_column`."""
+def with_python_calls(frame: DataFrame, calls: Any, kept: List[str]) -> DataFrame:
+    """``frame``'s columns ``kept``, then each of ``calls``' results (an ArrowCalls, as data) as the column
+    it names."""
     arguments, positions = [], []  # Spark's columns of the calls' operands; per call, per operand: a column or a literal
     for j, call in enumerate(calls.calls):
         at = []
@@ -35,13 +35,14 @@ def with_python_calls(frame: DataFrame, calls: ArrowCalls, kept: List[str]) -> D
                 arguments.append(column(operand).alias(f"$argument{j}_{k}"))
         positions.append(at)
     inner = frame.select(*[F.col(f"`{c}`") for c in kept], *arguments)
-    results = [StructField(result_column(j), spark_type_of(c.type.type_info())) for j, c in enumerate(calls.calls)]
-    called = functools.partial(_called, calls=calls.calls, positions=positions, kept=len(kept),
+    results = [StructField(n, spark_type_of(c.type.type_info())) for n, c in zip(calls.names, calls.calls)]
+    called = functools.partial(_called, calls=calls.calls, names=calls.names, positions=positions, kept=len(kept),
                                batch_size=calls.batch_size)
     return inner.mapInArrow(called, StructType([*inner.schema.fields[:len(kept)], *results]))
 
 
-def _called(batches: Iterator[Any], calls: tuple, positions: list, kept: int, batch_size: int) -> Iterator[Any]:
+def _called(batches: Iterator[Any], calls: tuple, names: tuple, positions: list, kept: int, batch_size: int
+            ) -> Iterator[Any]:
     """The mapInArrow body: each batch's kept columns and each call's results, in parts of ``batch_size`` rows."""
     import pyarrow as pa
 
@@ -50,8 +51,7 @@ def _called(batches: Iterator[Any], calls: tuple, positions: list, kept: int, ba
         for start in range(0, batch.num_rows, batch_size):
             part = batch.slice(start, batch_size)
             columns = [part.column(i) for i in range(kept)] + [call.results(part) for call in made]
-            yield pa.RecordBatch.from_arrays(columns, names=[*part.schema.names[:kept],
-                                                             *[result_column(j) for j in range(len(made))]])
+            yield pa.RecordBatch.from_arrays(columns, names=[*part.schema.names[:kept], *names])
 
 
 class _Call:

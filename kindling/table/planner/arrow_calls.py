@@ -23,23 +23,19 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from kindling.table.planner.expressions import InputRef, Resolved, UdfCall, python_only
 
-__all__ = ["ArrowCalls", "arrow_calls", "result_column"]
+__all__ = ["ArrowCalls", "arrow_calls"]
 
 
 @dataclass(frozen=True)
 class ArrowCalls:
-    """A Calc's Python calls made on Arrow batches: ``calls`` (the results' columns are
-    :func:`result_column` of their positions), ``expressions`` (the Calc's, each call replaced by its
-    result's column) and the most rows a call gets at once (``batch_size``)."""
+    """A Calc's Python calls made on Arrow batches: ``calls``, the ``names`` of their results' columns,
+    ``expressions`` (the Calc's, each call replaced by its result's column) and the most rows a call
+    gets at once (``batch_size``)."""
 
     calls: Tuple[UdfCall, ...]
+    names: Tuple[str, ...]
     expressions: Tuple[Resolved, ...]
     batch_size: int
-
-
-def result_column(position: int) -> str:
-    """The name of the column holding the results of a Calc's call at ``position``."""
-    return f"$arrow{position}"
 
 
 def arrow_calls(expressions: Sequence[Resolved], batch_size: int) -> Optional[ArrowCalls]:
@@ -52,7 +48,7 @@ def arrow_calls(expressions: Sequence[Resolved], batch_size: int) -> Optional[Ar
             if not _on_batches(node):
                 raise _NotOnBatches
             calls.append(node)
-            return InputRef(-1, result_column(len(calls) - 1), node.type)
+            return InputRef(-1, _result_column(len(calls) - 1), node.type)
         operands = getattr(node, "operands", None)
         if not operands:
             return node
@@ -64,7 +60,11 @@ def arrow_calls(expressions: Sequence[Resolved], batch_size: int) -> Optional[Ar
         return None
     if not calls or any(python_only(e) is not None for e in rewritten):
         return None
-    return ArrowCalls(tuple(calls), rewritten, batch_size)
+    return ArrowCalls(tuple(calls), tuple(map(_result_column, range(len(calls)))), rewritten, batch_size)
+
+
+def _result_column(position: int) -> str:
+    return f"$arrow{position}"
 
 
 class _NotOnBatches(Exception):
