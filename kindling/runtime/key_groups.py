@@ -203,7 +203,13 @@ def _pickled_key_group(data: bytes, max_parallelism: int) -> int:
 
 
 def assign_to_key_group(key: Any, max_parallelism: int = DEFAULT_MAX_PARALLELISM, key_type: Any = None) -> int:
-    """The key group PyFlink assigns ``key`` (as returned by the user's key selector)."""
+    """The key group PyFlink assigns ``key`` (as returned by the user's key selector); a Table
+    operator's key (``key_type`` a :class:`~kindling.runtime.table.key_groups.TableKeyType`) as
+    Flink's Table runtime does."""
+    if type(key_type).__name__ == "TableKeyType":
+        from kindling.runtime.table.key_groups import table_key_hash_code
+
+        return compute_key_group_for_key_hash(table_key_hash_code(key, key_type), max_parallelism)
     if key_type is None or type(key_type).__name__ == "PickledBytesTypeInfo":
         if key is not None:
             return _pickled_key_group(pickled_key(key), max_parallelism)

@@ -456,7 +456,8 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
     if mode is RunMode.BATCH:
         job_parameters["inBatchExecutionMode"] = "true"  # keyed reduce/aggregations emit final values only
     time_settings = TimeSettings.of(env)
-    sinks = split_aggregations(sinks, mode, env.get_parallelism(), job_parameters, job_id.to_hex_string())
+    sinks = split_aggregations(sinks, mode, env.get_parallelism(), job_parameters, job_id.to_hex_string(),
+                               env.get_max_parallelism())
     compiler = Compiler(spark, sinks, mode, env.get_parallelism(), job_parameters, job_id.to_hex_string(),
                         time_settings, max_parallelism=env.get_max_parallelism())
     configured = configuration.get_string(MAX_RECORDS_PER_BATCH, "")

@@ -44,8 +44,9 @@ SAVEPOINT_DIRECTORY_KEYS = ("execution.checkpointing.savepoint-dir", "state.save
 MANIFEST = "_kindling_savepoint.json"
 CHECKPOINT_RECORD = "_kindling_checkpoint.json"
 # The layout of keyed state keys: 1, a pickled key; 2, a pickled key placed in its subtask's Spark
-# partition (kindling/spark/key_placement.py, placed_key), so its bytes depend on the operator's parallelism.
-STATE_LAYOUT = 2
+# partition (kindling/spark/key_placement.py, placed_key), so its bytes depend on the operator's parallelism;
+# 3, as 2, a Table operator's key in the subtask Flink's Table runtime gives it (kindling/runtime/table/key_groups.py).
+STATE_LAYOUT = 3
 FIRST_COMMIT_WAIT_S = 120  # a savepoint requested before the first commit waits this long for it
 _STATEFUL_PLAN_NODE = "TransformWithStateInPySpark"
 _SCHEMA_FILE = re.compile(r"/state/\d+/(_stateSchema/.*)$")

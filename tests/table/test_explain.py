@@ -62,14 +62,14 @@ def ran(monkeypatch):
         record.read_by_spark |= "LocalRelation" in plan or "] csv" in plan  # elements, or Spark's CSV reader
         return frame
 
-    def relational_frame_spy(spec, bases, control, parallelism):
+    def relational_frame_spy(spec, bases, control, parallelism, **options):
         stack = [spec.plan]
         while stack:
             node = stack.pop()
             if node.inputs:  # (Spark computes ranks in BATCH mode only)
                 record.jvm.add(label(node, SimpleNamespace(in_batch=True)))
                 stack.extend(node.inputs)
-        return relational_frame(spec, bases, control, parallelism)
+        return relational_frame(spec, bases, control, parallelism, **options)
 
     def write_spy(self, df, batch_id):
         record.jvm.add(self.spec.description)

@@ -55,6 +55,7 @@ from kindling.spark.run_mode import RunMode
 from kindling.spark.sinks import SinkWriter
 from kindling.spark.rows import TS
 from kindling.spark.table.columns import column
+from kindling.spark.table.key_subtasks import has_expression, printed_in_parallel, with_flink_subtask
 
 STATE_DIR = "kindling-aggregations"  # under the checkpoint directory: a GroupStateStore per group aggregation
 SHARDS = 4  # SQLite databases of a GroupStateStore (fixed: a group's shard must not change between runs)
@@ -62,6 +63,7 @@ _STATELESS = ("map", "flat_map", "filter", "process")
 _SEQ, _POS, _KIND, _RESULT, _BEFORE, _GLOBAL = "__seq", "__pos", "__kind", "__res", "__prev", "__global"
 _WINDOW_START, _WINDOW_END = "__w_start", "__w_end"
 _ID, _SHARD, _STATE = "__id", "__shard", "__state"
+_PLACE = "__place"  # the Spark partition key of Flink's subtask of a row's group (key_subtasks.py)
 # JSON of the state: timestamps to the microsecond (the default format stops at milliseconds)
 _JSON = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX", "timestampNTZFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSS"}
 _INSERT, _UPDATE_BEFORE, _UPDATE_AFTER = 0, 1, 2
@@ -87,6 +89,8 @@ class AggregationSinkSpec(SinkSpec):
     source: ChangesSourceSpec = None
     job_parameters: dict = dataclasses.field(default_factory=dict)
     job_id: str = "job"
+    key_type: Any = None  # the TableKeyType of the group keys: Flink's subtask of each group's changes
+    max_parallelism: int | None = None  # the aggregation's max parallelism (None: Flink's default)
     layout = "columns"
 
     @property
@@ -99,9 +103,10 @@ class AggregationSinkSpec(SinkSpec):
 
 
 def split_aggregations(sinks: list[Transformation], mode: RunMode, parallelism: int, job_parameters: dict,
-                       job_id: str) -> list[Transformation]:
+                       job_id: str, max_parallelism: int = -1) -> list[Transformation]:
     """The job's sinks with every group aggregation Spark can compute (and the stateless operators
-    and sinks after it) replaced by a sink of its input rows that does that work."""
+    and sinks after it) replaced by a sink of its input rows that does that work; ``max_parallelism``:
+    the environment's (-1: each aggregation's own, else Flink's default)."""
     nodes = upstream_graph(sinks)
     consumers: dict[int, list[Transformation]] = defaultdict(list)
     for node in nodes:
@@ -127,7 +132,9 @@ def split_aggregations(sinks: list[Transformation], mode: RunMode, parallelism: 
                                    name=node.name, description=node.description, state_key=uids[node.id][0],
                                    mode=mode,
                                    parallelism=node.parallelism or parallelism, downstream=downstream, source=source,
-                                   job_parameters=job_parameters, job_id=job_id)
+                                   job_parameters=job_parameters, job_id=job_id, key_type=node.inputs[0].key_type,
+                                   max_parallelism=node.max_parallelism or (
+                                       max_parallelism if max_parallelism > 0 else None))
         # named as the sink it stands for, when one (its count is that sink's records written)
         stand_in = SinkTransformation(name=downstream[0].name if len(downstream) == 1 else node.name,
                                       inputs=[rows], parallelism=node.parallelism, sink=spec)
@@ -229,7 +236,9 @@ class AggregationWriter(SinkWriter):
         if not others:
             return written
         spark = changes.sparkSession
-        in_order(changes, spec.aggregate, spec.output_type, spec.parallelism).createOrReplaceTempView(spec.source.view)
+        key_type = spec.key_type if printed_in_parallel(spec.downstream, spec.parallelism) else None
+        in_order(changes, spec.aggregate, spec.output_type, spec.parallelism, key_type, spec.max_parallelism) \
+            .createOrReplaceTempView(spec.source.view)
         try:
             compiled = self.compiler(spark, others, RunMode.BATCH, spec.parallelism, spec.job_parameters, spec.job_id).compile()
             return written + sum(self.writers[sink.node.id].write(sink.select(compiled.df), batch_id)
@@ -260,8 +269,11 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
 
 
-def in_order(changes: DataFrame, spec: GroupAggregateSpec, output_type: Any, parallelism: int) -> DataFrame:
-    """The changes spread over the aggregation's ``parallelism`` instances by key, each instance's in
+def in_order(changes: DataFrame, spec: GroupAggregateSpec, output_type: Any, parallelism: int,
+             key_type: Any = None, max_parallelism: int | None = None) -> DataFrame:
+    """The changes spread over the aggregation's ``parallelism`` instances by key (each key in Flink's
+    subtask of it where ``key_type``, a TableKeyType, has a Spark expression: only where a print
+    sink shows the subtask, placing costs a projection per change), each instance's in
     the order they were made (in arrival order of the rows that made them), as the output type's
     columns; as they are when their order cannot be seen (``spec.ordered``)."""
     names = [f.name for f in codec_for(output_type).fields]
@@ -269,6 +281,9 @@ def in_order(changes: DataFrame, spec: GroupAggregateSpec, output_type: Any, par
         return changes.select(names)
     keys = [F.col(k) for k in _key_columns(spec)]
     order = [c for c in (_WINDOW_END, _SEQ, _POS) if c in changes.columns]
+    if parallelism > 1 and spec.keys and has_expression(key_type):
+        changes = with_flink_subtask(changes, _key_columns(spec), key_type, parallelism, _PLACE, max_parallelism)
+        keys = [F.col(_PLACE)]
     spread = changes.repartition(parallelism, *keys)
     ordered = spread.sortWithinPartitions(*order) if order else spread
     return ordered.select(names)

@@ -19,9 +19,11 @@ from pyspark.sql import functions as F
 
 from kindling.graph.specs import RelationalSourceSpec
 from kindling.graph.transformation import SourceTransformation
+from kindling.runtime.table.key_groups import TableKeyType
 from kindling.spark.codec import ROW_KIND, codec_for
 from kindling.spark.rows import CHANNEL, TS, WM
 from kindling.spark.table.columns import column
+from kindling.spark.table.key_subtasks import has_expression, printed_in_parallel, with_flink_subtask
 from kindling.spark.type_mapping import spark_type_of
 
 __all__ = ["relational_frame", "relational_source_frame", "scan_frame"]
@@ -35,7 +37,28 @@ def relational_source_frame(compiler: Any, node: Any) -> DataFrame:
     bases = [scan_frame(compiler.spark, leaf, t) if native and not compiler.streaming else
              compiler.source_frame(SourceTransformation(name=node.name, type_info=t, source=b))
              for b, t, leaf, native in zip(spec.bases, spec.base_types, spec.leaves, spec.native, strict=True)]
-    return relational_frame(spec, bases, [c for c in (WM, CHANNEL) if c in bases[0].columns], compiler.parallelism)
+    return relational_frame(spec, bases, [c for c in (WM, CHANNEL) if c in bases[0].columns], compiler.parallelism,
+                            placed=_printed_streaming(compiler, node),
+                            max_parallelism=compiler.max_parallelism if compiler.max_parallelism > 0 else None)
+
+
+def _printed_streaming(compiler: Any, node: Any) -> bool:
+    """Whether a print sink of parallelism over 1 reads ``node``'s rows in a STREAMING job: its
+    ``n> `` prefixes show the subtask of the keyed operator that made a row (BATCH mode's hash
+    partitioning of keys is not reproduced, docs/table.md)."""
+    from kindling.spark.run_mode import RunMode
+
+    if compiler.mode is RunMode.BATCH:
+        return False
+    sinks, seen, stack = [], set(), [node]
+    while stack:
+        current = stack.pop()
+        for consumer in compiler.consumers.get(current.id, ()):
+            if consumer.id not in seen:
+                seen.add(consumer.id)
+                stack.append(consumer)
+                sinks.append(consumer)
+    return printed_in_parallel(sinks, compiler.parallelism)
 
 
 def scan_frame(spark, scan, type_info) -> DataFrame:
@@ -46,18 +69,20 @@ def scan_frame(spark, scan, type_info) -> DataFrame:
     return csv_frame(spark, scan.options, type_info, scan.out.schema.get_field_data_types())
 
 
-_ORDER, _SEQ, _NUMBER = "__order", "__seq", "__number"
+_ORDER, _SEQ, _NUMBER, _PLACE = "__order", "__seq", "__number", "__place"
 _JOINS = {(False, False): "inner", (True, False): "left", (False, True): "right", (True, True): "full"}
 _EXISTENCE_JOINS = {"SEMI": "left_semi", "ANTI": "left_anti"}
 
 
 def relational_frame(spec: RelationalSourceSpec, bases: list[DataFrame], control: list[str],
-                     parallelism: int) -> DataFrame:
+                     parallelism: int, placed: bool = False, max_parallelism: int | None = None) -> DataFrame:
     """The frame of ``spec``'s plan over ``bases`` (the frames of its sources), its columns named
     ``spec.names``, then the RowKind column of changes, then the ``control`` columns; operations
-    that spread rows by key spread them over ``parallelism`` partitions, as Flink's parallel instances."""
+    that spread rows by key spread them over ``parallelism`` partitions, as Flink's parallel instances
+    (``placed``: each key's rows in the partition of Flink's subtask of it, where a sink shows it, of
+    ``max_parallelism`` key groups, None: Flink's default)."""
     plan = spec.plan
-    frame = _Translation(spec, bases, control, parallelism).frame(plan)
+    frame = _Translation(spec, bases, control, parallelism, placed, max_parallelism).frame(plan)
     if control and control[0] not in frame.columns:  # an aggregation's rows: data, from the frame's own splits
         frame = frame.select("*", *[(F.lit(None).cast("long") if c == WM else _split()).alias(c) for c in control])
     kind = [ROW_KIND] if plan.out.updating else []
@@ -88,11 +113,28 @@ def _split() -> Column:
 class _Translation:
     """The frames of one spec's nodes, each built once (a node read twice is one frame)."""
 
-    def __init__(self, spec: RelationalSourceSpec, bases: list[DataFrame], control: list[str], parallelism: int):
+    def __init__(self, spec: RelationalSourceSpec, bases: list[DataFrame], control: list[str], parallelism: int,
+                 placed: bool = False, max_parallelism: int | None = None):
         self.bases = {id(leaf): base for leaf, base in zip(spec.leaves, bases)}
         self.operators = {id(node): operator for node, operator in spec.operators}
-        self.control, self.parallelism = control, parallelism
+        self.control, self.parallelism, self.placed = control, parallelism, placed
+        self.max_parallelism = max_parallelism
         self.frames: dict[int, DataFrame] = {}
+
+    def _key_type(self, node, keys) -> TableKeyType | None:
+        """The TableKeyType of the columns ``keys`` of ``node``'s rows, where rows are placed by it."""
+        if not (self.placed and keys and self.parallelism > 1):
+            return None
+        key_type = TableKeyType.of([node.out.types[k] for k in keys])
+        return key_type if has_expression(key_type) else None
+
+    def _spread(self, frame: DataFrame, columns: list[str], key_type: TableKeyType | None) -> DataFrame:
+        """``frame`` in the partitions of Flink's subtasks of the keys in its ``columns`` (of ``key_type``;
+        None: as it is)."""
+        if key_type is None:
+            return frame
+        placed = with_flink_subtask(frame, columns, key_type, self.parallelism, _PLACE, self.max_parallelism)
+        return placed.repartition(self.parallelism, _PLACE).drop(_PLACE)
 
     def frame(self, node) -> DataFrame:
         built = self.frames.get(id(node))
@@ -167,7 +209,21 @@ class _Translation:
     def _Join(self, node) -> DataFrame:
         kind = _EXISTENCE_JOINS[node.existence] if node.existence else _JOINS[(node.left_outer, node.right_outer)]
         joined = self.frame(node.left).join(self.frame(node.right), _column(self.operators[id(node)]), kind)
-        return joined.select(*[F.col(f"`{n}`") for n in node.out.names])
+        return self._joined(joined.select(*[F.col(f"`{n}`") for n in node.out.names]), node)
+
+    def _joined(self, joined: DataFrame, node) -> DataFrame:
+        """A join's rows in the partitions of Flink's subtasks of their left keys, where rows are placed
+        and every output row has them (not of a right or full outer join: a row without a left side
+        has no left key)."""
+        left_names = node.left.out.names
+        if node.right_outer or not self.placed:
+            return joined
+        if hasattr(node, "left_keys"):
+            positions = [left_names.index(k) for k in node.left_keys]
+        else:
+            positions = _left_key_positions(self.operators[id(node)], len(left_names))
+        key_type = self._key_type(node.left, [left_names[p] for p in positions])
+        return self._spread(joined, [node.out.names[p] for p in positions], key_type)
 
     def _Aggregate(self, node) -> DataFrame:
         from kindling.spark.table.aggregation import bounded_changes, in_order
@@ -178,7 +234,8 @@ class _Translation:
             rows = rows.withColumn(TS, _epoch_millis(_time_field(node)))
         elif not node.out.updating:  # each group's final row: in no order
             return bounded_changes(rows, spec, output_type).select(*[F.col(f"`{n}`") for n in node.out.names])
-        return in_order(bounded_changes(rows, spec, output_type), spec, output_type, self.parallelism)
+        return in_order(bounded_changes(rows, spec, output_type), spec, output_type, self.parallelism,
+                        self._key_type(node.input, spec.keys), self.max_parallelism)
 
     _WindowAggregate = _GroupWindowAggregate = _Aggregate
 
@@ -220,6 +277,11 @@ class _Translation:
                            *[c.alias(n) for c, n in zip(columns, node.names)], _ORDER, _SEQ)
         if streamed:  # the end of input's watermark fires each instance's rows in time order (ties: arrival)
             keys = [F.col(f"`{k}`") for k in frame.partition_keys]
+            key_type = self._key_type(node.input, list(frame.partition_keys))
+            if key_type is not None:  # each partition's rows in Flink's subtask of it
+                rows = with_flink_subtask(rows, list(frame.partition_keys), key_type, self.parallelism, _PLACE,
+                                          self.max_parallelism)
+                keys = [F.col(_PLACE)]
             rows = rows.repartition(self.parallelism if keys else 1, *keys).sortWithinPartitions(_ORDER, _SEQ)
         return rows.select(*[F.col(f"`{n}`") for n in names])
 
@@ -266,7 +328,7 @@ class _Translation:
             condition = condition & _column(self.operators[id(node)])
         joined = self.frame(node.left).join(self.frame(node.right), condition,
                                             _JOINS[(node.left_outer, node.right_outer)])
-        return joined.select(*[F.col(f"`{n}`") for n in node.out.names])
+        return self._joined(joined.select(*[F.col(f"`{n}`") for n in node.out.names]), node)
 
     def _Union(self, node) -> DataFrame:
         sides = [self.frame(node.left), self.frame(node.right)]
@@ -274,6 +336,19 @@ class _Translation:
             sides = [side if i.out.updating else side.withColumn(ROW_KIND, F.lit(0).cast("byte"))
                      for side, i in zip(sides, node.inputs)]
         return sides[0].union(sides[1])
+
+
+def _left_key_positions(condition, width: int) -> list[int]:
+    """The left columns (positions, of the left's ``width`` columns) of the equalities ``left = right``
+    of a resolved join condition's conjunction, in their order."""
+    if type(condition).__name__ != "Call":
+        return []
+    if condition.function == "and":
+        return [p for operand in condition.operands for p in _left_key_positions(operand, width)]
+    refs = [o.index for o in condition.operands if type(o).__name__ == "InputRef"]
+    if condition.function == "equals" and len(refs) == 2 and min(refs) < width <= max(refs):
+        return [min(refs)]
+    return []
 
 
 def _time_field(node) -> str:

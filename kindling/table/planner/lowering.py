@@ -59,6 +59,26 @@ def keeping_parallelism(stream, function, output_type, flat: bool = False):
     return mapped.set_parallelism(parallelism) if parallelism else mapped
 
 
+def table_key_type(out: nodes.Output, positions: Sequence[int]):
+    """The :class:`~kindling.runtime.table.key_groups.TableKeyType` of the columns at ``positions`` of
+    ``out``, which places their keys in Flink's subtasks; None where Kindling does not reproduce
+    Flink's hash of a column's type (docs/table.md) or there is no key."""
+    from kindling.runtime.table.key_groups import TableKeyType
+
+    types = out.schema.get_field_data_types()
+    key_type = TableKeyType.of([types[p] for p in positions])
+    return key_type if key_type.reproducible() else None
+
+
+def keyed_by(rows, out: nodes.Output, positions: Sequence[int]):
+    """``rows`` (of ``out``) keyed by the columns at ``positions``, each key in Flink's subtask of it."""
+    from kindling.runtime.table.group_aggregate import GroupKey
+
+    keyed = rows.key_by(GroupKey(positions))
+    keyed._transformation.key_type = table_key_type(out, positions)
+    return keyed
+
+
 class Lowering:
     """Lowers the plans ``roots`` of one job, rewritten (:attr:`roots`, kindling/table/planner/rules.py),
     into the TableEnvironment's StreamExecutionEnvironment; ``final``: their rows go only to table
@@ -177,13 +197,13 @@ class Lowering:
                                            prefix + "retry-delay"))
 
     def _Aggregate(self, node: nodes.Aggregate, stateless_above: bool, before: bool):
-        from kindling.runtime.table.group_aggregate import GroupAggregateFunction, GroupKey
+        from kindling.runtime.table.group_aggregate import GroupAggregateFunction
 
         names = node.input.out.names
         function = GroupAggregateFunction(aggregate_calls(node.input.out, node.keys, node.fields, node.names),
                                           list(node.names))
         rows = self._input(node, node.input, stateless_above, before)
-        aggregated = rows.key_by(GroupKey([names.index(k) for k in node.keys])).process(
+        aggregated = keyed_by(rows, node.input.out, [names.index(k) for k in node.keys]).process(
             function, output_type=row_type(node.out))
         aggregated._transformation.relational = self.physical.spark_aggregation_spec(node, stateless_above)
         pandas = any(getattr(a._aggregate, "function", None) is not None and a._aggregate.function._func_type == "pandas"
@@ -205,7 +225,7 @@ class Lowering:
             EmptyInputResult(calls, list(node.names)), output_type=row_type(node.out))
 
     def _TableAggregate(self, node: nodes.TableAggregate, stateless_above: bool, before: bool):
-        from kindling.runtime.table.group_aggregate import GroupKey, GroupTableAggregateFunction
+        from kindling.runtime.table.group_aggregate import GroupTableAggregateFunction
         from kindling.table.expressions import col
         from kindling.table.row_operations import RESULT
 
@@ -213,7 +233,7 @@ class Lowering:
         calls = aggregate_calls(node.input.out, keys, [col(k) for k in keys] + [node.call], keys + [RESULT])
         function = GroupTableAggregateFunction(calls, keys + list(node.names))
         rows = self._input(node, node.input, stateless_above, before)
-        return rows.key_by(GroupKey([names.index(k) for k in keys])).process(function, output_type=row_type(node.out))
+        return keyed_by(rows, node.input.out, [names.index(k) for k in keys]).process(function, output_type=row_type(node.out))
 
     def _Expand(self, node: nodes.Expand, stateless_above: bool, before: bool):
         from kindling.runtime.table.rows import Expand
@@ -225,24 +245,22 @@ class Lowering:
         return keeping_parallelism(rows, expand, row_type(node.out), flat=True)
 
     def _GroupWindowAggregate(self, node: nodes.GroupWindowAggregate, stateless_above: bool, before: bool):
-        from kindling.runtime.table.group_aggregate import GroupKey
         from kindling.table.window_aggregate import slice_of
 
         window, names = node.window, node.input.out.names
         slice_ms = slice_of(window.size_ms, window.slide_ms) if window.kind == "slide" else None
         rows = self._input(node, node.input, stateless_above, before)
-        windowed = rows.key_by(GroupKey([names.index(k) for k in node.keys])).window(window.assigner())
+        windowed = keyed_by(rows, node.input.out, [names.index(k) for k in node.keys]).window(window.assigner())
         return self._window_aggregated(node, windowed, window.time_field, slice_ms, False, window.kind == "session",
                                        stateless_above)
 
     def _WindowAggregate(self, node: nodes.WindowAggregate, stateless_above: bool, before: bool):
-        from kindling.runtime.table.group_aggregate import GroupKey
         from kindling.runtime.table.rows import one_group
         from kindling.table.window_tvf import assigner, slice_ms
 
         windows, names = node.windows, node.input.out.names
         rows = self._input(node, node.input, stateless_above, before)
-        keyed = rows.key_by(GroupKey([names.index(k) for k in node.keys])) if node.keys else rows.key_by(one_group)
+        keyed = keyed_by(rows, node.input.out, [names.index(k) for k in node.keys]) if node.keys else rows.key_by(one_group)
         return self._window_aggregated(node, keyed.window(assigner(windows)), windows.time_field, slice_ms(windows),
                                        True, windows.window == "SESSION", stateless_above)
 
@@ -266,7 +284,6 @@ class Lowering:
         return aggregated
 
     def _WindowTVF(self, node: nodes.WindowTVF, stateless_above: bool, before: bool):
-        from kindling.runtime.table.group_aggregate import GroupKey
         from kindling.runtime.table.rows import one_group
         from kindling.runtime.table.window_aggregate import AssignWindows, SessionRows
         from kindling.table.window_tvf import assigner
@@ -276,13 +293,12 @@ class Lowering:
         rows = self._input(node, node.input, stateless_above, before)
         if node.window == "SESSION":
             keys = [names.index(k) for k in node.partition_keys]
-            keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(one_group)
+            keyed = keyed_by(rows, node.input.out, keys) if keys else rows.key_by(one_group)
             return keyed.window(assigner(node)).process(SessionRows(out_names, ltz), output_type=row_type(node.out))
         assign = AssignWindows(out_names, names.index(node.time_field), assigner(node, True), ltz)
         return keeping_parallelism(rows, assign, row_type(node.out), flat=True)
 
     def _Over(self, node: nodes.Over, stateless_above: bool, before: bool):
-        from kindling.runtime.table.group_aggregate import GroupKey
         from kindling.runtime.table.over_aggregate import OverAggregateFunction
         from kindling.runtime.table.rows import one_group
 
@@ -299,11 +315,10 @@ class Lowering:
                                              frame.order_field].type_name in ("TIMESTAMP", "TIMESTAMP_LTZ"), offsets)
         rows = self._input(node, node.input, stateless_above, before)
         keys = [names.index(k) for k in frame.partition_keys]
-        keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(one_group)
+        keyed = keyed_by(rows, node.input.out, keys) if keys else rows.key_by(one_group)
         return keyed.process(function, output_type=row_type(node.out))
 
     def _MatchRecognize(self, node: nodes.MatchRecognize, stateless_above: bool, before: bool):
-        from kindling.runtime.table.group_aggregate import GroupKey
         from kindling.runtime.table.match_recognize import MatchRecognizeFunction
         from kindling.table.match_recognize import ROWTIME
         from kindling.runtime.table.rows import one_group
@@ -317,12 +332,11 @@ class Lowering:
             names.index(node.time_field), node.skip, node.within, node.out.names)
         rows = self._input(node, node.input, stateless_above, before)
         keys = [names.index(k) for k in node.partition_keys]
-        keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(one_group)
+        keyed = keyed_by(rows, node.input.out, keys) if keys else rows.key_by(one_group)
         return keyed.process(function, output_type=row_type(node.out))
 
     def _Rank(self, node: nodes.Rank, stateless_above: bool, before: bool):
         from kindling.runtime.table import rank
-        from kindling.runtime.table.group_aggregate import GroupKey
         from kindling.runtime.table.rows import one_group
 
         base, names, out_names = node.input.out, node.input.out.names, node.out.names
@@ -345,7 +359,7 @@ class Lowering:
             function = (rank.RetractTopNFunction if strategy == "retract_top_n" else rank.TopNFunction)(*shape)
         rows = self._input(node, node.input, stateless_above, before)
         keys = [names.index(k) for k in node.partition]
-        keyed = rows.key_by(GroupKey(keys)) if keys else rows.key_by(one_group)
+        keyed = keyed_by(rows, node.input.out, keys) if keys else rows.key_by(one_group)
         return keyed.process(function, output_type=row_type(node.out))
 
     def _Sort(self, node: nodes.Sort, stateless_above: bool, before: bool):
@@ -383,7 +397,6 @@ class Lowering:
 
     def _ChangelogNormalize(self, node: nodes.ChangelogNormalize, stateless_above: bool, before: bool):
         from kindling.runtime.table.changelog_normalize import ChangelogNormalize
-        from kindling.runtime.table.group_aggregate import GroupKey
         from kindling.runtime.table.rows import Condition
         from kindling.table.planner.expressions import resolve
 
@@ -391,7 +404,7 @@ class Lowering:
         condition = None if node.condition is None else Condition(
             resolve(node.condition, node.out.names, node.out.schema.get_field_data_types()))
         rows = self._input(node, node.input, stateless_above, before)
-        return rows.key_by(GroupKey(positions)).process(ChangelogNormalize(node.deleted_column, condition),
+        return keyed_by(rows, node.out, positions).process(ChangelogNormalize(node.deleted_column, condition),
                                                           output_type=row_type(node.out))
 
     def _WatermarkAssigner(self, node: nodes.WatermarkAssigner, stateless_above: bool, before: bool):
@@ -491,8 +504,11 @@ class Lowering:
         from kindling.runtime.table.group_aggregate import GroupKey
 
         left, right = self._inputs(node, stateless_above)
-        return left.connect(right).key_by(GroupKey(left_key), GroupKey(right_key)).process(
-            function, output_type=row_type(node.out))
+        connected = left.connect(right).key_by(GroupKey(left_key), GroupKey(right_key))
+        key_type = table_key_type(node.left.out, left_key)
+        if key_type is not None and key_type == table_key_type(node.right.out, right_key):
+            connected.stream1._transformation.key_type = connected.stream2._transformation.key_type = key_type
+        return connected.process(function, output_type=row_type(node.out))
 
     def _Union(self, node: nodes.Union, stateless_above: bool, before: bool):
         from kindling.runtime.table.rows import Retyped
