@@ -19,8 +19,9 @@ Structured Streaming query). Per node kind, today:
   are read by Spark's own reader where it gives the values Flink's format gives
   (kindling/table/formats.py ``spark_reader_differs``; kindling/spark/table/scans.py); other
   connector tables by their Kindling source, in Python (``kindling.table.spark-scan: false``:
-  always). Elements given in the program are a Spark local relation (JVM) in one step and BATCH, a
-  Kindling source on micro-batches (the compiler's rule for collections).
+  always). Elements given in the program are a Spark local relation (JVM) in one step and BATCH where
+  a frame or a sink reads them, else read in the task of the Python operator reading them, and a
+  Kindling source on micro-batches (the compiler's rule for collections: kindling/spark/sources.py).
 * **Project, Filter (Calc)**: JVM when their input is a frame and every expression is one Spark
   computes as Flink does (no Python function, no built-in Spark computes otherwise:
   kindling/table/planner/expressions.py ``python_only``): Spark column expressions. In a bounded job,
@@ -188,6 +189,9 @@ class Physical:
         self._remote_checkpoints = "://" in checkpoints and not checkpoints.startswith("file:")
         self._frames: dict = {}  # id(node) -> whether Spark computes it as part of a frame (:meth:`frame`)
         readers = Counter(id(i) for node in _nodes(roots) for i in node.inputs)
+        #: the nodes an operator (not a sink) reads
+        self._read_by_operators = {id(i) for node in _nodes(roots) if not isinstance(node, nodes.Sink)
+                                   for i in node.inputs}
         #: the nodes only a blackhole reads (one step counts an aggregation's changes: :meth:`_counted`)
         blackholes = [n for n in _nodes(roots) if isinstance(n, nodes.Sink)
                       and n.descriptor.get_options().get("connector") == "blackhole"]
@@ -247,8 +251,11 @@ class Physical:
         if isinstance(node, nodes.Scan):
             return self._scan(node)
         if isinstance(node, nodes.Values):
-            return Choice(PYTHON, "elements are read by Kindling's source on micro-batches") \
-                if self.mode == MICRO_BATCHES else Choice(SPARK_JVM)
+            if self.mode == MICRO_BATCHES:
+                return Choice(PYTHON, "elements are read by Kindling's source on micro-batches")
+            if read_by_frame or id(node) not in self._read_by_operators:
+                return Choice(SPARK_JVM)
+            return Choice(PYTHON, "elements are read in the task of the operator reading them")
         if isinstance(node, nodes.WatermarkAssigner):  # a frame reads the event time as a column
             return Choice(SPARK_JVM) if read_by_frame else Choice(PYTHON)
         if isinstance(node, _JVM_CALC):
