@@ -38,6 +38,32 @@ def _rotate_left(value: int, distance: int) -> int:
     return ((value << distance) | (value >> (32 - distance))) & _MASK
 
 
+def murmur3_bytes(data: bytes, seed: int = 42) -> int:
+    """Murmur3_x86_32 of ``data`` as a Java int: Spark's ``hash()`` of a binary value (trailing bytes mixed
+    one by one as signed ints) and, for data of whole 4-byte words, Flink's ``hashUnsafeBytesByWords``."""
+    h1 = seed
+    aligned = len(data) - len(data) % 4
+    for i in range(0, aligned, 4):
+        h1 = _murmur_mix(h1, int.from_bytes(data[i:i + 4], "little"))
+    for b in data[aligned:]:
+        h1 = _murmur_mix(h1, (b - 256 if b > 127 else b) & 0xFFFFFFFF)
+    h1 ^= len(data)
+    h1 ^= h1 >> 16
+    h1 = (h1 * 0x85EBCA6B) & 0xFFFFFFFF
+    h1 ^= h1 >> 13
+    h1 = (h1 * 0xC2B2AE35) & 0xFFFFFFFF
+    h1 ^= h1 >> 16
+    return _int32(h1)
+
+
+def _murmur_mix(h1: int, k1: int) -> int:
+    k1 = (k1 * 0xCC9E2D51) & 0xFFFFFFFF
+    k1 = ((k1 << 15) | (k1 >> 17)) & 0xFFFFFFFF
+    h1 ^= (k1 * 0x1B873593) & 0xFFFFFFFF
+    h1 = ((h1 << 13) | (h1 >> 19)) & 0xFFFFFFFF
+    return (h1 * 5 + 0xE6546B64) & 0xFFFFFFFF
+
+
 def murmur_hash(code: int) -> int:
     """Flink's ``MathUtils.murmurHash(int)``: a non-negative spread of a Java hash code."""
     code = _rotate_left(code * 0xCC9E2D51, 15)

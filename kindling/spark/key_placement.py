@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from kindling.runtime.key_groups import assign_key_to_parallel_operator
+from kindling.runtime.key_groups import assign_key_to_parallel_operator, murmur3_bytes
 from kindling.spark.rows import CONTROL_KEY_PREFIX
 
 
@@ -36,19 +36,7 @@ def spark_hash(data: bytes, seed: int = 42) -> int:
     """Spark's ``hash()`` of a binary value (Murmur3_x86_32.hashUnsafeBytes, whose trailing
     bytes are mixed one by one as signed ints), which places a groupBy key in partition
     ``pmod(hash(key), numPartitions)``."""
-    h1 = seed
-    aligned = len(data) - len(data) % 4
-    for i in range(0, aligned, 4):
-        h1 = _mix_h1(h1, _mix_k1(int.from_bytes(data[i:i + 4], "little")))
-    for b in data[aligned:]:
-        h1 = _mix_h1(h1, _mix_k1((b - 256 if b > 127 else b) & 0xFFFFFFFF))
-    h1 ^= len(data)
-    h1 ^= h1 >> 16
-    h1 = (h1 * 0x85EBCA6B) & 0xFFFFFFFF
-    h1 ^= h1 >> 13
-    h1 = (h1 * 0xC2B2AE35) & 0xFFFFFFFF
-    h1 ^= h1 >> 16
-    return h1 - (1 << 32) if h1 >= 1 << 31 else h1
+    return murmur3_bytes(data, seed)
 
 
 _INVERSE = {c: pow(c, -1, 1 << 32) for c in (5, 0xCC9E2D51, 0x1B873593, 0x85EBCA6B, 0xC2B2AE35)}  # mod 2**32

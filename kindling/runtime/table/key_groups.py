@@ -23,7 +23,7 @@ import struct
 from functools import lru_cache
 from typing import Any, Sequence
 
-from kindling.runtime.key_groups import _int32, _rotate_left
+from kindling.runtime.key_groups import murmur3_bytes
 
 #: the key field types whose binary-row layout is reproduced (Kindling's DataType.type_name)
 REPRODUCED = frozenset({"CHAR", "VARCHAR", "STRING", "BINARY", "VARBINARY", "BYTES", "BOOLEAN", "TINYINT",
@@ -165,25 +165,10 @@ def binary_row(key_type: TableKeyType, values: Sequence[Any]) -> bytes:
     return bytes(fixed + variable)
 
 
-def _mix(h1: int, word: int) -> int:
-    k1 = _rotate_left(word * 0xCC9E2D51, 15)
-    h1 = _rotate_left(h1 ^ ((k1 * 0x1B873593) & 0xFFFFFFFF), 13)
-    return (h1 * 5 + 0xE6546B64) & 0xFFFFFFFF
-
-
 def hash_by_words(data: bytes, seed: int = 42) -> int:
     """Flink's ``MurmurHashUtil.hashUnsafeBytesByWords``: murmur3 over 4-byte little-endian words
     (``data``'s length a multiple of 4), as a Java int."""
-    h1 = seed
-    for (word,) in struct.iter_unpack("<I", data):
-        h1 = _mix(h1, word)
-    h1 ^= len(data)
-    h1 ^= h1 >> 16
-    h1 = (h1 * 0x85EBCA6B) & 0xFFFFFFFF
-    h1 ^= h1 >> 13
-    h1 = (h1 * 0xC2B2AE35) & 0xFFFFFFFF
-    h1 ^= h1 >> 16
-    return _int32(h1)
+    return murmur3_bytes(data, seed)
 
 
 @lru_cache(maxsize=1 << 16)
