@@ -51,14 +51,29 @@ def any_env(request, env):
 
 
 def pytest_configure(config):
+    if hasattr(config.option, "loadscopereorder"):  # pytest-xdist's controller: files in the workers' order
+        config.option.loadscopereorder = False
     config.addinivalue_line("markers", "kafka: needs the Tansu Kafka broker (given to every test using the "
                                        "kafka_broker fixture); -m 'not kafka' runs without it")
 
 
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     for item in items:
         if "kafka_broker" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.kafka)
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: the order its controller hands out files
+        items[:] = slow_files_first(items)
+
+
+def slow_files_first(items: list) -> list:
+    """The tests file by file, the files with the most ``slow`` tests first, then the others with the
+    most tests first: ``--dist loadfile`` hands out files in this order (pytest_configure keeps it),
+    so the long system tests start early and short files even out the processes' ends."""
+    files: dict[str, list] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    weight = lambda tests: (sum(1 for t in tests if t.get_closest_marker("slow")), len(tests))  # noqa: E731
+    return [item for tests in sorted(files.values(), key=weight, reverse=True) for item in tests]
 
 
 @pytest.fixture(scope="session")

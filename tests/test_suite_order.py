@@ -1,0 +1,39 @@
+"""``./dev test`` hands out the test files with the most slow tests first (tests/conftest.py), so that
+the long system tests start early and the two processes end near the same time."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from types import SimpleNamespace
+
+from conftest import slow_files_first
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _item(nodeid: str, slow: bool = False):
+    return SimpleNamespace(nodeid=nodeid, get_closest_marker=lambda name: "mark" if slow and name == "slow" else None)
+
+
+def test_files_with_more_slow_tests_come_first_then_files_with_more_tests():
+    items = [_item("a.py::t1"), _item("b.py::t1", slow=True), _item("a.py::t2"), _item("c.py::t1", slow=True),
+             _item("c.py::t2", slow=True), _item("d.py::t1"), _item("b.py::t2"), _item("a.py::t3")]
+    assert [i.nodeid for i in slow_files_first(items)] == [
+        "c.py::t1", "c.py::t2", "b.py::t1", "b.py::t2", "a.py::t1", "a.py::t2", "a.py::t3", "d.py::t1"]
+
+
+def test_pytest_xdist_hands_out_the_files_in_that_order(tmp_path):
+    # one worker takes the files one after another in the order the controller hands them out;
+    # pytest-xdist alone would hand out the file with more tests (a) first
+    (tmp_path / "conftest.py").write_text(f"exec(open({os.path.join(HERE, 'conftest.py')!r}).read())\n")
+    log = tmp_path / "order.log"
+    record = f"def _record(name):\n    open({str(log)!r}, 'a').write(name + '\\n')\n\n"
+    (tmp_path / "test_a.py").write_text(record + "".join(f"def test_a{n}():\n    _record('a')\n\n" for n in range(3)))
+    (tmp_path / "test_b.py").write_text("import pytest\n\n" + record +
+                                        "@pytest.mark.slow\ndef test_b():\n    _record('b')\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: slow\n")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "1", "--dist",
+                           "loadfile", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert log.read_text().split() == ["b", "a", "a", "a"]
