@@ -9,7 +9,9 @@ after a line ``-- phase N``, what the job emitted until the element's processing
 fired (waiting up to 120 s), then whatever else comes until 6 s pass without a record. Processing-time timers print
 no time (the wall clock differs per run), so the output is deterministic as long as each record
 comes within 6 s of the previous one. test_both_timers.py holds PyFlink's output and
-compares Kindling's with it.
+compares Kindling's with it; it passes ``expected`` (each phase's lines), so that a phase waits
+for all of its expected lines (up to 120 s), then SETTLE_SECONDS for any line more, instead of
+guessing from quiet alone when a phase ended.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ LAST_RECORD_SECONDS = 120
 SETTLE_SECONDS = 6
 
 
-def run(engine: str) -> list[str]:
+def run(engine: str, expected: list[list[str]] | None = None) -> list[str]:
     common = importlib.import_module(f"{engine}.common")
     datastream = importlib.import_module(f"{engine}.datastream")
     file_system = importlib.import_module(f"{engine}.datastream.connectors.file_system")
@@ -74,11 +76,12 @@ def run(engine: str) -> list[str]:
             lines.append(f"-- phase {phase}")
             with open(os.path.join(directory, f"{phase}.txt"), "w") as f:
                 f.write(text + "\n")
-            # until the phase's key's processing-time timer fired (the first waits for the job to start) ...
-            last = f"processing-time timer {text.split(',')[0]}"
+            # until the phase's key's processing-time timer fired, or every line expected in the phase
+            # came (the first waits for the job to start) ...
+            awaited = expected[phase] if expected is not None else [f"processing-time timer {text.split(',')[0]}"]
             got = []
             with contextlib.suppress(queue.Empty):
-                while last not in got:
+                while not all(line in got for line in awaited):
                     got.append(arrived.get(timeout=LAST_RECORD_SECONDS))
             # ... then anything else the phase brings, before the next file
             with contextlib.suppress(queue.Empty):

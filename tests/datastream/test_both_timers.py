@@ -87,6 +87,10 @@ processing-time timer d
 """
 
 
+# Kindling's event-time timers per phase (see the test below)
+KINDLING_EVENT_TIMERS = [[], [], ["event-time timer a 2000", "event-time timer b 2500"], ["event-time timer c 6000"]]
+
+
 def _phases(lines: list[str], event_timers: bool) -> list[list[str]]:
     """Each phase's lines, sorted (keys on different subtasks have no order), with or without the
     event-time timers."""
@@ -104,10 +108,14 @@ def _phases(lines: list[str], event_timers: bool) -> list[list[str]]:
 def test_idle_keys_fire_both_kinds_of_timers_as_in_pyflink(spark):
     import both_timers_program
 
-    # a phase ends once nothing came for this long: generous for Kindling's micro-batches on a busy machine
-    both_timers_program.SETTLE_SECONDS = 20
-    lines = both_timers_program.run("kindling")
     expected = PYFLINK_OUTPUT.splitlines()
+    # Each phase waits for the lines asserted below (so a slow machine cannot move one into the next
+    # phase), then this long for any line more (one would be an extra timer: that phase's or a
+    # later phase's lines would differ).
+    both_timers_program.SETTLE_SECONDS = 5
+    both_timers_program.LAST_RECORD_SECONDS = 300  # the most for a line awaited (the first: the job's start)
+    lines = both_timers_program.run("kindling", [
+        processing + event for processing, event in zip(_phases(expected, event_timers=False), KINDLING_EVENT_TIMERS)])
     # Processing-time timers: in the same phase as in PyFlink, each key's without any further
     # element for it (and in phases 0 and 1 without any further input at all).
     assert _phases(lines, event_timers=False) == _phases(expected, event_timers=False)
@@ -115,8 +123,7 @@ def test_idle_keys_fire_both_kinds_of_timers_as_in_pyflink(spark):
     # watermark an element brings only with the next element (c's 4999 arrives with d), so it
     # fires a's and b's in phase 3; Kindling's watermark reaches the operator one hand-off
     # after the element (docs/architecture.md), so they fire in phase 2, c's in phase 3.
-    assert _phases(lines, event_timers=True) == [
-        [], [], ["event-time timer a 2000", "event-time timer b 2500"], ["event-time timer c 6000"]]
+    assert _phases(lines, event_timers=True) == KINDLING_EVENT_TIMERS
 
 
 @pytest.mark.timeout(600)
