@@ -14,6 +14,18 @@ os.environ.setdefault("KINDLING_SPARK_MASTER", "local[2]")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "connectors"))  # the servers' helpers
 
 
+def pytest_terminal_summary(terminalreporter):
+    """The slowest conformance programs (each one's time in its shared ``kindling run``, which the
+    first of them waits for as its setup)."""
+    took = [(dict(r.user_properties)["kindling_seconds"], r.nodeid.split("[", 1)[-1].rstrip("]"))
+            for r in terminalreporter.getreports("passed") + terminalreporter.getreports("failed")
+            if r.when == "call" and "kindling_seconds" in dict(r.user_properties)]
+    if took:
+        slowest = ", ".join(f"{name} {seconds:.1f} s" for seconds, name in sorted(took, reverse=True)[:10])
+        terminalreporter.write_line(f"conformance programs: {len(took)} in {sum(s for s, _ in took):.0f} s; "
+                                    f"slowest: {slowest}")
+
+
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory):
     """Kindling's own session (its files are this run's, see kindling.spark.session); Spark's

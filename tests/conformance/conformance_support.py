@@ -69,10 +69,11 @@ def normalize(name: str, stdout: str) -> list[str]:
 
 
 def run_on_kindling(scripts: list[str], python: str = sys.executable, timeout: float = 900,
-                    cwd: str = HERE) -> dict[str, tuple[str, str]]:
+                    cwd: str = HERE, seconds: dict[str, float] | None = None) -> dict[str, tuple[str, str]]:
     """Runs programs (names) or PyFlink scripts (paths) one after another in one ``kindling run``
     process (run_on_kindling.py, one Spark start-up; ``import pyflink`` is kindling run's alias);
-    returns each one's (stdout, "ok" or the failure)."""
+    returns each one's (stdout, "ok" or the failure), and puts into ``seconds`` how long each that
+    ended took (the first one's includes Spark's start)."""
     from run_on_kindling import MARKER
 
     import kindling
@@ -88,6 +89,9 @@ def run_on_kindling(scripts: list[str], python: str = sys.executable, timeout: f
         stdout = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
         stderr = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
         exit_text = f"killed after {timeout:.0f} s"
+    if seconds is not None:
+        took = re.compile(rf"^{re.escape(MARKER)} (.+) took ([0-9.]+)$", re.MULTILINE)
+        seconds.update((name, float(s)) for name, s in took.findall(stderr))
     results: dict[str, tuple[str, str]] = {}
     current, lines = None, []
     for line in stdout.splitlines(keepends=True):

@@ -8,12 +8,14 @@ A NAME is a program of programs/; a path names any script (tools/compare_example
 PyFlink's own examples, tests/cluster/test_examples_cli.py Kindling's examples this way). Each
 script runs as ``__main__`` with ``sys.argv`` holding only its path and its directory first on
 ``sys.path``, as ``kindling run script.py`` runs it. Before each script a line
-``MARKER begin NAME`` and after it ``MARKER end NAME ok|error`` go to stdout; a failing
-script's traceback goes to stderr and the next script still runs.
+``MARKER begin NAME`` and after it ``MARKER end NAME ok|error`` go to stdout, and
+``MARKER NAME took SECONDS`` to stderr; a failing script's traceback goes to stderr and the next
+script still runs.
 """
 import os
 import runpy
 import sys
+import time
 import traceback
 
 MARKER = "#### kindling-conformance"
@@ -27,6 +29,7 @@ if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
     for name in sys.argv[1:]:
         print(f"{MARKER} begin {name}", flush=True)
+        began = time.monotonic()
         status = "ok"
         path = os.path.abspath(name) if name.endswith(".py") else os.path.join(here, "programs", name + ".py")
         sys.argv = [path]
@@ -40,3 +43,4 @@ if __name__ == "__main__":
             sys.path.remove(os.path.dirname(path))
         sys.stdout.flush()
         print(f"{MARKER} end {name} {status}", flush=True)
+        print(f"{MARKER} {name} took {time.monotonic() - began:.2f}", file=sys.stderr, flush=True)

@@ -26,13 +26,19 @@ KNOWN_GAPS: dict[str, str] = {
 }
 
 
+SECONDS: dict[str, float] = {}  # each program's time in its shared Kindling process
+
+
 @pytest.fixture(scope="module")
-def kindling_outputs() -> dict[str, tuple[str, str]]:
-    """Every program's stdout on Kindling; programs setting the same parallelism share a process."""
+def kindling_outputs(request) -> dict[str, tuple[str, str]]:
+    """The stdout on Kindling of every program this run tests (``-k`` may choose some); programs
+    setting the same parallelism share a process."""
     outputs: dict[str, tuple[str, str]] = {}
-    by_parallelism = sorted(program_names(), key=env_parallelism)
+    chosen = {item.callspec.params["name"] for item in request.session.items
+              if item.module is request.module and hasattr(item, "callspec")}
+    by_parallelism = sorted(sorted(chosen), key=env_parallelism)
     for _, batch in groupby(by_parallelism, key=env_parallelism):
-        outputs.update(run_on_kindling(list(batch)))
+        outputs.update(run_on_kindling(list(batch), seconds=SECONDS))
     return outputs
 
 
@@ -45,7 +51,9 @@ def _params():
 @pytest.mark.slow
 @pytest.mark.timeout(1800)  # the first program waits for its batch's whole Kindling process
 @pytest.mark.parametrize("name", list(_params()))
-def test_program_prints_what_pyflink_prints(name, kindling_outputs):
+def test_program_prints_what_pyflink_prints(name, kindling_outputs, record_property):
+    if name in SECONDS:  # the conformance programs' times close the run's report (tests/conftest.py)
+        record_property("kindling_seconds", SECONDS[name])
     if not os.path.exists(expected_path(name)):
         pytest.skip(f"no recorded output: run `python tests/conformance/record.py {name}` where apache-flink is installed")
     with open(expected_path(name), encoding="utf-8") as f:
@@ -88,3 +96,14 @@ def test_compare_examples_verdicts():
         "identical as sorted lines but for subtask numbers"
     assert verdict("1> a\n", "a\n").startswith("differs at line 1: PyFlink '1> a' / Kindling 'a'")
     assert verdict("a\nb\n", "a\n") == "differs at line 2: Kindling ends, the other has 'b'"
+
+
+def test_run_on_kindling_gives_each_scripts_output_and_time(tmp_path):
+    fine, broken = tmp_path / "fine.py", tmp_path / "broken.py"
+    fine.write_text("import time\ntime.sleep(0.3)\nprint('printed')\n")
+    broken.write_text("raise ValueError('broken on purpose')\n")
+    seconds: dict[str, float] = {}
+    results = run_on_kindling([str(fine), str(broken)], seconds=seconds)
+    assert results[str(fine)] == ("printed\n", "ok")
+    assert results[str(broken)][1].startswith("error") and "ValueError: broken on purpose" in results[str(broken)][1]
+    assert set(seconds) == {str(fine), str(broken)} and seconds[str(fine)] >= 0.3
