@@ -25,6 +25,20 @@ def _lines(keys, first, count, ts):
     return [f"{k},{i},{ts(i)}" for i in range(first, first + count) for k in keys]
 
 
+def _write_and_read(results, directory, name, lines, after: int) -> int:
+    """Writes a file and waits until a micro-batch after batch ``after`` has read it (so that the next
+    file comes in a later one); returns that batch's id."""
+    _write(directory, name, lines)
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        query = results._client._query
+        for progress in query.recentProgress if query is not None else []:
+            if progress.batchId > after and progress.numInputRows >= len(lines):
+                return progress.batchId
+        time.sleep(0.1)
+    raise AssertionError(f"no micro-batch read {name} within 300 s")
+
+
 class WholeWindow(ProcessWindowFunction):
     def process(self, key, context, elements):
         yield key, context.window().start, [int(e.split(",")[1]) for e in elements]
@@ -41,13 +55,13 @@ def test_window_contents_spilled_over_micro_batches_come_back_whole_and_in_order
                .window(TumblingEventTimeWindows.of(Time.seconds(1000)))
                .process(WholeWindow()))
     with windows.execute_and_collect() as results:
+        batch = -1
         for f in range(3):  # three micro-batches into the window [0, 1000 s)
-            _write(tmp_path, f"{f}.txt", _lines("ab", f * PER_FILE, PER_FILE, lambda i: i))
-            time.sleep(2.5)
+            batch = _write_and_read(results, tmp_path, f"{f}.txt", _lines("ab", f * PER_FILE, PER_FILE, lambda i: i),
+                                    batch)
         _write(tmp_path, "3.txt", _lines("ab", 10_000, 1, lambda i: 1_500_000))  # fires [0, 1000 s)
         first = sorted(take(results, 2))
         assert first == [(k, 0, list(range(3 * PER_FILE))) for k in "ab"]
-        time.sleep(2.5)
         _write(tmp_path, "4.txt", _lines("ab", 20_000, 1, lambda i: 2_500_000))  # fires [1000, 2000 s)
         second = sorted(take(results, 2))
         assert second == [(k, 1_000_000, [10_000]) for k in "ab"]
@@ -74,9 +88,10 @@ def test_list_state_appended_over_micro_batches_reads_back_whole(env, tmp_path):
                .key_by(lambda line: line.split(",")[0])
                .process(ListUntilFlush()))
     with flushed.execute_and_collect() as results:
-        for f in range(3):
-            _write(tmp_path, f"{f}.txt", _lines("xy", f * PER_FILE, PER_FILE, lambda i: 0))
-            time.sleep(2.5)
+        batch = -1
+        for f in range(3):  # three micro-batches appending to each key's list
+            batch = _write_and_read(results, tmp_path, f"{f}.txt", _lines("xy", f * PER_FILE, PER_FILE, lambda i: 0),
+                                    batch)
         _write(tmp_path, "3.txt", ["x,flush,0", "y,flush,0"])
         assert sorted(take(results, 2)) == [(k, list(range(3 * PER_FILE))) for k in "xy"]
         _write(tmp_path, "4.txt", ["x,7,0", "x,flush,0"])
