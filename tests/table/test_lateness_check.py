@@ -31,6 +31,8 @@ FILES = {
     "hour 24": "1,a,2024-01-01 24:00:00\n",
     "a zone": "1,a,2024-01-01 00:00:00.5Z\n",
     "a bad fraction": "1,a,2024-01-01 00:00:00.5x1\n",
+    "a bad fraction among other lengths": "1,a,2024-01-01 00:00:00.5x1\n2,b,2024-01-01 00:00:00\n",
+    "fractions of several lengths": "1,a,2024-01-01 00:00:00.5\n2,b,2024-01-01 00:00:00\n3,c,2024-01-01T00:00:00.12\n",
     "ten fraction digits": "1,a,2024-01-01 00:00:00.1234567891\n",
     "a date only": "1,a,2024-01-01\n",
     "year 1600": "1,a,1600-01-01 00:00:00\n",
@@ -79,9 +81,9 @@ def test_the_fast_reader_gives_sparks_figures_or_leaves_the_file_to_spark(spark,
                                          schema.get_field_data_types(), "ts", 1000, 0, list(paths))}
     assert {n: f[1:] for n, f in fast.items() if f is not None and f != _UNREAD} == figures
     # the usual files are read fast; what either reader may read otherwise is left to Spark
-    assert {"in order", "a late row", "microsecond fractions", "a quoted time", "blank lines",
+    assert {"in order", "a late row", "microsecond fractions", "fractions of several lengths", "a quoted time", "blank lines",
             "a quoted field with a delimiter and a line end", "empty"} <= set(read), read
-    assert {"a bad time text", "a blank time", "a short record", "a doubled quote", "carriage returns",
+    assert {"a bad time text", "a bad fraction among other lengths", "a blank time", "a short record", "a doubled quote", "carriage returns",
             "a byte order mark"} <= set(left), left
     assert ("a null time" in read) == ("csv.null-literal" in options)
     assert ("a comment line" in read) == ("csv.allow-comments" not in options)

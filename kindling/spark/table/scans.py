@@ -153,8 +153,6 @@ def spark_file_times(spark: SparkSession, options: dict, type_info: Any, data_ty
 _UNREAD = "unread"
 #: Hadoop's codecs, which Spark's reader applies by the file name's ending
 _COMPRESSED = (".gz", ".bz2", ".deflate", ".lz4", ".snappy", ".zst", ".zstd", ".xz", ".br", ".lzo")
-#: Spark reads a time of this form, any other text fails its job (:func:`_typed`)
-_TIME_LENGTHS = (19, *range(21, 30))
 
 
 def fast_file_times(path: str, options: dict, columns: int, column: int, data_type: Any, step: int,
@@ -244,18 +242,27 @@ def _time_texts(texts: Any) -> bool:
     import numpy as np
 
     offsets = np.frombuffer(texts.buffers()[1], np.int32, len(texts) + 1, texts.offset * 4)
-    starts, lengths = offsets[:-1], np.diff(offsets)
-    if not np.all(np.isin(lengths, _TIME_LENGTHS)):
+    lengths = np.diff(offsets)
+    if lengths.min() < 19 or lengths.max() > 29 or np.any(lengths == 20):
         return False
     data = np.frombuffer(texts.buffers()[2], np.uint8)
-    separators = {4: b"-", 7: b"-", 10: b" T", 13: b":", 16: b":"}
-    if not all(np.all(np.isin(data[starts + i], list(chars))) for i, chars in separators.items()):
-        return False
-    digits = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]
-    fraction = lengths > 19
-    last = data[starts + lengths - 1]
-    return all(np.all((data[starts + i] >= 48) & (data[starts + i] <= 57)) for i in digits) and \
-        bool(np.all(data[starts[fraction] + 19] == 46)) and bool(np.all((last >= 48) & (last <= 57)))
+    if lengths.min() == lengths.max():  # the texts side by side: a row of bytes each
+        return _time_bytes(data[offsets[0]:offsets[-1]].reshape(len(texts), int(lengths[0])))
+    return all(_time_bytes(data[offsets[:-1][lengths == n, None] + np.arange(n)]) for n in np.unique(lengths))
+
+
+def _time_bytes(at: Any) -> bool:
+    """Whether each row of ``at`` (numpy bytes, a text a row) has the form of :data:`_TIMESTAMP`."""
+    import numpy as np
+
+    return bool(np.all(at[:, [4, 7]] == 45) and np.all(at[:, [13, 16]] == 58) and
+                np.all((at[:, 10] == 32) | (at[:, 10] == 84)) and
+                _digits(at[:, [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]]) and
+                (at.shape[1] < 20 or np.all(at[:, 19] == 46) and _digits(at[:, 20:])))
+
+
+def _digits(values: Any) -> bool:
+    return bool(((values - 48) <= 9).all())  # bytes: below "0" wraps around
 
 
 def _file_times(batches: Iterator[Any], step: int, phase: int) -> Iterator[Any]:
