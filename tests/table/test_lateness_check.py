@@ -3,6 +3,8 @@ reader in the driver or a task) gives each file's figures exactly as the Spark j
 as the job's scan does (``spark_file_times``), or leaves the file to that Spark job."""
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
 OPTIONS = {"connector": "filesystem", "format": "csv"}
@@ -16,6 +18,8 @@ FILES = {
     "T form and no fraction": "1,a,2024-01-01T00:00:02\n2,b,2024-01-01 00:00:01\n",
     "microsecond fractions": "1,a,2024-01-01 00:00:00.999999\n2,b,1999-12-31 23:59:59.0000019\n"
                              "3,c,2024-01-01 00:00:00.123456789\n4,d,1969-12-31 23:59:59.9995\n",
+    "fractions at a millisecond's end": "1,a,2024-01-01 00:00:00.9999999\n",
+    "a fraction at a millisecond's end before 1970": "1,a,1969-12-31 23:59:59.9999999\n",
     "a null time": "1,a,2024-01-01 00:00:01\n2,b,null\n3,c,2024-01-01 00:00:00\n",
     "only null times": "1,a,null\n",
     "a blank time": "1,a,2024-01-01 00:00:01\n2,b,\n",
@@ -81,7 +85,8 @@ def test_the_fast_reader_gives_sparks_figures_or_leaves_the_file_to_spark(spark,
                                          schema.get_field_data_types(), "ts", 1000, 0, list(paths))}
     assert {n: f[1:] for n, f in fast.items() if f is not None and f != _UNREAD} == figures
     # the usual files are read fast; what either reader may read otherwise is left to Spark
-    assert {"in order", "a late row", "microsecond fractions", "fractions of several lengths", "a quoted time", "blank lines",
+    assert {"in order", "a late row", "microsecond fractions", "fractions of several lengths",
+            "fractions at a millisecond's end", "a fraction at a millisecond's end before 1970", "a quoted time", "blank lines",
             "a quoted field with a delimiter and a line end", "empty"} <= set(read), read
     assert {"a bad time text", "a bad fraction among other lengths", "a blank time", "a short record", "a doubled quote", "carriage returns",
             "a byte order mark"} <= set(left), left
@@ -98,6 +103,7 @@ def test_the_fast_reader_gives_sparks_figures_or_leaves_the_file_to_spark(spark,
     ({"a.csv": FILES["in order"], "b.csv": FILES["a doubled quote"]}, True),  # b: read by Spark
     ({"a.csv": FILES["in order"], "b.csv": '1,"a""b",2024-01-01 00:00:01.100\n'}, False),
     ({"a.csv": FILES["in order"], "b.csv": ""}, False),
+    ({"a.csv": FILES["in order"], "b.csv.gz": gzip.compress(b"1,a,2024-01-01 00:00:05.000\n")}, True),  # Spark's
 ])
 def test_the_check_answers_as_the_spark_job_alone(spark, tmp_path, files, late, monkeypatch):
     from kindling.spark.table import scans

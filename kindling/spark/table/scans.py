@@ -174,14 +174,17 @@ def fast_file_times(path: str, options: dict, columns: int, column: int, data_ty
 
     options = {k[len("csv."):]: v for k, v in options.items() if k.startswith("csv.")}
     delimiter, quote = options.get("field-delimiter", ","), options.get("quote-character", '"')
-    if data_type.type_name != "TIMESTAMP" or path.endswith(_COMPRESSED) or columns > 20480 or \
+    if data_type.type_name != "TIMESTAMP" or path.lower().endswith(_COMPRESSED) or columns > 20480 or \
             not (len(delimiter) == len(quote) == 1 and delimiter < "\x80" and quote < "\x80") or \
             delimiter == quote or "\n" in (delimiter, quote) or "\r" in (delimiter, quote):
         return _UNREAD
-    with open(path, "rb") as file:
-        if not os.fstat(file.fileno()).st_size:
-            return None
-        data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)  # closed when no buffer reads it
+    try:
+        with open(path, "rb") as file:
+            if not os.fstat(file.fileno()).st_size:
+                return None
+            data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)  # closed when no buffer reads it
+    except OSError:  # Spark's job says what
+        return _UNREAD
     if data.find(b"\r") >= 0 or data[:3] == b"\xef\xbb\xbf" or (
             options.get("allow-comments", "false").lower() == "true" and data.find(b"#") >= 0):
         return _UNREAD
