@@ -507,7 +507,7 @@ def run_mode(env, sources: list, eager_watermarks: bool) -> RunMode:
 
 def rows_may_be_late(env, checks: list) -> bool:
     """Whether, for one of ``checks`` (the arguments of kindling/spark/table/scans.py ``rows_may_be_late``
-    after the session), a row of the files may be late for its window: a Spark job each."""
+    after the session), a row of the files may be late for its window."""
     from kindling.spark.table.scans import rows_may_be_late as may_be_late
 
     spark = get_spark(env.get_configuration(), env._parallelism)

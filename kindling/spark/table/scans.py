@@ -15,6 +15,7 @@ doubled. Where the two readers differ: Spark's reads ``"a"  `` (blanks after the
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any, Iterator
 
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -36,14 +37,14 @@ _TIMESTAMP = r"^([0-9]{4})-([0-9]{2})-([0-9]{2})[ T]([0-9]{2}):([0-9]{2}):([0-5]
 _NO_NULL = "\u0000kindling: no null\u0000"
 
 
-def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: list, in_files: bool = False
-              ) -> DataFrame:
+def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: list, in_files: bool = False,
+              files: list | None = None) -> DataFrame:
     """The rows of the CSV files of a table with connector ``options`` and columns of ``data_types``, as
     the columns of the codec of ``type_info`` (the table's row type); with ``in_files``, then the
     column ``__file`` (a file is read whole by one task, in order: ``multiLine``), and only the fields
-    a query reads are read."""
+    a query reads are read; ``files``: these of the table's files only."""
     csv = {k[len("csv."):]: v for k, v in options.items() if k.startswith("csv.")}  # checked by the table's DDL
-    files = [f.path for f in list_files([options["path"]])]
+    files = [f.path for f in list_files([options["path"]])] if files is None else files
     fields = codec_for(type_info).fields
     raw = StructType([StructField(f"__t{i}", StringType()) for i in range(len(fields))])
     reader = (spark.read.schema(raw).option("mode", "FAILFAST").option("multiLine", True)
@@ -87,16 +88,184 @@ def rows_may_be_late(spark: SparkSession, options: dict, type_info: Any, data_ty
     may come after the watermark passed the end of its earliest window (windows end at ``phase``
     plus multiples of ``step``), whatever the timing (the
     rule: kindling/table/planner/physical.py). Flink reads each file as one split, in file order; a
-    reader may read any other file before it. A null time may be late."""
-    rows = csv_frame(spark, options, type_info, data_types, in_files=True)
-    times = rows.select(F.col(_FILE), F.unix_millis(F.col(f"`{time_field}`")).alias("t"))
-    files = times.mapInArrow(functools.partial(_file_times, step=step, phase=phase),
-                             "file string, t long, slack long, last long, nulls long").collect()
-    for f in files:
-        others = max((g.t for g in files if g is not f and g.t is not None), default=None)
-        if f.nulls or (f.slack is not None and f.slack <= -delay) or (others is not None and f.last <= others - delay):
+    reader may read any other file before it. A null time may be late. Each file's figures come from
+    :func:`fast_file_times` where it reads the file as the job's Spark scan does, else from a Spark job
+    (:func:`spark_file_times`)."""
+    files = [f.path for f in list_files([options["path"]])]
+    column = [f.name for f in codec_for(type_info).fields].index(time_field)
+    read = functools.partial(fast_file_times, options=options, columns=len(data_types), column=column,
+                             data_type=data_types[column], step=step, phase=phase)
+    in_driver = spark.sparkContext.master.startswith("local")  # the driver sees the files the tasks read
+    fast = dict(zip(files, map(read, files))) if in_driver else _fast_in_tasks(spark, read, files)
+    figures = [f for f in fast.values() if f is not None and f != _UNREAD]
+    slow = [f for f in files if fast[f] == _UNREAD]
+    if slow:
+        figures += spark_file_times(spark, options, type_info, data_types, time_field, step, phase, slow)
+    return _may_be_late(figures, delay)
+
+
+_FAST = "path string, unread boolean, t long, slack long, last long, nulls long"
+
+
+def _fast_in_tasks(spark: SparkSession, read: Any, files: list) -> dict:
+    """``read`` (:func:`fast_file_times`) of each of ``files`` in a Spark task each: file -> its answer."""
+    listed = spark.createDataFrame(spark.sparkContext.parallelize([(f,) for f in files], max(1, len(files))),
+                                   "path string")
+    return {r.path: None if r.unread is None else _UNREAD if r.unread else (r.path, r.t, r.slack, r.last, r.nulls)
+            for r in listed.mapInArrow(functools.partial(_fast_file_times, read=read), _FAST).collect()}
+
+
+def _fast_file_times(batches: Iterator[Any], read: Any) -> Iterator[Any]:
+    """:func:`fast_file_times` of each path of ``batches`` as rows of :data:`_FAST`, in a task."""
+    import pyarrow as pa
+
+    for batch in batches:
+        rows = []
+        for path in batch.column(0).to_pylist():
+            times = read(path)
+            unread = None if times is None else times == _UNREAD
+            figures = (None,) * 4 if times is None or unread else times[1:]
+            rows.append(dict(zip(("path", "unread", "t", "slack", "last", "nulls"), (path, unread, *figures))))
+        yield pa.RecordBatch.from_pylist(rows, schema=pa.schema([
+            ("path", pa.string()), ("unread", pa.bool_()), *((n, pa.int64()) for n in ("t", "slack", "last", "nulls"))]))
+
+
+def _may_be_late(files: list, delay: int) -> bool:
+    """The rule over each file's figures (file, largest time, least slack, least last ms, nulls)."""
+    for i, (_, _, slack, last, nulls) in enumerate(files):
+        others = max((g[1] for j, g in enumerate(files) if j != i and g[1] is not None), default=None)
+        if nulls or (slack is not None and slack <= -delay) or (others is not None and last <= others - delay):
             return True
     return False
+
+
+def spark_file_times(spark: SparkSession, options: dict, type_info: Any, data_types: list, time_field: str,
+                     step: int, phase: int, files: list | None = None) -> list:
+    """The figures of :func:`_file_times` of each of ``files`` (default: the table's) with rows, read by
+    Spark's reader as the job reads them, in a Spark job."""
+    rows = csv_frame(spark, options, type_info, data_types, in_files=True, files=files)
+    times = rows.select(F.col(_FILE), F.unix_millis(F.col(f"`{time_field}`")).alias("t"))
+    return [tuple(r) for r in times.mapInArrow(functools.partial(_file_times, step=step, phase=phase),
+                                               "file string, t long, slack long, last long, nulls long").collect()]
+
+
+#: what :func:`fast_file_times` gives for a file it does not read as Spark's reader does
+_UNREAD = "unread"
+#: Hadoop's codecs, which Spark's reader applies by the file name's ending
+_COMPRESSED = (".gz", ".bz2", ".deflate", ".lz4", ".snappy", ".zst", ".zstd", ".xz", ".br", ".lzo")
+
+
+def fast_file_times(path: str, options: dict, columns: int, column: int, data_type: Any, step: int,
+                    phase: int) -> Any:
+    """The figures of :func:`_file_times` of the file at ``path`` (a table of ``columns`` fields whose
+    time is field ``column`` of ``data_type``), read by pyarrow's CSV reader: None when it has no
+    record, ``_UNREAD`` when it may not read a record or a time as Spark's reader and :func:`_typed`
+    do: where the two readers could differ (a carriage return, a byte order mark, a comment option
+    and a ``#``, a compressed file, quotes other than whole quoted fields without doubled quotes,
+    another number of fields), and for every time text not of the form
+    ``yyyy-MM-dd[ T]HH:mm:ss[.fraction]`` (up to 9 digits) within 1677-2262, but the
+    ``csv.null-literal``."""
+    import mmap
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from pyarrow import csv
+
+    options = {k[len("csv."):]: v for k, v in options.items() if k.startswith("csv.")}
+    delimiter, quote = options.get("field-delimiter", ","), options.get("quote-character", '"')
+    if data_type.type_name != "TIMESTAMP" or path.lower().endswith(_COMPRESSED) or columns > 20480 or \
+            not (len(delimiter) == len(quote) == 1 and delimiter < "\x80" and quote < "\x80") or \
+            delimiter == quote or "\n" in (delimiter, quote) or "\r" in (delimiter, quote):
+        return _UNREAD
+    try:
+        with open(path, "rb") as file:
+            if not os.fstat(file.fileno()).st_size:
+                return None
+            data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)  # closed when no buffer reads it
+    except OSError:  # Spark's job says what
+        return _UNREAD
+    if data.find(b"\r") >= 0 or data[:3] == b"\xef\xbb\xbf" or (
+            options.get("allow-comments", "false").lower() == "true" and data.find(b"#") >= 0):
+        return _UNREAD
+    quoted = data.find(quote.encode()) >= 0
+    if quoted and not _whole_quoted_fields(np.frombuffer(data, np.uint8), ord(quote), ord(delimiter)):
+        return _UNREAD
+    names = [f"f{i}" for i in range(columns)]
+    try:
+        table = csv.read_csv(
+            pa.py_buffer(data), read_options=csv.ReadOptions(column_names=names, block_size=4 << 20),
+            parse_options=csv.ParseOptions(delimiter=delimiter, quote_char=quote, double_quote=True,
+                                           escape_char=False, newlines_in_values=quoted,
+                                           ignore_empty_lines=True),
+            convert_options=csv.ConvertOptions(include_columns=[names[column]],
+                                               column_types={names[column]: pa.string()}, null_values=[],
+                                               strings_can_be_null=False, quoted_strings_can_be_null=False))
+        texts = table.column(0).combine_chunks()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return _UNREAD
+    if not len(texts):
+        return None
+    null_literal = options.get("null-literal")
+    nulls = 0
+    if null_literal is not None:  # Spark's reader: a null
+        literal = pc.equal(texts, null_literal)
+        nulls = pc.sum(literal).as_py() or 0
+        texts = pc.filter(texts, pc.invert(literal)) if nulls else texts
+    if len(texts) and not _time_texts(texts):
+        return _UNREAD
+    try:
+        times = pc.cast(texts, pa.timestamp("ns")).cast(pa.int64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return _UNREAD
+    seen = [None, None, None, nulls]
+    _add_times(seen, np.floor_divide(times, 1_000_000), step, phase)
+    return (path, *seen)
+
+
+def _whole_quoted_fields(data: Any, quote: int, delimiter: int) -> bool:
+    """Whether every quote in ``data`` (bytes, without carriage returns) opens or closes a quoted field
+    without quotes in it: read in turn, each opening quote follows a delimiter, a line end or the start
+    and each closing quote is followed by one or the end; then both readers read the same fields."""
+    import numpy as np
+
+    at = np.flatnonzero(data == quote)
+    if len(at) % 2:
+        return False
+    opening, closing = at[0::2], at[1::2]
+    before = data[np.maximum(opening - 1, 0)]
+    after = data[np.minimum(closing + 1, len(data) - 1)]
+    return bool(np.all((opening == 0) | (before == delimiter) | (before == 10)) and
+                np.all((closing == len(data) - 1) | (after == delimiter) | (after == 10)))
+
+
+def _time_texts(texts: Any) -> bool:
+    """Whether each of ``texts`` (a pyarrow string array) has the form of :data:`_TIMESTAMP` (pyarrow's
+    cast reads the digits, ranges and separators; it would also read other forms)."""
+    import numpy as np
+
+    offsets = np.frombuffer(texts.buffers()[1], np.int32, len(texts) + 1, texts.offset * 4)
+    lengths = np.diff(offsets)
+    if lengths.min() < 19 or lengths.max() > 29 or np.any(lengths == 20):
+        return False
+    data = np.frombuffer(texts.buffers()[2], np.uint8)
+    if lengths.min() == lengths.max():  # the texts side by side: a row of bytes each
+        return _time_bytes(data[offsets[0]:offsets[-1]].reshape(len(texts), int(lengths[0])))
+    return all(_time_bytes(data[offsets[:-1][lengths == n, None] + np.arange(n)]) for n in np.unique(lengths))
+
+
+def _time_bytes(at: Any) -> bool:
+    """Whether each row of ``at`` (numpy bytes, a text a row) has the form of :data:`_TIMESTAMP`."""
+    import numpy as np
+
+    return bool(np.all(at[:, [4, 7]] == 45) and np.all(at[:, [13, 16]] == 58) and
+                np.all((at[:, 10] == 32) | (at[:, 10] == 84)) and
+                _digits(at[:, [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]]) and
+                (at.shape[1] < 20 or np.all(at[:, 19] == 46) and _digits(at[:, 20:])))
+
+
+def _digits(values: Any) -> bool:
+    return bool(((values - 48) <= 9).all())  # bytes: below "0" wraps around
 
 
 def _file_times(batches: Iterator[Any], step: int, phase: int) -> Iterator[Any]:
@@ -116,23 +285,29 @@ def _file_times(batches: Iterator[Any], step: int, phase: int) -> Iterator[Any]:
             times = batch.column(1).slice(begin, end - begin)
             seen = files.setdefault(paths[begin].as_py(), [None, None, None, 0])
             seen[3] += times.null_count
-            t = times.drop_null().to_numpy()
-            if not len(t):
-                continue
-            last = t - np.mod(t - phase, step) + step - 1
-            largest, before = seen[0], np.empty_like(t)  # before[i]: the largest time before row i
-            before[1:] = np.maximum.accumulate(t)[:-1]
-            if largest is not None:
-                before[0] = largest
-                before = np.maximum(before, largest)
-            slack = (last - before)[0 if largest is not None else 1:]
-            seen[0] = int(t.max()) if largest is None else max(largest, int(t.max()))
-            if len(slack):
-                seen[1] = int(slack.min()) if seen[1] is None else min(seen[1], int(slack.min()))
-            seen[2] = int(last.min()) if seen[2] is None else min(seen[2], int(last.min()))
+            _add_times(seen, times.drop_null().to_numpy(), step, phase)
     if files:
         yield pa.RecordBatch.from_pylist([dict(zip(("file", "t", "slack", "last", "nulls"), (f, *v)))
                                           for f, v in files.items()])
+
+
+def _add_times(seen: list, t: Any, step: int, phase: int) -> None:
+    """Adds the next times ``t`` (epoch ms, numpy, no nulls) of a file to its figures ``seen``."""
+    import numpy as np
+
+    if not len(t):
+        return
+    last = t - np.mod(t - phase, step) + step - 1
+    largest, before = seen[0], np.empty_like(t)  # before[i]: the largest time before row i
+    before[1:] = np.maximum.accumulate(t)[:-1]
+    if largest is not None:
+        before[0] = largest
+        before = np.maximum(before, largest)
+    slack = (last - before)[0 if largest is not None else 1:]
+    seen[0] = int(t.max()) if largest is None else max(largest, int(t.max()))
+    if len(slack):
+        seen[1] = int(slack.min()) if seen[1] is None else min(seen[1], int(slack.min()))
+    seen[2] = int(last.min()) if seen[2] is None else min(seen[2], int(last.min()))
 
 
 def _typed(text: Column, spark_type: Any, data_type: Any) -> Column:

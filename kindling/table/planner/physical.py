@@ -89,9 +89,9 @@ windows) only if the end of r's earliest window - 1 <= that watermark. So if for
 end - 1 > max(t before r in its file, t of any other file) - delay, no row is dropped and Flink's
 answer is each window's aggregate over all rows, which Spark computes. An OVER ordered by that rowtime
 joins the rule with r's own time in place of its window's end - 1 (Flink's OVER drops r when
-t <= the watermark): its rows come out per instance in time order, as the end of input fires them. A
-Spark job decides it before
-the plan is chosen (kindling/spark/table/scans.py ``rows_may_be_late``); a row that may be late
+t <= the watermark): its rows come out per instance in time order, as the end of input fires them. It
+is decided before the plan is chosen (kindling/spark/table/scans.py ``rows_may_be_late``: pyarrow's
+CSV reader, or a Spark job for files it may read otherwise); a row that may be late
 (or a null time) keeps the job on micro-batches (Flink's late rows, with its replay of time). A table
 handed to the DataStream API keeps its watermarks: the operators reading it are not in the plan.
 
@@ -205,7 +205,7 @@ class Physical:
 
     def _no_row_late(self, env, roots: Sequence[nodes.Node]) -> bool:
         """Whether the window aggregations are the only nodes reading time, each computed by Spark in one
-        step over a Calc of a file scan's watermark, and a Spark job finds that no row can be late
+        step over a Calc of a file scan's watermark, and the check (scans.py) finds that no row can be late
         for its windows (the rule in the module docstring)."""
         windows = [n for n in _nodes(roots) if isinstance(n, _WINDOW_AGGREGATIONS) or
                    isinstance(n, nodes.Over) and n.frame.order_field == n.input.out.rowtime is not None]
