@@ -457,7 +457,13 @@ class GroupAggregateSpec:
     once per micro-batch (Flink's mini-batch aggregation), not after every row. ``window``:
     ``(kind, size_ms, slide_ms, offset_ms)``, kind ``tumble``, ``hop`` or ``cumulate`` (slide: the
     step), windows of the elements' timestamps, one result per group and window. ``ordered``: whether
-    the order of its rows can be seen (not when only a blackhole reads them)."""
+    the order of its rows can be seen (not when only a blackhole reads them).
+
+    A deduplication (``deduplicate``: ``"first"`` or ``"last"``, Flink's deduplication by processing
+    time) keeps per group the first or last row in arrival order of the input ``columns``; its
+    ``fields`` are ``("column", i)`` (column i of the kept row) and ``("number", 1)`` (the row number
+    selected); ``first`` emits ``+I`` once per group, ``last`` ``+I`` then ``-U`` old / ``+U`` new for
+    every later row (equal rows too), where an aggregation emits only when its result changed."""
 
     keys: list = field(default_factory=list)
     calls: list = field(default_factory=list)
@@ -465,6 +471,8 @@ class GroupAggregateSpec:
     per_batch: bool = False
     window: tuple | None = None
     ordered: bool = True
+    deduplicate: str | None = None
+    columns: list = field(default_factory=list)
 
     @property
     def every_row_changes(self) -> bool:

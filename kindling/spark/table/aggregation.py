@@ -63,6 +63,7 @@ _STATELESS = ("map", "flat_map", "filter", "process")
 _SEQ, _POS, _KIND, _RESULT, _BEFORE, _GLOBAL = "__seq", "__pos", "__kind", "__res", "__prev", "__global"
 _WINDOW_START, _WINDOW_END = "__w_start", "__w_end"
 _ID, _SHARD, _STATE = "__id", "__shard", "__state"
+_ROW, _KEPT = "__row", "__kept"  # a deduplication's input row (a struct of its columns) and the row it keeps
 _PLACE = "__place"  # the Spark partition key of Flink's subtask of a row's group (key_subtasks.py)
 # JSON of the state: timestamps to the microsecond (the default format stops at milliseconds)
 _JSON = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX", "timestampNTZFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSS"}
@@ -212,7 +213,10 @@ class AggregationWriter(SinkWriter):
             kept.append(previous)  # read by the groups and by the changes: looked up once
             groups = grouped(rows, aggregate, output_type, previous).persist(StorageLevel.MEMORY_AND_DISK)
             kept.append(groups)
-            self.state_rows_written = store.write(state_of(groups, aggregate), keys, batch_id)
+            state = state_of(groups, aggregate)
+            if aggregate.deduplicate == "first":  # a key's first row never changes: only new keys are written
+                state = state.where(F.col(_BEFORE).isNull())
+            self.state_rows_written = store.write(state, keys, batch_id)
             if aggregate.per_batch:
                 return self._emit(per_batch_changes(groups, aggregate, output_type), batch_id)
             return self._emit(per_row_changes(rows, aggregate, output_type, previous), batch_id)
@@ -298,14 +302,21 @@ def _prepared(df: DataFrame, spec: GroupAggregateSpec, ordered: bool) -> DataFra
     columns += [F.col(f"`{column}`").alias(f"__a{j}") for j, (_, column, _) in enumerate(spec.calls) if column]
     if spec.window is not None:
         columns.append(F.col(TS))
-    if ordered:
+    if spec.deduplicate:
+        columns.append(F.struct(*[F.col(f"`{c}`").alias(f"c{i}") for i, c in enumerate(spec.columns)]).alias(_ROW))
+    if ordered or spec.deduplicate:
         columns.append(F.monotonically_increasing_id().alias(_SEQ))
     return df.select(columns)
 
 
 def _accumulators(spec: GroupAggregateSpec) -> list[tuple[str, str, Any]]:
     """``(name, merge, aggregate)`` of every accumulator: ``merge`` says how two partial values
-    combine (``add``, ``add_nullable``, ``least``, ``greatest``)."""
+    combine (``add``, ``add_nullable``, ``least``, ``greatest``; a deduplication's ``first`` or
+    ``last``: the row kept)."""
+    if spec.deduplicate == "first":
+        return [(_KEPT, "first", F.min_by(F.col(_ROW), F.col(_SEQ)))]
+    if spec.deduplicate == "last":
+        return [(_KEPT, "last", F.max_by(F.col(_ROW), F.col(_SEQ)))]
     out = [("__rows", "add", F.count(F.lit(1)))]  # so that a group without aggregates (DISTINCT) has one
     for j, (function, column, _) in enumerate(spec.calls):
         argument = F.col(f"__a{j}") if column else F.lit(1)
@@ -326,6 +337,8 @@ def _merged(merge: str, new: Column, old: Column) -> Column:
         return F.coalesce(old, F.lit(0)) + new
     if merge == "add_nullable":
         return F.when(old.isNull(), new).when(new.isNull(), old).otherwise(old + new)
+    if merge in ("first", "last"):
+        return F.coalesce(old, new) if merge == "first" else F.coalesce(new, old)
     return (F.least if merge == "least" else F.greatest)(old, new)  # both skip nulls
 
 
@@ -338,6 +351,10 @@ def _result(spec: GroupAggregateSpec, output_type: Any) -> Column:
             value = F.col(f"__k{index}")
         elif kind == "expression":
             value = column(_of_keys(index))
+        elif kind == "column":
+            value = F.col(f"{_KEPT}.c{index}")
+        elif kind == "number":
+            value = F.lit(index)
         elif kind == "window":
             value = F.timestamp_millis({"start": F.col(_WINDOW_START), "end": F.col(_WINDOW_END),
                                         "rowtime": F.col(_WINDOW_END) - 1}[index])
@@ -386,14 +403,19 @@ def _with_previous(frame: DataFrame, previous: DataFrame | None, spec: GroupAggr
     return joined.drop(*[f"__t{i}" for i in range(len(keys))])
 
 
-def _changes(result: Column, before: Column) -> Column:
+def _changes(result: Column, before: Column, spec: GroupAggregateSpec) -> Column:
     """The changes from ``before`` (null: the group is new) to ``result``, as an array of
-    ``(kind, row)``."""
+    ``(kind, row)``: an aggregation's when the result changed, a deduplication's as Flink emits them
+    (keep-first once, keep-last after every row)."""
     change = lambda kind, row: F.struct(F.lit(kind).alias(_KIND), row.alias(_RESULT))  # noqa: E731
     insert = F.array(change(_INSERT, result))
-    return (F.when(before.isNull(), insert)
-            .when(result.eqNullSafe(before), F.filter(insert, lambda _: F.lit(False)))
-            .otherwise(F.array(change(_UPDATE_BEFORE, before), change(_UPDATE_AFTER, result))))
+    none = F.filter(insert, lambda _: F.lit(False))
+    if spec.deduplicate == "first":
+        return F.when(before.isNull(), insert).otherwise(none)
+    update = F.array(change(_UPDATE_BEFORE, before), change(_UPDATE_AFTER, result))
+    if spec.deduplicate == "last":
+        return F.when(before.isNull(), insert).otherwise(update)
+    return F.when(before.isNull(), insert).when(result.eqNullSafe(before), none).otherwise(update)
 
 
 def _exploded(frame: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:
@@ -448,7 +470,7 @@ def per_row_changes(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any,
                                                  for n, merge, _ in accumulators])
     frame = frame.withColumn(_RESULT, _result(spec, output_type))
     before = F.coalesce(F.lag(_RESULT).over(group.orderBy(_SEQ)), F.col(_BEFORE))
-    return _exploded(frame.withColumn("__changes", _changes(F.col(_RESULT), before)), spec, output_type)
+    return _exploded(frame.withColumn("__changes", _changes(F.col(_RESULT), before, spec)), spec, output_type)
 
 
 def one_step_change_count(df: DataFrame, spec: GroupAggregateSpec) -> int:
@@ -462,7 +484,7 @@ def one_step_change_count(df: DataFrame, spec: GroupAggregateSpec) -> int:
 
 def per_batch_changes(groups: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:
     """Flink's mini-batch changes: one per group and batch."""
-    return _exploded(groups.withColumn("__changes", _changes(F.col(_RESULT), F.col(_BEFORE))), spec, output_type)
+    return _exploded(groups.withColumn("__changes", _changes(F.col(_RESULT), F.col(_BEFORE), spec)), spec, output_type)
 
 
 def windows_of(window: tuple) -> Column:
@@ -505,7 +527,7 @@ def bounded_changes(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -
     every row (a changelog type; per group with ``per_batch``, the input being one batch)."""
     if spec.window is not None:
         return window_results(df, spec, output_type)
-    if not isinstance(output_type, ChangelogRowTypeInfo):
+    if not isinstance(output_type, ChangelogRowTypeInfo) and not spec.deduplicate:  # keep-first: inserts
         return final_rows(df, spec, output_type)
     rows = _prepared(df, spec, ordered=True)
     if spec.per_batch:

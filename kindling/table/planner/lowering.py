@@ -4,7 +4,8 @@ computes becomes one source of the job carrying that subplan as data
 (:class:`~kindling.graph.specs.RelationalSourceSpec`, translated into DataFrame operations by
 kindling/spark/table/translate.py); an aggregation Spark computes is the Python operator's keyed
 node carrying its :class:`~kindling.graph.specs.GroupAggregateSpec`, which the Spark compiler takes
-out of the streaming query (kindling/spark/table/aggregation.py).
+out of the streaming query (kindling/spark/table/aggregation.py), as is a stream's deduplication
+Spark computes.
 
 A path's consumers matter twice: an aggregation runs in Spark only when stateless nodes read its
 changes (``stateless_above``), and a Top-1 sends ``-U`` before its ``+U`` only to operators that
@@ -360,7 +361,10 @@ class Lowering:
         rows = self._input(node, node.input, stateless_above, before)
         keys = [names.index(k) for k in node.partition]
         keyed = keyed_by(rows, node.input.out, keys) if keys else rows.key_by(one_group)
-        return keyed.process(function, output_type=row_type(node.out))
+        ranked = keyed.process(function, output_type=row_type(node.out))
+        if strategy.startswith("deduplicate"):  # Spark's aggregation machinery may compute it instead
+            ranked._transformation.relational = self.physical.deduplication_spec(node, stateless_above)
+        return ranked
 
     def _Sort(self, node: nodes.Sort, stateless_above: bool, before: bool):
         from kindling.runtime.table import rank

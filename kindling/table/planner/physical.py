@@ -138,6 +138,8 @@ SPARK_SCAN = "kindling.table.spark-scan"
 #: DECIMAL arithmetic differ: those stay in Python)
 _SPARK_SUMMABLE = INTEGRAL + ["DOUBLE"]
 _SPARK_COMPARABLE = _SPARK_SUMMABLE + ["STRING", "VARCHAR", "CHAR"]
+#: the column types a deduplication Spark computes keeps in its state (a JSON text each row reads back)
+_SPARK_KEPT = _SPARK_COMPARABLE + ["FLOAT", "BOOLEAN", "DECIMAL", "DATE", "TIMESTAMP", "TIMESTAMP_LTZ"]
 #: nodes that read their input row by row, keeping no state: Spark's aggregation can feed them
 _STATELESS = (nodes.Project, nodes.Filter, nodes.Expand, nodes.Correlate, nodes.Sink)
 _JVM_CALC = (nodes.Project, nodes.Filter)
@@ -177,6 +179,7 @@ class Physical:
         from kindling.datastream.execution_mode import RuntimeExecutionMode
 
         env = t_env._env
+        self._t_env = t_env
         self.in_batch = env.get_runtime_mode() == RuntimeExecutionMode.BATCH  # the tables' semantics
         _check_python_aggregates(roots, self.in_batch)
         self.spark_aggregation = env.get_configuration().get_boolean(SPARK_AGGREGATION, True)
@@ -265,6 +268,9 @@ class Physical:
             return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
         if isinstance(node, nodes.Join):
             return self._join(node)
+        if isinstance(node, nodes.Rank) and not self.in_batch:
+            spec, reason = self._deduplication(node, stateless_above)
+            return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
         if isinstance(node, _OPERATORS):
             reason = self._frame_inputs(node) or getattr(self, "_" + type(node).__name__)(node)
             return Choice(PYTHON, reason) if reason else Choice(SPARK_JVM)
@@ -284,6 +290,8 @@ class Physical:
             spec = self._aggregation(node, True)[0]
             return self.bounded and self.frame(self._time_input(node.input)) and spec is not None and \
                 not self._counted(node, spec)
+        if isinstance(node, nodes.Rank) and not self.in_batch:  # a stream's deduplication: outside frames
+            return False
         return self.choose(node).framed
 
     def _counted(self, node: nodes.Node, spec: GroupAggregateSpec) -> bool:
@@ -386,6 +394,39 @@ class Physical:
         """Top-N, deduplication: the rows numbered per partition in its order (ties in arrival order),
         those in its range."""
         return None if self.in_batch else "a Top-N of a stream changes its rows as they arrive"
+
+    def deduplication_spec(self, node: nodes.Rank, stateless_above: bool) -> Optional[GroupAggregateSpec]:
+        """A stream's Rank as a :class:`GroupAggregateSpec` when Spark computes it (a deduplication by
+        processing time: the rule in the module docstring), else None."""
+        return self._deduplication(node, stateless_above)[0]
+
+    def _deduplication(self, node: nodes.Rank, stateless_above: bool) -> Tuple[Optional[GroupAggregateSpec], str]:
+        """A stream's Rank: the spec of its deduplication by processing time, computed by Spark's
+        aggregation machinery (kindling/spark/table/aggregation.py) per group and batch, else None and why."""
+        base = node.input.out
+        strategy = rank_strategy(base, node.function, node.partition, node.order, node.start, node.end, False)
+        if not strategy.startswith("deduplicate"):
+            return None, "a Top-N of a stream changes its rows as they arrive"
+        if node.order[0][0] != base.proctime:
+            return None, ("an event-time deduplication follows Flink's per-element watermark (keep-first) "
+                          "and its rows' times (keep-last), not their arrival")
+        if not self.spark_operators:
+            return None, f"{SPARK_OPERATORS} is false"
+        if not self.bounded and self._remote_checkpoints:
+            return None, "its state would live in SQLite under a checkpoint directory outside the local file system"
+        if not stateless_above:
+            return None, "a stateful node reads its changes"
+        unkept = next((c for c in base.names if base.types[c].type_name not in _SPARK_KEPT), None)
+        if unkept is not None:
+            return None, f"a column of type {base.types[unkept].type_name} (its state keeps only simple types)"
+        from kindling.table.planner.rules import mini_batch
+
+        spec = GroupAggregateSpec(keys=list(node.partition), per_batch=mini_batch(self._t_env),
+                                  deduplicate="last" if strategy == "deduplicate_last" else "first",
+                                  columns=list(base.names))
+        spec.fields = [("column", i) for i in range(len(base.names))] + ([("number", 1)] if node.with_number else [])
+        spec.ordered = id(node) not in self._blackholed
+        return spec, ""
 
     def _WindowTVF(self, node: nodes.WindowTVF) -> Optional[str]:
         """TUMBLE, HOP and CUMULATE of an event-time column: each row once per window it falls in."""
