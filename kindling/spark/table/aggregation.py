@@ -10,6 +10,10 @@ micro-batch with Spark DataFrame operations and runs the operators after the agg
 as a Spark batch job of the same operators reading the changes (a temporary view,
 ``ChangesSourceSpec``).
 
+A deduplication by processing time (``GroupAggregateSpec.deduplicate``) is such an aggregation whose
+one accumulator is the first or last row of a group in arrival order, with Flink's emission rule in
+place of "when the result changed": keep-first ``+I`` once, keep-last ``-U``/``+U`` after every row.
+
 Changes are Flink's: without mini-batches, after every input row of a group (``+I`` for a new
 group, ``-U old`` / ``+U new`` when its result changed, nothing when it did not), computed with
 window functions over the batch's rows in arrival order; with ``table.exec.mini-batch.enabled``

@@ -69,6 +69,12 @@ Structured Streaming query). Per node kind, today:
   and firings depend on the order rows arrive; Spark's watermark is per batch); a Top-N of a stream
   changes its rows as they arrive. (But an OVER ordered by a file scan's rowtime, in one step when no
   row can be late: the run mode, below.)
+* **Deduplication of a stream** (a Rank ``ROW_NUMBER() OVER (PARTITION BY k ORDER BY proctime
+  [DESC]) = 1``): in one step and on micro-batches, JVM as a group aggregation whose state per key is
+  its first or last row (kindling/spark/table/aggregation.py), when only stateless nodes read its
+  changes, as the Aggregate's rule (and ``kindling.table.spark-operators`` the switch); Flink's
+  changes by processing time are by arrival, which a batch's row order gives. By event time it stays
+  Python: keep-first emits when Flink's per-element watermark passes a row, keep-last by the rows' times.
 * **Every other node** (sorts, set operations other than UNION ALL, table functions, temporal and
   lookup joins, ...): the Python operator; which one for ranks and sorts of a stream, as Flink
   chooses it, :func:`rank_strategy` and :func:`sort_strategy` say.
