@@ -11,6 +11,11 @@ Kindling's Table API ``window(Tumble...)``):
   false), for reference;
 * Kindling's DataStream API: ``key_by(key).reduce(...)`` emitting every rolling (count, sum).
 
+``--dedup``: deduplication per key by processing time instead: Spark's ``dropDuplicates(["key"])``
+(streaming, append: each key's first row) against Kindling's ``ROW_NUMBER() OVER (PARTITION BY key
+ORDER BY pt [DESC]) = 1`` keep-first and keep-last (Flink's ``+I``, then ``-U``/``+U`` per row), on
+Spark's aggregation machinery and on the Python operator (``kindling.table.spark-operators`` false).
+
 Events ``(key, ts, value)`` come from Kindling's sequence source through the same Python function
 on every side (benchmarks/workloads/keyed.py), 1,000 keys.
 
@@ -55,6 +60,34 @@ def spark_sql_tumbling(spark, n: int) -> int:
     windows = events.groupBy(F.window("et", "1 second"), "key").agg(F.count(F.lit(1)).alias("n"),
                                                                     F.sum("value").alias("total"))
     return _run_update(windows.select("key", "window.start", "n", "total"), "append")
+
+
+def spark_sql_dedup(spark, n: int) -> int:
+    """Each key's first row in Spark Structured Streaming: ``dropDuplicates``, append mode."""
+    events = sequence_source_frame(spark, n).where("f0 IS NOT NULL").select("f0") \
+        .mapInArrow(events_mapper(make_event), event_schema())
+    return _run_update(events.dropDuplicates(["key"]), "append")
+
+
+def kindling_dedup(spark, n: int, last: bool = False, **config: str) -> int:
+    """Kindling's deduplication by processing time, keep-first (or ``last``), into a discarding sink."""
+    from kindling.common import Types
+    from kindling.datastream.connectors import DiscardingSink
+    from kindling.table import DataTypes, Schema, StreamTableEnvironment
+
+    env = kindling_env()
+    t_env = StreamTableEnvironment.create(env)
+    for key, value in config.items():
+        t_env.get_config().set(key, value)
+    events = env.generate_sequence(0, n - 1).map(
+        _event_row, output_type=Types.ROW_NAMED(["key", "ts", "value"], [Types.LONG()] * 3))
+    schema = Schema.new_builder().column("key", DataTypes.BIGINT()).column("ts", DataTypes.BIGINT()) \
+        .column("value", DataTypes.BIGINT()).column_by_expression("pt", "PROCTIME()").build()
+    t_env.create_temporary_view("events", t_env.from_data_stream(events, schema))
+    kept = t_env.sql_query("SELECT key, ts, value FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY key ORDER BY pt"
+                           f"{' DESC' if last else ''}) AS rn FROM events) WHERE rn = 1")
+    t_env.to_changelog_stream(kept).sink_to(DiscardingSink())
+    return run_kindling(env, "bench-table-dedup")
 
 
 def spark_sql_batch(spark, n: int) -> int:
@@ -168,8 +201,18 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--windows", action="store_true", help="1 s tumbling windows instead of GROUP BY")
+    parser.add_argument("--dedup", action="store_true", help="deduplication by processing time instead of GROUP BY")
     args = parser.parse_args()
     spark = spark_session()
+    if args.dedup:
+        python = {"kindling.table.spark-operators": "false"}
+        _compare(spark, args, "deduplication per key by processing time, micro-batches", [
+            ("Spark SQL dropDuplicates (hand-written)", spark_sql_dedup),
+            ("Kindling keep-first", kindling_dedup),
+            ("Kindling keep-first, Python operator", functools.partial(kindling_dedup, **python)),
+            ("Kindling keep-last", functools.partial(kindling_dedup, last=True)),
+            ("Kindling keep-last, Python operator", functools.partial(kindling_dedup, last=True, **python))])
+        return
     if args.windows:
         _compare(spark, args, "1 s tumbling windows per key, count/sum", [
             ("Spark SQL (hand-written)", spark_sql_tumbling),
