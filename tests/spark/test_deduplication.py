@@ -64,6 +64,7 @@ def _micro_batches(env, parallelism: int) -> None:
                   .set_string("kindling.source.max-records-per-batch", "100"))
 
 
+@pytest.mark.slow  # two jobs
 @pytest.mark.parametrize("one_step, query", [("false", FIRST), ("false", LAST), ("true", LAST)],
                          ids=["micro-batches-first", "micro-batches-last", "one-step-last"])
 def test_spark_computes_the_changes_the_python_operator_computes(env, one_step, query):
@@ -92,6 +93,7 @@ def _final(changes: dict) -> dict:
     return out
 
 
+@pytest.mark.slow  # three jobs
 def test_two_splits_give_a_consistent_changelog_of_every_row(env):
     """Two splits, parallelism 2, micro-batches of 100 rows per split: keys repeat across batches; which
     split's row of a key comes last is not defined, but keep-last emits each row once (+I or +U), retracts
