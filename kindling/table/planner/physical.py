@@ -54,7 +54,13 @@ Structured Streaming query). Per node kind, today:
   partner, ``-D`` of it when the first partner comes), as an anti join's (NOT IN, NOT EXISTS: a row
   until its first partner comes), and a join of changes (an aggregation's) follows them row by row:
   those stay on the Python operator. A semi join (IN, EXISTS) of inserts emits each left row with a
-  partner once, as Spark's ``left_semi`` join. On micro-batches: Python.
+  partner once, as Spark's ``left_semi`` join. On micro-batches, an inner join of append-only inputs
+  on equal keys (of types whose equality Spark decides as Flink's binary keys: integers, as BIGINT,
+  strings, BOOLEAN, DATE) read only by stateless nodes, its columns of types the store keeps and its
+  condition one Spark computes, is taken out of the job's query and joined per batch, the new rows
+  of each side with the other side's stored rows of their keys and with each other, each pair once
+  (kindling/spark/table/join.py; as the aggregation's state, the rows live in SQLite under a local
+  checkpoint directory); the other joins follow the rows' arrival row by row: Python.
 * **UNION ALL**: part of a frame in a bounded job when both inputs are frames.
 * **Expand** (GROUPING SETS, ROLLUP, CUBE before their aggregation): part of a frame in a bounded job
   when its input is one: each row exploded into its grouping sets' rows, in their order.
