@@ -186,3 +186,52 @@ def test_a_batch_replayed_after_a_failure_past_the_state_write_neither_loses_nor
         for name in (n for n in files if not n.startswith((".", "_"))):
             lines += open(os.path.join(root, name)).read().splitlines()
     assert Counter(lines) == Counter("|".join(map(str, row)) for _, row in _expected().elements())
+
+
+def test_stored_rows_come_back_as_they_were(spark, tmp_path):
+    """The values of every type the planner lets the join store are read back from its state as they
+    were written (a JSON text): doubles (NaN, -0.0, infinities, 0.1), decimals, dates, timestamps to
+    the microsecond, booleans, nulls."""
+    import datetime
+    import decimal
+    import math
+
+    from kindling.common.typeinfo import RowTypeInfo
+    from kindling.graph.specs import GroupAggregateSpec, RegularJoinSpec
+    from kindling.spark.compiler import Compiler
+    from kindling.spark.table.join import JoinSinkSpec, JoinWriter
+    from kindling.table.planner.expressions import resolve
+    from kindling.table.types import DataTypes
+
+    names = ['k', 'd', 'm', 'day', 'at', 'b', 'k2']
+    types = [DataTypes.BIGINT(), DataTypes.DOUBLE(), DataTypes.DECIMAL(20, 4), DataTypes.DATE(),
+             DataTypes.TIMESTAMP(6), DataTypes.BOOLEAN(), DataTypes.BIGINT()]
+    condition = resolve(col('k') == col('k2'), names, types)
+    output_type = RowTypeInfo([t.type_info() for t in types], names)
+    spec = JoinSinkSpec(join=RegularJoinSpec([0], [0], condition), output_type=output_type, parallelism=1,
+                        aggregate=GroupAggregateSpec(keys=["k0"]))
+    writer = JoinWriter(spec, Compiler, None)
+    writer.bind(str(tmp_path))
+    seen = []
+    writer._emit = lambda pairs, _: seen.append(sorted((tuple(r)[:7] for r in pairs.collect()), key=str)) or 0
+    at = datetime.datetime(2026, 3, 1, 12, 30, 45, 123456)
+    rows = [(1, math.nan, decimal.Decimal("12345678.1234"), datetime.date(1969, 12, 31), at, True),
+            (2, -0.0, None, None, None, False), (3, math.inf, decimal.Decimal("-0.0001"), None, at, None),
+            (4, 0.1, decimal.Decimal("0"), datetime.date(2026, 1, 1), None, None), (5, -math.inf, None, None, None, None)]
+    left = spark.createDataFrame(rows, "k bigint, d double, m decimal(20,4), day date, at timestamp_ntz, b boolean")
+    writer.write_side(0, left, 0)
+    writer.write_side(1, spark.createDataFrame([], "k2 bigint"), 0)
+    writer.write_side(0, spark.createDataFrame([], left.schema), 1)
+    writer.write_side(1, spark.createDataFrame([(k,) for k in range(1, 6)], "k2 bigint"), 1)
+    assert seen[0] == []
+    got = {row[0]: row for row in seen[1]}
+    for row in rows:
+        back = got[row[0]]
+        assert back[6] == row[0]
+        for mine, stored in zip(row[1:], back[1:6]):
+            if isinstance(mine, float) and math.isnan(mine):
+                assert math.isnan(stored)
+            else:
+                assert stored == mine and type(stored) is type(mine), (mine, stored)
+                if isinstance(mine, float):  # -0.0 stays -0.0
+                    assert math.copysign(1, stored) == math.copysign(1, mine)

@@ -57,6 +57,7 @@ class JoinSinkSpec:
     join: RegularJoinSpec = None
     output_type: Any = None
     name: str = ""
+    description: str = ""  # the join's plan node, as explain prints it
     state_key: str = ""
     parallelism: int = 1
     downstream: list = dataclasses.field(default_factory=list)
@@ -114,7 +115,8 @@ def split_joins(sinks: list[Transformation], mode: RunMode, parallelism: int, jo
         downstream = [copies[t.id] for t in taken if isinstance(t, SinkTransformation)]
         left, right = (keyed.inputs[0] for keyed in node.inputs)
         join = node.relational
-        spec = JoinSinkSpec(join=join, output_type=node.type_info, name=node.name, state_key=state_key,
+        spec = JoinSinkSpec(join=join, output_type=node.type_info, name=node.name, description=node.description,
+                            state_key=state_key,
                             parallelism=node.parallelism or parallelism, downstream=downstream, source=source,
                             job_parameters=job_parameters, job_id=job_id, key_type=node.inputs[0].key_type,
                             max_parallelism=node.max_parallelism or (max_parallelism if max_parallelism > 0 else None),
