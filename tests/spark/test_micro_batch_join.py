@@ -217,7 +217,8 @@ def test_stored_rows_come_back_as_they_were(spark, tmp_path):
     at = datetime.datetime(2026, 3, 1, 12, 30, 45, 123456)
     rows = [(1, math.nan, decimal.Decimal("12345678.1234"), datetime.date(1969, 12, 31), at, True),
             (2, -0.0, None, None, None, False), (3, math.inf, decimal.Decimal("-0.0001"), None, at, None),
-            (4, 0.1, decimal.Decimal("0"), datetime.date(2026, 1, 1), None, None), (5, -math.inf, None, None, None, None)]
+            (4, 0.1, decimal.Decimal("0"), datetime.date(2026, 1, 1), None, None),
+            (5, -math.inf, None, None, None, None)]
     left = spark.createDataFrame(rows, "k bigint, d double, m decimal(20,4), day date, at timestamp_ntz, b boolean")
     writer.write_side(0, left, 0)
     writer.write_side(1, spark.createDataFrame([], "k2 bigint"), 0)

@@ -180,6 +180,9 @@ class JoinWriter(AggregationWriter):
         for writer in self.writers.values():
             writer.bind(checkpoint_dir)
 
+    def write(self, df: DataFrame, batch_id: int) -> int:
+        raise TypeError("a join's rows come one side at a time: write_side")
+
     def write_side(self, side: int, df: DataFrame, batch_id: int) -> int:
         """Takes one side's rows of a batch; joins the batch when both sides' are in (the pairs written)."""
         sides = self.pending.setdefault(batch_id, {})
