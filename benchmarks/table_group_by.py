@@ -19,7 +19,14 @@ Spark's aggregation machinery and on the Python operator (``kindling.table.spark
 Events ``(key, ts, value)`` come from Kindling's sequence source through the same Python function
 on every side (benchmarks/workloads/keyed.py), 1,000 keys.
 
-    .venv/bin/python benchmarks/table_group_by.py [--records 1000000] [--rounds 3]
+``--join``: a regular inner join on micro-batches instead, two inputs of ``--records`` rows each
+(left ``(i, i % 100)``, right ``(i * 7919 % n, i % 100)``: each key once per side, its partners in
+other parts of the input) joined on the key with the rest of the condition ``lv <= rv``: Spark
+Structured Streaming's stream-stream inner join by hand (``availableNow``), Kindling's Table API
+``join`` computed by Spark per micro-batch (kindling/spark/table/join.py) and on the Python operator
+(``kindling.table.spark-operators`` false), for reference.
+
+    .venv/bin/python benchmarks/table_group_by.py [--records 1000000] [--rounds 3] [--join]
 """
 from __future__ import annotations
 
@@ -177,6 +184,61 @@ def kindling_table_tumbling(spark, n: int, **config: str) -> int:
     return run_kindling(env, "bench-table-tumbling")
 
 
+def _left_row(i: int) -> tuple:
+    return (i, i % 100)
+
+
+def _right_row(n: int, i: int) -> tuple:
+    return (i * 7919 % n, i % 100)  # 7919 is prime: a permutation of the keys for n it does not divide
+
+
+def _rows_mapper(maker, names: list):
+    import pyarrow as pa
+
+    def to_rows(batches):
+        for batch in batches:
+            rows = [maker(i) for i in batch.column(0).to_pylist()]
+            columns = list(zip(*rows)) if rows else [(), ()]
+            yield pa.RecordBatch.from_arrays([pa.array(c, pa.int64()) for c in columns], names=names)
+
+    return to_rows
+
+
+def spark_sql_join(spark, n: int) -> int:
+    """The stream-stream inner join by hand: both sides from Kindling's sequence source through the
+    same Python row makers, joined on the key with ``lv <= rv`` (append mode, ``availableNow``)."""
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    def side(maker, names):
+        schema = StructType([StructField(c, LongType()) for c in names])
+        return sequence_source_frame(spark, n).where("f0 IS NOT NULL").select("f0") \
+            .mapInArrow(_rows_mapper(maker, names), schema)
+
+    left = side(_left_row, ["lk", "lv"])
+    right = side(functools.partial(_right_row, n), ["rk", "rv"])
+    return _run_update(left.join(right, (left.lk == right.rk) & (left.lv <= right.rv)), "append")
+
+
+def kindling_table_join(spark, n: int, **config: str) -> int:
+    """The same join in Kindling's Table API on micro-batches, into a discarding sink."""
+    from kindling.common import Types
+    from kindling.datastream.connectors import DiscardingSink
+    from kindling.table import StreamTableEnvironment
+    from kindling.table.expressions import col
+
+    env = kindling_env()
+    t_env = StreamTableEnvironment.create(env)
+    for key, value in {"kindling.bounded.one-step": "false", **config}.items():
+        t_env.get_config().set(key, value)
+    left = env.generate_sequence(0, n - 1).map(_left_row, output_type=Types.ROW_NAMED(["lk", "lv"], [Types.LONG()] * 2))
+    right = env.generate_sequence(0, n - 1).map(functools.partial(_right_row, n),
+                                                output_type=Types.ROW_NAMED(["rk", "rv"], [Types.LONG()] * 2))
+    joined = t_env.from_data_stream(left).join(t_env.from_data_stream(right),
+                                               (col("lk") == col("rk")) & (col("lv") <= col("rv")))
+    t_env.to_data_stream(joined).sink_to(DiscardingSink())
+    return run_kindling(env, "bench-table-join")
+
+
 def _count_and_sum(a, b):
     return (a[0], a[1] + b[1], a[2] + b[2])
 
@@ -202,6 +264,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--windows", action="store_true", help="1 s tumbling windows instead of GROUP BY")
     parser.add_argument("--dedup", action="store_true", help="deduplication by processing time instead of GROUP BY")
+    parser.add_argument("--join", action="store_true", help="a regular join of two inputs of --records rows")
+    parser.add_argument("--python-operator", action="store_true", help="with --join: the Python operator too")
     args = parser.parse_args()
     spark = spark_session()
     if args.dedup:
@@ -212,6 +276,14 @@ def main() -> None:
             ("Kindling keep-first, Python operator", functools.partial(kindling_dedup, **python)),
             ("Kindling keep-last", functools.partial(kindling_dedup, last=True)),
             ("Kindling keep-last, Python operator", functools.partial(kindling_dedup, last=True, **python))])
+        return
+    if args.join:
+        sides = [("Spark SQL (hand-written)", spark_sql_join),
+                 ("Kindling Table join, micro-batches", kindling_table_join)]
+        if args.python_operator:
+            sides.append(("Kindling Table join, Python operator", functools.partial(
+                kindling_table_join, **{"kindling.table.spark-operators": "false"})))
+        _compare(spark, args, "streaming inner join on a key, two inputs", sides, "rows each")
         return
     if args.windows:
         _compare(spark, args, "1 s tumbling windows per key, count/sum", [
@@ -235,7 +307,7 @@ def main() -> None:
              ("Kindling DataStream reduce", kindling_datastream)])
 
 
-def _compare(spark, args, title: str, sides: list) -> None:
+def _compare(spark, args, title: str, sides: list, what: str = "events") -> None:
     """Runs every side ``args.rounds`` times after a warm-up round, alternating, and prints the medians."""
     times = {name: [] for name, _ in sides}
     outputs = {}
@@ -245,8 +317,11 @@ def _compare(spark, args, title: str, sides: list) -> None:
             outputs[name] = side(spark, args.records)
             if round_:
                 times[name].append(time.perf_counter() - start)
+            print(f"  round {round_} {name}: {time.perf_counter() - start:.1f} s, {outputs[name]:,} rows out, "
+                  f"load {os.getloadavg()[0]:.1f}", flush=True)
     load = os.getloadavg()[0]
-    print(f"{title}, {args.records:,} events, {KEYS:,} keys, {args.rounds} rounds (median), load {load:.1f}")
+    keys = f"{args.records:,} keys" if args.join else f"{KEYS:,} keys"
+    print(f"{title}, {args.records:,} {what}, {keys}, {args.rounds} rounds (median), load {load:.1f}")
     sql_rate = args.records / statistics.median(times[sides[0][0]])
     for name, _ in sides:
         rate = args.records / statistics.median(times[name])

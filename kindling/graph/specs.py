@@ -444,6 +444,20 @@ class RelationalSourceSpec(SourceSpec):
 
 
 @dataclass(eq=False)
+class RegularJoinSpec:
+    """An inner join of two append-only tables on equal keys as relational data, for Spark's own
+    join operators on micro-batches: ``left_keys`` and ``right_keys`` are the positions of the
+    equal columns of each side's rows, ``condition`` the whole join predicate resolved against the
+    joined columns (its InputRefs' indexes: left columns, then right ones), ``widened``: the keys
+    are integers compared as BIGINT (the sides' types may differ)."""
+
+    left_keys: list = field(default_factory=list)
+    right_keys: list = field(default_factory=list)
+    condition: Any = None
+    widened: bool = False
+
+
+@dataclass(eq=False)
 class GroupAggregateSpec:
     """A group aggregation as relational data, for Spark's own aggregation operators: the rows of
     an append-only table grouped by the columns ``keys``; ``calls`` are ``(function, column,

@@ -110,12 +110,15 @@ class TwoInputTransformation(Transformation):
     inputs. Co-map and co-flat-map are co-process functions built by the API, as in PyFlink.
     With ``broadcast_states`` (MapStateDescriptors) the second input is broadcast to every
     parallel instance and ``function`` is a (Keyed)BroadcastProcessFunction, keyed when the
-    first input is.
+    first input is. ``relational``: a :class:`~kindling.graph.specs.RegularJoinSpec` when the
+    function is a regular join that Spark's own operators compute instead on micro-batches (the
+    planner's choice: kindling/table/planner/physical.py; computed by kindling/spark/table/join.py).
     """
 
     function: Any = None
     has_side_output: bool = False
     broadcast_states: tuple = ()
+    relational: Any = None
     kind = "two_input"
 
     @property

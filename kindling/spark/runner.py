@@ -33,6 +33,7 @@ from kindling.spark.connectors import writer_for
 from kindling.spark.metrics import metric_results
 from kindling.spark.run_mode import RunMode
 from kindling.spark.table.aggregation import split_aggregations
+from kindling.spark.table.join import split_joins
 from kindling.spark.savepoints import SAVEPOINT_PATH, JobSavepoints, SavepointError
 from kindling.spark.session import get_spark, job_failed, on_exit, scratch_dir, timing, timing_enabled
 from kindling.spark.sources import MAX_RECORDS_PER_BATCH, max_records_per_batch
@@ -458,6 +459,8 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
     time_settings = TimeSettings.of(env)
     sinks = split_aggregations(sinks, mode, env.get_parallelism(), job_parameters, job_id.to_hex_string(),
                                env.get_max_parallelism())
+    sinks = split_joins(sinks, mode, env.get_parallelism(), job_parameters, job_id.to_hex_string(),
+                        env.get_max_parallelism())
     compiler = Compiler(spark, sinks, mode, env.get_parallelism(), job_parameters, job_id.to_hex_string(),
                         time_settings, max_parallelism=env.get_max_parallelism())
     configured = configuration.get_string(MAX_RECORDS_PER_BATCH, "")

@@ -42,13 +42,14 @@ class _Ran:
 def ran(monkeypatch):
     from kindling.graph.transformation import SourceTransformation, upstream_graph
     from kindling.spark import compiler, runner
-    from kindling.spark.table import aggregation, translate
+    from kindling.spark.table import aggregation, join, translate
     from kindling.table.planner.explain import label
 
     record = _Ran()
     compile_job, source_frame = compiler.Compiler.compile, compiler.Compiler.source_frame
     relational_frame, write, split = translate.relational_frame, aggregation.AggregationWriter.write, \
         runner.split_aggregations
+    join_batch = join.JoinWriter.write_batch
 
     def compile_spy(self):
         compiled = compile_job(self)
@@ -75,6 +76,10 @@ def ran(monkeypatch):
         record.jvm.add(self.spec.description)
         return write(self, df, batch_id)
 
+    def join_spy(self, left, right, batch_id):
+        record.jvm.add(self.spec.description)
+        return join_batch(self, left, right, batch_id)
+
     def split_spy(sinks, mode, *arguments):
         record.modes.append(mode)
         return split(sinks, mode, *arguments)
@@ -84,6 +89,7 @@ def ran(monkeypatch):
     monkeypatch.setattr(translate, "relational_frame", relational_frame_spy)
     monkeypatch.setattr(aggregation.AggregationWriter, "write", write_spy)
     monkeypatch.setattr(runner, "split_aggregations", split_spy)
+    monkeypatch.setattr(join.JoinWriter, "write_batch", join_spy)
     return record
 
 

@@ -160,6 +160,11 @@ def _aggregation_and_after(node: Transformation, consumers: dict) -> list[Transf
     changes cannot be fed by Spark's aggregation); else None."""
     if not isinstance(node, KeyedTransformation) or node.relational is None:
         return None
+    return stateless_after(node, consumers)
+
+
+def stateless_after(node: Transformation, consumers: dict) -> list[Transformation] | None:
+    """The nodes after ``node`` (inputs first) when only stateless operators and sinks follow it, else None."""
     order, frontier = [], [node]
     while frontier:
         current = frontier.pop()

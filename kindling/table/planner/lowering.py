@@ -463,8 +463,11 @@ class Lowering:
             else ([], [])  # every pair (one key)
         function = RegularJoinFunction(left_names, right_names, node.predicate, node.left_outer, node.right_outer,
                                        node.existence)
-        return self._keyed_pair(node, stateless_above, [left_names.index(k) for k in left_keys],
-                                [right_names.index(k) for k in right_keys], function)
+        joined = self._keyed_pair(node, stateless_above, [left_names.index(k) for k in left_keys],
+                                  [right_names.index(k) for k in right_keys], function)
+        # on micro-batches Spark may join instead (kindling/spark/table/join.py)
+        joined._transformation.relational = self.physical.spark_join_spec(node, stateless_above)
+        return joined
 
     def _IntervalJoin(self, node: nodes.IntervalJoin, stateless_above: bool, before: bool):
         from kindling.runtime.table.interval_join import IntervalJoinFunction

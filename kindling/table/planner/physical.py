@@ -54,7 +54,13 @@ Structured Streaming query). Per node kind, today:
   partner, ``-D`` of it when the first partner comes), as an anti join's (NOT IN, NOT EXISTS: a row
   until its first partner comes), and a join of changes (an aggregation's) follows them row by row:
   those stay on the Python operator. A semi join (IN, EXISTS) of inserts emits each left row with a
-  partner once, as Spark's ``left_semi`` join. On micro-batches: Python.
+  partner once, as Spark's ``left_semi`` join. On micro-batches, an inner join of append-only inputs
+  on equal keys (of types whose equality Spark decides as Flink's binary keys: integers, as BIGINT,
+  strings, BOOLEAN, DATE) read only by stateless nodes, its columns of types the store keeps and its
+  condition one Spark computes, is taken out of the job's query and joined per batch, the new rows
+  of each side with the other side's stored rows of their keys and with each other, each pair once
+  (kindling/spark/table/join.py; as the aggregation's state, the rows live in SQLite under a local
+  checkpoint directory); the other joins follow the rows' arrival row by row: Python.
 * **UNION ALL**: part of a frame in a bounded job when both inputs are frames.
 * **Expand** (GROUPING SETS, ROLLUP, CUBE before their aggregation): part of a frame in a bounded job
   when its input is one: each row exploded into its grouping sets' rows, in their order.
@@ -112,7 +118,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
-from kindling.graph.specs import GroupAggregateSpec
+from kindling.graph.specs import GroupAggregateSpec, RegularJoinSpec
 from kindling.table.expressions import Expression, unaliased
 from kindling.table.planner import nodes
 from kindling.table.planner.types import INTEGRAL
@@ -152,6 +158,11 @@ _JVM_CALC = (nodes.Project, nodes.Filter)
 _WINDOW_AGGREGATIONS = (nodes.WindowAggregate, nodes.GroupWindowAggregate)
 _AGGREGATIONS = (nodes.Aggregate,) + _WINDOW_AGGREGATIONS
 _LEAVES = (nodes.Scan, nodes.Values)
+#: the key types a join on micro-batches compares as Flink's does (floats: Flink's keys are binary,
+#: 0.0 and -0.0 differ), besides integers, compared as BIGINT
+_JOIN_KEYS = ("STRING", "VARCHAR", "CHAR", "BOOLEAN", "DATE")
+#: the column types a join on micro-batches keeps in its state (a JSON text, read back as it was)
+_JOIN_STATE = tuple(INTEGRAL) + _JOIN_KEYS + ("DOUBLE", "DECIMAL", "TIMESTAMP")
 #: the other nodes a frame may hold (each one's conditions: ``Physical._<class name>``)
 _OPERATORS = (nodes.Over, nodes.Rank, nodes.WindowTVF, nodes.IntervalJoin, nodes.Union, nodes.Expand)
 #: why an event-time node of a stream runs in Python (the module docstring)
@@ -273,7 +284,7 @@ class Physical:
             spec, reason = self._aggregation(node, stateless_above)
             return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
         if isinstance(node, nodes.Join):
-            return self._join(node)
+            return self._join(node) if self.bounded else self._micro_batch_join(node, stateless_above)
         if isinstance(node, nodes.Rank) and not self.in_batch:
             spec, reason = self._deduplication(node, stateless_above)
             return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
@@ -292,6 +303,8 @@ class Physical:
         return known
 
     def _in_frame(self, node: nodes.Node) -> bool:
+        if isinstance(node, nodes.Join) and not self.bounded:  # its own writer (kindling/spark/table/join.py)
+            return False
         if isinstance(node, _AGGREGATIONS):
             spec = self._aggregation(node, True)[0]
             return self.bounded and self.frame(self._time_input(node.input)) and spec is not None and \
@@ -364,6 +377,56 @@ class Physical:
                                   "order its rows arrive")
         reason = python_only(self.join_condition(node))
         return Choice(SPARK_JVM) if reason is None else Choice(PYTHON, reason)
+
+    def _micro_batch_join(self, node: nodes.Join, stateless_above: bool) -> Choice:
+        """A regular join on micro-batches: Spark joins each batch's rows with each other and with the
+        other side's stored rows of the batch's keys (kindling/spark/table/join.py) when the join is
+        an inner equi-join of inserts whose pairs are each emitted once (``+I``), in an order the
+        inputs' arrival could give; an outer or anti join's changes and a join of changes follow the
+        order the rows arrive, row by row: the Python operator."""
+        spec, reason = self._spark_join(node, stateless_above)
+        return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
+
+    def spark_join_spec(self, node: nodes.Join, stateless_above: bool) -> Optional[RegularJoinSpec]:
+        """The regular join as a :class:`RegularJoinSpec` when Spark computes it on micro-batches, else None."""
+        return None if self.bounded else self._spark_join(node, stateless_above)[0]
+
+    def _spark_join(self, node: nodes.Join, stateless_above: bool) -> Tuple[Optional[RegularJoinSpec], Optional[str]]:
+        from kindling.table.join import equi_keys
+        from kindling.table.planner.expressions import python_only
+
+        if node.predicate is None:
+            return None, None
+        if not self.spark_operators:
+            return None, f"{SPARK_OPERATORS} is false"
+        if self._remote_checkpoints:
+            return None, "its state would live in SQLite under a checkpoint directory outside the local file system"
+        if node.left.out.updating or node.right.out.updating:
+            return None, "its input is updating"
+        if node.left_outer or node.right_outer or node.existence is not None:
+            return None, f"{'an anti or semi' if node.existence else 'an outer'} join's changes follow the order " \
+                         "its rows arrive"
+        if not stateless_above:
+            return None, "a stateful node reads its rows"
+        left_names, right_names = node.left.out.names, node.right.out.names
+        left_keys, right_keys = equi_keys(node.predicate, left_names, right_names)
+        if not left_keys:
+            return None, "a join without equal keys"
+        left_types, right_types = node.left.out.types, node.right.out.types
+        pairs = [(left_types[a].type_name, right_types[b].type_name) for a, b in zip(left_keys, right_keys)]
+        widened = all(a in INTEGRAL and b in INTEGRAL for a, b in pairs)
+        if not widened and any(a != b or a not in _JOIN_KEYS for a, b in pairs):
+            return None, "keys of types whose equality Spark decides otherwise than Flink's join"
+        kept = [t.type_name for t in list(left_types.values()) + list(right_types.values())]
+        if any(t not in _JOIN_STATE for t in kept):
+            return None, f"a column of type {next(t for t in kept if t not in _JOIN_STATE)} the join's state does " \
+                         "not keep"
+        condition = self.join_condition(node)
+        reason = python_only(condition)
+        if reason is not None:
+            return None, reason
+        return RegularJoinSpec([left_names.index(k) for k in left_keys], [right_names.index(k) for k in right_keys],
+                               condition, widened), None
 
     def _frame_inputs(self, node: nodes.Node) -> Optional[str]:
         """Why Spark cannot compute ``node`` in a frame whatever it computes, or None."""

@@ -1,0 +1,238 @@
+"""Regular joins computed by Spark's own operators on micro-batches (kindling/spark/table/join.py)
+give the rows the Python operator gives (Flink's join, kindling/runtime/table/join.py): on two
+partitions, across micro-batches with a key's rows arriving on each side in different batches, when
+a batch is replayed; null keys join nothing; what Spark cannot compute as Flink does stays on the
+Python operator."""
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+import pytest
+
+from kindling.common import Configuration, Types
+from kindling.common.watermark_strategy import WatermarkStrategy
+from kindling.datastream.connectors.number_seq import NumberSequenceSource
+from kindling.table import StreamTableEnvironment
+from kindling.table.expressions import col
+from kindling.table.udf import udf
+
+N = 120
+
+
+def _tables(env, spark_operators: bool):
+    """Left rows (n, k, v) and right rows (m, key, w) from sequences: left keys k0..k16 (null for every
+    11th n), the right's counting down (k of (N - m) % 23) so that a key's rows come in other
+    micro-batches on each side."""
+    t_env = StreamTableEnvironment.create(env)
+    t_env.get_config().set("kindling.table.spark-operators", str(spark_operators).lower())
+    left = env.from_source(NumberSequenceSource(1, N), WatermarkStrategy.no_watermarks(), "left").map(
+        lambda n: (n, None if n % 11 == 0 else f"k{n % 17}", n % 7),
+        output_type=Types.ROW_NAMED(['n', 'k', 'v'], [Types.LONG(), Types.STRING(), Types.INT()]))
+    right = env.from_source(NumberSequenceSource(1, N // 2), WatermarkStrategy.no_watermarks(), "right").map(
+        lambda m: (m, None if m % 13 == 0 else f"k{(N - m) % 23}", m % 5),
+        output_type=Types.ROW_NAMED(['m', 'key', 'w'], [Types.LONG(), Types.STRING(), Types.INT()]))
+    return t_env, t_env.from_data_stream(left), t_env.from_data_stream(right)
+
+
+def _condition():
+    return (col('k') == col('key')) & (col('v') <= col('w'))
+
+
+def _joined(env, spark_operators: bool, condition=_condition) -> Counter:
+    _, left, right = _tables(env, spark_operators)
+    with left.join(right, condition()).execute().collect() as rows:
+        return Counter((str(r.get_row_kind()), tuple(r)) for r in rows)
+
+
+def _micro_batches(env, parallelism: int, per_batch: int = 30) -> None:
+    env.set_parallelism(parallelism)
+    env.configure(Configuration().set_string("kindling.bounded.one-step", "false")
+                  .set_string("kindling.source.max-records-per-batch", str(per_batch)))
+
+
+def _expected(condition=lambda l, r: l[2] <= r[2]) -> Counter:
+    """The pairs of the rows :func:`_tables` makes, by definition."""
+    left = [(n, None if n % 11 == 0 else f"k{n % 17}", n % 7) for n in range(1, N + 1)]
+    right = [(m, None if m % 13 == 0 else f"k{(N - m) % 23}", m % 5) for m in range(1, N // 2 + 1)]
+    return Counter(("+I", a + b) for a in left for b in right if a[1] is not None and a[1] == b[1] and condition(a, b))
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_spark_joins_what_the_python_operator_joins(env, parallelism):
+    _micro_batches(env, parallelism)
+    by_spark = _joined(env, True)
+    assert by_spark == _expected() and len(by_spark) > 50
+    if parallelism == 2:
+        assert by_spark == _joined(env, False)
+
+
+def test_explain_says_spark_joins_on_micro_batches_and_why_not(env):
+    _micro_batches(env, 1)
+    t_env, left, right = _tables(env, True)
+    assert "Join(joinType=[InnerJoin]" in left.join(right, _condition()).explain()
+    lines = [line for line in left.join(right, _condition()).explain().splitlines() if "Join(" in line]
+    assert "[Spark JVM, micro-batches]" in lines[0], lines
+    outer = [line for line in left.left_outer_join(right, _condition()).explain().splitlines() if "Join(" in line]
+    assert "[Python, micro-batches: an outer join's changes follow the order its rows arrive]" in outer[0], outer
+    twice = left.join(right, _condition()).group_by(col('k')).select(col('k'), col('n').count)
+    assert "a stateful node reads its rows" in twice.explain()
+
+
+@udf(result_type="BOOLEAN")
+def smaller(v, w):
+    return v <= w
+
+
+def test_a_python_function_in_the_condition_keeps_the_python_operator(env):
+    _micro_batches(env, 2)
+    condition = lambda: (col('k') == col('key')) & smaller(col('v'), col('w'))  # noqa: E731
+    _, left, right = _tables(env, True)
+    assert left.join(right, condition())._stream()._transformation.relational is None
+    assert _joined(env, True, condition) == _expected()
+
+
+def test_integer_keys_of_different_types_join_as_numbers(env):
+    """An INT key joins a BIGINT one of the same value (compared as BIGINT)."""
+    _micro_batches(env, 2)
+    t_env = StreamTableEnvironment.create(env)
+    left = t_env.from_data_stream(env.from_collection(
+        [(i, i % 4 if i % 5 else None) for i in range(20)],
+        Types.ROW_NAMED(['a', 'x'], [Types.INT(), Types.INT()])))
+    right = t_env.from_data_stream(env.from_collection(
+        [(j, (j % 3) if j % 7 else None, 2.5 * j) for j in range(10)],
+        Types.ROW_NAMED(['b', 'y', 'd'], [Types.LONG(), Types.LONG(), Types.DOUBLE()])))
+    joined = left.join(right, col('x') == col('y'))
+    assert joined._stream()._transformation.relational is not None
+    with joined.execute().collect() as rows:
+        got = Counter(tuple(r) for r in rows)
+    expected = Counter((i, i % 4, j, j % 3, 2.5 * j) for i in range(20) for j in range(10)
+                       if i % 5 and j % 7 and i % 4 == j % 3)
+    assert got == expected
+
+
+def _writer(tmp_path, seen: list):
+    """A micro-batch writer of ``SELECT * FROM l JOIN r ON l.k = r.k AND l.v < r.w`` whose pairs go to ``seen``."""
+    from kindling.common.typeinfo import RowTypeInfo
+    from kindling.graph.specs import GroupAggregateSpec, RegularJoinSpec
+    from kindling.spark.compiler import Compiler
+    from kindling.spark.table.join import JoinSinkSpec, JoinWriter
+    from kindling.table.planner.expressions import resolve
+    from kindling.table.types import DataTypes
+
+    types = [DataTypes.STRING(), DataTypes.INT(), DataTypes.STRING(), DataTypes.INT()]
+    condition = resolve((col('k') == col('k2')) & (col('v') < col('w')), ['k', 'v', 'k2', 'w'], types)
+    output_type = RowTypeInfo([Types.STRING(), Types.INT(), Types.STRING(), Types.INT()], ['k', 'v', 'k2', 'w'])
+    spec = JoinSinkSpec(join=RegularJoinSpec([0], [0], condition), output_type=output_type, parallelism=2,
+                        aggregate=GroupAggregateSpec(keys=["k0"]))
+    writer = JoinWriter(spec, Compiler, None)
+    writer.bind(str(tmp_path))
+    writer._emit = lambda pairs, _: seen.append(sorted(tuple(r)[:4] for r in pairs.collect())) or 0
+    return writer
+
+
+def test_a_replayed_micro_batch_gives_the_same_pairs_and_state(spark, tmp_path):
+    seen = []
+    writer = _writer(tmp_path, seen)
+    side = "k string, v int"
+    writer.write_side(0, spark.createDataFrame([("a", 1), ("b", 2), (None, 0)], side), 0)
+    assert writer.write_side(1, spark.createDataFrame([("a", 5), ("a", 0), (None, 9)], side), 0) == 0
+    first, second = spark.createDataFrame([("a", 3), ("c", 1)], side), spark.createDataFrame([("b", 7), ("c", 2)], side)
+    for _ in range(2):  # replayed after a failure before Spark committed batch 1
+        writer.write_side(1, second, 1)
+        writer.write_side(0, first, 1)  # either side first
+    assert seen[0] == [("a", 1, "a", 5)]
+    assert seen[1] == seen[2] == [("a", 3, "a", 5), ("b", 2, "b", 7), ("c", 1, "c", 2)]
+    assert writer.state_rows_written == 3  # the keys a, b, c of the batch
+    writer.write_side(0, spark.createDataFrame([("c", 0)], side), 2)
+    writer.write_side(1, spark.createDataFrame([], side), 2)
+    assert seen[3] == [("c", 0, "c", 2)]  # batch 1's state, once
+
+
+class _FailOnce:
+    """A map of the joined rows that raises the first time it sees ``poison`` (counted in a file: Spark's
+    Python workers are separate processes), after the join has stored the batch's state."""
+
+    def __init__(self, counter: str, poison: int):
+        self.counter, self.poison = counter, poison
+
+    def __call__(self, row) -> str:
+        if row[0] == self.poison:
+            with open(self.counter, "a+") as f:
+                f.seek(0)
+                if not f.read():
+                    f.write("x")
+                    raise ValueError(f"injected failure on {row}")
+        return "|".join(map(str, row))
+
+
+def test_a_batch_replayed_after_a_failure_past_the_state_write_neither_loses_nor_doubles_a_pair(env, tmp_path):
+    from kindling.common import RestartStrategies
+    from kindling.common.serialization import Encoder
+    from kindling.datastream.connectors.file_system import FileSink
+
+    _micro_batches(env, 2)
+    env.set_restart_strategy(RestartStrategies.fixed_delay_restart(1, 0))
+    t_env, left, right = _tables(env, True)
+    counter = str(tmp_path / "failures")
+    poison = next(row[0] for _, row in sorted(_expected(), key=str) if row[0] > N // 2)
+    t_env.to_data_stream(left.join(right, _condition())).map(_FailOnce(counter, poison), Types.STRING()) \
+        .sink_to(FileSink.for_row_format(str(tmp_path / "out"), Encoder.simple_string_encoder()).build())
+    env.execute("replayed join")
+    assert open(counter).read() == "x"  # failed once
+    lines = []
+    for root, dirs, files in os.walk(tmp_path / "out"):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]
+        for name in (n for n in files if not n.startswith((".", "_"))):
+            lines += open(os.path.join(root, name)).read().splitlines()
+    assert Counter(lines) == Counter("|".join(map(str, row)) for _, row in _expected().elements())
+
+
+def test_stored_rows_come_back_as_they_were(spark, tmp_path):
+    """The values of every type the planner lets the join store are read back from its state as they
+    were written (a JSON text): doubles (NaN, -0.0, infinities, 0.1), decimals, dates, timestamps to
+    the microsecond, booleans, nulls."""
+    import datetime
+    import decimal
+    import math
+
+    from kindling.common.typeinfo import RowTypeInfo
+    from kindling.graph.specs import GroupAggregateSpec, RegularJoinSpec
+    from kindling.spark.compiler import Compiler
+    from kindling.spark.table.join import JoinSinkSpec, JoinWriter
+    from kindling.table.planner.expressions import resolve
+    from kindling.table.types import DataTypes
+
+    names = ['k', 'd', 'm', 'day', 'at', 'b', 'k2']
+    types = [DataTypes.BIGINT(), DataTypes.DOUBLE(), DataTypes.DECIMAL(20, 4), DataTypes.DATE(),
+             DataTypes.TIMESTAMP(6), DataTypes.BOOLEAN(), DataTypes.BIGINT()]
+    condition = resolve(col('k') == col('k2'), names, types)
+    output_type = RowTypeInfo([t.type_info() for t in types], names)
+    spec = JoinSinkSpec(join=RegularJoinSpec([0], [0], condition), output_type=output_type, parallelism=1,
+                        aggregate=GroupAggregateSpec(keys=["k0"]))
+    writer = JoinWriter(spec, Compiler, None)
+    writer.bind(str(tmp_path))
+    seen = []
+    writer._emit = lambda pairs, _: seen.append(sorted((tuple(r)[:7] for r in pairs.collect()), key=str)) or 0
+    at = datetime.datetime(2026, 3, 1, 12, 30, 45, 123456)
+    rows = [(1, math.nan, decimal.Decimal("12345678.1234"), datetime.date(1969, 12, 31), at, True),
+            (2, -0.0, None, None, None, False), (3, math.inf, decimal.Decimal("-0.0001"), None, at, None),
+            (4, 0.1, decimal.Decimal("0"), datetime.date(2026, 1, 1), None, None),
+            (5, -math.inf, None, None, None, None)]
+    left = spark.createDataFrame(rows, "k bigint, d double, m decimal(20,4), day date, at timestamp_ntz, b boolean")
+    writer.write_side(0, left, 0)
+    writer.write_side(1, spark.createDataFrame([], "k2 bigint"), 0)
+    writer.write_side(0, spark.createDataFrame([], left.schema), 1)
+    writer.write_side(1, spark.createDataFrame([(k,) for k in range(1, 6)], "k2 bigint"), 1)
+    assert seen[0] == []
+    got = {row[0]: row for row in seen[1]}
+    for row in rows:
+        back = got[row[0]]
+        assert back[6] == row[0]
+        for mine, stored in zip(row[1:], back[1:6]):
+            if isinstance(mine, float) and math.isnan(mine):
+                assert math.isnan(stored)
+            else:
+                assert stored == mine and type(stored) is type(mine), (mine, stored)
+                if isinstance(mine, float):  # -0.0 stays -0.0
+                    assert math.copysign(1, stored) == math.copysign(1, mine)
