@@ -19,9 +19,10 @@ keyed operators differ in nothing else), and an empty state store snapshot per p
 
 Keyed state is kept under keys laid out as ``STATE_LAYOUT`` says, and each key's place depends on
 its operator's parallelism and max parallelism. The savepoint's manifest and a checkpoint's
-``_kindling_checkpoint.json`` record both; a savepoint or checkpoint of another layout, or of an
-operator at another parallelism or max parallelism, is refused by name (its state would be
-misread: Kindling cannot rescale keyed state).
+``_kindling_checkpoint.json`` record both; a savepoint or checkpoint of another layout (but layout
+2 without state of a Table operator, whose keys alone moved in layout 3), or of an operator at
+another parallelism or max parallelism, is refused by name (its state would be misread: Kindling
+cannot rescale keyed state).
 """
 from __future__ import annotations
 
@@ -45,8 +46,10 @@ MANIFEST = "_kindling_savepoint.json"
 CHECKPOINT_RECORD = "_kindling_checkpoint.json"
 # The layout of keyed state keys: 1, a pickled key; 2, a pickled key placed in its subtask's Spark
 # partition (kindling/spark/key_placement.py, placed_key), so its bytes depend on the operator's parallelism;
-# 3, as 2, a Table operator's key in the subtask Flink's Table runtime gives it (kindling/runtime/table/key_groups.py).
+# 3, as 2, a Table operator's key in the subtask Flink's Table runtime gives it (kindling/runtime/table/key_groups.py):
+# layout 2 state of DataStream operators reads the same.
 STATE_LAYOUT = 3
+_LAYOUTS_OF_DATASTREAM_KEYS = (2, 3)  # layout 3 moved only Table operators' keys
 FIRST_COMMIT_WAIT_S = 120  # a savepoint requested before the first commit waits this long for it
 _STATEFUL_PLAN_NODE = "TransformWithStateInPySpark"
 _SCHEMA_FILE = re.compile(r"/state/\d+/(_stateSchema/.*)$")
@@ -85,6 +88,16 @@ def operator_uids(nodes: list) -> dict[int, tuple[str, str]]:
             owners[uid] = node.name
             found[node.id] = (uid, node.name)
     return found
+
+
+def table_keyed_uids(nodes: list) -> frozenset[str]:
+    """The uids of the keyed operators among ``nodes`` whose keys are Table keys (placed as Flink's
+    Table runtime places them since layout 3)."""
+    from kindling.runtime.table.key_groups import TableKeyType
+
+    by_id = {node.id: node for node in nodes}
+    return frozenset(uid for n, (uid, _) in operator_uids(nodes).items()
+                     if any(isinstance(getattr(i, "key_type", None), TableKeyType) for i in by_id[n].inputs))
 
 
 def _generated_uid(node) -> str:
@@ -199,12 +212,17 @@ def _copy_if_present(source: str, target: str) -> None:
         pass
 
 
-def check_layout(recorded: dict, where: str, parallelisms: dict[str, list[int]]) -> None:
+def check_layout(recorded: dict, where: str, parallelisms: dict[str, list[int]],
+                 table_keyed: frozenset[str] = frozenset()) -> None:
     """Refuses keyed state recorded (a manifest, a checkpoint's record) in another layout than this
     version's, or of an operator (by uid) now at another parallelism or max parallelism: Kindling
-    would misread it. ``where`` names the savepoint or checkpoint in the error."""
+    would misread it. Layout 2 differs only in where a Table operator's key goes: its state is read
+    unless it holds state of one of ``table_keyed`` (the uids of the job's Table keyed operators).
+    ``where`` names the savepoint or checkpoint in the error."""
     layout = recorded.get("state_layout", 1)  # written before layouts were recorded
-    if layout != STATE_LAYOUT:
+    readable = layout == STATE_LAYOUT or (
+        layout in _LAYOUTS_OF_DATASTREAM_KEYS and not table_keyed & set(recorded.get("parallelisms", {})))
+    if not readable:
         raise SavepointError(
             f"{where} was written by a Kindling of another keyed state layout (version {layout}); this version "
             f"reads layout {STATE_LAYOUT} and would misread its state: run the job from its sources without it "
@@ -219,7 +237,8 @@ def check_layout(recorded: dict, where: str, parallelisms: dict[str, list[int]])
                 f"the job from its sources without it")
 
 
-def record_checkpoint(checkpoint: str, parallelisms: dict[str, list[int]]) -> None:
+def record_checkpoint(checkpoint: str, parallelisms: dict[str, list[int]],
+                      table_keyed: frozenset[str] = frozenset()) -> None:
     """Checks the record of a checkpoint holding keyed state (:func:`check_layout`; a checkpoint
     without a record is of layout 1), then records this job's layout and parallelisms in it."""
     path = os.path.join(checkpoint, CHECKPOINT_RECORD)
@@ -229,7 +248,7 @@ def record_checkpoint(checkpoint: str, parallelisms: dict[str, list[int]]) -> No
                 recorded = json.load(f)
         except FileNotFoundError:
             recorded = {}
-        check_layout(recorded, f"the checkpoint {checkpoint}", parallelisms)
+        check_layout(recorded, f"the checkpoint {checkpoint}", parallelisms, table_keyed)
     os.makedirs(checkpoint, exist_ok=True)
     with open(path, "w") as f:
         json.dump({"state_layout": STATE_LAYOUT, "parallelisms": parallelisms}, f, indent=1)
@@ -252,14 +271,15 @@ def take_savepoint(checkpoint: str, directory: str, job_id: str, operators: dict
 
 def restore_savepoint(path: str, checkpoint: str, operators: dict[int, tuple[str, str]],
                       spark_ids: dict[int, int], allow_non_restored_state: bool,
-                      kinds: dict[int, str] | None = None, parallelisms: dict[str, list[int]] | None = None) -> None:
+                      kinds: dict[int, str] | None = None, parallelisms: dict[str, list[int]] | None = None,
+                      table_keyed: frozenset[str] = frozenset()) -> None:
     """Makes ``checkpoint`` (which must hold no progress) the savepoint at ``path`` with each
     operator's state moved to its Spark operator id in the new job, and operators the savepoint
     has no state of (``kinds``: their kind of state) starting empty (see the module docstring).
-    ``parallelisms``: the new job's (see :func:`check_layout`)."""
+    ``parallelisms``, ``table_keyed``: the new job's (see :func:`check_layout`)."""
     manifest = _manifest(path)
     if manifest["operators"]:
-        check_layout(manifest, f"the savepoint {path}", parallelisms or {})
+        check_layout(manifest, f"the savepoint {path}", parallelisms or {}, table_keyed)
     new_ids = {operators[n][0]: spark_ids[n] for n in spark_ids}
     new_kinds = {operators[n][0]: (kinds or {}).get(n) for n in spark_ids}
     new_names = {operators[n][0]: operators[n][1] for n in spark_ids}
@@ -395,6 +415,7 @@ class JobSavepoints:
         self.operators = operator_uids(compiler.nodes)
         self.parallelisms = {uid: [compiler.parallelism_of(compiler.by_id[n]), compiler.max_parallelism_of(compiler.by_id[n])]
                              for n, (uid, _) in self.operators.items()}  # see check_layout
+        self.table_keyed = table_keyed_uids(compiler.nodes)
         self._spark_ids: dict[int, int] | None = None
         self.gate = threading.Lock()
         self.stopping = False  # stop_with_savepoint copied the checkpoint: no batch may start
@@ -443,7 +464,7 @@ class JobSavepoints:
         path = self.configuration.get_string(SAVEPOINT_PATH, "")
         if path and not _batches(os.path.join(checkpoint, "commits")):
             self._restore(path, checkpoint)
-        record_checkpoint(checkpoint, self.parallelisms)
+        record_checkpoint(checkpoint, self.parallelisms, self.table_keyed)
 
     def _restore(self, path: str, checkpoint: str) -> None:
         if not self.streaming:
@@ -453,4 +474,5 @@ class JobSavepoints:
         restore_savepoint(path[len("file://"):] if path.startswith("file://") else path, checkpoint,
                           self.operators, self.spark_ids(),
                           self.configuration.get_boolean(IGNORE_UNCLAIMED_STATE, False),
-                          spark_operator_kinds(self.df, self.job_id, self.operators), self.parallelisms)
+                          spark_operator_kinds(self.df, self.job_id, self.operators), self.parallelisms,
+                          self.table_keyed)

@@ -14,8 +14,9 @@ from kindling.common import Configuration, Duration, Types, WatermarkStrategy
 from kindling.common.serialization import Encoder
 from kindling.datastream import StreamExecutionEnvironment
 from kindling.datastream.connectors.file_system import FileSink, FileSource, StreamFormat
-from kindling.spark.savepoints import (CHECKPOINT_RECORD, MANIFEST, STATE_LAYOUT, SavepointError, copy_committed,
-                                       operator_uids, record_checkpoint, restore_savepoint)
+from kindling.spark.savepoints import (CHECKPOINT_RECORD, MANIFEST, STATE_LAYOUT, SavepointError, check_layout,
+                                       copy_committed, operator_uids, record_checkpoint, restore_savepoint,
+                                       table_keyed_uids)
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -227,6 +228,25 @@ def test_a_savepoint_of_another_state_layout_or_parallelism_is_refused(tmp_path)
         restore("b", {"sums": [3, 128]})
 
 
+def test_layout_2_state_is_read_unless_it_holds_a_table_operators_keys():
+    from kindling.graph.transformation import KeyByTransformation, KeyedTransformation
+    from kindling.runtime.table.key_groups import TableKeyType
+    from kindling.table.types import DataTypes
+
+    recorded = {"state_layout": 2, "parallelisms": {"sums": [2, 128], "counts": [2, 128]}}
+    now = {"sums": [2, 128], "counts": [2, 128]}
+    check_layout(recorded, "the savepoint s", now)  # DataStream operators' keys did not move
+    with pytest.raises(SavepointError, match="another keyed state layout \\(version 2\\)"):
+        check_layout(recorded, "the savepoint s", now, frozenset({"counts"}))
+    check_layout({**recorded, "state_layout": 3}, "the savepoint s", now, frozenset({"counts"}))
+
+    plain = KeyByTransformation(name="KeyBy", inputs=[], id=1)
+    table = KeyByTransformation(name="KeyBy", inputs=[], id=2, key_type=TableKeyType.of([DataTypes.INT()]))
+    nodes = [plain, table, KeyedTransformation(name="Sums", inputs=[plain], id=3, uid="sums"),
+             KeyedTransformation(name="GroupAggregate", inputs=[table], id=4, uid="counts")]
+    assert table_keyed_uids(nodes) == {"counts"}
+
+
 def test_a_checkpoint_records_its_state_layout_and_one_of_another_is_refused(tmp_path):
     checkpoint = tmp_path / "cp"
     record_checkpoint(str(checkpoint), {"sums": [2, 128]})  # a new checkpoint: recorded
@@ -267,8 +287,8 @@ def test_a_job_resumes_its_checkpoint_of_this_state_layout_and_refuses_another(s
     with pytest.raises(SavepointError, match="another keyed state layout \\(version 1\\)"):
         client.get_job_execution_result().result(240)
 
-    with open(record_path, "w") as f:
-        json.dump(record, f)
+    with open(record_path, "w") as f:  # layout 2 moved no DataStream key: resumed
+        json.dump({**record, "state_layout": 2}, f)
     _put(tmp_path, "b.txt", [("x", 1)])
     client = _start(tmp_path, "layout", ("sums",), checkpoints=checkpoints)
     try:

@@ -116,4 +116,4 @@ def test_a_window_aggregations_argument_is_computed_by_a_projection_below_it():
     for table in (windowed.group_by(col('w'), col('k')).select(col('k'), centered(col('v')).sum.alias('s')), tvf):
         plan = table.explain().splitlines()
         assert plan[1].startswith(("GroupWindowAggregate(", "WindowAggregate("))
-        assert plan[2].startswith("+- Calc(select=[k, v, ms, ts, centered(v) AS $python0])")
+        assert plan[2].startswith("+- Calc(select=[k, v, ms, ts, centered(v) AS $f4])")

@@ -681,7 +681,8 @@ def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: d
         argument = inner._children[0]
         if getattr(argument, "_is_column", False):
             type_name = types[argument._name].type_name
-            if type_name not in (_SPARK_SUMMABLE if aggregate.kind in ("sum", "sum0", "avg") else _SPARK_COMPARABLE):
+            allowed = _SPARK_SUMMABLE if aggregate.kind in ("sum", "sum0", "avg") else _SPARK_COMPARABLE
+            if aggregate.kind != "count" and type_name not in allowed:  # COUNT counts values of any type
                 return None
             call = (kind, argument._name, type_name in INTEGRAL)
         elif aggregate.kind == "count" and not aggregate.distinct and not argument._children and not argument.columns():

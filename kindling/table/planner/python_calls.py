@@ -6,10 +6,12 @@ calls for a batch run concurrently with ``table.exec.async-scalar.*``: only a pr
 makes them so (kindling/runtime/table/rows.py). Where another operator's expression calls one, the
 plan is rewritten as PyFlink 2.3's planner rewrites it:
 
-* an aggregate's argument (its FILTER too), in a group, group window or window TVF aggregation: the
-  call is computed by a projection below the aggregation, into a column the aggregate reads; so is a
-  general function's call there (as Flink computes every aggregate argument below it), and a group
-  aggregation's call over its results above it, so that Spark may compute the aggregation;
+* an aggregate's argument (its FILTER too), in a group, group window or window TVF aggregation: like
+  every argument but a column or a literal, it is computed by a projection below the aggregation, into
+  a column the aggregate reads (as Flink computes aggregate arguments); a group aggregation's field
+  that is an expression of its aggregates (a call over them too) by a projection above it, so that
+  Spark may compute the aggregation, and each change of an aggregate is a change of the field, as in
+  Flink;
 * a join's condition: a condition of one side's columns filters that side (an inner join's either
   side, an outer join's padded side); in an equality of one side's value with the other's, each
   side's calls are computed by a projection below it; another condition of an inner join filters the
@@ -27,9 +29,10 @@ plan is rewritten as PyFlink 2.3's planner rewrites it:
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from typing import Dict, List, Optional, Tuple
 
-from kindling.table.expressions import Expression, col, lit
+from kindling.table.expressions import Expression, col, lit, unaliased
 from kindling.table.join import conjunction, conjuncts
 from kindling.table.planner import nodes
 from kindling.table.schema import Schema
@@ -37,8 +40,8 @@ from kindling.table.types import DataType
 
 __all__ = ["batched_call", "calls_batched", "split_batched_calls"]
 
-#: the new columns' names: ``$python0``, ``$python1``, ... (no user column is named so)
-_PREFIX = "$python"
+#: the new columns' names: ``$f2``, ``$f3``, ... (:func:`_fresh`)
+_PREFIX = "$f"
 
 
 def batched_call(expression: Expression) -> bool:
@@ -65,10 +68,10 @@ def split_batched_calls(node: nodes.Node) -> nodes.Node:
     if isinstance(node, (nodes.Project, nodes.Filter)):
         return node
     if isinstance(node, (nodes.Aggregate, nodes.GroupWindowAggregate, nodes.WindowAggregate)) and \
-            any(map(_calls_python, _expressions(node.fields))):
+            any(map(_computed, _arguments(node.fields))):
         node = _aggregation(node)
-        if isinstance(node, nodes.Aggregate) and any(map(_calls_python, _expressions(node.fields))):
-            return _above_aggregation(node)
+    if isinstance(node, nodes.Aggregate) and any(map(_computed_above, node.fields)):
+        return _above_aggregation(node)
     if isinstance(node, nodes.Join) and calls_batched(node.predicate):
         return _join(node)
     if isinstance(node, (nodes.IntervalJoin, nodes.WindowJoin)) and calls_batched(node.predicate) and not (
@@ -97,9 +100,10 @@ def split_batched_calls(node: nodes.Node) -> nodes.Node:
 
 
 def _aggregation(node):
-    """The aggregation reading its aggregates' calls of Python scalar functions from a projection below it
-    (as Flink's planner computes an aggregate's arguments: then Spark may compute the aggregation)."""
-    below = _Below(node.input, set(), moves=_python_call)
+    """The aggregation reading its aggregates' arguments but columns and literals from a projection below
+    it, as Flink's planner computes them (``SUM(v * 2)`` sums a column ``$f2 = v * 2``): then Spark may
+    compute the aggregation, and Python calls there are made for batches of rows."""
+    below = _Below(node.input, set(), moves=_computed)
     fields = tuple(_in_aggregates(f, below) for f in node.fields)
     changes = dict(fields=fields, input=below.project())
     if isinstance(node, nodes.WindowAggregate):
@@ -107,9 +111,17 @@ def _aggregation(node):
     return dataclasses.replace(node, **changes)
 
 
+def _computed_above(field: Expression) -> bool:
+    """Whether a group aggregation's field is an expression of its aggregates (``SUM(v) > 0``), which
+    Flink computes by a projection above the aggregation: each change of the aggregates is then a
+    change of the field, even where the field's value stays the same."""
+    inner = unaliased(field)
+    return inner._kind != "aggregate" and bool(inner.aggregates())
+
+
 def _above_aggregation(node: nodes.Aggregate) -> nodes.Node:
-    """The group aggregation's fields calling Python scalar functions on its results (its keys and
-    aggregates) computed by a projection above it, which the aggregation gives its keys and aggregates."""
+    """The group aggregation's fields that are expressions of its aggregates computed by a projection
+    above it, which the aggregation gives its keys and aggregates."""
     taken = set(node.input.out.names) | set(node.names)
     aggregates: List[Tuple[Expression, str]] = []
     added: Dict[str, DataType] = {}
@@ -126,15 +138,19 @@ def _above_aggregation(node: nodes.Aggregate) -> nodes.Node:
     keys = list(node.keys)
     names = keys + [n for _, n in aggregates]
     types = node.input.out.types
+    named = [a.alias(n) for a, n in aggregates]
+    for aggregate in named:
+        aggregate._data_type(types)  # typed as the aggregation's input (its arguments may read new columns)
     aggregation = dataclasses.replace(
-        node, fields=tuple([col(k) for k in keys] + [a.alias(n) for a, n in aggregates]), names=tuple(names),
+        node, fields=tuple([col(k) for k in keys] + named), names=tuple(names),
         out=dataclasses.replace(node.out, schema=Schema(names, [types[k] for k in keys] + list(added.values()))))
     return nodes.project(aggregation, fields, node.names, node.out)
 
 
 def _fresh(taken: set) -> str:
-    """A new column's name no column of ``taken`` has (then taken too)."""
-    name = next(f"{_PREFIX}{i}" for i in range(len(taken) + 1) if f"{_PREFIX}{i}" not in taken)
+    """A new column's name no column of ``taken`` has (then taken too): ``$f<n>``, as Calcite names a
+    projection's n-th expression, for the first n free from the number of columns taken."""
+    name = next(f"{_PREFIX}{i}" for i in itertools.count(len(taken)) if f"{_PREFIX}{i}" not in taken)
     taken.add(name)
     return name
 
@@ -283,11 +299,14 @@ def _extended(schema: Schema, names: List[str], types: list, at: Optional[int] =
 
 def _with_operands(expression: Expression, operands: tuple, added: Dict[str, DataType]) -> Expression:
     """``expression`` with ``operands`` (itself when they are its own) reading the new columns ``added``
-    too."""
+    too, and written so."""
     if all(new is old for new, old in zip(operands, expression._operands)):
         return expression
     copy = expression._renewed()
     copy._operands = operands
+    for new, old in zip(operands, expression._operands):  # explain prints what it reads: sum($f2)
+        if new is not old:
+            copy._text = copy._text.replace(old._text, new._text)
     if "_typed" in vars(copy):  # the types of the columns it reads (kindling/table/expressions.py)
         copy._typed = {**copy._typed, **added}
     return copy
@@ -304,8 +323,14 @@ def _expressions(value) -> tuple:
     return ()
 
 
-def _python_call(expression: Expression) -> bool:
-    return expression._kind == "udf"
+def _computed(expression: Expression) -> bool:
+    """Whether an aggregate's argument is computed below the aggregation: neither a column nor a literal."""
+    return expression._kind not in ("column", "literal")
+
+
+def _arguments(fields: tuple) -> List[Expression]:
+    """The arguments of the aggregates in an aggregation's ``fields``."""
+    return [o for f in fields for a in f.aggregates() for o in a._operands]
 
 
 def _calls_python(expression: Expression) -> bool:

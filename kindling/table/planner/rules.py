@@ -119,14 +119,14 @@ def _bound(value, database: str):
 
 
 def _rewritten(node: nodes.Node) -> nodes.Node:
+    if isinstance(node, nodes.Aggregate):
+        node = _without_aggregation(node) or node
     node = split_batched_calls(node)
     if isinstance(node, nodes.Filter):
         return _filter(node)
     if isinstance(node, nodes.Project) and isinstance(node.input, nodes.Project):
         merged = _merged(node, node.input)
         return _reading_normalized(merged) if merged else node
-    if isinstance(node, nodes.Aggregate):
-        return _without_aggregation(node) or node
     if isinstance(node, nodes.Project):
         return _reading_normalized(node)
     return node
