@@ -126,12 +126,7 @@ def split_aggregations(sinks: list[Transformation], mode: RunMode, parallelism: 
             # planner saw a bounded one: Spark's windows need the whole input in one batch
             continue
         source = ChangesSourceSpec(view=f"kindling_changes_{job_id}_{node.id}")
-        copies: dict[int, Transformation] = {node.id: SourceTransformation(
-            name=node.name, type_info=node.type_info, parallelism=node.parallelism, uid=node.uid, id=node.id,
-            source=source)}
-        for after in taken:
-            copies[after.id] = dataclasses.replace(after, inputs=[copies[i.id] for i in after.inputs])
-        downstream = [copies[t.id] for t in taken if isinstance(t, SinkTransformation)]
+        downstream = reading_changes(node, taken, source)
         rows = node.inputs[0].inputs[0]
         spec = AggregationSinkSpec(aggregate=node.relational, columns_type=rows.type_info, output_type=node.type_info,
                                    name=node.name, description=node.description, state_key=uids[node.id][0],
@@ -152,6 +147,18 @@ def split_aggregations(sinks: list[Transformation], mode: RunMode, parallelism: 
             seen.add(sink.id)
             out.append(sink)
     return out
+
+
+def reading_changes(node: Transformation, taken: list[Transformation], source: ChangesSourceSpec
+                    ) -> list[SinkTransformation]:
+    """The sinks of ``taken`` (the stateless nodes and sinks after ``node``) in a copy of them reading
+    ``source`` (the changes Spark computes) in ``node``'s place."""
+    copies: dict[int, Transformation] = {node.id: SourceTransformation(
+        name=node.name, type_info=node.type_info, parallelism=node.parallelism, uid=node.uid, id=node.id,
+        source=source)}
+    for after in taken:
+        copies[after.id] = dataclasses.replace(after, inputs=[copies[i.id] for i in after.inputs])
+    return [copies[t.id] for t in taken if isinstance(t, SinkTransformation)]
 
 
 def _aggregation_and_after(node: Transformation, consumers: dict) -> list[Transformation] | None:

@@ -33,13 +33,13 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from kindling.graph.specs import ChangesSourceSpec, GroupAggregateSpec, RegularJoinSpec, SinkSpec
-from kindling.graph.transformation import SinkTransformation, SourceTransformation, Transformation, \
+from kindling.graph.transformation import SinkTransformation, Transformation, \
     TwoInputTransformation, upstream_graph
 from kindling.spark.codec import codec_for
 from kindling.spark.run_mode import RunMode
 from kindling.spark.savepoints import _generated_uid
 from kindling.spark.sinks import SinkWriter
-from kindling.spark.table.aggregation import AggregationWriter, GroupStateStore, _safe, stateless_after
+from kindling.spark.table.aggregation import AggregationWriter, GroupStateStore, _safe, reading_changes, stateless_after
 from kindling.spark.table.columns import column
 
 STATE_DIR = "kindling-joins"  # under the checkpoint directory: a GroupStateStore per join
@@ -107,12 +107,7 @@ def split_joins(sinks: list[Transformation], mode: RunMode, parallelism: int, jo
         if taken is None:
             continue
         source = ChangesSourceSpec(view=f"kindling_joined_{job_id}_{node.id}")
-        copies: dict[int, Transformation] = {node.id: SourceTransformation(
-            name=node.name, type_info=node.type_info, parallelism=node.parallelism, uid=node.uid, id=node.id,
-            source=source)}
-        for after in taken:
-            copies[after.id] = dataclasses.replace(after, inputs=[copies[i.id] for i in after.inputs])
-        downstream = [copies[t.id] for t in taken if isinstance(t, SinkTransformation)]
+        downstream = reading_changes(node, taken, source)
         left, right = (keyed.inputs[0] for keyed in node.inputs)
         join = node.relational
         spec = JoinSinkSpec(join=join, output_type=node.type_info, name=node.name, description=node.description,
