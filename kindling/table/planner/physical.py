@@ -31,7 +31,9 @@ Structured Streaming query). Per node kind, today:
   rest, one pass calls the functions on a batch's columns. Else a Python map or filter.
 * **Aggregate (GROUP BY)**: JVM when its input is append-only and every field is a group key or a
   built-in ``COUNT``/``SUM``/``SUM0``/``AVG``/``MIN``/``MAX`` (DISTINCT in BATCH mode and windows) of a column of a type
-  whose arithmetic Spark shares with Flink (integers, DOUBLE; MIN/MAX also strings). Over a frame in
+  whose arithmetic Spark shares with Flink (integers, DOUBLE; MIN/MAX also strings; COUNT any type):
+  the rewrites before this choice compute other arguments by a projection below and expressions of
+  aggregates by one above, as Flink (kindling/table/planner/python_calls.py). Over a frame in
   a bounded job it is part of the frame, whatever reads it: BATCH gives each group's row, one step
   Flink's changes after every row (or, with mini-batches, once per group), each parallel instance's
   in the order they were made (but in one step an aggregation with ``COUNT(*)`` that only a blackhole
