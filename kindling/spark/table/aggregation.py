@@ -196,6 +196,8 @@ class AggregationWriter(SinkWriter):
     """Computes a micro-batch's changes of one group aggregation and writes them through the
     operators and sinks after it."""
 
+    STATE_DIR = STATE_DIR  # the directory of its state stores under the checkpoint directory
+
     def __init__(self, spec: AggregationSinkSpec, compiler: type, writer_for: Callable[[SinkSpec], SinkWriter]):
         self.spec = spec
         self.compiler = compiler  # kindling.spark.compiler.Compiler, which compiles the job after the aggregation
@@ -206,7 +208,7 @@ class AggregationWriter(SinkWriter):
     def bind(self, checkpoint_dir: str) -> None:
         """Keeps the aggregation's state, and that of the sinks after it, under the job's
         checkpoint directory."""
-        self.state_dir = os.path.join(checkpoint_dir, STATE_DIR, _safe(self.spec.state_key))
+        self.state_dir = os.path.join(checkpoint_dir, self.STATE_DIR, _safe(self.spec.state_key))
         for writer in self.writers.values():
             writer.bind(checkpoint_dir)
 

@@ -23,7 +23,6 @@ batch adds rows to it: a key with very many rows costs as many per batch that to
 from __future__ import annotations
 
 import dataclasses
-import os
 import weakref
 from collections import defaultdict
 from typing import Any, Callable
@@ -39,7 +38,7 @@ from kindling.spark.codec import codec_for
 from kindling.spark.run_mode import RunMode
 from kindling.spark.savepoints import _generated_uid
 from kindling.spark.sinks import SinkWriter
-from kindling.spark.table.aggregation import AggregationWriter, GroupStateStore, _safe, reading_changes, stateless_after
+from kindling.spark.table.aggregation import AggregationWriter, GroupStateStore, reading_changes, stateless_after
 from kindling.spark.table.columns import column
 
 STATE_DIR = "kindling-joins"  # under the checkpoint directory: a GroupStateStore per join
@@ -164,16 +163,11 @@ class JoinWriter(AggregationWriter):
     """Joins a micro-batch's rows of both sides with each other and with the stored rows of their
     keys, and writes the pairs through the operators and sinks after the join."""
 
+    STATE_DIR = STATE_DIR
+
     def __init__(self, spec: JoinSinkSpec, compiler: type, writer_for: Callable[[SinkSpec], SinkWriter]):
         super().__init__(spec, compiler, writer_for)
         self.pending: dict[int, dict[int, DataFrame]] = {}  # batch id -> side -> that side's rows
-
-    def bind(self, checkpoint_dir: str) -> None:
-        """Keeps the join's stored rows, and the state of the sinks after it, under the job's
-        checkpoint directory."""
-        self.state_dir = os.path.join(checkpoint_dir, STATE_DIR, _safe(self.spec.state_key))
-        for writer in self.writers.values():
-            writer.bind(checkpoint_dir)
 
     def write(self, df: DataFrame, batch_id: int) -> int:
         raise TypeError("a join's rows come one side at a time: write_side")
