@@ -368,7 +368,7 @@ def _result(spec: GroupAggregateSpec, output_type: Any) -> Column:
         if kind == "key":
             value = F.col(f"__k{index}")
         elif kind == "expression":
-            value = column(_of_keys(index))
+            value = column(inputs_named(index, "__k"))
         elif kind == "column":
             value = F.col(f"{_KEPT}.c{index}")
         elif kind == "number":
@@ -395,12 +395,14 @@ def _result(spec: GroupAggregateSpec, output_type: Any) -> Column:
     return F.struct(*fields)
 
 
-def _of_keys(resolved: Any) -> Any:
-    """A resolved expression of the group keys reading their columns ``__k<i>``."""
+def inputs_named(resolved: Any, prefix: str) -> Any:
+    """A resolved expression reading each input column as ``<prefix><index>`` (``__k0``: the first group
+    key of an aggregation's frame, ``__c3``: a join's fourth joined column)."""
     if type(resolved).__name__ == "InputRef":
-        return dataclasses.replace(resolved, name=f"__k{resolved.index}")
+        return dataclasses.replace(resolved, name=f"{prefix}{resolved.index}")
     operands = getattr(resolved, "operands", None)
-    return dataclasses.replace(resolved, operands=tuple(map(_of_keys, operands))) if operands else resolved
+    return dataclasses.replace(resolved, operands=tuple(inputs_named(o, prefix) for o in operands)) \
+        if operands else resolved
 
 
 def _key_columns(spec: GroupAggregateSpec) -> list[str]:

@@ -38,7 +38,8 @@ from kindling.spark.codec import codec_for
 from kindling.spark.run_mode import RunMode
 from kindling.spark.savepoints import _generated_uid
 from kindling.spark.sinks import SinkWriter
-from kindling.spark.table.aggregation import AggregationWriter, GroupStateStore, reading_changes, stateless_after
+from kindling.spark.table.aggregation import (AggregationWriter, GroupStateStore, inputs_named, reading_changes,
+                                              stateless_after)
 from kindling.spark.table.columns import column
 
 STATE_DIR = "kindling-joins"  # under the checkpoint directory: a GroupStateStore per join
@@ -195,7 +196,7 @@ class JoinWriter(AggregationWriter):
             touched = new_left.select(*keys).union(new_right.select(*keys))
             store = GroupStateStore(self.state_dir, _appended(new_left, new_right, None, keys).schema)
             previous = _keep(kept, store.read(touched, batch_id))
-            condition = column(_positional(join.condition))
+            condition = column(inputs_named(join.condition, "__c"))
             stored_left, stored_right = (_stored_rows(previous, keys, side) for side in _SIDES)
             # the batch's left rows first: each joins the right rows stored before the batch
             pairs = _pairs(new_left, _as_partners(stored_right, keys, 0, _POS), keys, condition, 0)
@@ -272,11 +273,7 @@ def _pairs(arriving: DataFrame, partners: DataFrame, keys: list[str], condition:
     """The pairs of an arriving row of ``side`` and a partner of its key (:func:`_as_partners`) for
     which the condition (over the columns ``__c<i>``) holds: their columns, the arriving row's order
     ``(side, __seq)`` (``__seq``) and the partner's (``__pos``)."""
-    on = None
-    for i, k in enumerate(keys):
-        equal = arriving[k] == partners[f"__t{i}"]
-        on = equal if on is None else on & equal
-    joined = arriving.join(partners, on).where(condition)
+    joined = arriving.join(partners, _same_keys(arriving, partners, keys)).where(condition)
     return joined.select(*_values(arriving), *_values(partners), _order(F.lit(side), F.col(_SEQ)).alias(_SEQ),
                          F.col("__partner").alias(_POS))
 
@@ -294,22 +291,19 @@ def _appended(left: DataFrame, right: DataFrame, previous: DataFrame | None, key
         return batch
     old = previous.select(*[F.col(k).alias(f"__t{i}") for i, k in enumerate(keys)],
                           *[F.col(side).alias(f"{side}_old") for side in _SIDES])
+    joined = batch.join(old, _same_keys(batch, old, keys), "left")
+    return joined.select(*keys, *[_concatenated(F.col(f"{side}_old"), F.col(side)).alias(side) for side in _SIDES])
+
+
+def _same_keys(left: DataFrame, right: DataFrame, keys: list[str]) -> Column:
+    """Whether a row of ``left`` and one of ``right`` (its keys named ``__t<i>``) have equal keys."""
     on = None
     for i, k in enumerate(keys):
-        equal = batch[k] == old[f"__t{i}"]
+        equal = left[k] == right[f"__t{i}"]
         on = equal if on is None else on & equal
-    joined = batch.join(old, on, "left")
-    return joined.select(*keys, *[_concatenated(F.col(f"{side}_old"), F.col(side)).alias(side) for side in _SIDES])
+    return on
 
 
 def _concatenated(old: Column, new: Column) -> Column:
     """Two arrays one after the other, either null (none)."""
     return F.when(old.isNull(), new).when(new.isNull(), old).otherwise(F.concat(old, new))
-
-
-def _positional(resolved: Any) -> Any:
-    """A resolved expression over the joined columns reading them as ``__c<index>``."""
-    if type(resolved).__name__ == "InputRef":
-        return dataclasses.replace(resolved, name=f"__c{resolved.index}")
-    operands = getattr(resolved, "operands", None)
-    return dataclasses.replace(resolved, operands=tuple(map(_positional, operands))) if operands else resolved
