@@ -12,7 +12,7 @@ env = StreamExecutionEnvironment.get_execution_environment()
 env.set_parallelism(2)
 env.enable_checkpointing(1000)
 t_env = StreamTableEnvironment.create(env)
-t_env.get_config().set("kindling.source.max-records-per-batch", "8")  # Kindling's micro-batches (Flink ignores it)
+t_env.get_config().set("kindling.source.max-records-per-batch", "12")  # 3 micro-batches (Flink ignores it)
 orders = t_env.from_elements([(i, None if i % 9 == 0 else f"u{i % 5}", i * 10 % 70) for i in range(1, 31)],
                              ['oid', 'user_id', 'amount'])
 users = t_env.from_elements([(f"u{j % 6}" if j % 7 else None, f"name{j}", j * 15) for j in range(15, 0, -1)],
