@@ -22,8 +22,8 @@ Usage::
 It prints the kills survived, records lost and duplicated, wrong window sums, the recovery time
 after each kill (from the restart to the first new output), and with ``--cost`` the throughput of
 the keyed and window jobs with a checkpoint every micro-batch vs the one-step path (none).
-``tests/spark/test_chaos.py`` runs it in CI: 5 kills of the DataGeneratorSource job (500,000 records, 25,000
-per micro-batch), 1 of each of the others (60,000 records, 10,000 per micro-batch).
+``tests/spark/test_chaos.py`` runs it in CI: 5 kills of the DataGeneratorSource job (250,000 records, 12,500
+per micro-batch), 1 of each of the others (30,000 records, 5,000 per micro-batch).
 """
 from __future__ import annotations
 

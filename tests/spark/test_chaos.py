@@ -1,4 +1,4 @@
-"""Proof by killing (``benchmarks/chaos.py``): a keyed, event-time windowed job over 500,000
+"""Proof by killing (``benchmarks/chaos.py``): a keyed, event-time windowed job over 250,000
 generated records whose driver process is SIGKILLed 5 times at random moments and restarted from
 the same checkpoint, and one of whose Python workers kills itself mid-batch; the same job over
 every other bounded source kind (sequence, collection, files, Kafka) killed once; at the end no
@@ -39,11 +39,12 @@ def test_verify_counts_lost_duplicated_and_wrong_sums(tmp_path):
 @pytest.mark.slow
 @pytest.mark.timeout(1500)
 def test_driver_killed_five_times_and_a_worker_once_loses_and_doubles_nothing(tmp_path):
-    # 20 micro-batches of 25,000 records: every restart makes progress (its first new output comes
-    # before the kill) and the job is still far from its end after the fifth kill. What is tested
-    # is where the kills land (between micro-batches of many windows, after recoveries), not the
-    # number of records (1,000,000 until 2026-11-28: twice the work for the same kills).
-    report = run_chaos(str(tmp_path), 500_000, kills=5, batch_records=25_000, kill_worker_at=50_000,
+    # 20 micro-batches of 12,500 records: every restart makes progress (its first new output comes
+    # before the kill) and the job is still far from its end after the fifth kill; the worker dies
+    # in the fifth micro-batch. What is tested is where the kills land (between micro-batches of
+    # many windows, after recoveries), not the number of records (1,000,000 until 2026-11-28, then
+    # 500,000: the same 20 micro-batches and kills, with more records in each).
+    report = run_chaos(str(tmp_path), 250_000, kills=5, batch_records=12_500, kill_worker_at=25_000,
                        master="local[2,4]", timeout_s=1400)
     v = report.verdict
     assert report.kills == 5
@@ -57,12 +58,13 @@ def test_driver_killed_five_times_and_a_worker_once_loses_and_doubles_nothing(tm
 @pytest.mark.parametrize("source", [pytest.param(s, marks=[pytest.mark.kafka] if s == "kafka" else [])
                                     for s in SOURCES if s != "datagen"])
 def test_driver_killed_once_loses_and_doubles_nothing_whatever_the_source(tmp_path, request, source):
-    # 60,000 records in micro-batches of 10,000: each split read in several parts, the kill lands
+    # 30,000 records in micro-batches of 5,000 (60,000 in 10,000 until 2026-11-28: the same six
+    # micro-batches and parts of each split): each split read in several parts, the kill lands
     # between them (a Kafka topic written first, its end offsets given, not asked for); repeated
     # kills are the five-kill run's
 
     servers = request.getfixturevalue("kafka_broker") if source == "kafka" else ""
-    report = run_chaos(str(tmp_path), 60_000, kills=1, batch_records=10_000, master="local[2]", timeout_s=1400,
+    report = run_chaos(str(tmp_path), 30_000, kills=1, batch_records=5_000, master="local[2]", timeout_s=1400,
                        source=source, kafka_servers=servers)
     v = report.verdict
     assert report.kills == 1
