@@ -14,7 +14,7 @@ from kindling.common import Configuration, Types
 from kindling.common.watermark_strategy import WatermarkStrategy
 from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.table import StreamTableEnvironment
-from kindling.table.expressions import col
+from kindling.table.expressions import col, to_timestamp_ltz
 from kindling.table.udf import udf
 
 N = 120
@@ -111,6 +111,20 @@ def test_integer_keys_of_different_types_join_as_numbers(env):
     assert got == expected
 
 
+def test_a_join_of_float_and_local_time_columns_is_spark_s(env):
+    """The join's state keeps the column types a deduplication's keeps (one list), FLOAT and
+    TIMESTAMP_LTZ among them."""
+    _micro_batches(env, 1)
+    t_env = StreamTableEnvironment.create(env)
+    left = t_env.from_data_stream(env.from_collection([(1, 0.5)], Types.ROW_NAMED(['a', 'f'], [Types.INT(), Types.FLOAT()])))
+    right = t_env.from_data_stream(env.from_collection([(1, 2)], Types.ROW_NAMED(['b', 'n'], [Types.INT(), Types.INT()])))
+    right = right.add_columns(to_timestamp_ltz(col('n'), 3).alias('at'))
+    joined = left.join(right, col('a') == col('b'))
+    assert joined._stream()._transformation.relational is not None, joined.explain()
+    with joined.execute().collect() as rows:
+        assert [tuple(r)[:4] for r in rows] == [(1, 0.5, 1, 2)]
+
+
 def _writer(tmp_path, seen: list):
     """A micro-batch writer of ``SELECT * FROM l JOIN r ON l.k = r.k AND l.v < r.w`` whose pairs go to ``seen``."""
     from kindling.common.typeinfo import RowTypeInfo
@@ -190,11 +204,12 @@ def test_a_batch_replayed_after_a_failure_past_the_state_write_neither_loses_nor
 
 def test_stored_rows_come_back_as_they_were(spark, tmp_path):
     """The values of every type the planner lets the join store are read back from its state as they
-    were written (a JSON text): doubles (NaN, -0.0, infinities, 0.1), decimals, dates, timestamps to
-    the microsecond, booleans, nulls."""
+    were written (a JSON text): doubles and floats (NaN, -0.0, infinities, 0.1), decimals, dates,
+    timestamps with and without a time zone to the microsecond, booleans, nulls."""
     import datetime
     import decimal
     import math
+    import struct
 
     from kindling.common.typeinfo import RowTypeInfo
     from kindling.graph.specs import GroupAggregateSpec, RegularJoinSpec
@@ -203,9 +218,13 @@ def test_stored_rows_come_back_as_they_were(spark, tmp_path):
     from kindling.table.planner.expressions import resolve
     from kindling.table.types import DataTypes
 
-    names = ['k', 'd', 'm', 'day', 'at', 'b', 'k2']
+    from kindling.table.planner.physical import _SPARK_KEPT
+
+    names = ['k', 'd', 'm', 'day', 'at', 'b', 'f', 'lz', 'k2']
     types = [DataTypes.BIGINT(), DataTypes.DOUBLE(), DataTypes.DECIMAL(20, 4), DataTypes.DATE(),
-             DataTypes.TIMESTAMP(6), DataTypes.BOOLEAN(), DataTypes.BIGINT()]
+             DataTypes.TIMESTAMP(6), DataTypes.BOOLEAN(), DataTypes.FLOAT(), DataTypes.TIMESTAMP_LTZ(6),
+             DataTypes.BIGINT()]
+    assert {t.type_name for t in types} <= set(_SPARK_KEPT)  # the types the planner lets the state keep
     condition = resolve(col('k') == col('k2'), names, types)
     output_type = RowTypeInfo([t.type_info() for t in types], names)
     spec = JoinSinkSpec(join=RegularJoinSpec([0], [0], condition), output_type=output_type, parallelism=1,
@@ -213,13 +232,17 @@ def test_stored_rows_come_back_as_they_were(spark, tmp_path):
     writer = JoinWriter(spec, Compiler, None)
     writer.bind(str(tmp_path))
     seen = []
-    writer._emit = lambda pairs, _: seen.append(sorted((tuple(r)[:7] for r in pairs.collect()), key=str)) or 0
+    writer._emit = lambda pairs, _: seen.append(sorted((tuple(r)[:9] for r in pairs.collect()), key=str)) or 0
     at = datetime.datetime(2026, 3, 1, 12, 30, 45, 123456)
-    rows = [(1, math.nan, decimal.Decimal("12345678.1234"), datetime.date(1969, 12, 31), at, True),
-            (2, -0.0, None, None, None, False), (3, math.inf, decimal.Decimal("-0.0001"), None, at, None),
-            (4, 0.1, decimal.Decimal("0"), datetime.date(2026, 1, 1), None, None),
-            (5, -math.inf, None, None, None, None)]
-    left = spark.createDataFrame(rows, "k bigint, d double, m decimal(20,4), day date, at timestamp_ntz, b boolean")
+    near = datetime.datetime(1969, 12, 31, 23, 59, 59, 999999)
+    f32 = lambda x: struct.unpack("f", struct.pack("f", x))[0]  # noqa: E731  a FLOAT's value
+    rows = [(1, math.nan, decimal.Decimal("12345678.1234"), datetime.date(1969, 12, 31), at, True, math.nan, at),
+            (2, -0.0, None, None, None, False, -0.0, None),
+            (3, math.inf, decimal.Decimal("-0.0001"), None, at, None, math.inf, near),
+            (4, 0.1, decimal.Decimal("0"), datetime.date(2026, 1, 1), None, None, f32(0.1), None),
+            (5, -math.inf, None, None, None, None, f32(-3.4e38), datetime.datetime(2026, 7, 1, 0, 0, 0, 1))]
+    left = spark.createDataFrame(rows, "k bigint, d double, m decimal(20,4), day date, at timestamp_ntz, b boolean, "
+                                       "f float, lz timestamp")
     writer.write_side(0, left, 0)
     writer.write_side(1, spark.createDataFrame([], "k2 bigint"), 0)
     writer.write_side(0, spark.createDataFrame([], left.schema), 1)
@@ -228,8 +251,8 @@ def test_stored_rows_come_back_as_they_were(spark, tmp_path):
     got = {row[0]: row for row in seen[1]}
     for row in rows:
         back = got[row[0]]
-        assert back[6] == row[0]
-        for mine, stored in zip(row[1:], back[1:6]):
+        assert back[8] == row[0]
+        for mine, stored in zip(row[1:], back[1:8]):
             if isinstance(mine, float) and math.isnan(mine):
                 assert math.isnan(stored)
             else:

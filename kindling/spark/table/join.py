@@ -36,7 +36,7 @@ from kindling.graph.transformation import SinkTransformation, Transformation, \
     TwoInputTransformation, upstream_graph
 from kindling.spark.codec import codec_for
 from kindling.spark.run_mode import RunMode
-from kindling.spark.savepoints import _generated_uid
+from kindling.spark.savepoints import stateful_uids
 from kindling.spark.sinks import SinkWriter
 from kindling.spark.table.aggregation import (AggregationWriter, GroupStateStore, inputs_named, reading_changes,
                                               stateless_after)
@@ -95,14 +95,12 @@ def split_joins(sinks: list[Transformation], mode: RunMode, parallelism: int, jo
         for parent in node.inputs:
             consumers[parent.id].append(node)
     replaced: dict[int, list[SinkTransformation]] = {}
-    uids: set[str] = set()
+    # names each join's state as savepoints name an operator's: stable across runs of the job
+    uids = stateful_uids(nodes, lambda node: isinstance(node, TwoInputTransformation) and node.relational is not None)
     for node in nodes:
-        if not isinstance(node, TwoInputTransformation) or node.relational is None:
+        if node.id not in uids:
             continue
-        state_key = base = node.uid or _generated_uid(node)  # stable across runs of the job
-        while state_key in uids:  # twins (same name, same upstream), in graph order
-            state_key = f"{base}-{len(uids)}"
-        uids.add(state_key)
+        state_key = uids[node.id][0]
         taken = stateless_after(node, consumers)
         if taken is None:
             continue

@@ -152,7 +152,8 @@ SPARK_SCAN = "kindling.table.spark-scan"
 #: DECIMAL arithmetic differ: those stay in Python)
 _SPARK_SUMMABLE = INTEGRAL + ["DOUBLE"]
 _SPARK_COMPARABLE = _SPARK_SUMMABLE + ["STRING", "VARCHAR", "CHAR"]
-#: the column types a deduplication Spark computes keeps in its state (a JSON text each row reads back)
+#: the column types the SQLite state of a deduplication or a join Spark computes keeps (a JSON text
+#: each row reads back as it was)
 _SPARK_KEPT = _SPARK_COMPARABLE + ["FLOAT", "BOOLEAN", "DECIMAL", "DATE", "TIMESTAMP", "TIMESTAMP_LTZ"]
 #: nodes that read their input row by row, keeping no state: Spark's aggregation can feed them
 _STATELESS = (nodes.Project, nodes.Filter, nodes.Expand, nodes.Correlate, nodes.Sink)
@@ -163,8 +164,6 @@ _LEAVES = (nodes.Scan, nodes.Values)
 #: the key types a join on micro-batches compares as Flink's does (floats: Flink's keys are binary,
 #: 0.0 and -0.0 differ), besides integers, compared as BIGINT
 _JOIN_KEYS = ("STRING", "VARCHAR", "CHAR", "BOOLEAN", "DATE")
-#: the column types a join on micro-batches keeps in its state (a JSON text, read back as it was)
-_JOIN_STATE = tuple(INTEGRAL) + _JOIN_KEYS + ("DOUBLE", "DECIMAL", "TIMESTAMP")
 #: the other nodes a frame may hold (each one's conditions: ``Physical._<class name>``)
 _OPERATORS = (nodes.Over, nodes.Rank, nodes.WindowTVF, nodes.IntervalJoin, nodes.Union, nodes.Expand)
 #: why an event-time node of a stream runs in Python (the module docstring)
@@ -420,8 +419,8 @@ class Physical:
         if not widened and any(a != b or a not in _JOIN_KEYS for a, b in pairs):
             return None, "keys of types whose equality Spark decides otherwise than Flink's join"
         kept = [t.type_name for t in list(left_types.values()) + list(right_types.values())]
-        if any(t not in _JOIN_STATE for t in kept):
-            return None, f"a column of type {next(t for t in kept if t not in _JOIN_STATE)} the join's state does " \
+        if any(t not in _SPARK_KEPT for t in kept):
+            return None, f"a column of type {next(t for t in kept if t not in _SPARK_KEPT)} the join's state does " \
                          "not keep"
         condition = self.join_condition(node)
         reason = python_only(condition)
