@@ -404,9 +404,8 @@ class Physical:
             return None, "its state would live in SQLite under a checkpoint directory outside the local file system"
         if node.left.out.updating or node.right.out.updating:
             return None, "its input is updating"
-        if node.left_outer or node.right_outer or node.existence is not None:
-            return None, f"{'an anti or semi' if node.existence else 'an outer'} join's changes follow the order " \
-                         "its rows arrive"
+        if node.existence is not None:
+            return None, "an anti or semi join's changes follow the order its rows arrive"
         if not stateless_above:
             return None, "a stateful node reads its rows"
         left_names, right_names = node.left.out.names, node.right.out.names
@@ -427,7 +426,7 @@ class Physical:
         if reason is not None:
             return None, reason
         return RegularJoinSpec([left_names.index(k) for k in left_keys], [right_names.index(k) for k in right_keys],
-                               condition, widened), None
+                               condition, widened, node.left_outer, node.right_outer), None
 
     def _frame_inputs(self, node: nodes.Node) -> Optional[str]:
         """Why Spark cannot compute ``node`` in a frame whatever it computes, or None."""
