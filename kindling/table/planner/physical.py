@@ -361,8 +361,10 @@ class Physical:
     def _join(self, node: nodes.Join) -> Choice:
         """A regular join: Spark's join of two frames in a bounded job. BATCH gives each key's final
         rows; in one step an inner join of inserts emits each joined row once, in an order the
-        inputs' arrival could give, but an outer join's changes (a row padded with nulls, retracted
-        when its first partner comes) depend on the order in which the rows arrive."""
+        inputs' arrival could give, and a LEFT (RIGHT) join the rows of its BATCH answer as ``+I``:
+        Flink's changes when every right (left) row arrives first. A full outer join's changes (a row
+        padded with nulls, retracted when its first partner comes) depend on the order the rows
+        arrive: the Python operator."""
         from kindling.table.planner.expressions import python_only
 
         if not self.bounded or node.predicate is None:
@@ -373,8 +375,8 @@ class Physical:
             return Choice(PYTHON, "its input is computed in Python")
         if not self.in_batch and (node.left.out.updating or node.right.out.updating):
             return Choice(PYTHON, "its input is updating")
-        if not self.in_batch and (node.left_outer or node.right_outer or node.existence == "ANTI"):
-            return Choice(PYTHON, f"{'an anti' if node.existence else 'an outer'} join's changes depend on the "
+        if not self.in_batch and (node.existence == "ANTI" or (node.left_outer and node.right_outer)):
+            return Choice(PYTHON, f"{'an anti' if node.existence else 'a full outer'} join's changes depend on the "
                                   "order its rows arrive")
         reason = python_only(self.join_condition(node))
         return Choice(SPARK_JVM) if reason is None else Choice(PYTHON, reason)
