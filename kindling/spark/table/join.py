@@ -1,7 +1,7 @@
 """Regular joins of micro-batches computed by Spark's own (JVM) operators.
 
-kindling/table/planner/physical.py decides which joins Spark computes on micro-batches (an inner
-join of two append-only tables on equal keys, a condition Spark computes as Flink does, only
+kindling/table/planner/physical.py decides which joins Spark computes on micro-batches (an inner or
+outer join of two append-only tables on equal keys, a condition Spark computes as Flink does, only
 stateless nodes after it) and the lowering gives such a join's two-input node a
 :class:`~kindling.graph.specs.RegularJoinSpec`. :func:`split_joins` takes the join and what follows
 it out of the streaming query, as kindling/spark/table/aggregation.py does for an aggregation: the
@@ -19,6 +19,10 @@ checkpoint directory, one entry per key (both sides' rows of the key, in arrival
 and written for the batch's keys only; a replayed batch reads the version before its batch id, so
 the pairs are exactly once with the query's checkpoint. A key's entry is rewritten whole when a
 batch adds rows to it: a key with very many rows costs as many per batch that touches it.
+
+An outer join (:meth:`JoinWriter._outer_batch`) takes the batch's rows of the side that is not outer
+first (:func:`_first_side`) and also emits the changes of padded rows; each stored row keeps whether
+it has a partner (``__m``), and a null-keyed row is padded and never stored.
 """
 from __future__ import annotations
 

@@ -51,18 +51,22 @@ Structured Streaming query). Per node kind, today:
 * **Join** (regular): a frame's join of two frames in a bounded job, with the whole condition
   (``kindling.table.spark-operators: false`` keeps it in Python, for comparison). BATCH: every join
   kind, each key's final rows. One step: inner joins of append-only inputs, each joined row once
-  (``+I``; Flink's order of them depends on the inputs' arrival, any order one could give); an
-  outer join's changes depend on the order its rows arrive (a row padded with nulls while it has no
-  partner, ``-D`` of it when the first partner comes), as an anti join's (NOT IN, NOT EXISTS: a row
-  until its first partner comes), and a join of changes (an aggregation's) follows them row by row:
-  those stay on the Python operator. A semi join (IN, EXISTS) of inserts emits each left row with a
-  partner once, as Spark's ``left_semi`` join. On micro-batches, an inner join of append-only inputs
-  on equal keys (of types whose equality Spark decides as Flink's binary keys: integers, as BIGINT,
-  strings, BOOLEAN, DATE) read only by stateless nodes, its columns of types the store keeps and its
-  condition one Spark computes, is taken out of the job's query and joined per batch, the new rows
-  of each side with the other side's stored rows of their keys and with each other, each pair once
+  (``+I``; Flink's order of them depends on the inputs' arrival, any order one could give), and
+  LEFT (RIGHT) joins of them, the BATCH rows as ``+I`` (Flink's changes when every right (left) row
+  comes first); a FULL join's changes depend on the order its rows arrive (a row padded with nulls
+  while it has no partner, ``-D`` of it when the first partner comes), as an anti join's (NOT IN,
+  NOT EXISTS: a row until its first partner comes), and a join of changes (an aggregation's)
+  follows them row by row: those stay on the Python operator. A semi join (IN, EXISTS) of inserts
+  emits each left row with a partner once, as Spark's ``left_semi`` join. On micro-batches, an
+  inner or outer join of append-only inputs on equal keys (of types whose equality Spark decides as
+  Flink's binary keys: integers, as BIGINT, strings, BOOLEAN, DATE) read only by stateless nodes,
+  its columns of types the store keeps and its condition one Spark computes, is taken out of the
+  job's query and joined per batch, the new rows of each side with the other side's stored rows of
+  their keys and with each other, each pair once, an outer join's padded rows and their ``-D`` as
+  Flink's join emits them when the batch's rows of the side that is not outer arrive first
   (kindling/spark/table/join.py; as the aggregation's state, the rows live in SQLite under a local
-  checkpoint directory); the other joins follow the rows' arrival row by row: Python.
+  checkpoint directory); semi and anti joins and joins of changes follow the rows' arrival row by
+  row: Python.
 * **UNION ALL**: part of a frame in a bounded job when both inputs are frames.
 * **Expand** (GROUPING SETS, ROLLUP, CUBE before their aggregation): part of a frame in a bounded job
   when its input is one: each row exploded into its grouping sets' rows, in their order.
@@ -384,9 +388,9 @@ class Physical:
     def _micro_batch_join(self, node: nodes.Join, stateless_above: bool) -> Choice:
         """A regular join on micro-batches: Spark joins each batch's rows with each other and with the
         other side's stored rows of the batch's keys (kindling/spark/table/join.py) when the join is
-        an inner equi-join of inserts whose pairs are each emitted once (``+I``), in an order the
-        inputs' arrival could give; an outer or anti join's changes and a join of changes follow the
-        order the rows arrive, row by row: the Python operator."""
+        an inner or outer equi-join of inserts (an outer join's changes those of one arrival order of
+        each batch's rows Flink could see); a semi or anti join's changes and a join of changes follow
+        the order the rows arrive, row by row: the Python operator."""
         spec, reason = self._spark_join(node, stateless_above)
         return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
 
