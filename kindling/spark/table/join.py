@@ -390,9 +390,9 @@ def _concatenated(old: Column, new: Column) -> Column:
 def _first_side(join: RegularJoinSpec) -> int:
     """The side whose rows of a batch arrive first (0 left, 1 right) in the order the batch's changes
     follow. Flink's join sees the two inputs' rows interleaved in any order; taking the side that
-    is not outer first (the right in a LEFT join, the left in a RIGHT or FULL one) means a row of
-    the outer side meets its partners of the same batch on arrival: no padded row is emitted and
-    retracted within a batch where the other side cannot pad."""
+    is not outer first (the right in a LEFT join, the left in a RIGHT one) means a row of the outer
+    side meets its partners of the same batch on arrival: a padded row is retracted only when a
+    partner comes in a later batch. A FULL join takes the left side first (one side pads either way)."""
     return 1 if join.left_outer and not join.right_outer else 0
 
 
