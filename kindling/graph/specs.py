@@ -445,16 +445,19 @@ class RelationalSourceSpec(SourceSpec):
 
 @dataclass(eq=False)
 class RegularJoinSpec:
-    """An inner join of two append-only tables on equal keys as relational data, for Spark's own
+    """An inner or outer join of two append-only tables on equal keys as relational data, for Spark's own
     join operators on micro-batches: ``left_keys`` and ``right_keys`` are the positions of the
     equal columns of each side's rows, ``condition`` the whole join predicate resolved against the
     joined columns (its InputRefs' indexes: left columns, then right ones), ``widened``: the keys
-    are integers compared as BIGINT (the sides' types may differ)."""
+    are integers compared as BIGINT (the sides' types may differ); ``left_outer``, ``right_outer``:
+    the rows of that side without a partner are kept, padded with nulls (LEFT, RIGHT, FULL OUTER)."""
 
     left_keys: list = field(default_factory=list)
     right_keys: list = field(default_factory=list)
     condition: Any = None
     widened: bool = False
+    left_outer: bool = False
+    right_outer: bool = False
 
 
 @dataclass(eq=False)

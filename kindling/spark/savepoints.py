@@ -37,7 +37,7 @@ import time
 import uuid
 import zipfile
 from contextlib import closing
-from typing import Any
+from typing import Any, Callable
 
 SAVEPOINT_PATH = "execution.savepoint.path"
 IGNORE_UNCLAIMED_STATE = "execution.savepoint.ignore-unclaimed-state"
@@ -68,14 +68,20 @@ class StoppedWithSavepoint(Exception):
 
 def operator_uids(nodes: list) -> dict[int, tuple[str, str]]:
     """Keyed operator node id -> (uid, name) for the keyed operators among ``nodes`` (a lowered
-    job graph). Without ``uid()`` the id is generated from the operator's name and the names and
-    kinds of everything upstream of it, so an operator added elsewhere leaves it unchanged (twins
-    with the same name and upstream get ``-2``, ``-3``, ... in graph order)."""
+    job graph): :func:`stateful_uids` of them."""
     from kindling.graph.transformation import KeyedTransformation
 
+    return stateful_uids(nodes, lambda node: isinstance(node, KeyedTransformation))
+
+
+def stateful_uids(nodes: list, stateful: Callable[[Any], bool]) -> dict[int, tuple[str, str]]:
+    """Node id -> (uid, name) for the nodes among ``nodes`` for which ``stateful`` holds: the name
+    their state is kept under. Without ``uid()`` the id is generated from the node's name and the
+    names and kinds of everything upstream of it, so a node added elsewhere leaves it unchanged
+    (twins with the same name and upstream get ``-2``, ``-3``, ... in graph order)."""
     found, owners = {}, {}
     for node in nodes:
-        if isinstance(node, KeyedTransformation):
+        if stateful(node):
             uid = node.uid or _generated_uid(node)
             if not node.uid:  # twins (same name, same upstream) are told apart by their order in the graph
                 base, n = uid, 1

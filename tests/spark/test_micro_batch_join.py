@@ -2,7 +2,8 @@
 give the rows the Python operator gives (Flink's join, kindling/runtime/table/join.py): on two
 partitions, across micro-batches with a key's rows arriving on each side in different batches, when
 a batch is replayed; null keys join nothing; what Spark cannot compute as Flink does stays on the
-Python operator."""
+Python operator. Outer joins: each batch's changes are the Python operator's for one arrival order
+of the batch's rows."""
 from __future__ import annotations
 
 import os
@@ -14,7 +15,7 @@ from kindling.common import Configuration, Types
 from kindling.common.watermark_strategy import WatermarkStrategy
 from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.table import StreamTableEnvironment
-from kindling.table.expressions import col
+from kindling.table.expressions import col, to_timestamp_ltz
 from kindling.table.udf import udf
 
 N = 120
@@ -73,8 +74,13 @@ def test_explain_says_spark_joins_on_micro_batches_and_why_not(env):
     assert "Join(joinType=[InnerJoin]" in left.join(right, _condition()).explain()
     lines = [line for line in left.join(right, _condition()).explain().splitlines() if "Join(" in line]
     assert "[Spark JVM, micro-batches]" in lines[0], lines
-    outer = [line for line in left.left_outer_join(right, _condition()).explain().splitlines() if "Join(" in line]
-    assert "[Python, micro-batches: an outer join's changes follow the order its rows arrive]" in outer[0], outer
+    for outer in (left.left_outer_join, left.right_outer_join, left.full_outer_join):
+        lines = [line for line in outer(right, _condition()).explain().splitlines() if "Join(" in line]
+        assert "[Spark JVM, micro-batches]" in lines[0], lines
+    t_env.create_temporary_view("l", left)
+    t_env.create_temporary_view("r", right)
+    semi = t_env.sql_query("SELECT * FROM l WHERE k IN (SELECT key FROM r)").explain()
+    assert "an anti or semi join's changes follow the order its rows arrive" in semi, semi
     twice = left.join(right, _condition()).group_by(col('k')).select(col('k'), col('n').count)
     assert "a stateful node reads its rows" in twice.explain()
 
@@ -109,6 +115,20 @@ def test_integer_keys_of_different_types_join_as_numbers(env):
     expected = Counter((i, i % 4, j, j % 3, 2.5 * j) for i in range(20) for j in range(10)
                        if i % 5 and j % 7 and i % 4 == j % 3)
     assert got == expected
+
+
+def test_a_join_of_float_and_local_time_columns_is_spark_s(env):
+    """The join's state keeps the column types a deduplication's keeps (one list), FLOAT and
+    TIMESTAMP_LTZ among them."""
+    _micro_batches(env, 1)
+    t_env = StreamTableEnvironment.create(env)
+    left = t_env.from_data_stream(env.from_collection([(1, 0.5)], Types.ROW_NAMED(['a', 'f'], [Types.INT(), Types.FLOAT()])))
+    right = t_env.from_data_stream(env.from_collection([(1, 2)], Types.ROW_NAMED(['b', 'n'], [Types.INT(), Types.INT()])))
+    right = right.add_columns(to_timestamp_ltz(col('n'), 3).alias('at'))
+    joined = left.join(right, col('a') == col('b'))
+    assert joined._stream()._transformation.relational is not None, joined.explain()
+    with joined.execute().collect() as rows:
+        assert [tuple(r)[:4] for r in rows] == [(1, 0.5, 1, 2)]
 
 
 def _writer(tmp_path, seen: list):
@@ -190,11 +210,12 @@ def test_a_batch_replayed_after_a_failure_past_the_state_write_neither_loses_nor
 
 def test_stored_rows_come_back_as_they_were(spark, tmp_path):
     """The values of every type the planner lets the join store are read back from its state as they
-    were written (a JSON text): doubles (NaN, -0.0, infinities, 0.1), decimals, dates, timestamps to
-    the microsecond, booleans, nulls."""
+    were written (a JSON text): doubles and floats (NaN, -0.0, infinities, 0.1), decimals, dates,
+    timestamps with and without a time zone to the microsecond, booleans, nulls."""
     import datetime
     import decimal
     import math
+    import struct
 
     from kindling.common.typeinfo import RowTypeInfo
     from kindling.graph.specs import GroupAggregateSpec, RegularJoinSpec
@@ -203,9 +224,13 @@ def test_stored_rows_come_back_as_they_were(spark, tmp_path):
     from kindling.table.planner.expressions import resolve
     from kindling.table.types import DataTypes
 
-    names = ['k', 'd', 'm', 'day', 'at', 'b', 'k2']
+    from kindling.table.planner.physical import _SPARK_KEPT
+
+    names = ['k', 'd', 'm', 'day', 'at', 'b', 'f', 'lz', 'k2']
     types = [DataTypes.BIGINT(), DataTypes.DOUBLE(), DataTypes.DECIMAL(20, 4), DataTypes.DATE(),
-             DataTypes.TIMESTAMP(6), DataTypes.BOOLEAN(), DataTypes.BIGINT()]
+             DataTypes.TIMESTAMP(6), DataTypes.BOOLEAN(), DataTypes.FLOAT(), DataTypes.TIMESTAMP_LTZ(6),
+             DataTypes.BIGINT()]
+    assert {t.type_name for t in types} <= set(_SPARK_KEPT)  # the types the planner lets the state keep
     condition = resolve(col('k') == col('k2'), names, types)
     output_type = RowTypeInfo([t.type_info() for t in types], names)
     spec = JoinSinkSpec(join=RegularJoinSpec([0], [0], condition), output_type=output_type, parallelism=1,
@@ -213,13 +238,17 @@ def test_stored_rows_come_back_as_they_were(spark, tmp_path):
     writer = JoinWriter(spec, Compiler, None)
     writer.bind(str(tmp_path))
     seen = []
-    writer._emit = lambda pairs, _: seen.append(sorted((tuple(r)[:7] for r in pairs.collect()), key=str)) or 0
+    writer._emit = lambda pairs, _: seen.append(sorted((tuple(r)[:9] for r in pairs.collect()), key=str)) or 0
     at = datetime.datetime(2026, 3, 1, 12, 30, 45, 123456)
-    rows = [(1, math.nan, decimal.Decimal("12345678.1234"), datetime.date(1969, 12, 31), at, True),
-            (2, -0.0, None, None, None, False), (3, math.inf, decimal.Decimal("-0.0001"), None, at, None),
-            (4, 0.1, decimal.Decimal("0"), datetime.date(2026, 1, 1), None, None),
-            (5, -math.inf, None, None, None, None)]
-    left = spark.createDataFrame(rows, "k bigint, d double, m decimal(20,4), day date, at timestamp_ntz, b boolean")
+    near = datetime.datetime(1969, 12, 31, 23, 59, 59, 999999)
+    f32 = lambda x: struct.unpack("f", struct.pack("f", x))[0]  # noqa: E731  a FLOAT's value
+    rows = [(1, math.nan, decimal.Decimal("12345678.1234"), datetime.date(1969, 12, 31), at, True, math.nan, at),
+            (2, -0.0, None, None, None, False, -0.0, None),
+            (3, math.inf, decimal.Decimal("-0.0001"), None, at, None, math.inf, near),
+            (4, 0.1, decimal.Decimal("0"), datetime.date(2026, 1, 1), None, None, f32(0.1), None),
+            (5, -math.inf, None, None, None, None, f32(-3.4e38), datetime.datetime(2026, 7, 1, 0, 0, 0, 1))]
+    left = spark.createDataFrame(rows, "k bigint, d double, m decimal(20,4), day date, at timestamp_ntz, b boolean, "
+                                       "f float, lz timestamp")
     writer.write_side(0, left, 0)
     writer.write_side(1, spark.createDataFrame([], "k2 bigint"), 0)
     writer.write_side(0, spark.createDataFrame([], left.schema), 1)
@@ -228,11 +257,177 @@ def test_stored_rows_come_back_as_they_were(spark, tmp_path):
     got = {row[0]: row for row in seen[1]}
     for row in rows:
         back = got[row[0]]
-        assert back[6] == row[0]
-        for mine, stored in zip(row[1:], back[1:6]):
+        assert back[8] == row[0]
+        for mine, stored in zip(row[1:], back[1:8]):
             if isinstance(mine, float) and math.isnan(mine):
                 assert math.isnan(stored)
             else:
                 assert stored == mine and type(stored) is type(mine), (mine, stored)
                 if isinstance(mine, float):  # -0.0 stays -0.0
                     assert math.copysign(1, stored) == math.copysign(1, mine)
+
+
+# -- outer joins -------------------------------------------------------------------------------------
+
+class _State:
+    def __init__(self):
+        self.stored = None
+
+    def value(self):
+        return self.stored
+
+    def update(self, value):
+        self.stored = value
+
+
+class _Context:
+    """One key's state of a keyed co-function."""
+
+    def __init__(self):
+        self.states = {}
+
+    def get_state(self, descriptor):
+        return self.states.setdefault(descriptor.name, _State())
+
+    def get_job_parameter(self, name, default):
+        return default
+
+
+def _python_join(left_outer: bool, right_outer: bool, condition):
+    """The Python operator (Flink's join) of ``l JOIN r ON l.k = r.k2 AND condition``, one instance per
+    key: ``feed(side, rows)`` -> its changes ``(kind, row)`` in order."""
+    from kindling.common.types import RowKind, _create_row
+    from kindling.runtime.table.join import RegularJoinFunction
+
+    per_key = {}
+
+    def feed(side: int, rows: list) -> list:
+        out = []
+        for row in rows:
+            key = row[0]
+            if key not in per_key:
+                per_key[key] = RegularJoinFunction(['k', 'v'], ['k2', 'w'], condition, left_outer, right_outer)
+                per_key[key].open(_Context())
+            names = ['k', 'v'] if side == 0 else ['k2', 'w']
+            process = per_key[key].process_element1 if side == 0 else per_key[key].process_element2
+            out += [(str(c.get_row_kind()), tuple(c)) for c in process(_create_row(names, list(row), RowKind.INSERT),
+                                                                          None)]
+        return out
+    return feed
+
+
+def _outer_writer(tmp_path, seen: list, left_outer: bool, right_outer: bool):
+    """A micro-batch writer of ``l [LEFT|RIGHT|FULL] JOIN r ON l.k = r.k2 AND l.v < r.w`` whose changes
+    go to ``seen`` (a batch's list of ``(kind, row)`` in the order each key's changes are emitted)."""
+    from kindling.common.typeinfo import ChangelogRowTypeInfo
+    from kindling.graph.specs import GroupAggregateSpec, RegularJoinSpec
+    from kindling.spark.compiler import Compiler
+    from kindling.spark.table.join import JoinSinkSpec, JoinWriter
+    from kindling.table.planner.expressions import resolve
+    from kindling.table.types import DataTypes
+
+    types = [DataTypes.STRING(), DataTypes.INT(), DataTypes.STRING(), DataTypes.INT()]
+    condition = resolve((col('k') == col('k2')) & (col('v') < col('w')), ['k', 'v', 'k2', 'w'], types)
+    output_type = ChangelogRowTypeInfo([Types.STRING(), Types.INT(), Types.STRING(), Types.INT()],
+                                       ['k', 'v', 'k2', 'w'])
+    spec = JoinSinkSpec(join=RegularJoinSpec([0], [0], condition, False, left_outer, right_outer),
+                        output_type=output_type, parallelism=2, aggregate=GroupAggregateSpec(keys=["k0"]))
+    writer = JoinWriter(spec, Compiler, None)
+    writer.bind(str(tmp_path))
+    kinds = {0: "+I", 3: "-D"}
+
+    def emit(changes, _):
+        rows = sorted(changes.collect(), key=lambda r: (str(r["__k0"]), tuple(r["__seq"]), tuple(r["__pos"])))
+        seen.append([(kinds[r["__kind"]], tuple(r)[:4]) for r in rows])
+        return 0
+    writer._emit = emit
+    return writer, (col('k') == col('k2')) & (col('v') < col('w'))
+
+
+def _valid(changes: list, rows: Counter) -> Counter:
+    """``rows`` after ``changes``, each retraction one of a row there."""
+    for kind, row in changes:
+        if kind == "-D":
+            assert rows[row] > 0, f"{row} retracted, not there"
+            rows[row] -= 1
+        else:
+            rows[row] += 1
+    return rows
+
+
+@pytest.mark.parametrize("left_outer, right_outer", [(True, False), (False, True), (True, True)])
+def test_an_outer_join_s_changes_per_batch_are_flink_s_for_one_arrival(spark, tmp_path, left_outer, right_outer):
+    """Each micro-batch's changes are those the Python operator (Flink's join) makes when the batch's
+    rows of the side that is not outer come first (FULL: the left's); padded rows retracted at their
+    first partner, in a later batch on either side; equal rows each padded and retracted; null keys
+    padded, never joined; pairs failing the rest of the condition are not partners; a replayed batch
+    gives the same changes and leaves the same state."""
+    import random
+
+    seen = []
+    writer, condition = _outer_writer(tmp_path, seen, left_outer, right_outer)
+    feed = _python_join(left_outer, right_outer, condition)
+    first = 1 if left_outer and not right_outer else 0
+    rng = random.Random(7)
+    side = "k string, v int"
+    expected, rows = [], Counter()
+    for batch in range(4):
+        sides = [[(rng.choice(["a", "b", "c", None]), rng.randrange(4)) for _ in range(rng.randrange(2, 7))]
+                 for _ in range(2)]
+        if batch == 1:  # equal rows of each side, padded where outer, partnered in a later batch
+            sides[0] += [("d", 1), ("d", 1)]
+            sides[1] += [("e", 0), ("e", 0)]
+        if batch == 3:
+            sides[0] += [("e", -1)]
+            sides[1] += [("d", 5)]
+        expected.append(feed(first, sides[first]) + feed(1 - first, sides[1 - first]))
+        frames = [spark.createDataFrame(s, side) for s in sides]
+        for _ in range(2 if batch == 2 else 1):  # batch 2 replayed: as if Spark failed before committing it
+            writer.write_side(1, frames[1], batch)
+            writer.write_side(0, frames[0], batch)
+        if batch == 2:
+            assert seen[-1] == seen[-2]
+            seen.pop()
+        assert Counter(seen[-1]) == Counter(expected[-1]), batch
+        rows = _valid(seen[-1], rows)
+    assert Counter(seen[3])[("-D", ("d", 1, None, None))] == (2 if left_outer else 0)
+    assert Counter(seen[3])[("-D", (None, None, "e", 0))] == (2 if right_outer else 0)
+    assert +rows == _valid([c for changes in expected for c in changes], Counter())
+
+
+def _changes(env, spark_operators: bool, method: str) -> list:
+    _, left, right = _tables(env, spark_operators)
+    joined = getattr(left, method)(right, _condition())
+    assert (joined._stream()._transformation.relational is not None) == spark_operators
+    with joined.execute().collect() as rows:
+        return [(str(r.get_row_kind()), tuple(r)) for r in rows]
+
+
+def _outer_expected(left_outer: bool, right_outer: bool) -> Counter:
+    """The rows of the outer join of :func:`_tables`' rows, by definition."""
+    left = [(n, None if n % 11 == 0 else f"k{n % 17}", n % 7) for n in range(1, N + 1)]
+    right = [(m, None if m % 13 == 0 else f"k{(N - m) % 23}", m % 5) for m in range(1, N // 2 + 1)]
+    pairs = [a + b for a in left for b in right if a[1] is not None and a[1] == b[1] and a[2] <= b[2]]
+    rows = Counter(pairs)
+    if left_outer:
+        rows.update(a + (None,) * 3 for a in left if not any(p[:3] == a for p in pairs))
+    if right_outer:
+        rows.update((None,) * 3 + b for b in right if not any(p[3:] == b for p in pairs))
+    return rows
+
+
+@pytest.mark.parametrize("method, left_outer, right_outer", [  # RIGHT: as LEFT, the sides swapped (the writer's tests)
+    ("left_outer_join", True, False), ("full_outer_join", True, True)])
+def test_spark_outer_joins_give_the_python_operator_s_rows(env, method, left_outer, right_outer):
+    """On two partitions, across micro-batches where a key's partners arrive in later batches on both
+    sides: Spark's changes, applied in order, retract only rows they emitted and leave the rows of the
+    outer join, as the Python operator's; the same pairs; padded rows (null keys among them, never
+    joined) retracted only where a partner came in a later batch or after them in the same one."""
+    _micro_batches(env, 2)
+    by_spark, by_python = _changes(env, True, method), _changes(env, False, method)
+    expected = _outer_expected(left_outer, right_outer)
+    assert +_valid(by_spark, Counter()) == expected == +_valid(by_python, Counter())
+    pairs = lambda changes: Counter(row for kind, row in changes if None not in (row[0], row[3]))  # noqa: E731
+    assert pairs(by_spark) == pairs(by_python)
+    assert all(kind == "+I" for kind, row in by_spark if None not in (row[0], row[3]))
+    assert any(kind == "-D" for kind, _ in by_spark)

@@ -144,7 +144,7 @@ def test_explain_says_what_runs_in_one_step_and_on_micro_batches(env, ran):
                        .union_all(orders.select(col('id'), col('u'), col('amount'), col('u').alias('letter'))), ran)
         users = t_env.from_elements([(f"u{n}", n) for n in range(2)], ["uid", "rank"])
         seen += _check(orders.join(users, col('u') == col('uid')).select(col('id'), col('rank')), ran)
-        seen += _check(orders.left_outer_join(users, col('u') == col('uid')).select(col('id'), col('rank')), ran)
+        seen += _check(orders.full_outer_join(users, col('u') == col('uid')).select(col('id'), col('rank')), ran)
     assert {("Calc", "Spark JVM"), ("Calc", "Python on Arrow batches"), ("Calc", "Python"), ("GroupAggregate", "Spark JVM"),
             ("GroupAggregate", "Python"), ("Correlate", "Python"), ("Union", "Python"),
             ("Join", "Spark JVM"), ("Join", "Python")} <= set(seen)

@@ -127,3 +127,46 @@ def test_a_python_function_in_an_inner_join_condition_outer_joins_refuse_it(any_
         with pytest.raises(ValueError, match="Only inner join condition with equality predicates supports the "
                                              "Python UDF"):
             outer.execute()
+
+
+class _State:
+    def __init__(self):
+        self.stored = None
+
+    def value(self):
+        return self.stored
+
+    def update(self, value):
+        self.stored = value
+
+
+class _Context:
+    """One key's state of a keyed co-function and its job parameters."""
+
+    def __init__(self):
+        self.states = {}
+
+    def get_state(self, descriptor):
+        return self.states.setdefault(descriptor.name, _State())
+
+    def get_job_parameter(self, name, default):
+        return default
+
+
+def test_each_copy_of_a_padded_row_is_retracted_and_padded_again_as_flink_does():
+    """Two equal left rows without a partner are two padded rows: the right row that comes joins each
+    copy (``-D`` of its padding, then ``+I`` of the pair: PyFlink 2.3's changes), and its retraction
+    gives each copy back its padding (``-D`` of the pair, then ``+I`` of the padding)."""
+    from kindling.common.types import _create_row
+    from kindling.runtime.table.join import RegularJoinFunction
+
+    join = RegularJoinFunction(['v', 'k'], ['key', 'w'], None, True, False)
+    join.open(_Context())
+    left = lambda: _create_row(['v', 'k'], [1, 'a'], RowKind.INSERT)  # noqa: E731
+    changes = [*join.process_element1(left(), None), *join.process_element1(left(), None),
+               *join.process_element2(_create_row(['key', 'w'], ['a', 10], RowKind.INSERT), None),
+               *join.process_element2(_create_row(['key', 'w'], ['a', 10], RowKind.DELETE), None)]
+    padded, pair = (1, 'a', None, None), (1, 'a', 'a', 10)
+    assert [(str(c.get_row_kind()), tuple(c)) for c in changes] == [
+        ("+I", padded), ("+I", padded), ("-D", padded), ("+I", pair), ("-D", padded), ("+I", pair),
+        ("-D", pair), ("+I", padded), ("-D", pair), ("+I", padded)]

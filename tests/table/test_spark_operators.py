@@ -105,10 +105,21 @@ def test_outer_joins_in_batch_mode_give_the_python_operators_rows(env, tables):
     assert all(any(None in row for row in rows) for _, rows in by_spark)
 
 
-def test_outer_joins_in_one_step_stay_on_the_python_operator(env, tables):
+def test_left_and_right_joins_in_one_step_are_their_batch_rows_as_inserts(env, tables):
+    """In one step a LEFT (RIGHT) join emits its rows as Flink does when every right (left) row comes
+    first: each pair and each padded row once, ``+I``; the rows the Python operator's changes leave."""
+    by_spark = _results(env, "one step", True, tables, _OUTER[:2], {"Join(": "Spark JVM"})
+    by_python = _results(env, "one step", False, tables, _OUTER[:2], {"Join(": "Python"})
+    assert [rows for _, rows in by_spark] == [rows for _, rows in by_python]
+    assert all(kind == "+I" for changes, _ in by_spark for kind, _ in changes)
+    assert all(sum(rows.values()) == len(changes) for changes, rows in by_spark)
+    assert all(any("None" in row for _, row in changes) for changes, _ in by_spark)
+
+
+def test_a_full_outer_join_in_one_step_stays_on_the_python_operator(env, tables):
     t_env = _environment(env, "one step", True, tables)
-    plan = t_env.sql_query(_OUTER[0]).explain()
-    assert "[Python, one step: an outer join's changes depend on the order its rows arrive]" in plan
+    plan = t_env.sql_query(_OUTER[2]).explain()
+    assert "[Python, one step: a full outer join's changes depend on the order its rows arrive]" in plan
 
 
 _AFTER_AGGREGATION = [

@@ -73,19 +73,23 @@ class RegularJoinFunction(KeyedCoProcessFunction):
             entry[0] -= 1
             if entry[0] == 0:
                 del mine[values]
-            for other, other_entry in matches:
-                out += [(RowKind.DELETE, self._joined(side, values, other))] * other_entry[0]
+            for other, other_entry in matches:  # each copy of a partner, as Flink: its pair, then its padding
+                padded = self.outer[1 - side] and other_entry[1] == 1
+                for _ in range(other_entry[0]):
+                    out.append((RowKind.DELETE, self._joined(side, values, other)))
+                    if padded:
+                        out.append((RowKind.INSERT, self._padded(1 - side, other)))
                 other_entry[1] -= 1
-                if self.outer[1 - side] and other_entry[1] == 0:
-                    out.append((RowKind.INSERT, self._padded(1 - side, other)))
             if not matches and self.outer[side]:
                 out.append((RowKind.DELETE, self._padded(side, values)))
         else:
-            for other, other_entry in matches:
-                if self.outer[1 - side] and other_entry[1] == 0:
-                    out.append((RowKind.DELETE, self._padded(1 - side, other)))
+            for other, other_entry in matches:  # each copy of a partner, as Flink: its padding, then its pair
+                padded = self.outer[1 - side] and other_entry[1] == 0
+                for _ in range(other_entry[0]):
+                    if padded:
+                        out.append((RowKind.DELETE, self._padded(1 - side, other)))
+                    out.append((RowKind.INSERT, self._joined(side, values, other)))
                 other_entry[1] += 1
-                out += [(RowKind.INSERT, self._joined(side, values, other))] * other_entry[0]
             if not matches and self.outer[side]:
                 out.append((RowKind.INSERT, self._padded(side, values)))
             mine.setdefault(values, [0, partners])[0] += 1

@@ -1,7 +1,7 @@
 """Regular joins of micro-batches computed by Spark's own (JVM) operators.
 
-kindling/table/planner/physical.py decides which joins Spark computes on micro-batches (an inner
-join of two append-only tables on equal keys, a condition Spark computes as Flink does, only
+kindling/table/planner/physical.py decides which joins Spark computes on micro-batches (an inner or
+outer join of two append-only tables on equal keys, a condition Spark computes as Flink does, only
 stateless nodes after it) and the lowering gives such a join's two-input node a
 :class:`~kindling.graph.specs.RegularJoinSpec`. :func:`split_joins` takes the join and what follows
 it out of the streaming query, as kindling/spark/table/aggregation.py does for an aggregation: the
@@ -19,6 +19,10 @@ checkpoint directory, one entry per key (both sides' rows of the key, in arrival
 and written for the batch's keys only; a replayed batch reads the version before its batch id, so
 the pairs are exactly once with the query's checkpoint. A key's entry is rewritten whole when a
 batch adds rows to it: a key with very many rows costs as many per batch that touches it.
+
+An outer join (:meth:`JoinWriter._outer_batch`) takes the batch's rows of the side that is not outer
+first (:func:`_first_side`) and also emits the changes of padded rows; each stored row keeps whether
+it has a partner (``__m``), and a null-keyed row is padded and never stored.
 """
 from __future__ import annotations
 
@@ -30,13 +34,14 @@ from typing import Any, Callable
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.window import Window
 
 from kindling.graph.specs import ChangesSourceSpec, GroupAggregateSpec, RegularJoinSpec, SinkSpec
 from kindling.graph.transformation import SinkTransformation, Transformation, \
     TwoInputTransformation, upstream_graph
-from kindling.spark.codec import codec_for
+from kindling.spark.codec import ROW_KIND, codec_for
 from kindling.spark.run_mode import RunMode
-from kindling.spark.savepoints import _generated_uid
+from kindling.spark.savepoints import stateful_uids
 from kindling.spark.sinks import SinkWriter
 from kindling.spark.table.aggregation import (AggregationWriter, GroupStateStore, inputs_named, reading_changes,
                                               stateless_after)
@@ -45,6 +50,7 @@ from kindling.spark.table.columns import column
 STATE_DIR = "kindling-joins"  # under the checkpoint directory: a GroupStateStore per join
 _SEQ, _POS, _ROW = "__seq", "__pos", "__row"
 _SIDES = ("__l", "__r")  # the state's columns of each side's rows
+_INSERT, _DELETE = 0, 3  # RowKind's byte values
 
 
 @dataclasses.dataclass(eq=False)
@@ -95,14 +101,12 @@ def split_joins(sinks: list[Transformation], mode: RunMode, parallelism: int, jo
         for parent in node.inputs:
             consumers[parent.id].append(node)
     replaced: dict[int, list[SinkTransformation]] = {}
-    uids: set[str] = set()
+    # names each join's state as savepoints name an operator's: stable across runs of the job
+    uids = stateful_uids(nodes, lambda node: isinstance(node, TwoInputTransformation) and node.relational is not None)
     for node in nodes:
-        if not isinstance(node, TwoInputTransformation) or node.relational is None:
+        if node.id not in uids:
             continue
-        state_key = base = node.uid or _generated_uid(node)  # stable across runs of the job
-        while state_key in uids:  # twins (same name, same upstream), in graph order
-            state_key = f"{base}-{len(uids)}"
-        uids.add(state_key)
+        state_key = uids[node.id][0]
         taken = stateless_after(node, consumers)
         if taken is None:
             continue
@@ -190,9 +194,11 @@ class JoinWriter(AggregationWriter):
             raise RuntimeError("a join in a streaming query needs the job's checkpoint directory")
         kept: list[DataFrame] = []
         try:
-            new_left = _keep(kept, _rows(left, join.left_keys, join.widened, 0))
-            new_right = _keep(kept, _rows(right, join.right_keys, join.widened, width))
             keys = _keys(join)
+            if join.left_outer or join.right_outer:
+                return self._outer_batch(left, right, batch_id, kept)
+            new_left = _keep(kept, _rows(left, join.left_keys, join.widened, 0).where(_present(keys)))
+            new_right = _keep(kept, _rows(right, join.right_keys, join.widened, width).where(_present(keys)))
             touched = new_left.select(*keys).union(new_right.select(*keys))
             store = GroupStateStore(self.state_dir, _appended(new_left, new_right, None, keys).schema)
             previous = _keep(kept, store.read(touched, batch_id))
@@ -209,14 +215,79 @@ class JoinWriter(AggregationWriter):
             for frame in kept:
                 frame.unpersist()
 
-    def _output(self, pairs: DataFrame, join: RegularJoinSpec, width: int) -> DataFrame:
-        """The pairs as the join's output columns, with the placement keys (the left keys as the left
-        side's columns: ``__k<i>``) and their order (``__seq``, ``__pos``)."""
-        fields = [f for f in codec_for(self.spec.output_type).fields]
+    def _outer_batch(self, left: DataFrame, right: DataFrame, batch_id: int, kept: list[DataFrame]) -> int:
+        """An outer join's changes of one micro-batch, as Flink's join emits them when the batch's rows
+        arrive one side's after the other's (:func:`_first_side`): a row without a partner ``+I``
+        padded with nulls; a padded row's first partner ``-D`` of the padded row, then ``+I`` of the
+        pair; later partners ``+I`` of pairs. Each stored row keeps whether it has a partner (``__m``)."""
+        join = self.spec.join
+        width = len(left.columns)
+        keys = _keys(join)
+        every = [_keep(kept, _rows(left, join.left_keys, join.widened, 0)),
+                 _keep(kept, _rows(right, join.right_keys, join.widened, width))]
+        new = [rows.where(_present(keys)) for rows in every]  # a null key joins nothing: padded, never stored
+        store = GroupStateStore(self.state_dir, _outer_state(
+            *[_entries(rows.withColumn("__m", F.lit(False)), keys, 1, _SEQ) for rows in new], keys).schema)
+        previous = _keep(kept, store.read(new[0].select(*keys).union(new[1].select(*keys)), batch_id))
+        stored = [_stored_rows(previous, keys, side) for side in _SIDES]
+        condition = column(inputs_named(join.condition, "__c"))
+        outer = (join.left_outer, join.right_outer)
+        first = _first_side(join)
+        second = 1 - first
+        # the first side's new rows, each joining the second side's stored rows
+        early = _keep(kept, _arrivals(new[first], _as_partners(stored[second], keys, 0, _POS, "__m"), keys, condition))
+        partnered = early.select(_SEQ).distinct().withColumn("__m", F.lit(True))
+        new_first = new[first].join(partnered, _SEQ, "left").withColumn("__m", F.coalesce("__m", F.lit(False)))
+        # then the second side's, each joining the first side's stored rows and those of the batch
+        partners = _as_partners(stored[first], keys, 0, _POS, "__m").unionByName(
+            _as_partners(new_first, keys, 1, _SEQ, "__m"))
+        late = _keep(kept, _arrivals(new[second], partners, keys, condition))
+        columns = {f.name: f.dataType for rows in every for f in rows.schema.fields if f.name.startswith("__c")}
+        sides = [_values(every[0]), _values(every[1])]
+        changes = []
+        for step, (side, arrivals) in enumerate(((first, early), (second, late))):
+            other = 1 - side
+            changes.append(_change(arrivals, columns, sides[0] + sides[1], keys, _INSERT, step, True))
+            if outer[other]:  # a padded partner's first partner retracts its padding
+                unpaired = arrivals.where(~F.col("__pm") & F.col("__first"))
+                changes.append(_change(unpaired, columns, sides[other], keys, _DELETE, step, False))
+            if outer[side]:  # a row without partners: padded
+                alone = every[side].join(arrivals.select(_SEQ).distinct(), _SEQ, "left_anti")
+                changes.append(_change(alone.withColumn("__partner", _order(F.lit(0), F.lit(0))), columns,
+                                       sides[side], keys, _INSERT, step, True))
+        matched = [None, None]
+        matched[first] = (_matched(late, keys, 0), _matched(early, keys, None), _matched(late, keys, 1))
+        matched[second] = (_matched(early, keys, 0), _matched(late, keys, None), None)
+        entries = []
+        for side in (0, 1):
+            on_stored, on_new, on_new_as_partner = matched[side]
+            old = _entries(_with_matched(stored[side], on_stored, _POS, "__m"), keys, 0, _POS)
+            fresh = new[side].withColumn("__m", F.lit(False))
+            fresh = _with_matched(fresh, on_new, _SEQ, "__m")
+            if on_new_as_partner is not None:
+                fresh = _with_matched(fresh, on_new_as_partner, _SEQ, "__m")
+            entries.append(old.unionByName(_entries(fresh, keys, 1, _SEQ)))
+        self.state_rows_written = store.write(_outer_state(*entries, keys), keys, batch_id)
+        out = changes[0]
+        for more in changes[1:]:
+            out = out.unionByName(more)
+        return self._emit(self._output(out, join, width + len(right.columns), width), batch_id)
+
+    def _output(self, pairs: DataFrame, join: RegularJoinSpec, width: int, right_offset: int | None = None
+                ) -> DataFrame:
+        """The pairs as the join's output columns, with the placement keys (the key columns of the
+        left side: ``__k<i>``) and their order (``__seq``, ``__pos``); an outer join's changes (with
+        ``right_offset``, where the right side's columns start) with their RowKind (``__kind``), a row
+        padded on the left placed by its right key columns."""
+        fields = [f for f in codec_for(self.spec.output_type).fields if f.name != ROW_KIND]
         if len(fields) != width:
             raise RuntimeError(f"the join's output has {len(fields)} columns, its inputs {width}")
-        return pairs.select(*[F.col(f"__c{i}").cast(f.dataType).alias(f.name) for i, f in enumerate(fields)],
-                            *[F.col(f"__c{p}").alias(f"__k{i}") for i, p in enumerate(join.left_keys)], _SEQ, _POS)
+        placed = [F.col(f"__c{p}") for p in join.left_keys]
+        if right_offset is not None:
+            placed = [F.coalesce(k, F.col(f"__c{right_offset + p}")) for k, p in zip(placed, join.right_keys)]
+        kind = [F.col(ROW_KIND)] if right_offset is not None else []
+        return pairs.select(*[F.col(f"__c{i}").cast(f.dataType).alias(f.name) for i, f in enumerate(fields)], *kind,
+                            *[k.alias(f"__k{i}") for i, k in enumerate(placed)], _SEQ, _POS)
 
 
 def _keep(kept: list, frame: DataFrame) -> DataFrame:
@@ -231,19 +302,22 @@ def _keys(join: RegularJoinSpec) -> list[str]:
 
 
 def _rows(df: DataFrame, key_positions: list[int], widened: bool, offset: int) -> DataFrame:
-    """One side's rows of the batch whose keys are all non-null (a null key equals nothing): their
-    keys ``__k<i>`` (integers as BIGINT when ``widened``), their columns ``__c<offset + j>`` and
-    their arrival order ``__seq``."""
+    """One side's rows of the batch: their keys ``__k<i>`` (integers as BIGINT when ``widened``),
+    their columns ``__c<offset + j>`` and their arrival order ``__seq``."""
     names = df.columns
     keys = [F.col(f"`{names[p]}`") for p in key_positions]
     keys = [k.cast("bigint") if widened else k for k in keys]
-    rows = df.select(*[k.alias(f"__k{i}") for i, k in enumerate(keys)],
+    return df.select(*[k.alias(f"__k{i}") for i, k in enumerate(keys)],
                      *[F.col(f"`{n}`").alias(f"__c{offset + j}") for j, n in enumerate(names)],
                      F.monotonically_increasing_id().alias(_SEQ))
+
+
+def _present(keys: list[str]) -> Column:
+    """Whether a row's keys are all non-null (a null key equals nothing)."""
     present = None
-    for i in range(len(keys)):
-        present = F.col(f"__k{i}").isNotNull() if present is None else present & F.col(f"__k{i}").isNotNull()
-    return rows.where(present)
+    for k in keys:
+        present = F.col(k).isNotNull() if present is None else present & F.col(k).isNotNull()
+    return present
 
 
 def _values(frame: DataFrame) -> list[str]:
@@ -262,11 +336,13 @@ def _order(first: Column, then: Column) -> Column:
     return F.struct(first.cast("int").alias("o"), then.cast("bigint").alias("n"))
 
 
-def _as_partners(rows: DataFrame, keys: list[str], origin: int, order: str) -> DataFrame:
+def _as_partners(rows: DataFrame, keys: list[str], origin: int, order: str, matched: str | None = None) -> DataFrame:
     """``rows`` as partners of arriving rows: their keys as ``__t<i>``, their arrival (``origin``
-    0: stored, 1: of the batch; then the column ``order``) as ``__partner``, their columns."""
+    0: stored, 1: of the batch; then the column ``order``) as ``__partner``, their columns (and,
+    with ``matched``, that column, whether the row had a partner before, as ``__pm``)."""
+    had = [F.col(matched).alias("__pm")] if matched else []
     return rows.select(*[F.col(k).alias(f"__t{i}") for i, k in enumerate(keys)],
-                       _order(F.lit(origin), F.col(order)).alias("__partner"), *_values(rows))
+                       _order(F.lit(origin), F.col(order)).alias("__partner"), *_values(rows), *had)
 
 
 def _pairs(arriving: DataFrame, partners: DataFrame, keys: list[str], condition: Column, side: int) -> DataFrame:
@@ -307,3 +383,74 @@ def _same_keys(left: DataFrame, right: DataFrame, keys: list[str]) -> Column:
 def _concatenated(old: Column, new: Column) -> Column:
     """Two arrays one after the other, either null (none)."""
     return F.when(old.isNull(), new).when(new.isNull(), old).otherwise(F.concat(old, new))
+
+
+# -- outer joins --------------------------------------------------------------------------------------
+
+def _first_side(join: RegularJoinSpec) -> int:
+    """The side whose rows of a batch arrive first (0 left, 1 right) in the order the batch's changes
+    follow. Flink's join sees the two inputs' rows interleaved in any order; taking the side that
+    is not outer first (the right in a LEFT join, the left in a RIGHT one) means a row of the outer
+    side meets its partners of the same batch on arrival: a padded row is retracted only when a
+    partner comes in a later batch. A FULL join takes the left side first (one side pads either way)."""
+    return 1 if join.left_outer and not join.right_outer else 0
+
+
+def _arrivals(arriving: DataFrame, partners: DataFrame, keys: list[str], condition: Column) -> DataFrame:
+    """The pairs of arriving rows and partners of their keys (:func:`_as_partners`, with ``__pm``)
+    for which the condition holds: the arriving row's keys, both rows' columns, the arriving row's
+    order ``__seq``, the partner's ``__partner`` and ``__pm``, and ``__first``: whether the arriving
+    row is the partner's first among them (in arrival order)."""
+    joined = arriving.join(partners, _same_keys(arriving, partners, keys)).where(condition)
+    first = F.row_number().over(Window.partitionBy(*keys, "__partner").orderBy(_SEQ)) == 1
+    return joined.select(*keys, *_values(arriving), *_values(partners), _SEQ, "__partner", "__pm",
+                         first.alias("__first"))
+
+
+def _change(rows: DataFrame, columns: dict, shown: list[str], keys: list[str], kind: int, step: int,
+            after: bool) -> DataFrame:
+    """A change of ``kind`` per row of ``rows`` (arrivals, :func:`_arrivals`): the columns ``shown``,
+    the others null; ordered by the arrival (``step`` 0: the first side's, 1: the second's, then
+    ``__seq``) and its partner (``__partner``; a padded partner's retraction before its pair
+    unless ``after``)."""
+    values = [(F.col(c) if c in shown else F.lit(None).cast(t)).alias(c) for c, t in columns.items()]
+    partner = F.col("__partner")
+    position = F.struct(partner["o"].alias("o"), partner["n"].alias("n"), F.lit(int(after)).alias("d"))
+    return rows.select(*values, F.lit(kind).cast("byte").alias(ROW_KIND), *keys,
+                       _order(F.lit(step), F.col(_SEQ)).alias(_SEQ), position.alias(_POS))
+
+
+def _matched(arrivals: DataFrame, keys: list[str], origin: int | None) -> DataFrame:
+    """The rows that found a partner among ``arrivals``: the arriving ones (``origin`` None, by their
+    ``__seq``) or their partners stored (0, by their position) or of the batch (1, by their ``__seq``),
+    as keys and ``__n`` (of the position or ``__seq``)."""
+    if origin is None:
+        return arrivals.select(*keys, F.col(_SEQ).alias("__n")).distinct()
+    partners = arrivals.where(F.col("__partner")["o"] == origin)
+    return partners.select(*keys, F.col("__partner")["n"].alias("__n")).distinct()
+
+
+def _with_matched(rows: DataFrame, matched: DataFrame, order: str, flag: str) -> DataFrame:
+    """``rows`` with ``flag`` also true for those of ``matched`` (keys and ``__n``: their ``order``)."""
+    keys = [c for c in matched.columns if c != "__n"]
+    found = matched.withColumnRenamed("__n", order).withColumn("__found", F.lit(True))
+    joined = rows.join(found, keys + [order], "left")
+    return joined.withColumn(flag, F.col(flag) | F.coalesce("__found", F.lit(False))).drop("__found")
+
+
+def _entries(rows: DataFrame, keys: list[str], origin: int, order: str) -> DataFrame:
+    """One side's rows as the state's entries: keys, arrival (``origin``, the column ``order``) as
+    ``__seq``, the columns and ``__m`` as ``__row``."""
+    return rows.select(*keys, _order(F.lit(origin), F.col(order)).alias(_SEQ),
+                       F.struct(*_values(rows), "__m").alias(_ROW))
+
+
+def _outer_state(left: DataFrame, right: DataFrame, keys: list[str]) -> DataFrame:
+    """An outer join's state of the keys of the entries (:func:`_entries`) of each side: per key
+    each side's rows in arrival order (``__l``, ``__r``), each with ``__m``."""
+    sides = []
+    for entries, side in zip((left, right), _SIDES):
+        ordered = F.sort_array(F.collect_list(F.struct(F.col(_SEQ), F.col(_ROW))))
+        sides.append(entries.groupBy(*keys).agg(ordered.alias(side))
+                     .select(*keys, F.transform(side, lambda entry: entry[_ROW]).alias(side)))
+    return sides[0].join(sides[1], keys, "full_outer")

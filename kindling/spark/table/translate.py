@@ -209,7 +209,9 @@ class _Translation:
     def _Join(self, node) -> DataFrame:
         kind = _EXISTENCE_JOINS[node.existence] if node.existence else _JOINS[(node.left_outer, node.right_outer)]
         joined = self.frame(node.left).join(self.frame(node.right), _column(self.operators[id(node)]), kind)
-        return self._joined(joined.select(*[F.col(f"`{n}`") for n in node.out.names]), node)
+        # a stream's LEFT (RIGHT) join of inserts in one step: its BATCH rows, as inserts (physical.py)
+        inserts = [F.lit(0).cast("byte").alias(ROW_KIND)] if node.out.updating else []
+        return self._joined(joined.select(*[F.col(f"`{n}`") for n in node.out.names], *inserts), node)
 
     def _joined(self, joined: DataFrame, node) -> DataFrame:
         """A join's rows in the partitions of Flink's subtasks of their left keys, where rows are placed

@@ -51,18 +51,22 @@ Structured Streaming query). Per node kind, today:
 * **Join** (regular): a frame's join of two frames in a bounded job, with the whole condition
   (``kindling.table.spark-operators: false`` keeps it in Python, for comparison). BATCH: every join
   kind, each key's final rows. One step: inner joins of append-only inputs, each joined row once
-  (``+I``; Flink's order of them depends on the inputs' arrival, any order one could give); an
-  outer join's changes depend on the order its rows arrive (a row padded with nulls while it has no
-  partner, ``-D`` of it when the first partner comes), as an anti join's (NOT IN, NOT EXISTS: a row
-  until its first partner comes), and a join of changes (an aggregation's) follows them row by row:
-  those stay on the Python operator. A semi join (IN, EXISTS) of inserts emits each left row with a
-  partner once, as Spark's ``left_semi`` join. On micro-batches, an inner join of append-only inputs
-  on equal keys (of types whose equality Spark decides as Flink's binary keys: integers, as BIGINT,
-  strings, BOOLEAN, DATE) read only by stateless nodes, its columns of types the store keeps and its
-  condition one Spark computes, is taken out of the job's query and joined per batch, the new rows
-  of each side with the other side's stored rows of their keys and with each other, each pair once
+  (``+I``; Flink's order of them depends on the inputs' arrival, any order one could give), and
+  LEFT (RIGHT) joins of them, the BATCH rows as ``+I`` (Flink's changes when every right (left) row
+  comes first); a FULL join's changes depend on the order its rows arrive (a row padded with nulls
+  while it has no partner, ``-D`` of it when the first partner comes), as an anti join's (NOT IN,
+  NOT EXISTS: a row until its first partner comes), and a join of changes (an aggregation's)
+  follows them row by row: those stay on the Python operator. A semi join (IN, EXISTS) of inserts
+  emits each left row with a partner once, as Spark's ``left_semi`` join. On micro-batches, an
+  inner or outer join of append-only inputs on equal keys (of types whose equality Spark decides as
+  Flink's binary keys: integers, as BIGINT, strings, BOOLEAN, DATE) read only by stateless nodes,
+  its columns of types the store keeps and its condition one Spark computes, is taken out of the
+  job's query and joined per batch, the new rows of each side with the other side's stored rows of
+  their keys and with each other, each pair once, an outer join's padded rows and their ``-D`` as
+  Flink's join emits them when the batch's rows of the side that is not outer arrive first
   (kindling/spark/table/join.py; as the aggregation's state, the rows live in SQLite under a local
-  checkpoint directory); the other joins follow the rows' arrival row by row: Python.
+  checkpoint directory); semi and anti joins and joins of changes follow the rows' arrival row by
+  row: Python.
 * **UNION ALL**: part of a frame in a bounded job when both inputs are frames.
 * **Expand** (GROUPING SETS, ROLLUP, CUBE before their aggregation): part of a frame in a bounded job
   when its input is one: each row exploded into its grouping sets' rows, in their order.
@@ -152,7 +156,8 @@ SPARK_SCAN = "kindling.table.spark-scan"
 #: DECIMAL arithmetic differ: those stay in Python)
 _SPARK_SUMMABLE = INTEGRAL + ["DOUBLE"]
 _SPARK_COMPARABLE = _SPARK_SUMMABLE + ["STRING", "VARCHAR", "CHAR"]
-#: the column types a deduplication Spark computes keeps in its state (a JSON text each row reads back)
+#: the column types the SQLite state of a deduplication or a join Spark computes keeps (a JSON text
+#: each row reads back as it was)
 _SPARK_KEPT = _SPARK_COMPARABLE + ["FLOAT", "BOOLEAN", "DECIMAL", "DATE", "TIMESTAMP", "TIMESTAMP_LTZ"]
 #: nodes that read their input row by row, keeping no state: Spark's aggregation can feed them
 _STATELESS = (nodes.Project, nodes.Filter, nodes.Expand, nodes.Correlate, nodes.Sink)
@@ -163,8 +168,6 @@ _LEAVES = (nodes.Scan, nodes.Values)
 #: the key types a join on micro-batches compares as Flink's does (floats: Flink's keys are binary,
 #: 0.0 and -0.0 differ), besides integers, compared as BIGINT
 _JOIN_KEYS = ("STRING", "VARCHAR", "CHAR", "BOOLEAN", "DATE")
-#: the column types a join on micro-batches keeps in its state (a JSON text, read back as it was)
-_JOIN_STATE = tuple(INTEGRAL) + _JOIN_KEYS + ("DOUBLE", "DECIMAL", "TIMESTAMP")
 #: the other nodes a frame may hold (each one's conditions: ``Physical._<class name>``)
 _OPERATORS = (nodes.Over, nodes.Rank, nodes.WindowTVF, nodes.IntervalJoin, nodes.Union, nodes.Expand)
 #: why an event-time node of a stream runs in Python (the module docstring)
@@ -362,8 +365,10 @@ class Physical:
     def _join(self, node: nodes.Join) -> Choice:
         """A regular join: Spark's join of two frames in a bounded job. BATCH gives each key's final
         rows; in one step an inner join of inserts emits each joined row once, in an order the
-        inputs' arrival could give, but an outer join's changes (a row padded with nulls, retracted
-        when its first partner comes) depend on the order in which the rows arrive."""
+        inputs' arrival could give, and a LEFT (RIGHT) join the rows of its BATCH answer as ``+I``:
+        Flink's changes when every right (left) row arrives first. A full outer join's changes (a row
+        padded with nulls, retracted when its first partner comes) depend on the order the rows
+        arrive: the Python operator."""
         from kindling.table.planner.expressions import python_only
 
         if not self.bounded or node.predicate is None:
@@ -374,8 +379,8 @@ class Physical:
             return Choice(PYTHON, "its input is computed in Python")
         if not self.in_batch and (node.left.out.updating or node.right.out.updating):
             return Choice(PYTHON, "its input is updating")
-        if not self.in_batch and (node.left_outer or node.right_outer or node.existence == "ANTI"):
-            return Choice(PYTHON, f"{'an anti' if node.existence else 'an outer'} join's changes depend on the "
+        if not self.in_batch and (node.existence == "ANTI" or (node.left_outer and node.right_outer)):
+            return Choice(PYTHON, f"{'an anti' if node.existence else 'a full outer'} join's changes depend on the "
                                   "order its rows arrive")
         reason = python_only(self.join_condition(node))
         return Choice(SPARK_JVM) if reason is None else Choice(PYTHON, reason)
@@ -383,9 +388,9 @@ class Physical:
     def _micro_batch_join(self, node: nodes.Join, stateless_above: bool) -> Choice:
         """A regular join on micro-batches: Spark joins each batch's rows with each other and with the
         other side's stored rows of the batch's keys (kindling/spark/table/join.py) when the join is
-        an inner equi-join of inserts whose pairs are each emitted once (``+I``), in an order the
-        inputs' arrival could give; an outer or anti join's changes and a join of changes follow the
-        order the rows arrive, row by row: the Python operator."""
+        an inner or outer equi-join of inserts (an outer join's changes those of one arrival order of
+        each batch's rows Flink could see); a semi or anti join's changes and a join of changes follow
+        the order the rows arrive, row by row: the Python operator."""
         spec, reason = self._spark_join(node, stateless_above)
         return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
 
@@ -405,9 +410,8 @@ class Physical:
             return None, "its state would live in SQLite under a checkpoint directory outside the local file system"
         if node.left.out.updating or node.right.out.updating:
             return None, "its input is updating"
-        if node.left_outer or node.right_outer or node.existence is not None:
-            return None, f"{'an anti or semi' if node.existence else 'an outer'} join's changes follow the order " \
-                         "its rows arrive"
+        if node.existence is not None:
+            return None, "an anti or semi join's changes follow the order its rows arrive"
         if not stateless_above:
             return None, "a stateful node reads its rows"
         left_names, right_names = node.left.out.names, node.right.out.names
@@ -420,15 +424,15 @@ class Physical:
         if not widened and any(a != b or a not in _JOIN_KEYS for a, b in pairs):
             return None, "keys of types whose equality Spark decides otherwise than Flink's join"
         kept = [t.type_name for t in list(left_types.values()) + list(right_types.values())]
-        if any(t not in _JOIN_STATE for t in kept):
-            return None, f"a column of type {next(t for t in kept if t not in _JOIN_STATE)} the join's state does " \
+        if any(t not in _SPARK_KEPT for t in kept):
+            return None, f"a column of type {next(t for t in kept if t not in _SPARK_KEPT)} the join's state does " \
                          "not keep"
         condition = self.join_condition(node)
         reason = python_only(condition)
         if reason is not None:
             return None, reason
         return RegularJoinSpec([left_names.index(k) for k in left_keys], [right_names.index(k) for k in right_keys],
-                               condition, widened), None
+                               condition, widened, node.left_outer, node.right_outer), None
 
     def _frame_inputs(self, node: nodes.Node) -> Optional[str]:
         """Why Spark cannot compute ``node`` in a frame whatever it computes, or None."""
