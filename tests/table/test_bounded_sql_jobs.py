@@ -122,3 +122,27 @@ def test_a_window_aggregation_only_a_blackhole_reads_writes_its_rows_in_no_order
     written = [v for k, v in result.get_all_accumulator_results().items() if k.startswith("records-written:")]
     assert unordered == [True]
     assert written == [len(collected(t_env, TUMBLE))] and unordered == [True, False]  # printed rows: in order
+
+
+def test_an_over_only_a_blackhole_reads_through_a_calc_writes_its_rows_in_no_order(spark, tmp_path, monkeypatch):
+    """In one step an OVER's rows come out per instance in time order, unless only blackholes see them
+    (through projections and filters): then no sort after the window functions, same count."""
+    from kindling.table.planner import physical
+
+    ordered = []
+    operator = physical.Physical._over_operator
+    monkeypatch.setattr(physical.Physical, "_over_operator", lambda self, n: (
+        lambda o: ordered.append(o[3]) or o)(operator(self, n)))
+    (tmp_path / "ev.csv").write_text(IN_DELAY)
+    t_env = quiet_t_env()
+    _events(t_env, tmp_path)
+    insert = ("INSERT INTO out SELECT CAST(k AS BIGINT), v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN "
+              "UNBOUNDED PRECEDING AND CURRENT ROW) FROM ev WHERE v > 0")
+    assert "[Spark JVM, one step]" in t_env.explain_sql(insert).split("\n")[2]
+    ordered.clear()
+    result = t_env.execute_sql(insert).get_job_client().get_job_execution_result().result()
+    written = [v for k, v in result.get_all_accumulator_results().items() if k.startswith("records-written:")]
+    assert ordered and not any(ordered)
+    ordered.clear()
+    assert written == [len([r for r in collected(t_env, OVER) if r[2] > 0])]
+    assert ordered and all(ordered)  # collected rows: in order

@@ -103,7 +103,8 @@ windows) only if the end of r's earliest window - 1 <= that watermark. So if for
 end - 1 > max(t before r in its file, t of any other file) - delay, no row is dropped and Flink's
 answer is each window's aggregate over all rows, which Spark computes. An OVER ordered by that rowtime
 joins the rule with r's own time in place of its window's end - 1 (Flink's OVER drops r when
-t <= the watermark): its rows come out per instance in time order, as the end of input fires them. It
+t <= the watermark): its rows come out per instance in time order, as the end of input fires them
+(in no order when only blackholes see them, through projections and filters: no sort). It
 is decided before the plan is chosen (kindling/spark/table/scans.py ``rows_may_be_late``: pyarrow's
 CSV reader, or a Spark job for files it may read otherwise); a row that may be late
 (or a null time) keeps the job on micro-batches (Flink's late rows, with its replay of time). A table
@@ -218,6 +219,7 @@ class Physical:
         blackholes = [n for n in _nodes(roots) if isinstance(n, nodes.Sink)
                       and n.descriptor.get_options().get("connector") == "blackhole"]
         self._blackholed = {id(n.input) for n in blackholes if readers[id(n.input)] == 1}
+        self._roots = roots
         in_plan, in_streams = _eager_watermarks(roots)
         #: the plan's Flink SQL watermarks are read by no node, or change no answer: their assigners are not run
         self.unread_watermarks = in_plan and final and (
@@ -565,7 +567,15 @@ class Physical:
         others = [j for j in range(len(node.names)) if j not in offsets]
         row = Schema([node.names[j] for j in others], [types[j] for j in others])
         return aggregation_spec(node.frame.partition_keys, aggregates, node.input.out.types), row.row_type_info(), \
-            offsets, not self.in_batch and id(node) not in self._blackholed
+            offsets, not self.in_batch and not self._order_unseen(node)
+
+    def _order_unseen(self, node: nodes.Node) -> bool:
+        """Whether no one can see the order of ``node``'s rows: they reach only blackhole sinks, through
+        projections and filters (which keep it, row by row)."""
+        readers = [n for n in _nodes(self._roots) if any(i is node for i in n.inputs)]
+        return bool(readers) and all(
+            isinstance(n, nodes.Sink) and n.descriptor.get_options().get("connector") == "blackhole" or
+            isinstance(n, _JVM_CALC) and self._order_unseen(n) for n in readers)
 
     def spark_aggregation_spec(self, node: nodes.Node, stateless_above: bool) -> Optional[GroupAggregateSpec]:
         """The aggregation node as a :class:`GroupAggregateSpec` when Spark computes it (the rule in
