@@ -83,10 +83,11 @@ _FILE, _PARTITION = "__file", "__partition"
 
 
 def rows_may_be_late(spark: SparkSession, options: dict, type_info: Any, data_types: list, time_field: str,
-                     delay: int, step: int, phase: int) -> bool:
+                     delay: int, step: int, phase: int, least: int | None = None) -> bool:
     """Whether a row of the CSV files of a table whose watermark is ``delay`` ms behind ``time_field``
     may come after the watermark passed the end of its earliest window (windows end at ``phase``
-    plus multiples of ``step``), whatever the timing (the
+    plus multiples of ``step``; a window ending at or before ``least`` + 1 makes its rows late),
+    whatever the timing (the
     rule: kindling/table/planner/physical.py). Flink reads each file as one split, in file order; a
     reader may read any other file before it. A null time may be late. Each file's figures come from
     :func:`fast_file_times` where it reads the file as the job's Spark scan does, else from a Spark job
@@ -101,7 +102,7 @@ def rows_may_be_late(spark: SparkSession, options: dict, type_info: Any, data_ty
     slow = [f for f in files if fast[f] == _UNREAD]
     if slow:
         figures += spark_file_times(spark, options, type_info, data_types, time_field, step, phase, slow)
-    return _may_be_late(figures, delay)
+    return _may_be_late(figures, delay, least)
 
 
 _FAST = "path string, unread boolean, t long, slack long, last long, nulls long"
@@ -130,11 +131,12 @@ def _fast_file_times(batches: Iterator[Any], read: Any) -> Iterator[Any]:
             ("path", pa.string()), ("unread", pa.bool_()), *((n, pa.int64()) for n in ("t", "slack", "last", "nulls"))]))
 
 
-def _may_be_late(files: list, delay: int) -> bool:
+def _may_be_late(files: list, delay: int, least: int | None = None) -> bool:
     """The rule over each file's figures (file, largest time, least slack, least last ms, nulls)."""
     for i, (_, _, slack, last, nulls) in enumerate(files):
         others = max((g[1] for j, g in enumerate(files) if j != i and g[1] is not None), default=None)
-        if nulls or (slack is not None and slack <= -delay) or (others is not None and last <= others - delay):
+        if nulls or (slack is not None and slack <= -delay) or (others is not None and last <= others - delay) or \
+                (least is not None and last is not None and last <= least):
             return True
     return False
 

@@ -70,6 +70,8 @@ def scan_frame(spark, scan, type_info) -> DataFrame:
 
 
 _ORDER, _SEQ, _NUMBER, _PLACE = "__order", "__seq", "__number", "__place"
+#: an interval join's marks of its sides' rows, and of its padded rows
+_LEFT, _RIGHT, _PADDED = "__left", "__right", "__padded"
 _JOINS = {(False, False): "inner", (True, False): "left", (False, True): "right", (True, True): "full"}
 _EXISTENCE_JOINS = {"SEMI": "left_semi", "ANTI": "left_anti"}
 
@@ -319,16 +321,33 @@ class _Translation:
 
     def _IntervalJoin(self, node) -> DataFrame:
         """The pairs of equal keys whose times are within the bounds (and the rest of the condition);
-        an outer side's rows that joined none, padded with nulls."""
+        an outer side's rows that joined none, padded with nulls (a stream in one step: after each
+        parallel instance's pairs, as the end of input's watermark pads them)."""
+        rest, padded_last = self.operators[id(node)]
         left_time, right_time = _epoch_millis(node.left_time), _epoch_millis(node.right_time)
         condition = (right_time + node.lower <= left_time) & (left_time <= right_time + node.upper)
         for a, b in zip(node.left_keys, node.right_keys):
             condition = condition & (F.col(f"`{a}`") == F.col(f"`{b}`"))
-        if id(node) in self.operators:
-            condition = condition & _column(self.operators[id(node)])
-        joined = self.frame(node.left).join(self.frame(node.right), condition,
-                                            _JOINS[(node.left_outer, node.right_outer)])
-        return self._joined(joined.select(*[F.col(f"`{n}`") for n in node.out.names]), node)
+        if rest is not None:
+            condition = condition & _column(rest)
+        left, right = self.frame(node.left), self.frame(node.right)
+        if padded_last:
+            left, right = left.withColumn(_LEFT, F.lit(True)), right.withColumn(_RIGHT, F.lit(True))
+        joined = left.join(right, condition, _JOINS[(node.left_outer, node.right_outer)])
+        columns = [F.col(f"`{n}`") for n in node.out.names]
+        if not padded_last:
+            return self._joined(joined.select(*columns), node)
+        left_types, right_types = node.left.out.types, node.right.out.types
+        keys = [f"__key{i}" for i in range(len(node.left_keys))]
+        same = all(left_types[a] == right_types[b] for a, b in zip(node.left_keys, node.right_keys))
+        key_type = self._key_type(node.left, list(node.left_keys)) if same else None
+        joined = joined.select(*columns, (F.col(_LEFT).isNull() | F.col(_RIGHT).isNull()).alias(_PADDED), *[
+            F.coalesce(F.col(f"`{a}`"), F.col(f"`{b}`")).alias(k) for a, b, k in zip(node.left_keys, node.right_keys, keys)])
+        if key_type is not None:  # each key's rows in Flink's subtask of it, a padded row's by its own side's key
+            joined = self._spread(joined, keys, key_type)
+        else:
+            joined = joined.repartition(self.parallelism if keys else 1, *[F.col(k) for k in keys])
+        return joined.sortWithinPartitions(_PADDED).select(*columns)
 
     def _Union(self, node) -> DataFrame:
         sides = [self.frame(node.left), self.frame(node.right)]
