@@ -194,3 +194,22 @@ def test_an_interval_joins_padded_rows_come_after_its_pairs_in_one_step(spark, t
         with t_env.execute_sql(INTERVAL_JOIN.format(kind)).collect() as rows:
             padded = [r[side] is None for r in rows]
         assert 0 < sum(padded) < len(padded) and padded == sorted(padded), kind
+
+
+def test_an_overs_argument_column_crosses_the_exchange_once(spark, tmp_path, monkeypatch):
+    """SUM(v) reads v: the window functions' shuffle carries k, v, the order and the arrival, no copy of v."""
+    import re
+
+    from kindling.spark import sinks
+
+    plans = []
+    write = sinks.DiscardWriter.write
+    monkeypatch.setattr(sinks.DiscardWriter, "write", lambda self, df, batch: plans.append(
+        df._jdf.queryExecution().explainString(df._sc._jvm.org.apache.spark.sql.execution.ExplainMode.fromString(
+            "formatted"))) or write(self, df, batch))
+    (tmp_path / "ev.csv").write_text(IN_DELAY)
+    t_env = quiet_t_env()
+    _events(t_env, tmp_path)
+    t_env.execute_sql("INSERT INTO out SELECT CAST(k AS BIGINT), v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS "
+                      "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM ev").wait()
+    assert [re.findall(r"Exchange\nInput \[(\d+)\]", p) for p in plans] == [["4"]], plans

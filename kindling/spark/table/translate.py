@@ -257,7 +257,14 @@ class _Translation:
             if node.input.out.types[frame.order_field].type_name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
                 order = F.unix_millis(order)  # a RANGE's bound is in ms
         arguments = [F.col(f"`{column}`").alias(f"__a{j}") for j, (_, column, _) in enumerate(spec.calls) if column]
-        rows = rows.select("*", *arguments, order.alias(_ORDER), F.monotonically_increasing_id().alias(_SEQ))
+        # an argument column is carried once, by its argument's name (not partition keys, LAG or LEAD's columns)
+        named = set(frame.partition_keys) | {a._children[0]._name for a in offsets.values()}
+        carried = {}
+        for j, (_, column, _) in enumerate(spec.calls):
+            if column and column not in named:
+                carried.setdefault(column, f"__a{j}")
+        rows = rows.select(*[F.col(f"`{n}`") for n in node.input.out.names if n not in carried], *arguments,
+                           order.alias(_ORDER), F.monotonically_increasing_id().alias(_SEQ))
         partition = Window.partitionBy(*[F.col(f"`{k}`") for k in frame.partition_keys])
         ordered = F.col(_ORDER).desc() if frame.descending else F.col(_ORDER)  # NULLs last, as Flink's DESC
         start = Window.unboundedPreceding if frame.preceding is None else -frame.preceding
@@ -275,7 +282,7 @@ class _Translation:
         columns = [_offset_column(offsets[j], in_order, types[j]) if j in offsets else next(values)
                    for j in range(len(node.names))]
         names = [*node.input.out.names, *node.names]
-        rows = rows.select(*[F.col(f"`{n}`") for n in node.input.out.names],
+        rows = rows.select(*[F.col(carried.get(n, f"`{n}`")).alias(n) for n in node.input.out.names],
                            *[c.alias(n) for c, n in zip(columns, node.names)], _ORDER, _SEQ)
         if streamed:  # the end of input's watermark fires each instance's rows in time order (ties: arrival)
             keys = [F.col(f"`{k}`") for k in frame.partition_keys]
