@@ -511,10 +511,31 @@ def run_mode(env, sources: list, eager_watermarks: bool) -> RunMode:
 def rows_may_be_late(env, checks: list) -> bool:
     """Whether, for one of ``checks`` (the arguments of kindling/spark/table/scans.py ``rows_may_be_late``
     after the session), a row of the files may be late for its window."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pyspark.sql import SparkSession
+
+    from kindling.spark.session import is_local, spark_master, with_submitted_keys
+    from kindling.spark.table.scans import driver_file_times
     from kindling.spark.table.scans import rows_may_be_late as may_be_late
 
-    spark = get_spark(env.get_configuration(), env._parallelism)
-    return any(may_be_late(spark, *check) for check in checks)
+    configuration = env.get_configuration()
+    if SparkSession.getActiveSession() or SparkSession._instantiatedSession or \
+            not is_local(spark_master(with_submitted_keys(configuration.to_dict()))):
+        spark = get_spark(configuration, env._parallelism)
+        return any(may_be_late(spark, *check) for check in checks)
+    def read_files() -> list:
+        figures = [driver_file_times(*check) for check in checks]
+        timing("lateness check: files read")
+        return figures
+
+    with ThreadPoolExecutor(1, thread_name_prefix="kindling-lateness") as pool:  # read while the session starts
+        read = pool.submit(read_files)
+        spark = get_spark(configuration, env._parallelism)
+        fast = read.result()
+    late = any(may_be_late(spark, *check, fast=figures) for check, figures in zip(checks, fast))
+    timing("lateness check done")
+    return late
 
 
 def runs_in_one_step(env, time_settings: TimeSettings, sources: list) -> bool:

@@ -122,3 +122,94 @@ def test_a_window_aggregation_only_a_blackhole_reads_writes_its_rows_in_no_order
     written = [v for k, v in result.get_all_accumulator_results().items() if k.startswith("records-written:")]
     assert unordered == [True]
     assert written == [len(collected(t_env, TUMBLE))] and unordered == [True, False]  # printed rows: in order
+
+
+def test_an_over_only_a_blackhole_reads_through_a_calc_writes_its_rows_in_no_order(spark, tmp_path, monkeypatch):
+    """In one step an OVER's rows come out per instance in time order, unless only blackholes see them
+    (through projections and filters): then no sort after the window functions, same count."""
+    from kindling.table.planner import physical
+
+    ordered = []
+    operator = physical.Physical._over_operator
+    monkeypatch.setattr(physical.Physical, "_over_operator", lambda self, n: (
+        lambda o: ordered.append(o[3]) or o)(operator(self, n)))
+    (tmp_path / "ev.csv").write_text(IN_DELAY)
+    t_env = quiet_t_env()
+    _events(t_env, tmp_path)
+    insert = ("INSERT INTO out SELECT CAST(k AS BIGINT), v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN "
+              "UNBOUNDED PRECEDING AND CURRENT ROW) FROM ev WHERE v > 0")
+    assert "[Spark JVM, one step]" in t_env.explain_sql(insert).split("\n")[2]
+    ordered.clear()
+    result = t_env.execute_sql(insert).get_job_client().get_job_execution_result().result()
+    written = [v for k, v in result.get_all_accumulator_results().items() if k.startswith("records-written:")]
+    assert ordered and not any(ordered)
+    ordered.clear()
+    assert written == [len([r for r in collected(t_env, OVER) if r[2] > 0])]
+    assert ordered and all(ordered)  # collected rows: in order
+
+
+INTERVAL_JOIN = "SELECT a.k, a.v, b.v, a.ts, b.ts FROM ev a {} ev b ON a.k = b.k AND a.ts BETWEEN b.ts - INTERVAL " \
+                "'0.05' SECOND AND b.ts + INTERVAL '0.02' SECOND AND a.v <> b.v"
+#: no row is late, but rows at 1970-01-01 00:00:00.000: Flink's interval join takes a watermark below 0 as 0
+AT_EPOCH = "".join(f"{i % 3},{i % 5},1970-01-01 00:00:00.{i * 10:03d}\n" for i in range(50))
+
+
+@pytest.mark.parametrize("late, files", [
+    ("", {"ev.csv": IN_DELAY}),
+    ("a row behind its file's latest by more than the delay", {"ev.csv": IN_DELAY + "1,1,2024-01-01 00:00:01.700\n"}),
+    ("another reader's file may be read first", {"a.csv": IN_DELAY, "b.csv": "1,1,2024-01-01 00:00:05.000\n"}),
+    ("times at the epoch", {"ev.csv": AT_EPOCH})])
+def test_an_interval_join_runs_in_spark_when_no_row_can_be_late(spark, tmp_path, late, files):
+    """Each pair within the bounds once, each unmatched row of an outer side padded once: Flink's
+    answer when no row can be late (as the Python operator's)."""
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    t_env = quiet_t_env(parallelism=2)
+    _events(t_env, tmp_path)
+    python = quiet_t_env(parallelism=2)
+    python.get_config().set("kindling.table.spark-operators", "false")
+    _events(python, tmp_path)
+    for kind in ("JOIN", "LEFT JOIN", "FULL JOIN"):
+        query = INTERVAL_JOIN.format(kind)
+        join = next(line for line in t_env.explain_sql(query).split("\n") if "IntervalJoin" in line)
+        assert ("[Python, micro-batches" if late else "[Spark JVM, one step]") in join, join
+        if not late:
+            assert "[Python, micro-batches" in next(line for line in python.explain_sql(query).split("\n")
+                                                     if "IntervalJoin" in line)
+            assert _padded_rows(t_env, query) == _padded_rows(python, query)
+
+
+def _padded_rows(t_env, query: str) -> list:
+    with t_env.execute_sql(query).collect() as rows:
+        return sorted((tuple(r) for r in rows), key=repr)
+
+
+def test_an_interval_joins_padded_rows_come_after_its_pairs_in_one_step(spark, tmp_path):
+    """In one step the watermark passes the rows' bounds at the end of input: an instance's padded
+    rows come after its pairs."""
+    (tmp_path / "ev.csv").write_text(IN_DELAY)
+    t_env = quiet_t_env(parallelism=1)
+    _events(t_env, tmp_path)
+    for kind, side in (("LEFT JOIN", 2), ("RIGHT JOIN", 1)):
+        with t_env.execute_sql(INTERVAL_JOIN.format(kind)).collect() as rows:
+            padded = [r[side] is None for r in rows]
+        assert 0 < sum(padded) < len(padded) and padded == sorted(padded), kind
+
+
+def test_an_overs_argument_column_crosses_the_exchange_once(spark, tmp_path, monkeypatch):
+    """SUM(v) reads v: the window functions' shuffle carries k, v, the order and the arrival, no copy of v."""
+    import re
+
+    from kindling.spark import sinks
+
+    plans = []
+    write = sinks.DiscardWriter.write
+    monkeypatch.setattr(sinks.DiscardWriter, "write", lambda self, df, batch: plans.append(
+        df._jdf.queryExecution().explainString(df._sc._jvm.org.apache.spark.sql.execution.ExplainMode.fromString(
+            "formatted"))) or write(self, df, batch))
+    (tmp_path / "ev.csv").write_text(IN_DELAY)
+    t_env = quiet_t_env()
+    _events(t_env, tmp_path)
+    t_env.execute_sql("INSERT INTO out SELECT CAST(k AS BIGINT), v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS "
+                      "BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM ev").wait()
+    assert [re.findall(r"Exchange\nInput \[(\d+)\]", p) for p in plans] == [["4"]], plans

@@ -146,3 +146,32 @@ def test_the_fast_reader_runs_in_tasks_where_the_driver_may_not_see_the_files(sp
     assert in_tasks == {f: read(f) for f in files}
     assert [in_tasks[f] == _UNREAD for f in files] == [False, False, False, True, False]
     assert in_tasks[files[-1]] is None and in_tasks[files[2]][-1] == 1  # empty; a null
+
+
+def test_in_local_mode_the_check_reads_the_files_while_the_session_starts(tmp_path, monkeypatch):
+    """Before the job's first session, the driver reads the files' times while get_spark starts it."""
+    import threading
+
+    from pyspark.sql import SparkSession
+
+    from kindling.common.configuration import Configuration
+    from kindling.spark import runner
+    from kindling.spark.table import scans
+
+    _write(tmp_path / "a.csv", FILES["in order"])
+    _write(tmp_path / "b.csv", "1,a,2024-01-01 00:00:05.000\n")
+    read, reader = threading.Event(), []
+    driver_file_times = scans.driver_file_times
+    monkeypatch.setattr(scans, "driver_file_times", lambda *a: (
+        reader.append(threading.current_thread()), read.set(), driver_file_times(*a))[2])
+    monkeypatch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: None))
+    monkeypatch.setattr(SparkSession, "_instantiatedSession", None)
+    monkeypatch.delenv("PYSPARK_GATEWAY_PORT", raising=False)
+    monkeypatch.setenv("KINDLING_SPARK_MASTER", "local[2]")
+    monkeypatch.setattr(runner, "get_spark", lambda *a: "a session" if read.wait(30) else None)
+    env = type("Env", (), {"get_configuration": lambda self: Configuration(), "_parallelism": 2})()
+    schema = _schema()
+    options = {**OPTIONS, "path": str(tmp_path)}
+    check = (options, schema.row_type_info(), schema.get_field_data_types(), "ts", 200, 1000, 0)
+    assert runner.rows_may_be_late(env, [check]) is True  # b.csv may be read first
+    assert reader and reader[0] is not threading.current_thread()

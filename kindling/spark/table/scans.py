@@ -83,25 +83,41 @@ _FILE, _PARTITION = "__file", "__partition"
 
 
 def rows_may_be_late(spark: SparkSession, options: dict, type_info: Any, data_types: list, time_field: str,
-                     delay: int, step: int, phase: int) -> bool:
+                     delay: int, step: int, phase: int, least: int | None = None, fast: dict | None = None) -> bool:
     """Whether a row of the CSV files of a table whose watermark is ``delay`` ms behind ``time_field``
     may come after the watermark passed the end of its earliest window (windows end at ``phase``
-    plus multiples of ``step``), whatever the timing (the
+    plus multiples of ``step``; a window ending at or before ``least`` + 1 makes its rows late),
+    whatever the timing (the
     rule: kindling/table/planner/physical.py). Flink reads each file as one split, in file order; a
     reader may read any other file before it. A null time may be late. Each file's figures come from
     :func:`fast_file_times` where it reads the file as the job's Spark scan does, else from a Spark job
-    (:func:`spark_file_times`)."""
-    files = [f.path for f in list_files([options["path"]])]
-    column = [f.name for f in codec_for(type_info).fields].index(time_field)
-    read = functools.partial(fast_file_times, options=options, columns=len(data_types), column=column,
-                             data_type=data_types[column], step=step, phase=phase)
-    in_driver = spark.sparkContext.master.startswith("local")  # the driver sees the files the tasks read
-    fast = dict(zip(files, map(read, files))) if in_driver else _fast_in_tasks(spark, read, files)
+    (:func:`spark_file_times`); ``fast``: those figures, read in the driver already (:func:`driver_file_times`)."""
+    if fast is None:
+        in_driver = spark.sparkContext.master.startswith("local")  # the driver sees the files the tasks read
+        fast = driver_file_times(options, type_info, data_types, time_field, delay, step, phase) if in_driver else \
+            _fast_in_tasks(spark, _fast_reader(options, type_info, data_types, time_field, step, phase),
+                           [f.path for f in list_files([options["path"]])])
+    files = list(fast)
     figures = [f for f in fast.values() if f is not None and f != _UNREAD]
     slow = [f for f in files if fast[f] == _UNREAD]
     if slow:
         figures += spark_file_times(spark, options, type_info, data_types, time_field, step, phase, slow)
-    return _may_be_late(figures, delay)
+    return _may_be_late(figures, delay, least)
+
+
+def driver_file_times(options: dict, type_info: Any, data_types: list, time_field: str, delay: int, step: int,
+                      phase: int, *_: Any) -> dict:
+    """Each of the table's files -> its :func:`fast_file_times`, read here (no Spark: local mode, where
+    the driver sees the files the tasks read; the arguments of :func:`rows_may_be_late`)."""
+    read = _fast_reader(options, type_info, data_types, time_field, step, phase)
+    files = [f.path for f in list_files([options["path"]])]
+    return dict(zip(files, map(read, files)))
+
+
+def _fast_reader(options: dict, type_info: Any, data_types: list, time_field: str, step: int, phase: int) -> Any:
+    column = [f.name for f in codec_for(type_info).fields].index(time_field)
+    return functools.partial(fast_file_times, options=options, columns=len(data_types), column=column,
+                             data_type=data_types[column], step=step, phase=phase)
 
 
 _FAST = "path string, unread boolean, t long, slack long, last long, nulls long"
@@ -130,11 +146,12 @@ def _fast_file_times(batches: Iterator[Any], read: Any) -> Iterator[Any]:
             ("path", pa.string()), ("unread", pa.bool_()), *((n, pa.int64()) for n in ("t", "slack", "last", "nulls"))]))
 
 
-def _may_be_late(files: list, delay: int) -> bool:
+def _may_be_late(files: list, delay: int, least: int | None = None) -> bool:
     """The rule over each file's figures (file, largest time, least slack, least last ms, nulls)."""
     for i, (_, _, slack, last, nulls) in enumerate(files):
         others = max((g[1] for j, g in enumerate(files) if j != i and g[1] is not None), default=None)
-        if nulls or (slack is not None and slack <= -delay) or (others is not None and last <= others - delay):
+        if nulls or (slack is not None and slack <= -delay) or (others is not None and last <= others - delay) or \
+                (least is not None and last is not None and last <= least):
             return True
     return False
 

@@ -70,6 +70,8 @@ def scan_frame(spark, scan, type_info) -> DataFrame:
 
 
 _ORDER, _SEQ, _NUMBER, _PLACE = "__order", "__seq", "__number", "__place"
+#: an interval join's marks of its sides' rows, and of its padded rows
+_LEFT, _RIGHT, _PADDED = "__left", "__right", "__padded"
 _JOINS = {(False, False): "inner", (True, False): "left", (False, True): "right", (True, True): "full"}
 _EXISTENCE_JOINS = {"SEMI": "left_semi", "ANTI": "left_anti"}
 
@@ -257,7 +259,14 @@ class _Translation:
             if node.input.out.types[frame.order_field].type_name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
                 order = F.unix_millis(order)  # a RANGE's bound is in ms
         arguments = [F.col(f"`{column}`").alias(f"__a{j}") for j, (_, column, _) in enumerate(spec.calls) if column]
-        rows = rows.select("*", *arguments, order.alias(_ORDER), F.monotonically_increasing_id().alias(_SEQ))
+        # an argument column is carried once, by its argument's name (not partition keys, LAG or LEAD's columns)
+        named = set(frame.partition_keys) | {a._children[0]._name for a in offsets.values()}
+        carried = {}
+        for j, (_, column, _) in enumerate(spec.calls):
+            if column and column not in named:
+                carried.setdefault(column, f"__a{j}")
+        rows = rows.select(*[F.col(f"`{n}`") for n in node.input.out.names if n not in carried], *arguments,
+                           order.alias(_ORDER), F.monotonically_increasing_id().alias(_SEQ))
         partition = Window.partitionBy(*[F.col(f"`{k}`") for k in frame.partition_keys])
         ordered = F.col(_ORDER).desc() if frame.descending else F.col(_ORDER)  # NULLs last, as Flink's DESC
         start = Window.unboundedPreceding if frame.preceding is None else -frame.preceding
@@ -275,7 +284,7 @@ class _Translation:
         columns = [_offset_column(offsets[j], in_order, types[j]) if j in offsets else next(values)
                    for j in range(len(node.names))]
         names = [*node.input.out.names, *node.names]
-        rows = rows.select(*[F.col(f"`{n}`") for n in node.input.out.names],
+        rows = rows.select(*[F.col(carried.get(n, f"`{n}`")).alias(n) for n in node.input.out.names],
                            *[c.alias(n) for c, n in zip(columns, node.names)], _ORDER, _SEQ)
         if streamed:  # the end of input's watermark fires each instance's rows in time order (ties: arrival)
             keys = [F.col(f"`{k}`") for k in frame.partition_keys]
@@ -321,16 +330,33 @@ class _Translation:
 
     def _IntervalJoin(self, node) -> DataFrame:
         """The pairs of equal keys whose times are within the bounds (and the rest of the condition);
-        an outer side's rows that joined none, padded with nulls."""
+        an outer side's rows that joined none, padded with nulls (a stream in one step: after each
+        parallel instance's pairs, as the end of input's watermark pads them)."""
+        rest, padded_last = self.operators[id(node)]
         left_time, right_time = _epoch_millis(node.left_time), _epoch_millis(node.right_time)
         condition = (right_time + node.lower <= left_time) & (left_time <= right_time + node.upper)
         for a, b in zip(node.left_keys, node.right_keys):
             condition = condition & (F.col(f"`{a}`") == F.col(f"`{b}`"))
-        if id(node) in self.operators:
-            condition = condition & _column(self.operators[id(node)])
-        joined = self.frame(node.left).join(self.frame(node.right), condition,
-                                            _JOINS[(node.left_outer, node.right_outer)])
-        return self._joined(joined.select(*[F.col(f"`{n}`") for n in node.out.names]), node)
+        if rest is not None:
+            condition = condition & _column(rest)
+        left, right = self.frame(node.left), self.frame(node.right)
+        if padded_last:
+            left, right = left.withColumn(_LEFT, F.lit(True)), right.withColumn(_RIGHT, F.lit(True))
+        joined = left.join(right, condition, _JOINS[(node.left_outer, node.right_outer)])
+        columns = [F.col(f"`{n}`") for n in node.out.names]
+        if not padded_last:
+            return self._joined(joined.select(*columns), node)
+        left_types, right_types = node.left.out.types, node.right.out.types
+        keys = [f"__key{i}" for i in range(len(node.left_keys))]
+        same = all(left_types[a] == right_types[b] for a, b in zip(node.left_keys, node.right_keys))
+        key_type = self._key_type(node.left, list(node.left_keys)) if same else None
+        joined = joined.select(*columns, (F.col(_LEFT).isNull() | F.col(_RIGHT).isNull()).alias(_PADDED), *[
+            F.coalesce(F.col(f"`{a}`"), F.col(f"`{b}`")).alias(k) for a, b, k in zip(node.left_keys, node.right_keys, keys)])
+        if key_type is not None:  # each key's rows in Flink's subtask of it, a padded row's by its own side's key
+            joined = self._spread(joined, keys, key_type)
+        else:
+            joined = joined.repartition(self.parallelism if keys else 1, *[F.col(k) for k in keys])
+        return joined.sortWithinPartitions(_PADDED).select(*columns)
 
     def _Union(self, node) -> DataFrame:
         sides = [self.frame(node.left), self.frame(node.right)]

@@ -79,8 +79,8 @@ Structured Streaming query). Per node kind, today:
   the bounds and the rest of its condition. In a stream they run in Python: with a declared WATERMARK
   a bounded stream runs on micro-batches (Flink's watermark follows each element, so its late rows
   and firings depend on the order rows arrive; Spark's watermark is per batch); a Top-N of a stream
-  changes its rows as they arrive. (But an OVER ordered by a file scan's rowtime, in one step when no
-  row can be late: the run mode, below.)
+  changes its rows as they arrive. (But an OVER ordered by a file scan's rowtime and an interval join
+  of two file scans' rowtimes, in one step when no row can be late: the run mode, below.)
 * **Deduplication of a stream** (a Rank ``ROW_NUMBER() OVER (PARTITION BY k ORDER BY proctime
   [DESC]) = 1``): in one step and on micro-batches, JVM as a group aggregation whose state per key is
   its first or last row (kindling/spark/table/aggregation.py), when only stateless nodes read its
@@ -107,7 +107,15 @@ windows) only if the end of r's earliest window - 1 <= that watermark. So if for
 end - 1 > max(t before r in its file, t of any other file) - delay, no row is dropped and Flink's
 answer is each window's aggregate over all rows, which Spark computes. An OVER ordered by that rowtime
 joins the rule with r's own time in place of its window's end - 1 (Flink's OVER drops r when
-t <= the watermark): its rows come out per instance in time order, as the end of input fires them. It
+t <= the watermark): its rows come out per instance in time order, as the end of input fires them
+(in no order when only blackholes see them, through projections and filters: no sort). An interval
+join of the rowtimes of two such scans joins the rule with each row's own time, as the OVER, and
+t > 0: Flink's join (its watermark taken as 0 when below 0) keeps a row l while the watermark < l's
+last partner time (l.t - lower, for ``r.t + lower <= l.t <= r.t + upper``), and the same for r, so a
+pair is missed only when, on the later row's arrival, the watermark passed the earlier row's last
+partner time, which is at least the later row's own time; that watermark is at most the later row's
+side's bound above. So Flink emits every pair once and pads each unjoined row of an outer side once,
+when the watermark passes it (at the end of input in one step: after its instance's pairs). It
 is decided before the plan is chosen (kindling/spark/table/scans.py ``rows_may_be_late``: pyarrow's
 CSV reader, or a Spark job for files it may read otherwise); a row that may be late
 (or a null time) keeps the job on micro-batches (Flink's late rows, with its replay of time). A table
@@ -221,6 +229,7 @@ class Physical:
         blackholes = [n for n in _nodes(roots) if isinstance(n, nodes.Sink)
                       and n.descriptor.get_options().get("connector") == "blackhole"]
         self._blackholed = {id(n.input) for n in blackholes if readers[id(n.input)] == 1}
+        self._roots = roots
         in_plan, in_streams = _eager_watermarks(roots)
         #: the plan's Flink SQL watermarks are read by no node, or change no answer: their assigners are not run
         self.unread_watermarks = in_plan and final and (
@@ -233,21 +242,22 @@ class Physical:
         step over a Calc of a file scan's watermark, and the check (scans.py) finds that no row can be late
         for its windows (the rule in the module docstring)."""
         windows = [n for n in _nodes(roots) if isinstance(n, _WINDOW_AGGREGATIONS) or
-                   isinstance(n, nodes.Over) and n.frame.order_field == n.input.out.rowtime is not None]
+                   isinstance(n, nodes.Over) and n.frame.order_field == n.input.out.rowtime is not None or
+                   isinstance(n, nodes.IntervalJoin) and _of_rowtimes(n)]
         tvfs = [n.windows for n in windows if isinstance(n, nodes.WindowAggregate)]
         if self.in_batch or not windows or any(n not in windows + tvfs for n in _time_readers(roots)) or \
                 _MODES[env._run_mode(_sources(roots), False)] != ONE_STEP:
             return False
         self.mode, self.bounded = ONE_STEP, True  # what Spark computes if no row is late
-        checks = [self._lateness_check(n) for n in windows]
+        checks = [self._lateness_check(n, side) for n in windows for side in n.inputs]
         self._frames.clear()
         return None not in checks and not env._rows_may_be_late(checks)
 
-    def _lateness_check(self, node: nodes.Node) -> Optional[tuple]:
-        """What decides whether a row of the scan under the window aggregation ``node`` may be late
-        (kindling/spark/table/scans.py ``rows_may_be_late``), when Spark computes it over the event
-        time of a file scan, through Calcs; else None."""
-        below = node.input
+    def _lateness_check(self, node: nodes.Node, side: nodes.Node) -> Optional[tuple]:
+        """What decides whether a row of the scan under the window aggregation, OVER or interval join
+        ``node`` (its input ``side``) may be late (kindling/spark/table/scans.py ``rows_may_be_late``),
+        when Spark computes it over the event time of a file scan, through Calcs; else None."""
+        below, least = side, None
         while isinstance(below, _JVM_CALC):
             below = below.input
         scanned = _scanned_column(below.input, below.column) if isinstance(below, nodes.WatermarkAssigner) else None
@@ -255,6 +265,8 @@ class Physical:
             return None
         if isinstance(node, nodes.Over):  # a row is late when the watermark passed its own time
             time, step, phase = node.frame.order_field, 1, 0
+        elif isinstance(node, nodes.IntervalJoin):  # the same, and Flink's join takes a watermark below 0 as 0
+            time, step, phase, least = node.left_time if side is node.left else node.right_time, 1, 0, 0
         else:
             if isinstance(node, nodes.WindowAggregate):
                 window = node.windows
@@ -264,11 +276,11 @@ class Physical:
                 kind, time, offset = window.kind, window.time_field, 0
             size, step = window.size_ms, window.slide_ms or window.size_ms
             phase = (offset + (size if kind.upper() in ("HOP", "SLIDE") else 0)) % step  # the ends: phase + k * step
-        if time != node.input.out.rowtime:
+        if time != side.out.rowtime:
             return None
         scan, column = scanned
         return (scan.options, scan.out.schema.row_type_info(), scan.out.schema.get_field_data_types(), column,
-                below.delay, step, phase)
+                below.delay, step, phase, least)
 
     def choose(self, node: nodes.Node, stateless_above: bool = True, read_by_frame: bool = False) -> Choice:
         """Where ``node`` runs; ``stateless_above``: only stateless nodes read its rows, up to the
@@ -512,10 +524,10 @@ class Physical:
 
     def _IntervalJoin(self, node: nodes.IntervalJoin) -> Optional[str]:
         """A join of rows of equal keys whose times are within the bounds; an outer side's rows that
-        joined none padded with nulls."""
+        joined none padded with nulls (BATCH, or one step over rowtimes where no row is late)."""
         from kindling.table.planner.expressions import python_only
 
-        if not self.in_batch:
+        if not self.in_batch and (self.mode != ONE_STEP or not _of_rowtimes(node)):  # one step: _no_row_late
             return _FOLLOWS_THE_WATERMARK
         return python_only(self.join_condition(node)) if node.predicate is not None else None
 
@@ -547,7 +559,9 @@ class Physical:
             seen.add(id(current))
             if isinstance(current, _LEAVES):
                 leaves.append(current)
-            elif isinstance(current, (nodes.Join, nodes.IntervalJoin)) and current.predicate is not None:
+            elif isinstance(current, nodes.IntervalJoin):
+                operators.append((current, self._interval_join_operator(current)))
+            elif isinstance(current, nodes.Join) and current.predicate is not None:
                 operators.append((current, self.join_condition(current)))
             elif isinstance(current, nodes.Over):
                 operators.append((current, self._over_operator(current)))
@@ -569,7 +583,22 @@ class Physical:
         others = [j for j in range(len(node.names)) if j not in offsets]
         row = Schema([node.names[j] for j in others], [types[j] for j in others])
         return aggregation_spec(node.frame.partition_keys, aggregates, node.input.out.types), row.row_type_info(), \
-            offsets, not self.in_batch and id(node) not in self._blackholed
+            offsets, not self.in_batch and not self._order_unseen(node)
+
+    def _interval_join_operator(self, node: nodes.IntervalJoin) -> tuple:
+        """What Spark computes an interval join by: the rest of its condition (None: none), and whether
+        each parallel instance's padded rows come after its joined rows (one step: the end of input's
+        watermark pads them; and something other than a blackhole reads them)."""
+        condition = self.join_condition(node) if node.predicate is not None else None
+        return condition, (node.left_outer or node.right_outer) and not self.in_batch and not self._order_unseen(node)
+
+    def _order_unseen(self, node: nodes.Node) -> bool:
+        """Whether no one can see the order of ``node``'s rows: they reach only blackhole sinks, through
+        projections and filters (which keep it, row by row)."""
+        readers = [n for n in _nodes(self._roots) if any(i is node for i in n.inputs)]
+        return bool(readers) and all(
+            isinstance(n, nodes.Sink) and n.descriptor.get_options().get("connector") == "blackhole" or
+            isinstance(n, _JVM_CALC) and self._order_unseen(n) for n in readers)
 
     def spark_aggregation_spec(self, node: nodes.Node, stateless_above: bool) -> Optional[GroupAggregateSpec]:
         """The aggregation node as a :class:`GroupAggregateSpec` when Spark computes it (the rule in
@@ -625,6 +654,11 @@ def _arrow_batch_size(configuration) -> int:
 
     return min(positive_integer(configuration, "python.fn-execution.arrow.batch.size", 10_000),
                positive_integer(configuration, "python.fn-execution.bundle.size", 100_000))
+
+
+def _of_rowtimes(node: nodes.IntervalJoin) -> bool:
+    """Whether the interval join bounds its inputs' rowtimes (not processing times)."""
+    return node.left_time == node.left.out.rowtime is not None and node.right_time == node.right.out.rowtime
 
 
 def _window_types(node: nodes.WindowAggregate) -> dict:
