@@ -480,7 +480,10 @@ class GroupAggregateSpec:
     time) keeps per group the first or last row in arrival order of the input ``columns``; its
     ``fields`` are ``("column", i)`` (column i of the kept row) and ``("number", 1)`` (the row number
     selected); ``first`` emits ``+I`` once per group, ``last`` ``+I`` then ``-U`` old / ``+U`` new for
-    every later row (equal rows too), where an aggregation emits only when its result changed."""
+    every later row (equal rows too), where an aggregation emits only when its result changed.
+
+    ``scales``: call index -> the scale ``s`` of a summed or averaged DECIMAL column (Spark's columns
+    of DECIMALs are all DECIMAL(38, 18)): summed as DECIMAL(38, s), as Flink does."""
 
     keys: list = field(default_factory=list)
     calls: list = field(default_factory=list)
@@ -490,6 +493,7 @@ class GroupAggregateSpec:
     ordered: bool = True
     deduplicate: str | None = None
     columns: list = field(default_factory=list)
+    scales: dict = field(default_factory=dict)
 
     @property
     def every_row_changes(self) -> bool:

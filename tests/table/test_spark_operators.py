@@ -7,6 +7,7 @@ which ran (tests/table/test_explain.py checks that against the job)."""
 from __future__ import annotations
 
 from collections import Counter
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
@@ -49,18 +50,18 @@ def _environment(env, mode: str, jvm: bool, directory) -> StreamTableEnvironment
     return t_env
 
 
-def _applied(changes) -> Counter:
-    """The rows a changelog leaves."""
+def _applied(changes, values=tuple) -> Counter:
+    """The rows a changelog leaves (each row's ``values``)."""
     rows: Counter = Counter()
     for change in changes:
-        rows[tuple(change)] += -1 if change.get_row_kind() in (RowKind.UPDATE_BEFORE, RowKind.DELETE) else 1
+        rows[values(change)] += -1 if change.get_row_kind() in (RowKind.UPDATE_BEFORE, RowKind.DELETE) else 1
     assert all(n >= 0 for n in rows.values()), "a change retracts a row never emitted"
     return +rows
 
 
-def _results(env, mode: str, jvm: bool, directory, queries: list, engines: dict) -> list:
-    """Each query's changes (sorted) and the rows they leave; checks that explain puts the node kinds
-    of ``engines`` (label prefix -> engine when ``jvm``) where it says."""
+def _results(env, mode: str, jvm: bool, directory, queries: list, engines: dict, values=tuple) -> list:
+    """Each query's changes (sorted) and the rows they leave, of each row's ``values``; checks that explain
+    puts the node kinds of ``engines`` (label prefix -> engine when ``jvm``) where it says."""
     t_env = _environment(env, mode, jvm, directory)
     out = []
     for query in queries:
@@ -72,7 +73,7 @@ def _results(env, mode: str, jvm: bool, directory, queries: list, engines: dict)
             assert lines and all(f"[{wanted}, " in line for line in lines), plan
         with table.execute().collect() as rows:
             changes = list(rows)
-        out.append((sorted((str(r.get_row_kind()), str(tuple(r))) for r in changes), _applied(changes)))
+        out.append((sorted((str(r.get_row_kind()), str(values(r))) for r in changes), _applied(changes, values)))
     return out
 
 
@@ -210,15 +211,43 @@ def test_interval_joins_in_batch_mode_give_the_python_operators_rows(env, tables
 
 
 
-def test_decimal_sums_stay_on_the_python_operator(env, tables):
-    """Spark sums DECIMALs as DECIMAL(38, 18) (rounded twice where Flink rounds once to the result's
-    scale): SUM and AVG of a DECIMAL run in Python (tests/conformance/programs/table_decimal_aggregates.py
-    checks their values and types against PyFlink's)."""
-    t_env = _environment(env, "BATCH", True, tables)
-    table = t_env.sql_query("SELECT `user`, SUM(d) AS s, AVG(d) AS a FROM (SELECT `user`, CAST(amount AS "
-                            "DECIMAL(10, 2)) AS d FROM orders) GROUP BY `user`")
-    assert [str(t) for t in table.get_schema().get_field_data_types()[1:]] == ["DECIMAL(38, 2)", "DECIMAL(38, 6)"]
-    assert "[Python, BATCH: an aggregate Spark does not compute as Flink does]" in table.explain()
+def _to_scale_6(row) -> tuple:
+    """The row's DECIMALs rounded half up to at most 6 fraction digits, trailing zeros dropped."""
+    return tuple(v.quantize(Decimal("0.000001"), ROUND_HALF_UP).normalize() if isinstance(v, Decimal) else v
+                 for v in row)
+
+
+def _defined(results: list, mode: str) -> list:
+    """What Flink defines of :func:`_results`: in one step, the rows the changes leave (a group's rows
+    come from two splits, in no defined order)."""
+    return [rows for _, rows in results] if mode == "one step" else results
+
+
+def _of_scale_6(row) -> tuple:
+    """The row (trailing zeros dropped), whose DECIMALs have at most 6 fraction digits."""
+    assert all(v.as_tuple().exponent >= -6 for v in row if isinstance(v, Decimal)), row
+    return _to_scale_6(row)
+
+
+_DECIMAL = ["SELECT `user`, SUM(d) AS s, AVG(d) AS a, SUM0(d) AS z, MIN(d) AS low, MAX(d) AS high, COUNT(d) AS n "
+            "FROM (SELECT `user`, CAST(amount AS DECIMAL(10, 2)) * 0.13 AS d FROM orders) GROUP BY `user`"]
+
+
+@pytest.mark.parametrize("mode", ["one step", "BATCH"])
+def test_decimal_aggregates_give_the_python_operators_rows(env, tables, mode):
+    """SUM(DECIMAL(p, s)) is DECIMAL(38, s), AVG DECIMAL(38, max(6, s)) rounded half up once, as Flink's
+    (tests/conformance/programs/table_decimal_aggregates.py): Spark's exact DECIMAL arithmetic up to
+    scale 6; beyond it, a sum stays on the Python operator."""
+    t_env = _environment(env, mode, True, tables)
+    table = t_env.sql_query(_DECIMAL[0])  # d: DECIMAL(13, 4)
+    assert [str(t) for t in table.get_schema().get_field_data_types()[1:3]] == ["DECIMAL(38, 4)", "DECIMAL(38, 6)"]
+    by_spark = _results(env, mode, True, tables, _DECIMAL, {"GroupAggregate(": "Spark JVM"}, _of_scale_6)
+    assert any(row[2] == Decimal("5.353636") for _, rows in by_spark for row in rows)  # 58.89 / 11, to scale 6
+    # the Python operator's AVG keeps more digits than its type's until a sink writes it
+    by_python = _results(env, mode, False, tables, _DECIMAL, {"GroupAggregate(": "Python"}, _to_scale_6)
+    assert _defined(by_spark, mode) == _defined(by_python, mode)
+    wide = t_env.sql_query(_DECIMAL[0].replace("* 0.13", "/ 7"))  # d: DECIMAL(23, 13)
+    assert "[Python, " in next(line for line in wide.explain().splitlines() if "GroupAggregate(" in line)
 
 
 _DISTINCT = ["SELECT `user`, COUNT(DISTINCT a) AS n, SUM(DISTINCT a) AS s, AVG(DISTINCT a) AS mean, MIN(DISTINCT a) "
@@ -227,12 +256,14 @@ _DISTINCT = ["SELECT `user`, COUNT(DISTINCT a) AS n, SUM(DISTINCT a) AS s, AVG(D
              "events, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end"]
 
 
-def test_distinct_aggregates_in_batch_mode_give_the_python_operators_rows(env, tables):
-    """A group's rows aggregated at once: Spark's DISTINCT aggregates (a stream's changes after every row
-    stay in Python)."""
-    plan = _environment(env, "one step", True, tables).sql_query(_DISTINCT[0]).explain()
-    assert "[Python, one step: an aggregate Spark does not compute as Flink does]" in plan.splitlines()[1]
-    by_spark = _results(env, "BATCH", True, tables, _DISTINCT[:1], {"GroupAggregate(": "Spark JVM"})
-    assert by_spark == _results(env, "BATCH", False, tables, _DISTINCT[:1], {})
+@pytest.mark.parametrize("mode", ["one step", "BATCH"])
+def test_distinct_aggregates_give_the_python_operators_rows(env, tables, mode):
+    """BATCH: a group's rows aggregated at once; one step: changes after every row, of the values each
+    group sees first (a value seen before changes nothing)."""
+    by_spark = _results(env, mode, True, tables, _DISTINCT[:1], {"GroupAggregate(": "Spark JVM"})
+    by_python = _results(env, mode, False, tables, _DISTINCT[:1], {"GroupAggregate(": "Python"})
+    assert _defined(by_spark, mode) == _defined(by_python, mode)
+    if mode == "one step":
+        return
     by_spark = _results(env, "BATCH", True, tables, _DISTINCT[1:], {"WindowAggregate(": "Spark JVM"})
     assert by_spark == _results(env, "BATCH", False, tables, _DISTINCT[1:], {})

@@ -47,7 +47,7 @@ import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
-from pyspark.sql.types import StructType
+from pyspark.sql.types import DecimalType, StructType
 
 from kindling.common.typeinfo import ChangelogRowTypeInfo
 from kindling.graph.specs import ChangesSourceSpec, DiscardSinkSpec, GroupAggregateSpec, SinkSpec
@@ -73,6 +73,7 @@ _PLACE = "__place"  # the Spark partition key of Flink's subtask of a row's grou
 _JSON = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX", "timestampNTZFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSS"}
 _INSERT, _UPDATE_BEFORE, _UPDATE_AFTER = 0, 1, 2
 _DISTINCT = "_distinct"  # the suffix of a DISTINCT aggregate's function (GroupAggregateSpec)
+_CALL, _VALUE = "__d", "__v"  # a DISTINCT call and a value its group has seen (first_values)
 
 
 @dataclasses.dataclass(eq=False)
@@ -222,11 +223,19 @@ class AggregationWriter(SinkWriter):
                 return self._emit(bounded_changes(df, aggregate, output_type), batch_id)
             rows = _prepared(df, aggregate, ordered=True)
             keys = _key_columns(aggregate)
-            schema = state_of(grouped(rows, aggregate, output_type, None), aggregate).schema
+            # a group's DISTINCT values seen live in the same store, each (group, call, value) an entry
+            rows, plain, distinct = first_values(rows, aggregate, lambda pairs: GroupStateStore(
+                self.state_dir, pairs.schema).read(pairs, batch_id))
+            schema = state_of(grouped(rows, plain, output_type, None), plain).schema
             store = GroupStateStore(self.state_dir, schema)
-            if not aggregate.per_batch:  # read by the groups and by the changes: one arrival order
+            if not aggregate.per_batch or distinct:  # read twice: one arrival order, one look-up of the values seen
                 rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
                 kept.append(rows)
+            values_written = 0
+            for j in distinct:  # the values new to their group (a replay reads the values seen before its batch)
+                pairs = value_pairs(rows, aggregate, j)
+                values_written += GroupStateStore(self.state_dir, pairs.schema).write(pairs, pairs.columns, batch_id)
+            aggregate = plain
             previous = store.read(rows.select(*keys), batch_id).persist(StorageLevel.MEMORY_AND_DISK)
             kept.append(previous)  # read by the groups and by the changes: looked up once
             groups = grouped(rows, aggregate, output_type, previous).persist(StorageLevel.MEMORY_AND_DISK)
@@ -234,7 +243,7 @@ class AggregationWriter(SinkWriter):
             state = state_of(groups, aggregate)
             if aggregate.deduplicate == "first":  # a key's first row never changes: only new keys are written
                 state = state.where(F.col(_BEFORE).isNull())
-            self.state_rows_written = store.write(state, keys, batch_id)
+            self.state_rows_written = store.write(state, keys, batch_id) + values_written
             if aggregate.per_batch:
                 return self._emit(per_batch_changes(groups, aggregate, output_type), batch_id)
             return self._emit(per_row_changes(rows, aggregate, output_type, previous), batch_id)
@@ -317,7 +326,10 @@ def _prepared(df: DataFrame, spec: GroupAggregateSpec, ordered: bool) -> DataFra
     """The rows as key columns ``__k<i>``, argument columns ``__a<j>`` and (``ordered``) their
     arrival order ``__seq``."""
     columns = [F.col(f"`{k}`").alias(f"__k{i}") for i, k in enumerate(spec.keys)] or [F.lit(0).alias(_GLOBAL)]
-    columns += [F.col(f"`{column}`").alias(f"__a{j}") for j, (_, column, _) in enumerate(spec.calls) if column]
+    # a DECIMAL(p, s) summed as DECIMAL(38, s), Flink's type of its sum: an average's quotient is
+    # then rounded once, to Flink's scale (Spark's DECIMAL(38, s) / BIGINT is of scale max(6, s))
+    columns += [(F.col(f"`{column}`").cast(DecimalType(38, spec.scales[j])) if j in spec.scales
+                 else F.col(f"`{column}`")).alias(f"__a{j}") for j, (_, column, _) in enumerate(spec.calls) if column]
     if spec.window is not None:
         columns.append(F.col(TS))
     if spec.deduplicate:
@@ -325,6 +337,39 @@ def _prepared(df: DataFrame, spec: GroupAggregateSpec, ordered: bool) -> DataFra
     if ordered or spec.deduplicate:
         columns.append(F.monotonically_increasing_id().alias(_SEQ))
     return df.select(columns)
+
+
+def first_values(rows: DataFrame, spec: GroupAggregateSpec, seen: Callable[[DataFrame], DataFrame] | None = None
+                 ) -> tuple[DataFrame, GroupAggregateSpec, list[int]]:
+    """A stream's DISTINCT aggregates as aggregates of the values each group sees first (Flink keeps
+    a group's values seen: a value seen before changes nothing): ``rows`` (from :func:`_prepared`,
+    ordered) with each DISTINCT call's argument kept on the row of its group that brings it first in
+    arrival order and only if ``seen`` (given the batch's pairs, :func:`value_pairs`) does not have it
+    from before, null on the other rows; the spec with those calls as plain ones; the calls' indexes."""
+    distinct = [j for j, (function, column, _) in enumerate(spec.calls) if function.endswith(_DISTINCT) and column]
+    if not distinct:
+        return rows, spec, []
+    keys = _key_columns(spec)
+    for j in distinct:
+        value = F.col(f"__a{j}")
+        first = F.row_number().over(Window.partitionBy(*keys, f"__a{j}").orderBy(_SEQ)) == 1
+        rows = rows.withColumn(f"__a{j}", F.when(value.isNotNull() & first, value))
+        if seen is not None:
+            known = seen(value_pairs(rows, spec, j)).select(
+                *[F.col(k).alias(f"__t{i}") for i, k in enumerate(keys)], F.col(_VALUE).alias("__seen"))
+            condition = _same_group(rows, known, keys) & (rows[f"__a{j}"] == known["__seen"])
+            rows = rows.join(known, condition, "left").withColumn(
+                f"__a{j}", F.when(F.col("__seen").isNull(), value)).drop(
+                *[f"__t{i}" for i in range(len(keys))], "__seen")
+    calls = [(function.removesuffix(_DISTINCT), column, integral) for function, column, integral in spec.calls]
+    return rows, dataclasses.replace(spec, calls=calls), distinct
+
+
+def value_pairs(rows: DataFrame, spec: GroupAggregateSpec, j: int) -> DataFrame:
+    """The ``(group, call, value)`` of each row of ``rows`` with a value of DISTINCT call ``j``: the
+    key columns, ``__d`` (``j``: each DISTINCT call keeps its own values) and ``__v``."""
+    return rows.where(F.col(f"__a{j}").isNotNull()).select(
+        *_key_columns(spec), F.lit(j).alias(_CALL), F.col(f"__a{j}").alias(_VALUE))
 
 
 def _accumulators(spec: GroupAggregateSpec) -> list[tuple[str, str, Any]]:
@@ -549,7 +594,7 @@ def bounded_changes(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -
         return window_results(df, spec, output_type)
     if not isinstance(output_type, ChangelogRowTypeInfo) and not spec.deduplicate:  # keep-first: inserts
         return final_rows(df, spec, output_type)
-    rows = _prepared(df, spec, ordered=True)
+    rows, spec, _ = first_values(_prepared(df, spec, ordered=True), spec)
     if spec.per_batch:
         return per_batch_changes(grouped(rows, spec, output_type, None), spec, output_type)
     return per_row_changes(rows, spec, output_type, None)

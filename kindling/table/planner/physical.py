@@ -135,7 +135,7 @@ from typing import List, Optional, Sequence, Tuple
 from kindling.graph.specs import GroupAggregateSpec, RegularJoinSpec
 from kindling.table.expressions import Expression, unaliased
 from kindling.table.planner import nodes
-from kindling.table.planner.types import INTEGRAL
+from kindling.table.planner.types import INTEGRAL, precision_scale
 
 __all__ = ["BATCH", "MICRO_BATCHES", "ONE_STEP", "PYTHON", "PYTHON_ON_ARROW", "SPARK_AGGREGATION", "SPARK_JVM", "SPARK_OPERATORS",
            "SPARK_SCAN", "Choice", "Physical", "aggregation_spec", "passes_through", "rank_strategy", "reads_time",
@@ -160,10 +160,18 @@ SPARK_OPERATORS = "kindling.table.spark-operators"
 #: always Kindling's reader, for comparison)
 SPARK_SCAN = "kindling.table.spark-scan"
 
-#: the argument types of the aggregates Spark computes as Flink does (FLOAT sums in FLOAT and
-#: DECIMAL arithmetic differ: those stay in Python)
+#: the argument types of the aggregates Spark computes as Flink does (Flink sums FLOAT row by row in
+#: float32, Spark in double: those stay in Python; DECIMAL: below)
 _SPARK_SUMMABLE = INTEGRAL + ["DOUBLE"]
 _SPARK_COMPARABLE = _SPARK_SUMMABLE + ["STRING", "VARCHAR", "CHAR"]
+#: the largest scale of a DECIMAL a group aggregation sums on Spark: its sums are DECIMAL(38, s), as
+#: Flink's, and Spark adds two DECIMAL(38, s) without rounding only up to scale 6 (beyond, it drops a
+#: fraction digit to keep 38 digits; Flink keeps the scale)
+_SPARK_DECIMAL_SCALE = 6
+#: the argument types of a DISTINCT aggregate Spark computes per value in a stream (a group's values
+#: seen are kept by value): those whose equality Spark decides as Flink's (not floats: Flink's 0.0
+#: and -0.0 are distinct values)
+_SPARK_DISTINCT = INTEGRAL + ["STRING", "VARCHAR", "CHAR", "BOOLEAN", "DATE", "DECIMAL"]
 #: the column types the SQLite state of a deduplication or a join Spark computes keeps (a JSON text
 #: each row reads back as it was)
 _SPARK_KEPT = _SPARK_COMPARABLE + ["FLOAT", "BOOLEAN", "DECIMAL", "DATE", "TIMESTAMP", "TIMESTAMP_LTZ"]
@@ -618,7 +626,7 @@ class Physical:
             return None, "a stateful node reads its changes"
         if isinstance(node, nodes.Aggregate):
             spec = aggregation_spec(node.keys, node.fields, node.input.out.types, node.mini_batch,
-                                    distinct=self.in_batch)
+                                    distinct=self.in_batch, distinct_values=True, decimals=True)
         elif self.mode == MICRO_BATCHES:
             return None, "windows on micro-batches follow Flink's per-element watermark"
         elif isinstance(node, nodes.WindowAggregate):
@@ -627,14 +635,14 @@ class Physical:
                 return None, "session windows and windows of processing time"
             spec = aggregation_spec(node.keys, node.fields, _window_types(node), window=(
                 windows.window.lower(), windows.size_ms, windows.slide_ms or windows.size_ms, windows.offset_ms),
-                window_columns=_WINDOW_COLUMNS, distinct=True)
+                window_columns=_WINDOW_COLUMNS, distinct=True, decimals=True)
         elif node.window.kind == "session":
             return None, "session windows"
         else:
             window = node.window
             spec = aggregation_spec(node.keys, node.fields, node.input.out.types, window=(
                 "tumble" if window.kind == "tumble" else "hop", window.size_ms, window.slide_ms or window.size_ms, 0),
-                distinct=True)
+                distinct=True, decimals=True)
         if spec is not None:
             spec.ordered = id(node) not in self._blackholed
         return spec, "an aggregate Spark does not compute as Flink does"
@@ -683,14 +691,17 @@ def _scanned_column(node: nodes.Node, column: str) -> Optional[Tuple[nodes.Scan,
 
 
 def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: dict, mini_batch: bool = False,
-                     window: Optional[tuple] = None, window_columns: Optional[dict] = None, distinct: bool = False
-                     ) -> Optional[GroupAggregateSpec]:
+                     window: Optional[tuple] = None, window_columns: Optional[dict] = None, distinct: bool = False,
+                     distinct_values: bool = False, decimals: bool = False) -> Optional[GroupAggregateSpec]:
     """The aggregation as a :class:`GroupAggregateSpec` when Spark's own operators compute it as
     Flink does: every field a key column, an expression of key columns Spark computes as Flink does,
     a built-in aggregate of one column (``COUNT`` also of a literal; DISTINCT when ``distinct``: a
-    group's rows are aggregated at once, in BATCH mode and the windows of a bounded input) or, of a
-    ``window`` aggregation, a window property (``col('w').start``, or the columns ``window_columns``
-    names: ``{'window_start': 'start', ...}``); else None (the Python operator computes it)."""
+    group's rows are aggregated at once, in BATCH mode and the windows of a bounded input; or when
+    ``distinct_values`` and the column's type is one of ``_SPARK_DISTINCT``: a stream's group keeps
+    the values it has seen; of DECIMAL columns when ``decimals``: MIN/MAX, and sums and averages up
+    to ``_SPARK_DECIMAL_SCALE``) or, of a ``window`` aggregation, a window property
+    (``col('w').start``, or the columns ``window_columns`` names: ``{'window_start': 'start', ...}``);
+    else None (the Python operator computes it)."""
     spec = GroupAggregateSpec(keys=list(keys), per_batch=mini_batch, window=window)
     for field in fields:
         inner = unaliased(field)
@@ -714,15 +725,25 @@ def aggregation_spec(keys: Sequence[str], fields: Sequence[Expression], types: d
             spec.fields.append(("expression", resolved))
             continue
         aggregate = inner._aggregate
-        if aggregate is None or (aggregate.distinct and not distinct) or aggregate.kind not in (
+        if aggregate is None or (aggregate.distinct and not (distinct or distinct_values)) or aggregate.kind not in (
                 "count", "sum", "sum0", "avg", "min", "max"):
             return None
         kind = aggregate.kind + ("_distinct" if aggregate.distinct and aggregate.kind not in ("min", "max") else "")
         argument = inner._children[0]
         if getattr(argument, "_is_column", False):
-            type_name = types[argument._name].type_name
+            data_type = types[argument._name]
+            type_name = data_type.type_name
             allowed = _SPARK_SUMMABLE if aggregate.kind in ("sum", "sum0", "avg") else _SPARK_COMPARABLE
+            if decimals and type_name == "DECIMAL" and aggregate.kind != "count":
+                scale = precision_scale(data_type)[1]
+                if aggregate.kind in ("sum", "sum0", "avg") and scale <= _SPARK_DECIMAL_SCALE:
+                    spec.scales[len(spec.calls)] = scale
+                    allowed = ["DECIMAL"]
+                elif aggregate.kind in ("min", "max"):
+                    allowed = ["DECIMAL"]
             if aggregate.kind != "count" and type_name not in allowed:  # COUNT counts values of any type
+                return None
+            if aggregate.distinct and not distinct and type_name not in _SPARK_DISTINCT:
                 return None
             call = (kind, argument._name, type_name in INTEGRAL)
         elif aggregate.kind == "count" and not aggregate.distinct and not argument._children and not argument.columns():
