@@ -466,7 +466,7 @@ class GroupAggregateSpec:
     an append-only table grouped by the columns ``keys``; ``calls`` are ``(function, column,
     integral)`` with ``function`` one of ``count``, ``sum``, ``sum0``, ``avg``, ``min``, ``max``
     (``count_distinct``, ``sum_distinct``, ``sum0_distinct``, ``avg_distinct``: of the distinct
-    values, only where a group's rows are aggregated at once) over the input ``column`` (None: every
+    values) over the input ``column`` (None: every
     row, ``COUNT(*)``), ``integral`` when the column is of
     an integer type; ``fields`` make the result row, in order: ``("key", i)``, ``("call", j)``,
     ``("expression", resolved)`` (a resolved expression of the keys, its InputRefs their indexes) or,

@@ -14,7 +14,7 @@ from kindling.common.watermark_strategy import WatermarkStrategy
 from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.graph.specs import GroupAggregateSpec
 from kindling.spark.run_mode import RunMode
-from kindling.table import StreamTableEnvironment
+from kindling.table import DataTypes, StreamTableEnvironment
 from kindling.table.expressions import col, lit
 
 N = 300
@@ -260,7 +260,10 @@ def test_spark_computes_aggregates_of_expressions_and_expressions_of_aggregates(
 
 
 @pytest.mark.parametrize("select", [
-    lambda t: t.group_by(col('key')).select(col('key'), col('v').count.distinct),  # DISTINCT
+    # a stream's DISTINCT of floats (Flink's 0.0 and -0.0 are two values)
+    lambda t: t.group_by(col('key')).select(col('key'), col('v').cast(DataTypes.DOUBLE()).count.distinct),
+    lambda t: t.group_by(col('key')).select(col('key'), col('v').cast(DataTypes.FLOAT()).sum),  # float32 sums
+    lambda t: t.group_by(col('key')).select(col('key'), col('v').cast(DataTypes.DECIMAL(20, 8)).avg),  # scale > 6
     lambda t: t.group_by(col('key')).select(col('key'), col('v').sum.alias('s')).group_by(col('s'))
     .select(col('s'), lit(1).count),  # an aggregation of an updating table
 ])
@@ -334,3 +337,93 @@ def test_spark_computes_the_windows_the_python_window_operator_computes(env, mod
     assert by_spark == _window_queries(env, False)
     assert len(computed) == by_spark_calls  # with spark-aggregation false, the Python operator's
     assert all(len(rows) > 10 for rows in by_spark)
+
+
+_DISTINCT_DECIMAL_FILTER = (
+    "SELECT key, COUNT(DISTINCT v) AS cv, SUM(DISTINCT v) AS sv, AVG(DISTINCT v) AS av, MAX(DISTINCT v) AS mv, "
+    "SUM(d) AS sd, AVG(d) AS ad, SUM0(d) AS zd, MIN(d) AS ld, AVG(DISTINCT d) AS dd, "
+    "COUNT(*) FILTER (WHERE v > 0) AS big, SUM(v) FILTER (WHERE n % 2 = 0) AS even "
+    "FROM (SELECT key, n, v, CASE WHEN key = 'k4' THEN CAST(NULL AS DECIMAL(13, 4)) ELSE CAST(v AS DECIMAL(10, 2)) * 0.13 END AS d "
+    "FROM t) GROUP BY key")
+
+
+def _of_scale_6(row) -> tuple:
+    """The row with its DECIMALs rounded half up to 6 fraction digits (Flink's scale of an AVG of a
+    DECIMAL(13, 4); the Python operator's keeps more digits until a sink writes it), trailing zeros dropped."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    return tuple(v.quantize(Decimal("0.000001"), ROUND_HALF_UP).normalize() if isinstance(v, Decimal) else v
+                 for v in row)
+
+
+def _distinct_decimal_filter_changes(env, spark_aggregation: bool, **config) -> dict:
+    t_env, table = _table(env, spark_aggregation, **config)
+    t_env.create_temporary_view("t", table)
+    query = t_env.sql_query(_DISTINCT_DECIMAL_FILTER)
+    aggregation = next(line for line in query.explain().splitlines() if "GroupAggregate" in line)
+    assert ("[Spark JVM" in aggregation) == spark_aggregation, aggregation
+    with query.execute().collect() as rows:
+        return {key: [(kind, _of_scale_6(row)) for kind, row in own] for key, own in _per_key(list(rows)).items()}
+
+
+@pytest.mark.parametrize("one_step", ["true", "false"])
+def test_distinct_filter_and_decimal_aggregates_give_the_python_operators_changes(env, one_step):
+    """DISTINCT aggregates (a value a group saw, in this micro-batch or one before, changes nothing;
+    NULLs are no value), FILTER aggregates, DECIMAL sums and averages (a group of NULLs sums to NULL)."""
+    env.set_parallelism(1)
+    env.configure(Configuration().set_string("kindling.bounded.one-step", one_step)
+                  .set_string("kindling.source.max-records-per-batch", "50"))
+    by_spark = _distinct_decimal_filter_changes(env, True)
+    assert by_spark == _distinct_decimal_filter_changes(env, False)
+    last = by_spark["k4"][-1][1]
+    assert (last[5], last[7]) == (None, 0)  # SUM, SUM0 of NULLs
+    k1 = [row for _, row in by_spark["k1"]]
+    assert k1[-1][1] == 13 and len(k1) < 2 * sum(1 for n in range(1, N + 1) if n % 5 == 1 and n % 11)  # -4..8
+
+
+@pytest.mark.parametrize("mini_batch", ["false", "true"])
+def test_distinct_and_decimal_aggregates_on_two_splits_leave_the_python_operators_results(env, mini_batch):
+    env.set_parallelism(2)
+    env.configure(Configuration().set_string("kindling.bounded.one-step", "false")
+                  .set_string("kindling.source.max-records-per-batch", "40"))
+    config = {"table.exec.mini-batch.enabled": mini_batch}
+    assert _final(_distinct_decimal_filter_changes(env, True, **config)) == \
+        _final(_distinct_decimal_filter_changes(env, False, **config))
+
+
+def _distinct_writer(tmp_path, seen: list):
+    """A micro-batch writer of ``SELECT k, COUNT(DISTINCT v), SUM(DISTINCT v) ... GROUP BY k`` whose
+    changes go to ``seen``."""
+    from kindling.common.typeinfo import RowTypeInfo
+    from kindling.spark.compiler import Compiler
+    from kindling.spark.connectors import writer_for
+    from kindling.spark.table.aggregation import AggregationSinkSpec
+    from kindling.table.table import changelog_type
+
+    output_type = changelog_type(RowTypeInfo([Types.STRING(), Types.LONG(), Types.INT()], ["k", "n", "s"]))
+    aggregate = GroupAggregateSpec(keys=["k"], calls=[("count_distinct", "v", True), ("sum_distinct", "v", True)],
+                                   fields=[("key", 0), ("call", 0), ("call", 1)])
+    writer = writer_for(AggregationSinkSpec(aggregate=aggregate, output_type=output_type, mode=RunMode.MICRO_BATCH,
+                                            parallelism=2), Compiler)
+    writer.bind(str(tmp_path))
+    writer._emit = lambda changes, _: seen.append(sorted((tuple(r)[:4] for r in changes.collect()), key=str)) or 0
+    return writer
+
+
+def test_distinct_values_seen_live_in_the_store_and_a_replayed_batch_sees_what_its_batch_saw(spark, tmp_path):
+    seen = []
+    writer = _distinct_writer(tmp_path, seen)
+    batch = lambda rows: spark.createDataFrame(rows, "k string, v int")  # noqa: E731
+    insert, before, after = RowKind.INSERT.value, RowKind.UPDATE_BEFORE.value, RowKind.UPDATE_AFTER.value
+    writer.write(batch([("a", 1), ("a", 1), ("b", 2), ("a", None), ("c", None)]), 0)
+    assert seen[0] == sorted([("a", 1, 1, insert), ("b", 1, 2, insert), ("c", 0, None, insert)], key=str)
+    assert writer.state_rows_written == 3 + 2 * 2  # groups a, b, c; (a, 1), (b, 2) of each DISTINCT call
+    second = batch([("a", 1), ("a", 3), ("b", None), ("a", 3)])
+    writer.write(second, 1)
+    writer.write(second, 1)  # replayed: 3 is new to a again, 1 is not
+    assert seen[1] == seen[2] == sorted([("a", 1, 1, before), ("a", 2, 4, after)], key=str)
+    assert writer.state_rows_written == 2 + 2  # groups a, b; (a, 3) of each call
+    writer.write(batch([("a", 3), ("a", 4), ("c", 4)]), 2)
+    assert seen[3] == sorted([("a", 2, 4, before), ("a", 3, 8, after), ("c", 0, None, before),
+                              ("c", 1, 4, after)], key=str)
+    assert writer.state_rows_written == 2 + 2 * 2

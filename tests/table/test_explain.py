@@ -139,7 +139,8 @@ def test_explain_says_what_runs_in_one_step_and_on_micro_batches(env, ran):
         seen += _check(t_env.sql_query("SELECT u, total * 2 AS twice FROM (SELECT u, SUM(amount) AS total, COUNT(*) "
                                        "AS n FROM orders WHERE amount > 20 GROUP BY u) WHERE n > 1"), ran)
         seen += _check(orders.select(shout(col('u')).alias('s'), col('amount'))
-                       .group_by(col('s')).select(col('s'), col('amount').count.distinct), ran)
+                       .group_by(col('s')).select(col('s'), col('amount').count.distinct,
+                                                  col('amount').cast(DataTypes.FLOAT()).sum), ran)
         seen += _check(orders.join_lateral(letters(col('u')).alias('letter'))
                        .union_all(orders.select(col('id'), col('u'), col('amount'), col('u').alias('letter'))), ran)
         users = t_env.from_elements([(f"u{n}", n) for n in range(2)], ["uid", "rank"])

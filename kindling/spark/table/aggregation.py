@@ -14,6 +14,11 @@ A deduplication by processing time (``GroupAggregateSpec.deduplicate``) is such 
 one accumulator is the first or last row of a group in arrival order, with Flink's emission rule in
 place of "when the result changed": keep-first ``+I`` once, keep-last ``-U``/``+U`` after every row.
 
+A stream's DISTINCT aggregate is the plain aggregate of the values each group sees first
+(:func:`first_values`): as Flink's map of a group's values seen, a value seen before changes
+nothing. On micro-batches the values seen are entries of the aggregation's store, one per (group,
+DISTINCT call, value), written when new.
+
 Changes are Flink's: without mini-batches, after every input row of a group (``+I`` for a new
 group, ``-U old`` / ``+U new`` when its result changed, nothing when it did not), computed with
 window functions over the batch's rows in arrival order; with ``table.exec.mini-batch.enabled``

@@ -30,8 +30,12 @@ Structured Streaming query). Per node kind, today:
   their own) is part of the frame too (:data:`PYTHON_ON_ARROW`): Spark computes the arguments and the
   rest, one pass calls the functions on a batch's columns. Else a Python map or filter.
 * **Aggregate (GROUP BY)**: JVM when its input is append-only and every field is a group key or a
-  built-in ``COUNT``/``SUM``/``SUM0``/``AVG``/``MIN``/``MAX`` (DISTINCT in BATCH mode and windows) of a column of a type
-  whose arithmetic Spark shares with Flink (integers, DOUBLE; MIN/MAX also strings; COUNT any type):
+  built-in ``COUNT``/``SUM``/``SUM0``/``AVG``/``MIN``/``MAX`` of a column of a type whose arithmetic
+  Spark shares with Flink (integers, DOUBLE, DECIMAL of scale up to 6: Spark adds two DECIMAL(38, s)
+  without rounding up to there; MIN/MAX also strings and DECIMAL; COUNT any type; not FLOAT sums,
+  which Flink adds row by row in float32); DISTINCT ones too (in a stream, of types whose equality
+  Spark decides as Flink's: not floats, Flink's 0.0 and -0.0 being two values; a group keeps the
+  values it has seen, per value); FILTER (WHERE ...) ones are aggregates of a CASE column:
   the rewrites before this choice compute other arguments by a projection below and expressions of
   aggregates by one above, as Flink (kindling/table/planner/python_calls.py). Over a frame in
   a bounded job it is part of the frame, whatever reads it: BATCH gives each group's row, one step
