@@ -14,6 +14,7 @@ tumble      1 s TUMBLE window TVF per key: ``COUNT(*)``, ``SUM(v)``
 filter      ``SELECT CAST(k AS BIGINT), v, v * 2 FROM ev WHERE v % 3 = 0``
 udf         a Python scalar UDF on every row: ``plus1(v)``
 pandas      a pandas scalar UDF on every row's Series (``func_type='pandas'``): ``plus1p(v)``
+udtf        a Python table function making two rows of every row: ``LATERAL TABLE(twice(v))``
 join        a regular inner join of the two 500k tables on ``id``
 over        ``SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)``
 ==========  ======================================================================================
@@ -46,7 +47,7 @@ import time
 from typing import NamedTuple, Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-QUERIES = ["groupby", "tumble", "filter", "udf", "pandas", "join", "over"]
+QUERIES = ["groupby", "tumble", "filter", "udf", "pandas", "udtf", "join", "over"]
 SIDES = ["pyflink", "kindling", "kindling-batch", "spark"]
 EVENTS = 1_000_000
 
@@ -57,12 +58,14 @@ SQL = {
     "filter": "SELECT CAST(k AS BIGINT), v, v * 2 FROM ev WHERE v % 3 = 0",
     "udf": "SELECT CAST(k AS BIGINT), plus1(v), v FROM ev",
     "pandas": "SELECT CAST(k AS BIGINT), plus1p(v), v FROM ev",
+    "udtf": "SELECT CAST(k AS BIGINT), p, v FROM ev, LATERAL TABLE(twice(v)) AS T(p)",
     "join": "SELECT l.id, l.v, r.w FROM l JOIN r ON l.id = r.id",
     "over": "SELECT CAST(k AS BIGINT), v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN UNBOUNDED "
             "PRECEDING AND CURRENT ROW) FROM ev",
 }
 #: Spark SQL's spelling where it differs (a tumbling window is ``window()`` in the GROUP BY)
-SPARK_SQL = dict(SQL, tumble="SELECT CAST(k AS BIGINT), COUNT(*), SUM(v) FROM ev GROUP BY k, window(ts, '1 second')")
+SPARK_SQL = dict(SQL, tumble="SELECT CAST(k AS BIGINT), COUNT(*), SUM(v) FROM ev GROUP BY k, window(ts, '1 second')",
+                 udtf="SELECT CAST(k AS BIGINT), p, v FROM ev, LATERAL twice(v)")
 
 #: both programs' --check output: per query a line ``CHECK query rows digest changes``
 REPORT = '''
@@ -82,7 +85,7 @@ def report(query, changes):
 FLINK_PROGRAM = REPORT + '''
 import sys
 from pyflink.table import EnvironmentSettings, TableEnvironment, DataTypes
-from pyflink.table.udf import udf
+from pyflink.table.udf import udf, udtf
 
 queries, events, left, right = sys.argv[1].split(","), sys.argv[2], sys.argv[3], sys.argv[4]
 batch, check, sql = sys.argv[5] == "batch", sys.argv[6] == "check", %r
@@ -97,6 +100,7 @@ t_env.execute_sql("CREATE TABLE r (id BIGINT, w BIGINT) WITH ('connector' = 'fil
 t_env.execute_sql("CREATE TABLE sink_rows (a BIGINT, b BIGINT, c BIGINT) WITH ('connector' = 'blackhole')")
 t_env.create_temporary_function("plus1", udf(lambda x: x + 1, result_type=DataTypes.BIGINT()))
 t_env.create_temporary_function("plus1p", udf(lambda s: s + 1, result_type=DataTypes.BIGINT(), func_type="pandas"))
+t_env.create_temporary_function("twice", udtf(lambda x: [x, x + 1], result_types=[DataTypes.BIGINT()]))
 for query in queries:
     if not check:
         t_env.execute_sql("INSERT INTO sink_rows " + sql[query]).wait()
@@ -109,7 +113,7 @@ SPARK_PROGRAM = REPORT + '''
 import sys
 import pandas as pd
 from pyspark.sql import SparkSession
-from pyspark.sql.functions import pandas_udf
+from pyspark.sql.functions import pandas_udf, udtf
 
 queries, events, left, right = sys.argv[1].split(","), sys.argv[2], sys.argv[3], sys.argv[4]
 check, sql = sys.argv[6] == "check", %r
@@ -127,6 +131,16 @@ def plus1p(s: pd.Series) -> pd.Series:
 
 
 spark.udf.register("plus1p", pandas_udf(plus1p, "bigint"))
+
+
+@udtf(returnType="p: bigint")
+class Twice:
+    def eval(self, x):
+        yield x,
+        yield x + 1,
+
+
+spark.udtf.register("twice", Twice)
 for query in queries:
     if check:
         report(query, [(tuple(r), 1) for r in spark.sql(sql[query]).collect()])

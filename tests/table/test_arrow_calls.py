@@ -11,7 +11,8 @@ import decimal
 import pytest
 
 from kindling.table import DataTypes
-from kindling.table.udf import ScalarFunction, udf
+from kindling.table.expressions import col
+from kindling.table.udf import ScalarFunction, TableFunction, udf, udtf
 
 from table_support import collected, quiet_t_env, runs_in
 
@@ -123,3 +124,77 @@ def test_calls_on_arrow_batches_over_an_aggregations_changes():
     with python.execute_sql(query).collect() as rows:
         assert changes == sorted((r.get_row_kind().name, tuple(r)) for r in rows)
     assert ("UPDATE_AFTER", (False, 16)) in changes
+
+
+def _with_table_functions(t_env):
+    @udtf(result_types=[DataTypes.STRING(), DataTypes.BIGINT()])
+    def parts(s, i):
+        for j in range(i % 3):
+            yield f"{s}-{j}", i * 10 + j
+
+    @udtf(result_types=[DataTypes.TIMESTAMP(3), DataTypes.DECIMAL(10, 3), DataTypes.STRING()])
+    def echoed(t, m, day):
+        yield t, m, repr(day)
+
+    t_env.create_temporary_function("parts", parts)
+    t_env.create_temporary_function("echoed", echoed)
+    return t_env
+
+
+TABLE_QUERIES = [
+    "SELECT i, p, n FROM src, LATERAL TABLE(parts(s, i)) AS T(p, n)",
+    "SELECT i, p, n FROM src LEFT JOIN LATERAL TABLE(parts(s, i + 1)) AS T(p, n) ON TRUE WHERE i < 9",
+    "SELECT i, t2, m2, d2 FROM src, LATERAL TABLE(echoed(t, m, day)) AS T(t2, m2, d2)",
+    "SELECT b, p FROM (SELECT b, COUNT(*) AS c FROM src GROUP BY b), LATERAL TABLE(parts('k', c)) AS T(p, n)",
+]
+
+
+@pytest.mark.parametrize("query", TABLE_QUERIES)
+def test_table_functions_on_arrow_batches_make_the_python_operators_rows(query):
+    arrow, python = _with_table_functions(_t_env()), _with_table_functions(_t_env(one_step=False))
+    assert "Correlate(invocation=" in arrow.explain_sql(query) and f"[{ARROW}, one step]" in arrow.explain_sql(query)
+    assert f"[{ARROW}" not in python.explain_sql(query)  # micro-batches: the Python operator
+    with arrow.execute_sql(query).collect() as rows:  # an aggregation's changes keep their kinds
+        made = sorted((r.get_row_kind().name, tuple(r)) for r in rows)
+    with python.execute_sql(query).collect() as rows:
+        assert made == sorted((r.get_row_kind().name, tuple(r)) for r in rows)
+    assert made
+
+
+def test_the_table_api_lateral_joins_and_flat_map_on_arrow_batches():
+    t_env = _with_table_functions(_t_env())
+    t_env.get_config().set("python.fn-execution.arrow.batch.size", "5")  # a row's rows never cross parts
+    src = t_env.from_path("src")
+    parts = udtf(lambda s, i: [(f"{s}-{j}", i) for j in range(i % 3)],
+                 result_types=[DataTypes.STRING(), DataTypes.BIGINT()])
+    joined = src.join_lateral(parts(col("s"), col("i")).alias("p", "n")).select(col("i"), col("p"))
+    outer = src.left_outer_join_lateral(parts(col("s"), col("i")).alias("p", "n")).select(col("i"), col("p"))
+    flat = src.flat_map(parts(col("s"), col("i")))
+    for table in (joined, outer, flat):
+        assert f"[{ARROW}, one step]" in table.explain()
+    assert sorted(tuple(r) for r in joined.execute().collect()) == sorted(
+        (i, f"s{i}-{j}" if i % 4 else f"None-{j}") for i in range(12) for j in range(i % 3))
+    assert len(list(outer.execute().collect())) == 12 + sum(max(i % 3 - 1, 0) for i in range(12))
+    assert sorted(tuple(r) for r in flat.execute().collect())[:2] == [("None-0", 4), ("None-0", 8)]
+
+
+class Opened(TableFunction):
+    def open(self, function_context):
+        self.suffix = "!"
+
+    def eval(self, s):
+        yield f"{s}{self.suffix}"
+
+
+def test_a_failing_or_opened_table_function():
+    t_env = _t_env()
+    t_env.create_temporary_function("broken", udtf(lambda i: [(1 // (i - 3),)], result_types=[DataTypes.BIGINT()],
+                                                   name="broken"))
+    t_env.create_temporary_function("opened", udtf(Opened(), result_types=[DataTypes.STRING()]))
+    query = "SELECT x FROM src, LATERAL TABLE(broken(i)) AS T(x)"
+    assert f"[{ARROW}" in t_env.explain_sql(query)
+    with pytest.raises(Exception, match=r"(?s)'broken' failed on the element broken\(3\).*ZeroDivisionError"):
+        collected(t_env, query)
+    query = "SELECT x FROM src, LATERAL TABLE(opened(s)) AS T(x) WHERE i = 1"
+    assert f"[{ARROW}" not in t_env.explain_sql(query)  # it gets its task's context: the Python operator
+    assert collected(t_env, query) == [("s1!",)]

@@ -1,9 +1,11 @@
-"""A Calc's Python scalar calls made on Arrow batches in a frame (kindling/table/planner/arrow_calls.py):
-Spark computes the calls' arguments as columns, one ``mapInArrow`` pass adds each call's results as a
-column, the columns it passes through untouched. Values reach a function as the Python operators
-give them (the codec's decoding of each column; a TIMESTAMP_LTZ as PyFlink's aware datetime), a pandas
-function gets Series of a batch's values, and a result that does not fit the function's result type,
-or an exception of the function, fails the job naming the function and the values it was called on.
+"""Python functions called on Arrow batches in a frame (kindling/table/planner/arrow_calls.py): Spark
+computes the calls' arguments as columns and one ``mapInArrow`` pass calls the functions on a batch's
+columns. A Calc's scalar calls add each call's results as a column, the columns it passes through
+untouched; a table function (a lateral join, ``flat_map``) makes each row's rows, the row's columns
+repeated (``take``) beside the function's. Values reach a function as the Python operators give them
+(the codec's decoding of each column; a TIMESTAMP_LTZ as PyFlink's aware datetime), a pandas function
+gets Series of a batch's values, and a result that does not fit the function's result type, or an
+exception of the function, fails the job naming the function and the values it was called on.
 """
 from __future__ import annotations
 
@@ -18,14 +20,36 @@ from kindling.spark.codec import column_decoder, column_encoder
 from kindling.spark.table.columns import column
 from kindling.spark.type_mapping import BadValue, spark_type_of
 
-__all__ = ["with_python_calls"]
+__all__ = ["with_python_calls", "with_table_function"]
 
 
 def with_python_calls(frame: DataFrame, calls: Any, kept: List[str]) -> DataFrame:
     """``frame``'s columns ``kept``, then each of ``calls``' results (an ArrowCalls, as data) as the column
     it names."""
-    arguments, positions = [], []  # Spark's columns of the calls' operands; per call, per operand: a column or a literal
-    for j, call in enumerate(calls.calls):
+    inner, positions = _with_arguments(frame, calls.calls, kept)
+    results = [StructField(n, spark_type_of(c.type.type_info())) for n, c in zip(calls.names, calls.calls)]
+    called = functools.partial(_called, calls=calls.calls, names=calls.names, positions=positions, kept=len(kept),
+                               batch_size=calls.batch_size)
+    return inner.mapInArrow(called, StructType([*inner.schema.fields[:len(kept)], *results]))
+
+
+def with_table_function(frame: DataFrame, call: Any, kept: List[str], names: List[str], outer: bool,
+                        batch_size: int) -> DataFrame:
+    """The rows the table function ``call`` (a UdtfCall, as data) makes of each row of ``frame``: the row's
+    columns ``kept`` and the function's columns, named ``names``; ``outer``: a row it makes none for once,
+    its columns null."""
+    inner, (positions,) = _with_arguments(frame, [call], kept)
+    results = [StructField(n, spark_type_of(t.type_info())) for n, t in zip(names, call.type.field_types())]
+    made = functools.partial(_made, call=call, positions=positions, kept=len(kept), names=names, outer=outer,
+                             batch_size=batch_size)
+    return inner.mapInArrow(made, StructType([*inner.schema.fields[:len(kept)], *results]))
+
+
+def _with_arguments(frame: DataFrame, calls: Any, kept: List[str]) -> tuple:
+    """``frame``'s columns ``kept`` then the columns of the ``calls``' operands Spark computes, and per call,
+    per operand, the position of its column (None: a literal, given as it is)."""
+    arguments, positions = [], []
+    for j, call in enumerate(calls):
         at = []
         for k, operand in enumerate(call.operands):
             if type(operand).__name__ == "Literal":
@@ -34,11 +58,7 @@ def with_python_calls(frame: DataFrame, calls: Any, kept: List[str]) -> DataFram
                 at.append(len(kept) + len(arguments))
                 arguments.append(column(operand).alias(f"$argument{j}_{k}"))
         positions.append(at)
-    inner = frame.select(*[F.col(f"`{c}`") for c in kept], *arguments)
-    results = [StructField(n, spark_type_of(c.type.type_info())) for n, c in zip(calls.names, calls.calls)]
-    called = functools.partial(_called, calls=calls.calls, names=calls.names, positions=positions, kept=len(kept),
-                               batch_size=calls.batch_size)
-    return inner.mapInArrow(called, StructType([*inner.schema.fields[:len(kept)], *results]))
+    return frame.select(*[F.col(f"`{c}`") for c in kept], *arguments), positions
 
 
 def _called(batches: Iterator[Any], calls: tuple, names: tuple, positions: list, kept: int, batch_size: int
@@ -54,8 +74,24 @@ def _called(batches: Iterator[Any], calls: tuple, names: tuple, positions: list,
             yield pa.RecordBatch.from_arrays(columns, names=[*part.schema.names[:kept], *names])
 
 
-class _Call:
-    """One call's function, its operands' decoders (or literal values) and its result's encoder."""
+def _made(batches: Iterator[Any], call: Any, positions: list, kept: int, names: List[str], outer: bool,
+          batch_size: int) -> Iterator[Any]:
+    """The mapInArrow body of a table function: per part of ``batch_size`` rows, each made row's kept
+    columns (its row's, taken) and the function's."""
+    import pyarrow as pa
+
+    function = _TableCall(call, positions)
+    for batch in batches:
+        for start in range(0, batch.num_rows, batch_size):
+            part = batch.slice(start, batch_size)
+            rows, columns = function.results(part, outer)
+            taken = pa.array(rows, pa.int64())
+            yield pa.RecordBatch.from_arrays([part.column(i).take(taken) for i in range(kept)] + columns,
+                                             names=[*part.schema.names[:kept], *names])
+
+
+class _Operands:
+    """A call's function and its operands' decoders (or literal values)."""
 
     def __init__(self, call: Any, positions: list):
         from kindling.common.time import utc_datetime
@@ -71,41 +107,29 @@ class _Call:
             if operand.type.type_name == "TIMESTAMP_LTZ":
                 decode = functools.partial(_as_utc_datetimes, decode, utc_datetime)
             self.decoders.append(decode)
-        self.encode = column_encoder(call.type.type_info())
 
-    def results(self, part: Any) -> Any:
-        """The Arrow array of the function's results for the rows of ``part``."""
-        from kindling.runtime.table.evaluate import instant_result
-        from kindling.runtime.table.pandas_functions import scalar_results, series_of
+    def values(self, part: Any) -> list:
+        """Per operand, its values in the rows of ``part`` (a literal's value, once)."""
+        return [operand.value if decode is None else decode(part.column(position))
+                for operand, decode, position in zip(self.operands, self.decoders, self.positions)]
 
+    def rows(self, part: Any) -> Iterator[tuple]:
+        """Each row's arguments."""
         n = part.num_rows
-        values = [operand.value if decode is None else decode(part.column(position))
-                  for operand, decode, position in zip(self.operands, self.decoders, self.positions)]
-        if self.function._func_type == "pandas":
-            arguments = [v if d is None else series_of(v, o.type.type_name)
-                         for v, d, o in zip(values, self.decoders, self.operands)]
-            try:
-                results = scalar_results(self.function, arguments, n)
-            except Exception as exc:
-                raise self._failure(exc, None) from None
-        else:
-            f = self.function._callable()
-            rows = zip(*[[v] * n if d is None else v for v, d in zip(values, self.decoders)])
-            results = []
-            append = results.append
-            row = None
-            try:
-                for row in rows:
-                    append(f(*row))
-            except Exception as exc:
-                raise self._failure(exc, row) from None
-        if self.type.type_name == "TIMESTAMP_LTZ":
+        if not self.operands:
+            return iter([()] * n)
+        return zip(*[[v] * n if d is None else v for v, d in zip(self.values(part), self.decoders)])
+
+    def _encoded(self, encode: Any, results: list, type: Any) -> Any:
+        from kindling.runtime.table.evaluate import instant_result
+
+        if type.type_name == "TIMESTAMP_LTZ":
             results = [instant_result(r) for r in results]
         try:
-            return self.encode(results)
+            return encode(results)
         except BadValue as bad:
             raise self._failure(TypeError(f"the Python function {self.function._name} returned a value that does "
-                                          f"not fit its result type {self.type}: {bad.message()}"), None) from None
+                                          f"not fit its result type {type}: {bad.message()}"), None) from None
 
     def _failure(self, exc: BaseException, row: Any) -> RuntimeError:
         """The task's failure for ``exc`` of the function (called on ``row``: its arguments, or a batch's)."""
@@ -113,6 +137,71 @@ class _Call:
 
         element = () if row is None else (_Arguments(self.function._name, row),)
         return user_function_failure(self.function._name, exc, *element)
+
+
+class _Call(_Operands):
+    """One scalar call: its operands and its result's encoder."""
+
+    def __init__(self, call: Any, positions: list):
+        super().__init__(call, positions)
+        self.encode = column_encoder(call.type.type_info())
+
+    def results(self, part: Any) -> Any:
+        """The Arrow array of the function's results for the rows of ``part``."""
+        from kindling.runtime.table.pandas_functions import scalar_results, series_of
+
+        n = part.num_rows
+        if self.function._func_type == "pandas":
+            arguments = [v if d is None else series_of(v, o.type.type_name)
+                         for v, d, o in zip(self.values(part), self.decoders, self.operands)]
+            try:
+                results = scalar_results(self.function, arguments, n)
+            except Exception as exc:
+                raise self._failure(exc, None) from None
+        else:
+            f = self.function._callable()
+            results = []
+            append = results.append
+            row = None
+            try:
+                for row in self.rows(part):
+                    append(f(*row))
+            except Exception as exc:
+                raise self._failure(exc, row) from None
+        return self._encoded(self.encode, results, self.type)
+
+
+class _TableCall(_Operands):
+    """One table function's call: its operands and its result columns' encoders."""
+
+    def __init__(self, call: Any, positions: list):
+        super().__init__(call, positions)
+        self.types = call.type.field_types()
+        self.encoders = [column_encoder(t.type_info()) for t in self.types]
+
+    def results(self, part: Any, outer: bool) -> tuple:
+        """The position in ``part`` of each row the function makes (with nulls for a row it makes none for,
+        when ``outer``), and the Arrow arrays of their columns."""
+        made: List[int] = []
+        columns: List[list] = [[] for _ in self.types]
+        row = None
+        try:
+            for position, row in enumerate(self.rows(part)):
+                before = len(made)
+                for values in self.function._produce(list(row)):
+                    if len(values) != len(columns):
+                        raise TypeError(f"the table function {self.function._name} made a row of {len(values)} "
+                                        f"values for its {len(columns)} result columns: {values!r}")
+                    made.append(position)
+                    for values_of, value in zip(columns, values):
+                        values_of.append(value)
+                if outer and len(made) == before:
+                    made.append(position)
+                    for values_of in columns:
+                        values_of.append(None)
+        except Exception as exc:
+            raise self._failure(exc, row) from None
+        return made, [self._encoded(e, c, t) for e, c, t in zip(self.encoders, columns, self.types)]
 
 
 class _Arguments:

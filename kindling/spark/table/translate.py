@@ -208,6 +208,18 @@ class _Translation:
         return self.frame(node.input).select(F.inline(F.array(*rows)), *self._kind(node), *self.control) \
             .toDF(*node.out.names, *self._kind(node), *self.control)
 
+    def _Correlate(self, node) -> DataFrame:
+        """A table function's rows, made on Arrow batches of its input's rows (kindling/spark/table/python_calls.py)."""
+        from kindling.spark.table.python_calls import with_table_function
+
+        call, batch_size = self.operators[id(node)]
+        repeated = list(node.input.out.names) if node.keep_input else []
+        made = [f"$made{j}" for j in range(len(node.out.names) - len(repeated))]
+        rows = with_table_function(self.frame(node.input), call, repeated + self._kind(node) + self.control, made,
+                                   node.outer, batch_size)
+        return rows.select(*[F.col(f"`{c}`") for c in repeated + made], *self._kind(node), *self.control) \
+            .toDF(*node.out.names, *self._kind(node), *self.control)
+
     def _Join(self, node) -> DataFrame:
         kind = _EXISTENCE_JOINS[node.existence] if node.existence else _JOINS[(node.left_outer, node.right_outer)]
         joined = self.frame(node.left).join(self.frame(node.right), _column(self.operators[id(node)]), kind)

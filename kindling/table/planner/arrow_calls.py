@@ -7,7 +7,8 @@ and no row becomes a Python object (kindling/spark/table/python_calls.py makes t
 A Calc's calls are made so when each is a general or pandas scalar function (not async) whose
 arguments Spark computes as Flink does, whose function needs no task context (no ``open`` or
 ``close`` of its own) and which no other Python function's argument holds; else the Calc stays a
-Python map (kindling/table/planner/physical.py).
+Python map (kindling/table/planner/physical.py). A table function (a lateral join, ``flat_map``) is
+called so on the same conditions, once per row, the row's columns repeated beside each row it makes.
 
 Example::
 
@@ -21,9 +22,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple
 
-from kindling.table.planner.expressions import InputRef, Resolved, UdfCall, python_only
+from kindling.table.planner.expressions import InputRef, Resolved, UdfCall, UdtfCall, python_only
 
-__all__ = ["ArrowCalls", "arrow_calls"]
+__all__ = ["ArrowCalls", "arrow_calls", "arrow_table_call"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,11 @@ def arrow_calls(expressions: Sequence[Resolved], batch_size: int) -> Optional[Ar
     return ArrowCalls(tuple(calls), tuple(map(_result_column, range(len(calls)))), rewritten, batch_size)
 
 
+def arrow_table_call(call: UdtfCall) -> Optional[UdtfCall]:
+    """The table function's call when a frame can make it on Arrow batches (the module docstring), else None."""
+    return call if _on_batches(call) else None
+
+
 def _result_column(position: int) -> str:
     return f"$arrow{position}"
 
@@ -71,7 +77,7 @@ class _NotOnBatches(Exception):
     pass
 
 
-def _on_batches(call: UdfCall) -> bool:
+def _on_batches(call) -> bool:
     from kindling.table.udf import UserDefinedFunction
 
     function = call.function

@@ -29,6 +29,10 @@ Structured Streaming query). Per node kind, today:
   (kindling/table/planner/arrow_calls.py: general or pandas, arguments Spark computes, no ``open`` of
   their own) is part of the frame too (:data:`PYTHON_ON_ARROW`): Spark computes the arguments and the
   rest, one pass calls the functions on a batch's columns. Else a Python map or filter.
+* **Correlate** (a table function: a lateral join, ``flat_map``): in a bounded job over a frame, called
+  on Arrow batches of the frame's rows on the Calc's conditions (:data:`PYTHON_ON_ARROW`; arguments Spark
+  computes, no ``open`` or ``close`` of its own), each row's columns repeated beside each row it makes;
+  else the Python operator.
 * **Aggregate (GROUP BY)**: JVM when its input is append-only and every field is a group key or a
   built-in ``COUNT``/``SUM``/``SUM0``/``AVG``/``MIN``/``MAX`` of a column of a type whose arithmetic
   Spark shares with Flink (integers, DOUBLE, DECIMAL of scale up to 6: Spark adds two DECIMAL(38, s)
@@ -91,7 +95,7 @@ Structured Streaming query). Per node kind, today:
   changes, as the Aggregate's rule (and ``kindling.table.spark-operators`` the switch); Flink's
   changes by processing time are by arrival, which a batch's row order gives. By event time it stays
   Python: keep-first emits when Flink's per-element watermark passes a row, keep-last by the rows' times.
-* **Every other node** (sorts, set operations other than UNION ALL, table functions, temporal and
+* **Every other node** (sorts, set operations other than UNION ALL, temporal and
   lookup joins, ...): the Python operator; which one for ranks and sorts of a stream, as Flink
   chooses it, :func:`rank_strategy` and :func:`sort_strategy` say.
 
@@ -314,6 +318,8 @@ class Physical:
             return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
         if isinstance(node, nodes.Join):
             return self._join(node) if self.bounded else self._micro_batch_join(node, stateless_above)
+        if isinstance(node, nodes.Correlate):
+            return self._correlate(node)
         if isinstance(node, nodes.Rank) and not self.in_batch:
             spec, reason = self._deduplication(node, stateless_above)
             return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
@@ -328,7 +334,8 @@ class Physical:
         known = self._frames.get(id(node))
         if known is None:
             known = self._frames[id(node)] = isinstance(node, _LEAVES) or (
-                isinstance(node, _JVM_CALC + _AGGREGATIONS + _OPERATORS + (nodes.Join,)) and self._in_frame(node))
+                isinstance(node, _JVM_CALC + _AGGREGATIONS + _OPERATORS + (nodes.Join, nodes.Correlate)) and
+                self._in_frame(node))
         return known
 
     def _in_frame(self, node: nodes.Node) -> bool:
@@ -385,6 +392,28 @@ class Physical:
         from kindling.table.planner.arrow_calls import arrow_calls
 
         return arrow_calls(_calc_expressions(node), self.arrow_batch_size)
+
+    def _correlate(self, node: nodes.Correlate) -> Choice:
+        """A table function: in a bounded job, called on Arrow batches of its input's frame (as a Calc's
+        Python calls, :meth:`_table_call`); else the Python operator."""
+        if not self.bounded:
+            return Choice(PYTHON)
+        if not self.frame(self._time_input(node.input)):
+            return Choice(PYTHON, "its input is computed in Python")
+        if self._table_call(node) is None:
+            return Choice(PYTHON, "a table function with its own open or close, or of arguments Spark does not "
+                                  "compute as Flink")
+        return Choice(PYTHON_ON_ARROW)
+
+    def _table_call(self, node: nodes.Correlate):
+        """The table function's call a frame makes on Arrow batches (None: it cannot)."""
+        from kindling.table.planner.arrow_calls import arrow_table_call
+        from kindling.table.planner.expressions import UdtfCall, resolve
+
+        if node.call is None:
+            return None
+        call = resolve(node.call, node.input.out.names, node.input.out.schema.get_field_data_types())
+        return arrow_table_call(call) if isinstance(call, UdtfCall) else None
 
     def _join(self, node: nodes.Join) -> Choice:
         """A regular join: Spark's join of two frames in a bounded job. BATCH gives each key's final
@@ -581,6 +610,8 @@ class Physical:
                 operators.append((current, (self._aggregation(current, True)[0], row_type(current.out))))
             elif isinstance(current, _JVM_CALC) and self.choose(current).engine == PYTHON_ON_ARROW:
                 operators.append((current, self._arrow_calls(current)))
+            elif isinstance(current, nodes.Correlate):
+                operators.append((current, (self._table_call(current), self.arrow_batch_size)))
             stack.extend(reversed([self._time_input(i) for i in current.inputs]))
         return leaves, operators
 
