@@ -267,3 +267,27 @@ def test_distinct_aggregates_give_the_python_operators_rows(env, tables, mode):
         return
     by_spark = _results(env, "BATCH", True, tables, _DISTINCT[1:], {"WindowAggregate(": "Spark JVM"})
     assert by_spark == _results(env, "BATCH", False, tables, _DISTINCT[1:], {})
+
+
+_SET_OPERATIONS = [
+    "SELECT NULLIF(`user`, 'u3'), oid % 2 FROM orders INTERSECT SELECT NULLIF(`user`, 'u3'), oid % 3 FROM orders",
+    "SELECT `user`, amount % 5 FROM orders INTERSECT ALL SELECT `user`, amount % 7 FROM orders WHERE oid > 50",
+    "SELECT `user`, amount % 5 FROM orders EXCEPT SELECT `user`, amount % 7 FROM orders WHERE oid > 50",
+    "SELECT `user`, amount % 5 FROM orders EXCEPT ALL SELECT `user`, amount % 7 FROM orders WHERE oid > 50",
+]
+
+
+def test_set_operations_in_batch_mode_give_the_python_operators_rows(env, tables):
+    by_spark, by_python = [], []
+    for queries, label in ((_SET_OPERATIONS[:2], "Intersect"), (_SET_OPERATIONS[2:], "Minus")):
+        by_spark += _results(env, "BATCH", True, tables, queries, {label: "Spark JVM"})
+        by_python += _results(env, "BATCH", False, tables, queries, {label: "Python"})
+    assert by_spark == by_python
+    assert all(rows for _, rows in by_spark) and any(n > 1 for _, rows in by_spark for n in rows.values())
+    assert any(row[0] is None for _, rows in by_spark for row in rows)  # NULLs are equal in a set operation
+
+
+def test_set_operations_of_floats_or_of_a_stream_stay_on_the_python_operator(env, tables):
+    t_env = _environment(env, "BATCH", True, tables)
+    plan = t_env.sql_query("SELECT CAST(amount AS DOUBLE) FROM orders INTERSECT SELECT CAST(oid AS DOUBLE) FROM orders").explain()
+    assert "a column of type DOUBLE, whose equality Spark decides otherwise than Flink" in plan

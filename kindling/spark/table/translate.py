@@ -74,6 +74,9 @@ _ORDER, _SEQ, _NUMBER, _PLACE = "__order", "__seq", "__number", "__place"
 _LEFT, _RIGHT, _PADDED = "__left", "__right", "__padded"
 _JOINS = {(False, False): "inner", (True, False): "left", (False, True): "right", (True, True): "full"}
 _EXISTENCE_JOINS = {"SEMI": "left_semi", "ANTI": "left_anti"}
+#: Spark's DataFrame method of each set operation (kindling/table/planner/nodes.py SetOperation)
+_SET_OPERATIONS = {"intersect": "intersect", "intersect_all": "intersectAll", "minus": "subtract",
+                   "minus_all": "exceptAll"}
 
 
 def relational_frame(spec: RelationalSourceSpec, bases: list[DataFrame], control: list[str],
@@ -376,6 +379,13 @@ class _Translation:
             sides = [side if i.out.updating else side.withColumn(ROW_KIND, F.lit(0).cast("byte"))
                      for side, i in zip(sides, node.inputs)]
         return sides[0].union(sides[1])
+
+    def _SetOperation(self, node) -> DataFrame:
+        """INTERSECT, EXCEPT [ALL] of two frames of inserts (BATCH mode: no control columns)."""
+        names = node.out.names
+        left, right = (self.frame(i).select(*[F.col(f"`{c}`") for c in i.out.names]).toDF(*names)
+                       for i in node.inputs)
+        return getattr(left, _SET_OPERATIONS[node.operation])(right)
 
 
 def _left_key_positions(condition, width: int) -> list[int]:

@@ -76,6 +76,10 @@ Structured Streaming query). Per node kind, today:
   checkpoint directory); semi and anti joins and joins of changes follow the rows' arrival row by
   row: Python.
 * **UNION ALL**: part of a frame in a bounded job when both inputs are frames.
+* **INTERSECT, EXCEPT [ALL]** (SetOperation): part of a frame in BATCH mode, Spark's ``intersect``,
+  ``intersectAll``, ``subtract``, ``exceptAll`` (NULLs equal, as Flink's), when every column is of a type
+  whose equality Spark decides as Flink (not FLOAT/DOUBLE: Flink compares bits); in a stream the Python
+  operator (its rows change as they arrive).
 * **Expand** (GROUPING SETS, ROLLUP, CUBE before their aggregation): part of a frame in a bounded job
   when its input is one: each row exploded into its grouping sets' rows, in their order.
 * **OVER, Top-N and deduplication (Rank), window TVFs, interval joins**: part of a frame in BATCH mode
@@ -95,7 +99,7 @@ Structured Streaming query). Per node kind, today:
   changes, as the Aggregate's rule (and ``kindling.table.spark-operators`` the switch); Flink's
   changes by processing time are by arrival, which a batch's row order gives. By event time it stays
   Python: keep-first emits when Flink's per-element watermark passes a row, keep-last by the rows' times.
-* **Every other node** (sorts, set operations other than UNION ALL, temporal and
+* **Every other node** (sorts, set operations of a stream, temporal and
   lookup joins, ...): the Python operator; which one for ranks and sorts of a stream, as Flink
   chooses it, :func:`rank_strategy` and :func:`sort_strategy` say.
 
@@ -193,7 +197,11 @@ _LEAVES = (nodes.Scan, nodes.Values)
 #: 0.0 and -0.0 differ), besides integers, compared as BIGINT
 _JOIN_KEYS = ("STRING", "VARCHAR", "CHAR", "BOOLEAN", "DATE")
 #: the other nodes a frame may hold (each one's conditions: ``Physical._<class name>``)
-_OPERATORS = (nodes.Over, nodes.Rank, nodes.WindowTVF, nodes.IntervalJoin, nodes.Union, nodes.Expand)
+_OPERATORS = (nodes.Over, nodes.Rank, nodes.WindowTVF, nodes.IntervalJoin, nodes.Union, nodes.Expand,
+              nodes.SetOperation)
+#: the column types whose equality Spark's set operations decide as Flink's (not floats: Flink compares their
+#: bits, -0.0 is not 0.0; not nested types)
+_SET_COMPARED = tuple(INTEGRAL) + ("STRING", "VARCHAR", "CHAR", "BOOLEAN", "DATE", "DECIMAL", "TIMESTAMP", "TIME")
 #: why an event-time node of a stream runs in Python (the module docstring)
 _FOLLOWS_THE_WATERMARK = "a stream's event-time rows follow Flink's per-element watermark"
 
@@ -579,6 +587,18 @@ class Physical:
     def _Expand(self, node: nodes.Expand) -> Optional[str]:
         """GROUPING SETS: each row once per grouping set."""
         return None
+
+    def _SetOperation(self, node: nodes.SetOperation) -> Optional[str]:
+        """INTERSECT, EXCEPT [ALL] in BATCH mode: Spark's set operations, each distinct row's copies as
+        Flink's (NULLs equal). A stream's changes them as its rows arrive: the Python operator."""
+        if not self.in_batch:
+            return "a stream's set operation changes its rows as they arrive"
+        if node.left.out.updating or node.right.out.updating:
+            return "its input is updating"
+        other = next((t.type_name for i in node.inputs for t in i.out.types.values()
+                      if t.type_name not in _SET_COMPARED), None)
+        return None if other is None else f"a column of type {other}, whose equality Spark decides otherwise " \
+                                           "than Flink"
 
     def join_condition(self, node: nodes.Join):
         """The join's predicate resolved against the joined columns."""
