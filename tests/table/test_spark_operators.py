@@ -15,6 +15,7 @@ from kindling.common import Configuration
 from kindling.common.types import RowKind
 from kindling.datastream import RuntimeExecutionMode
 from kindling.table import StreamTableEnvironment
+from kindling.table.expressions import col
 
 ORDERS = [(n, None if n % 17 == 0 else f"u{n % 13}", n * 10 % 97) for n in range(1, 201)]
 USERS = [(f"u{n}", f"name{n}") for n in range(5, 20)] + [(None, "nobody")]
@@ -291,3 +292,30 @@ def test_set_operations_of_floats_or_of_a_stream_stay_on_the_python_operator(env
     t_env = _environment(env, "BATCH", True, tables)
     plan = t_env.sql_query("SELECT CAST(amount AS DOUBLE) FROM orders INTERSECT SELECT CAST(oid AS DOUBLE) FROM orders").explain()
     assert "a column of type DOUBLE, whose equality Spark decides otherwise than Flink" in plan
+
+
+_SORTS = ["SELECT * FROM orders ORDER BY `user`, oid",
+          "SELECT * FROM orders ORDER BY `user` DESC, amount, oid DESC LIMIT 50 OFFSET 7",
+          "SELECT `user`, COUNT(*) AS c FROM orders GROUP BY `user` ORDER BY c DESC, `user`",
+          "SELECT oid, NULLIF(`user`, 'u3') AS u FROM orders ORDER BY u DESC, oid LIMIT 40"]
+
+
+def test_sorts_in_batch_mode_give_the_python_operators_rows_in_its_order(env, tables):
+    ordered = {}
+    for jvm in (True, False):
+        t_env = _environment(env, "BATCH", jvm, tables)
+        ordered[jvm] = []
+        for query in _SORTS:
+            table = t_env.sql_query(query)
+            assert "Sort(orderBy=[" in table.explain().splitlines()[1]
+            assert f"[{'Spark JVM' if jvm else 'Python'}, BATCH" in table.explain().splitlines()[1]
+            with table.execute().collect() as rows:
+                ordered[jvm].append([tuple(r) for r in rows])
+        table = t_env.sql_query("SELECT oid, NULLIF(`user`, 'u3') AS u FROM orders") \
+            .order_by(col("u").desc, col("oid")).fetch(30)  # the Table API's nulls are the largest values
+        with table.execute().collect() as rows:
+            ordered[jvm].append([tuple(r) for r in rows])
+    assert ordered[True] == ordered[False]
+    assert [len(rows) for rows in ordered[True]] == [200, 50, 14, 40, 30]
+    # descending, SQL's nulls come last (the smallest values), the Table API's first (the largest)
+    assert None not in [u for _, u in ordered[True][3]] and ordered[True][4][0][1] is None

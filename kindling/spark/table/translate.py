@@ -74,6 +74,7 @@ _ORDER, _SEQ, _NUMBER, _PLACE = "__order", "__seq", "__number", "__place"
 _LEFT, _RIGHT, _PADDED = "__left", "__right", "__padded"
 _JOINS = {(False, False): "inner", (True, False): "left", (False, True): "right", (True, True): "full"}
 _EXISTENCE_JOINS = {"SEMI": "left_semi", "ANTI": "left_anti"}
+_ARRIVAL = "__arrival"  # a frame's rows numbered in the order its partitions hold them
 #: Spark's DataFrame method of each set operation (kindling/table/planner/nodes.py SetOperation)
 _SET_OPERATIONS = {"intersect": "intersect", "intersect_all": "intersectAll", "minus": "subtract",
                    "minus_all": "exceptAll"}
@@ -379,6 +380,21 @@ class _Translation:
             sides = [side if i.out.updating else side.withColumn(ROW_KIND, F.lit(0).cast("byte"))
                      for side, i in zip(sides, node.inputs)]
         return sides[0].union(sides[1])
+
+    def _Sort(self, node) -> DataFrame:
+        """All rows sorted into one partition (ties in arrival order: the partitions' in turn), ``fetch`` of
+        them after ``offset`` (BATCH mode: no control columns)."""
+        order = []
+        for key, descending, nulls_first in self.operators[id(node)]:
+            column = _column(key)
+            order.append(getattr(column, f"{'desc' if descending else 'asc'}_nulls_{'first' if nulls_first else 'last'}")())
+        rows = self.frame(node.input).withColumn(_ARRIVAL, F.monotonically_increasing_id())
+        rows = rows.orderBy(*order, _ARRIVAL)
+        if node.offset:
+            rows = rows.offset(node.offset)
+        if node.fetch is not None:
+            rows = rows.limit(node.fetch)
+        return rows.coalesce(1).drop(_ARRIVAL)
 
     def _SetOperation(self, node) -> DataFrame:
         """INTERSECT, EXCEPT [ALL] of two frames of inserts (BATCH mode: no control columns)."""

@@ -80,6 +80,10 @@ Structured Streaming query). Per node kind, today:
   ``intersectAll``, ``subtract``, ``exceptAll`` (NULLs equal, as Flink's), when every column is of a type
   whose equality Spark decides as Flink (not FLOAT/DOUBLE: Flink compares bits); in a stream the Python
   operator (its rows change as they arrive).
+* **Sort** (ORDER BY, LIMIT, OFFSET): part of a frame in BATCH mode, Spark's sort of all rows into one
+  partition, ties in arrival order (the partitions' in turn), as the Python operator's sort at
+  parallelism 1 (SQL's nulls the smallest values, the Table API's the largest); a stream's sorts emit rows
+  as time or the ranks allow: the Python operators.
 * **Expand** (GROUPING SETS, ROLLUP, CUBE before their aggregation): part of a frame in a bounded job
   when its input is one: each row exploded into its grouping sets' rows, in their order.
 * **OVER, Top-N and deduplication (Rank), window TVFs, interval joins**: part of a frame in BATCH mode
@@ -99,7 +103,7 @@ Structured Streaming query). Per node kind, today:
   changes, as the Aggregate's rule (and ``kindling.table.spark-operators`` the switch); Flink's
   changes by processing time are by arrival, which a batch's row order gives. By event time it stays
   Python: keep-first emits when Flink's per-element watermark passes a row, keep-last by the rows' times.
-* **Every other node** (sorts, set operations of a stream, temporal and
+* **Every other node** (sorts and set operations of a stream, temporal and
   lookup joins, ...): the Python operator; which one for ranks and sorts of a stream, as Flink
   chooses it, :func:`rank_strategy` and :func:`sort_strategy` say.
 
@@ -142,7 +146,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 from kindling.graph.specs import GroupAggregateSpec, RegularJoinSpec
 from kindling.table.expressions import Expression, unaliased
@@ -198,7 +202,7 @@ _LEAVES = (nodes.Scan, nodes.Values)
 _JOIN_KEYS = ("STRING", "VARCHAR", "CHAR", "BOOLEAN", "DATE")
 #: the other nodes a frame may hold (each one's conditions: ``Physical._<class name>``)
 _OPERATORS = (nodes.Over, nodes.Rank, nodes.WindowTVF, nodes.IntervalJoin, nodes.Union, nodes.Expand,
-              nodes.SetOperation)
+              nodes.SetOperation, nodes.Sort)
 #: the column types whose equality Spark's set operations decide as Flink's (not floats: Flink compares their
 #: bits, -0.0 is not 0.0; not nested types)
 _SET_COMPARED = tuple(INTEGRAL) + ("STRING", "VARCHAR", "CHAR", "BOOLEAN", "DATE", "DECIMAL", "TIMESTAMP", "TIME")
@@ -588,6 +592,28 @@ class Physical:
         """GROUPING SETS: each row once per grouping set."""
         return None
 
+    def _Sort(self, node: nodes.Sort) -> Optional[str]:
+        """ORDER BY [LIMIT, OFFSET] in BATCH mode: Spark's sort of all rows into one partition (ties in
+        arrival order), as the Python operator's sort of the whole input at parallelism 1. A stream's
+        sorts emit rows as time or the ranks allow: the Python operators."""
+        if not self.in_batch:
+            return "a stream's sort follows its rows' arrival"
+        if node.input.out.updating:
+            return "its input is updating"
+        return next((r for r in (_unsortable(k) for k, _, _ in self.sort_keys(node)) if r is not None), None)
+
+    def sort_keys(self, node: nodes.Sort) -> list:
+        """Each sort key resolved, with whether it is descending and whether nulls come first (SQL's nulls are
+        the smallest values, the Table API's the largest)."""
+        from kindling.table.planner.expressions import resolve
+
+        names, types = node.input.out.names, node.input.out.schema.get_field_data_types()
+        keys = []
+        for key in node.keys:
+            descending = getattr(key, "_descending", False)
+            keys.append((resolve(key, names, types), descending, descending != getattr(key, "_null_smallest", False)))
+        return keys
+
     def _SetOperation(self, node: nodes.SetOperation) -> Optional[str]:
         """INTERSECT, EXCEPT [ALL] in BATCH mode: Spark's set operations, each distinct row's copies as
         Flink's (NULLs equal). A stream's changes them as its rows arrive: the Python operator."""
@@ -630,6 +656,8 @@ class Physical:
                 operators.append((current, (self._aggregation(current, True)[0], row_type(current.out))))
             elif isinstance(current, _JVM_CALC) and self.choose(current).engine == PYTHON_ON_ARROW:
                 operators.append((current, self._arrow_calls(current)))
+            elif isinstance(current, nodes.Sort):
+                operators.append((current, self.sort_keys(current)))
             elif isinstance(current, nodes.Correlate):
                 operators.append((current, (self._table_call(current), self.arrow_batch_size)))
             stack.extend(reversed([self._time_input(i) for i in current.inputs]))
@@ -704,6 +732,16 @@ class Physical:
 
 
 _WINDOW_COLUMNS = {"window_start": "start", "window_end": "end", "window_time": "rowtime"}
+
+
+def _unsortable(key: Any) -> Optional[str]:
+    """Why Spark cannot sort by the resolved ``key`` as Flink (None: it can)."""
+    from kindling.table.planner.expressions import python_only
+
+    reason = python_only(key)
+    if reason is None and key.type.type_name in ("ARRAY", "MAP", "MULTISET", "ROW", "RAW"):
+        reason = f"a sort key of type {key.type.type_name}"
+    return reason
 
 
 def _calc_expressions(node: nodes.Node) -> tuple:
