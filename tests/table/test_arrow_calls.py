@@ -1,6 +1,7 @@
 """Python scalar functions called on Arrow batches in Spark's frame (kindling/table/planner/arrow_calls.py,
 kindling/spark/table/python_calls.py): the values a function gets and gives are those of the Python
-map (the same job on micro-batches, where the Calc is a Python map), a pandas function gets a batch's
+map (the same job with ``kindling.table.spark-operators`` false, where the Calc is a Python map), in one step
+and on micro-batches (whose control rows call no function), a pandas function gets a batch's
 Series of at most ``python.fn-execution.arrow.batch.size`` rows, a failure names the function and the
 values it was called on, and what cannot be called so stays a Python map, as explain says."""
 from __future__ import annotations
@@ -19,9 +20,10 @@ from table_support import collected, quiet_t_env, runs_in
 ARROW = "Python on Arrow batches"
 
 
-def _t_env(mode: str = "streaming", one_step: bool = True):
+def _t_env(mode: str = "streaming", one_step: bool = True, arrow: bool = True):
     t_env = quiet_t_env(mode)
     t_env.get_config().set("kindling.bounded.one-step", str(one_step).lower())
+    t_env.get_config().set("kindling.table.spark-operators", str(arrow).lower())
     rows = [(i, f"s{i}" if i % 4 else None, i / 4, decimal.Decimal(i) / 8, datetime.date(2024, 1, 1 + i),
              datetime.datetime(2024, 1, 1, 0, 0, i), i % 3 == 0) for i in range(12)]
     t_env.create_temporary_view("src", t_env.from_elements(rows, DataTypes.ROW([
@@ -54,9 +56,9 @@ QUERIES = [
 
 @pytest.mark.parametrize("query", QUERIES)
 def test_calls_on_arrow_batches_give_the_python_maps_values(query):
-    arrow, python = _t_env(), _t_env(one_step=False)
+    arrow, python = _t_env(), _t_env(arrow=False)
     assert runs_in(arrow.sql_query(query)) == ARROW
-    assert runs_in(python.sql_query(query)) == "Python"  # micro-batches: a Python map
+    assert runs_in(python.sql_query(query)) == "Python"
     assert collected(arrow, query) == collected(python, query)
 
 
@@ -117,7 +119,7 @@ def test_what_cannot_be_called_on_batches_stays_a_python_map():
 
 def test_calls_on_arrow_batches_over_an_aggregations_changes():
     query = "SELECT b, twice(n) FROM (SELECT b, COUNT(*) AS n FROM src GROUP BY b) WHERE twice(n) > 2"
-    arrow, python = _t_env(), _t_env(one_step=False)
+    arrow, python = _t_env(), _t_env(arrow=False)
     assert runs_in(arrow.sql_query(query)) == ARROW
     with arrow.execute_sql(query).collect() as rows:  # Flink's changelog, each change's function value
         changes = sorted((r.get_row_kind().name, tuple(r)) for r in rows)
@@ -151,9 +153,9 @@ TABLE_QUERIES = [
 
 @pytest.mark.parametrize("query", TABLE_QUERIES)
 def test_table_functions_on_arrow_batches_make_the_python_operators_rows(query):
-    arrow, python = _with_table_functions(_t_env()), _with_table_functions(_t_env(one_step=False))
+    arrow, python = _with_table_functions(_t_env()), _with_table_functions(_t_env(arrow=False))
     assert "Correlate(invocation=" in arrow.explain_sql(query) and f"[{ARROW}, one step]" in arrow.explain_sql(query)
-    assert f"[{ARROW}" not in python.explain_sql(query)  # micro-batches: the Python operator
+    assert f"[{ARROW}" not in python.explain_sql(query)
     with arrow.execute_sql(query).collect() as rows:  # an aggregation's changes keep their kinds
         made = sorted((r.get_row_kind().name, tuple(r)) for r in rows)
     with python.execute_sql(query).collect() as rows:
@@ -198,3 +200,24 @@ def test_a_failing_or_opened_table_function():
     query = "SELECT x FROM src, LATERAL TABLE(opened(s)) AS T(x) WHERE i = 1"
     assert f"[{ARROW}" not in t_env.explain_sql(query)  # it gets its task's context: the Python operator
     assert collected(t_env, query) == [("s1!",)]
+
+
+def test_calls_on_arrow_batches_of_micro_batches_skip_the_control_rows(tmp_path):
+    """On micro-batches a scan's rows come with its control rows (watermarks); the pass calls no function
+    for them (a function of a column that is never null would fail on them)."""
+    (tmp_path / "ev").mkdir()
+    for part in "ab":
+        (tmp_path / "ev" / f"{part}.csv").write_text(
+            "".join(f"{i % 5},{i},2024-01-01 00:00:{i % 60:02d}\n" for i in range(200)))
+    changes = {}
+    for arrow in (True, False):
+        t_env = _t_env(one_step=False, arrow=arrow)
+        t_env.execute_sql("CREATE TABLE ev (k INT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' "
+                          f"SECOND) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'ev'}', 'format' = 'csv')")
+        t_env.create_temporary_function("strict", udf(lambda v: v + 1, result_type=DataTypes.BIGINT()))
+        t_env.create_temporary_function("strictp", udf(lambda v: v + 1, result_type=DataTypes.BIGINT(),
+                                                       func_type="pandas"))
+        query = "SELECT k, strict(v), strictp(v) FROM ev WHERE strict(v) > 3"
+        assert (f"[{ARROW}, micro-batches]" in t_env.explain_sql(query)) == arrow
+        changes[arrow] = collected(t_env, query)
+    assert changes[True] == changes[False] and len(changes[True]) == 394

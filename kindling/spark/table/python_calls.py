@@ -10,7 +10,7 @@ exception of the function, fails the job naming the function and the values it w
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterator, List
+from typing import Any, Iterator, List, Optional
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -23,13 +23,14 @@ from kindling.spark.type_mapping import BadValue, spark_type_of
 __all__ = ["with_python_calls", "with_table_function"]
 
 
-def with_python_calls(frame: DataFrame, calls: Any, kept: List[str]) -> DataFrame:
+def with_python_calls(frame: DataFrame, calls: Any, kept: List[str], control: Optional[str] = None) -> DataFrame:
     """``frame``'s columns ``kept``, then each of ``calls``' results (an ArrowCalls, as data) as the column
-    it names."""
+    it names; ``control``: the kept column set on the control rows of micro-batches (watermarks), for which no
+    function is called (their results are null)."""
     inner, positions = _with_arguments(frame, calls.calls, kept)
     results = [StructField(n, spark_type_of(c.type.type_info())) for n, c in zip(calls.names, calls.calls)]
     called = functools.partial(_called, calls=calls.calls, names=calls.names, positions=positions, kept=len(kept),
-                               batch_size=calls.batch_size)
+                               batch_size=calls.batch_size, control=None if control is None else kept.index(control))
     return inner.mapInArrow(called, StructType([*inner.schema.fields[:len(kept)], *results]))
 
 
@@ -61,17 +62,27 @@ def _with_arguments(frame: DataFrame, calls: Any, kept: List[str]) -> tuple:
     return frame.select(*[F.col(f"`{c}`") for c in kept], *arguments), positions
 
 
-def _called(batches: Iterator[Any], calls: tuple, names: tuple, positions: list, kept: int, batch_size: int
-            ) -> Iterator[Any]:
-    """The mapInArrow body: each batch's kept columns and each call's results, in parts of ``batch_size`` rows."""
+def _called(batches: Iterator[Any], calls: tuple, names: tuple, positions: list, kept: int, batch_size: int,
+            control: Optional[int] = None) -> Iterator[Any]:
+    """The mapInArrow body: each batch's kept columns and each call's results, in parts of ``batch_size`` rows
+    (of their data rows: null for a row whose column at ``control`` is set)."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     made = [_Call(call, at) for call, at in zip(calls, positions)]
     for batch in batches:
-        for start in range(0, batch.num_rows, batch_size):
-            part = batch.slice(start, batch_size)
-            columns = [part.column(i) for i in range(kept)] + [call.results(part) for call in made]
-            yield pa.RecordBatch.from_arrays(columns, names=[*part.schema.names[:kept], *names])
+        if control is not None and batch.column(control).null_count < batch.num_rows:
+            data = pc.is_null(batch.column(control))
+            numbered = pc.subtract(pc.cumulative_sum(pc.cast(data, pa.int64())), 1)  # a data row's place among them
+            at = pc.if_else(data, numbered, pa.scalar(None, pa.int64()))
+            rows, spread = batch.filter(data), lambda results: results.take(at)  # noqa: E731
+        else:
+            rows, spread = batch, lambda results: results  # noqa: E731
+        parts = [rows.slice(start, batch_size) for start in range(0, rows.num_rows, batch_size)]
+        columns = [spread(pa.concat_arrays([call.results(part) for part in parts]) if parts else call.encode([]))
+                   for call in made]
+        yield pa.RecordBatch.from_arrays([batch.column(i) for i in range(kept)] + columns,
+                                         names=[*batch.schema.names[:kept], *names])
 
 
 def _made(batches: Iterator[Any], call: Any, positions: list, kept: int, names: List[str], outer: bool,

@@ -197,7 +197,7 @@ class _Translation:
             kept = [c for c in rows.columns if c in read or c == ROW_KIND or c in self.control]
         else:
             kept = rows.columns
-        return with_python_calls(rows, calls, kept), calls.expressions
+        return with_python_calls(rows, calls, kept, self.control[0] if self.control else None), calls.expressions
 
     def _Expand(self, node) -> DataFrame:
         """Each row once per grouping set, in their order (an array exploded in place keeps it), the

@@ -24,11 +24,12 @@ Structured Streaming query). Per node kind, today:
   Kindling source on micro-batches (the compiler's rule for collections: kindling/spark/sources.py).
 * **Project, Filter (Calc)**: JVM when their input is a frame and every expression is one Spark
   computes as Flink does (no Python function, no built-in Spark computes otherwise:
-  kindling/table/planner/expressions.py ``python_only``): Spark column expressions. In a bounded job,
-  a Calc over a frame whose Python scalar functions can be called on Arrow batches
-  (kindling/table/planner/arrow_calls.py: general or pandas, arguments Spark computes, no ``open`` of
-  their own) is part of the frame too (:data:`PYTHON_ON_ARROW`): Spark computes the arguments and the
-  rest, one pass calls the functions on a batch's columns. Else a Python map or filter.
+  kindling/table/planner/expressions.py ``python_only``): Spark column expressions. A Calc over a
+  frame whose Python scalar functions can be called on Arrow batches (kindling/table/planner/arrow_calls.py:
+  general or pandas, arguments Spark computes, no ``open`` of their own) is part of the frame too
+  (:data:`PYTHON_ON_ARROW`; on micro-batches too: the pass calls no function for the control rows): Spark
+  computes the arguments and the rest, one pass calls the functions on a batch's columns
+  (``kindling.table.spark-operators: false``: never). Else a Python map or filter.
 * **Correlate** (a table function: a lateral join, ``flat_map``): in a bounded job over a frame, called
   on Arrow batches of the frame's rows on the Calc's conditions (:data:`PYTHON_ON_ARROW`; arguments Spark
   computes, no ``open`` or ``close`` of its own), each row's columns repeated beside each row it makes;
@@ -169,7 +170,8 @@ _MODES = {"one_step": ONE_STEP, "micro_batch": MICRO_BATCHES, "batch": BATCH}
 SPARK_AGGREGATION = "kindling.table.spark-aggregation"
 
 #: whether the nodes Spark can compute other than Calcs and aggregations (joins, ...) run in Spark's
-#: own operators (default true; false: on the Python operators, for comparison)
+#: own operators, and Python functions on Arrow batches in its frames (default true; false: on the Python
+#: operators, for comparison)
 SPARK_OPERATORS = "kindling.table.spark-operators"
 
 #: whether the files of a table are read by Spark's own reader where it can (default true; false:
@@ -397,7 +399,9 @@ class Physical:
         reason = next((r for r in map(python_only, _calc_expressions(node)) if r is not None), None)
         if reason is None:
             return Choice(SPARK_JVM)
-        return Choice(PYTHON_ON_ARROW) if self.bounded and self._arrow_calls(node) else Choice(PYTHON, reason)
+        if not self.spark_operators:
+            return Choice(PYTHON, f"{SPARK_OPERATORS} is false")
+        return Choice(PYTHON_ON_ARROW) if self._arrow_calls(node) else Choice(PYTHON, reason)
 
     def _arrow_calls(self, node: nodes.Node):
         """The Python calls of the Calc ``node`` a frame makes on Arrow batches (None: it cannot)."""
@@ -412,6 +416,8 @@ class Physical:
             return Choice(PYTHON)
         if not self.frame(self._time_input(node.input)):
             return Choice(PYTHON, "its input is computed in Python")
+        if not self.spark_operators:
+            return Choice(PYTHON, f"{SPARK_OPERATORS} is false")
         if self._table_call(node) is None:
             return Choice(PYTHON, "a table function with its own open or close, or of arguments Spark does not "
                                   "compute as Flink")
