@@ -17,6 +17,7 @@ from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col, to_timestamp_ltz
 from kindling.table.udf import udf
+from keyed_state_support import KeyContext  # tests/: on sys.path (tests/conftest.py)
 
 N = 120
 
@@ -269,30 +270,6 @@ def test_stored_rows_come_back_as_they_were(spark, tmp_path):
 
 # -- outer joins -------------------------------------------------------------------------------------
 
-class _State:
-    def __init__(self):
-        self.stored = None
-
-    def value(self):
-        return self.stored
-
-    def update(self, value):
-        self.stored = value
-
-
-class _Context:
-    """One key's state of a keyed co-function."""
-
-    def __init__(self):
-        self.states = {}
-
-    def get_state(self, descriptor):
-        return self.states.setdefault(descriptor.name, _State())
-
-    def get_job_parameter(self, name, default):
-        return default
-
-
 def _python_join(left_outer: bool, right_outer: bool, condition):
     """The Python operator (Flink's join) of ``l JOIN r ON l.k = r.k2 AND condition``, one instance per
     key: ``feed(side, rows)`` -> its changes ``(kind, row)`` in order."""
@@ -307,7 +284,7 @@ def _python_join(left_outer: bool, right_outer: bool, condition):
             key = row[0]
             if key not in per_key:
                 per_key[key] = RegularJoinFunction(['k', 'v'], ['k2', 'w'], condition, left_outer, right_outer)
-                per_key[key].open(_Context())
+                per_key[key].open(KeyContext())
             names = ['k', 'v'] if side == 0 else ['k2', 'w']
             process = per_key[key].process_element1 if side == 0 else per_key[key].process_element2
             out += [(str(c.get_row_kind()), tuple(c)) for c in process(_create_row(names, list(row), RowKind.INSERT),

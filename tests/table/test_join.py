@@ -12,6 +12,7 @@ from kindling.common import Types
 from kindling.common.types import RowKind
 from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col
+from keyed_state_support import KeyContext  # tests/: on sys.path (tests/conftest.py)
 
 ORDERS = [(n, f"u{n % 13}", n * 10) for n in range(1, 300)]
 USERS = [(f"u{n}", f"name{n}") for n in range(5, 20)]
@@ -129,30 +130,6 @@ def test_a_python_function_in_an_inner_join_condition_outer_joins_refuse_it(any_
             outer.execute()
 
 
-class _State:
-    def __init__(self):
-        self.stored = None
-
-    def value(self):
-        return self.stored
-
-    def update(self, value):
-        self.stored = value
-
-
-class _Context:
-    """One key's state of a keyed co-function and its job parameters."""
-
-    def __init__(self):
-        self.states = {}
-
-    def get_state(self, descriptor):
-        return self.states.setdefault(descriptor.name, _State())
-
-    def get_job_parameter(self, name, default):
-        return default
-
-
 def test_each_copy_of_a_padded_row_is_retracted_and_padded_again_as_flink_does():
     """Two equal left rows without a partner are two padded rows: the right row that comes joins each
     copy (``-D`` of its padding, then ``+I`` of the pair: PyFlink 2.3's changes), and its retraction
@@ -161,7 +138,7 @@ def test_each_copy_of_a_padded_row_is_retracted_and_padded_again_as_flink_does()
     from kindling.runtime.table.join import RegularJoinFunction
 
     join = RegularJoinFunction(['v', 'k'], ['key', 'w'], None, True, False)
-    join.open(_Context())
+    join.open(KeyContext())
     left = lambda: _create_row(['v', 'k'], [1, 'a'], RowKind.INSERT)  # noqa: E731
     changes = [*join.process_element1(left(), None), *join.process_element1(left(), None),
                *join.process_element2(_create_row(['key', 'w'], ['a', 10], RowKind.INSERT), None),
