@@ -205,9 +205,9 @@ _JOIN_KEYS = ("STRING", "VARCHAR", "CHAR", "BOOLEAN", "DATE")
 #: the other nodes a frame may hold (each one's conditions: ``Physical._<class name>``)
 _OPERATORS = (nodes.Over, nodes.Rank, nodes.WindowTVF, nodes.IntervalJoin, nodes.Union, nodes.Expand,
               nodes.SetOperation, nodes.Sort)
-#: the column types whose equality Spark's set operations decide as Flink's (not floats: Flink compares their
-#: bits, -0.0 is not 0.0; not nested types)
-_SET_COMPARED = tuple(INTEGRAL) + ("STRING", "VARCHAR", "CHAR", "BOOLEAN", "DATE", "DECIMAL", "TIMESTAMP", "TIME")
+#: the column types whose equality Spark's set operations decide as Flink's: those of a stream's DISTINCT
+#: values, and times (not floats: Flink compares their bits, -0.0 is not 0.0; not nested types)
+_SET_COMPARED = tuple(_SPARK_DISTINCT) + ("TIMESTAMP", "TIME")
 #: why an event-time node of a stream runs in Python (the module docstring)
 _FOLLOWS_THE_WATERMARK = "a stream's event-time rows follow Flink's per-element watermark"
 
