@@ -372,7 +372,7 @@ def test_distinct_filter_and_decimal_aggregates_give_the_python_operators_change
     NULLs are no value), FILTER aggregates, DECIMAL sums and averages (a group of NULLs sums to NULL)."""
     env.set_parallelism(1)
     env.configure(Configuration().set_string("kindling.bounded.one-step", one_step)
-                  .set_string("kindling.source.max-records-per-batch", "50"))
+                  .set_string("kindling.source.max-records-per-batch", "100"))  # 3 micro-batches
     by_spark = _distinct_decimal_filter_changes(env, True)
     assert by_spark == _distinct_decimal_filter_changes(env, False)
     last = by_spark["k4"][-1][1]
@@ -385,7 +385,7 @@ def test_distinct_filter_and_decimal_aggregates_give_the_python_operators_change
 def test_distinct_and_decimal_aggregates_on_two_splits_leave_the_python_operators_results(env, mini_batch):
     env.set_parallelism(2)
     env.configure(Configuration().set_string("kindling.bounded.one-step", "false")
-                  .set_string("kindling.source.max-records-per-batch", "40"))
+                  .set_string("kindling.source.max-records-per-batch", "75"))  # 2 micro-batches per split
     config = {"table.exec.mini-batch.enabled": mini_batch}
     assert _final(_distinct_decimal_filter_changes(env, True, **config)) == \
         _final(_distinct_decimal_filter_changes(env, False, **config))
