@@ -105,6 +105,21 @@ def test_a_window_aggregation_runs_in_spark_when_no_row_can_be_late(spark, tmp_p
         assert collected(t_env, OVER) == collected(python, OVER)
 
 
+def _spark_one_step(tmp_path, insert: str):
+    """A TableEnvironment over the events of IN_DELAY whose ``insert`` Spark computes in one step (checked)."""
+    (tmp_path / "ev.csv").write_text(IN_DELAY)
+    t_env = quiet_t_env()
+    _events(t_env, tmp_path)
+    assert "[Spark JVM, one step]" in t_env.explain_sql(insert).split("\n")[2]
+    return t_env
+
+
+def _records_written(t_env, insert: str) -> list:
+    """Runs the INSERT; the counts of rows its sinks wrote."""
+    result = t_env.execute_sql(insert).get_job_client().get_job_execution_result().result()
+    return [v for k, v in result.get_all_accumulator_results().items() if k.startswith("records-written:")]
+
+
 def test_a_window_aggregation_only_a_blackhole_reads_writes_its_rows_in_no_order(spark, tmp_path, monkeypatch):
     """Only how many rows there are can be seen: no sort by window end and arrival, same count."""
     from kindling.spark.table import aggregation
@@ -112,14 +127,10 @@ def test_a_window_aggregation_only_a_blackhole_reads_writes_its_rows_in_no_order
     unordered = []
     in_order = aggregation.in_order
     monkeypatch.setattr(aggregation, "in_order", lambda c, s, *a: unordered.append(not s.ordered) or in_order(c, s, *a))
-    (tmp_path / "ev.csv").write_text(IN_DELAY)
-    t_env = quiet_t_env()
-    _events(t_env, tmp_path)
     insert = ("INSERT INTO out SELECT CAST(k AS BIGINT), COUNT(*), SUM(v) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), "
               "INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end")
-    assert "[Spark JVM, one step]" in t_env.explain_sql(insert).split("\n")[2]
-    result = t_env.execute_sql(insert).get_job_client().get_job_execution_result().result()
-    written = [v for k, v in result.get_all_accumulator_results().items() if k.startswith("records-written:")]
+    t_env = _spark_one_step(tmp_path, insert)
+    written = _records_written(t_env, insert)
     assert unordered == [True]
     assert written == [len(collected(t_env, TUMBLE))] and unordered == [True, False]  # printed rows: in order
 
@@ -133,15 +144,11 @@ def test_an_over_only_a_blackhole_reads_through_a_calc_writes_its_rows_in_no_ord
     operator = physical.Physical._over_operator
     monkeypatch.setattr(physical.Physical, "_over_operator", lambda self, n: (
         lambda o: ordered.append(o[3]) or o)(operator(self, n)))
-    (tmp_path / "ev.csv").write_text(IN_DELAY)
-    t_env = quiet_t_env()
-    _events(t_env, tmp_path)
     insert = ("INSERT INTO out SELECT CAST(k AS BIGINT), v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN "
               "UNBOUNDED PRECEDING AND CURRENT ROW) FROM ev WHERE v > 0")
-    assert "[Spark JVM, one step]" in t_env.explain_sql(insert).split("\n")[2]
+    t_env = _spark_one_step(tmp_path, insert)
     ordered.clear()
-    result = t_env.execute_sql(insert).get_job_client().get_job_execution_result().result()
-    written = [v for k, v in result.get_all_accumulator_results().items() if k.startswith("records-written:")]
+    written = _records_written(t_env, insert)
     assert ordered and not any(ordered)
     ordered.clear()
     assert written == [len([r for r in collected(t_env, OVER) if r[2] > 0])]

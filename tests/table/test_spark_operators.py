@@ -288,7 +288,7 @@ def test_set_operations_in_batch_mode_give_the_python_operators_rows(env, tables
     assert any(row[0] is None for _, rows in by_spark for row in rows)  # NULLs are equal in a set operation
 
 
-def test_set_operations_of_floats_or_of_a_stream_stay_on_the_python_operator(env, tables):
+def test_set_operations_of_floats_stay_on_the_python_operator(env, tables):
     t_env = _environment(env, "BATCH", True, tables)
     plan = t_env.sql_query("SELECT CAST(amount AS DOUBLE) FROM orders INTERSECT SELECT CAST(oid AS DOUBLE) FROM orders").explain()
     assert "a column of type DOUBLE, whose equality Spark decides otherwise than Flink" in plan
