@@ -513,14 +513,12 @@ def rows_may_be_late(env, checks: list) -> bool:
     after the session), a row of the files may be late for its window."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from pyspark.sql import SparkSession
-
-    from kindling.spark.session import is_local, spark_master, with_submitted_keys
+    from kindling.spark.session import existing_spark, is_local, spark_master, with_submitted_keys
     from kindling.spark.table.scans import driver_file_times
     from kindling.spark.table.scans import rows_may_be_late as may_be_late
 
     configuration = env.get_configuration()
-    if SparkSession.getActiveSession() or SparkSession._instantiatedSession or \
+    if existing_spark() is not None or \
             not is_local(spark_master(with_submitted_keys(configuration.to_dict()))):
         spark = get_spark(configuration, env._parallelism)
         return any(may_be_late(spark, *check) for check in checks)

@@ -273,12 +273,19 @@ def _environment(values: dict[str, str]) -> Iterator[None]:
                 os.environ[key] = value
 
 
+def existing_spark():
+    """The SparkSession this process already has (the active one, or the one created earlier), or None."""
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession() or SparkSession._instantiatedSession
+
+
 def get_spark(configuration: Configuration | None = None, parallelism: int | None = None):
     """The active SparkSession, or a new embedded one configured for Kindling."""
     from pyspark.sql import SparkSession
 
     with _lock:
-        active = SparkSession.getActiveSession() or SparkSession._instantiatedSession
+        active = existing_spark()
         conf = with_submitted_keys((configuration or Configuration()).to_dict())
         if active is not None:
             ship_python_dependencies(active, conf, active.sparkContext.master)

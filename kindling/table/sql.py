@@ -343,19 +343,12 @@ def _decimal_type(value) -> Any:
 def _values_type(types: List[Any]) -> Any:
     """The type every value of a VALUES column fits."""
     from kindling.table.planner.types import common_type
-    from kindling.table.planner.types import precision_scale as _precision_scale
-    from kindling.table.types import DataTypes
 
     known = [t for t in types if t.type_name != "NULL"]
     nullable = len(known) < len(types) or any(t._nullable for t in known)
     if not known:
         raise ValueError("sql_query: a VALUES column of NULLs only needs a type: CAST(NULL AS type)")
-    if all(t.type_name == "DECIMAL" for t in known):
-        precision_scale = [_precision_scale(t) for t in known]
-        scale = max(s for _, s in precision_scale)
-        widest = DataTypes.DECIMAL(max(p - s for p, s in precision_scale) + scale, scale)
-    else:
-        widest = common_type(known, "VALUES")
+    widest = common_type(known, "VALUES")
     return widest.nullable() if nullable else widest.not_null()
 
 

@@ -163,13 +163,36 @@ class Table:
             raise ValueError(f"The {kind.split('_')[0].upper()} operation on two unbounded tables is currently not "
                              "supported (as in Flink's Table API): run it in batch mode "
                              "(EnvironmentSettings.in_batch_mode()) or write it in SQL")
-        ours, theirs = self._schema.get_field_data_types(), right._schema.get_field_data_types()
-        if [t.type_name for t in ours] != [t.type_name for t in theirs]:
-            raise ValueError(f"{kind} needs tables of the same column types, got {ours} and {theirs}")
+        left, right = self._aligned(right, kind)
         # a row's copies only grow with insert-only inputs, but for an EXCEPT (its right side can remove them)
         updating = not self._in_batch() and (self._updating or right._updating or kind.startswith("minus"))
-        return self._with(nodes.SetOperation(left=self._node, right=right._node, operation=kind,
-                                             out=self._output(self._schema, updating=updating)))
+        return self._with(nodes.SetOperation(left=left._node, right=right._node, operation=kind,
+                                             out=self._output(left._schema, updating=updating)))
+
+    def _aligned(self, right: "Table", what: str) -> Tuple["Table", "Table"]:
+        """This table and ``right`` with each column cast to the type both share where they differ, as
+        Flink widens a set operation's columns (INT and BIGINT to BIGINT, DECIMALs to one holding both)."""
+        from kindling.table.planner.types import common_type
+
+        ours, theirs = self._schema.get_field_data_types(), right._schema.get_field_data_types()
+        try:
+            if len(ours) != len(theirs):
+                raise ValueError("the tables have different numbers of columns")
+            shared = [a if repr(a.nullable()) == repr(b.nullable()) else common_type([a, b], what).nullable()
+                      for a, b in zip(ours, theirs)]
+        except ValueError as e:
+            raise ValueError(f"{what} needs tables whose columns have a common type ({e}), got {ours} and "
+                             f"{theirs}") from None
+        return self._cast_to(shared), right._cast_to(shared)
+
+    def _cast_to(self, types: List[DataType]) -> "Table":
+        """This table with the columns whose type is not the one of ``types`` cast to it."""
+        names = self._schema.get_field_names()
+        own = self._schema.get_field_data_types()
+        if all(repr(a.nullable()) == repr(b.nullable()) for a, b in zip(own, types)):
+            return self
+        return self.select(*[col(n) if repr(a.nullable()) == repr(t.nullable()) else col(n).cast(t).alias(n)
+                             for n, a, t in zip(names, own, types)])
 
     @unsupported("the changelog process table functions are not there; use StreamTableEnvironment's "
                  "to_changelog_stream")
@@ -411,12 +434,10 @@ class Table:
                        "table at the same time, e.g., ON T1.id = T2.id && pythonUdf(T1.a, T2.b)")
 
     def union_all(self, right: "Table") -> "Table":
-        """The rows of both tables (same column types; names from this one)."""
-        ours, theirs = self._schema.get_field_data_types(), right._schema.get_field_data_types()
-        if [t.type_name for t in ours] != [t.type_name for t in theirs]:
-            raise ValueError(f"union_all needs tables of the same column types, got {ours} and {theirs}")
-        return self._with(nodes.Union(left=self._node, right=right._node,
-                                      out=self._output(self._schema, updating=self._updating or right._updating)))
+        """The rows of both tables (names from this one; columns of different types cast to the type both share)."""
+        left, right = self._aligned(right, "union_all")
+        return self._with(nodes.Union(left=left._node, right=right._node,
+                                      out=self._output(left._schema, updating=self._updating or right._updating)))
 
     def union(self, right: "Table") -> "Table":
         """The distinct rows of both tables."""

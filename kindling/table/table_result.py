@@ -40,7 +40,9 @@ class TableResult:
         """
         if self._rows is None:
             raise ValueError("collect() reads the rows of Table.execute(); this result has none")
-        return PositionalRows(self._rows)
+        scales = [_scale(t) if t.type_name == "DECIMAL" else None for t in self._schema.get_field_data_types()] \
+            if self._schema is not None else []
+        return PositionalRows(self._rows, scales)
 
     def get_resolved_schema(self) -> ResolvedSchema:
         """The columns of the result, as :meth:`get_table_schema` (a statement's: ``result``)."""
@@ -160,12 +162,7 @@ def value_text(value: Any, data_type: DataType, tableau: bool = False) -> str:
 
         return java_number(value, name == "FLOAT")  # Java's toString: 1.5, 1.0E20
     if name == "DECIMAL":  # with the type's scale: 1.50 for DECIMAL(10, 2)
-        import decimal
-
-        scale = int(data_type._name.split(",")[1].strip(" )"))
-        exact = decimal.Context(prec=80)  # DECIMAL(38, s) values need more than Python's default 28 digits
-        return format(decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-scale), decimal.ROUND_HALF_UP,
-                                                      exact), "f")
+        return format(_with_scale(value, _scale(data_type)), "f")
     if name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         from kindling.table.expressions import to_timestamp
 
@@ -208,15 +205,20 @@ class PositionalRows:
     """A query's rows without their field names, as PyFlink's ``TableResult.collect()`` gives them;
     closing it closes the job's iterator."""
 
-    def __init__(self, rows: Any):
+    def __init__(self, rows: Any, scales: Optional[List[Optional[int]]] = None):
         self._rows = rows
         self._iterator = iter(rows)
+        self._scales = scales if scales and any(s is not None for s in scales) else None  # DECIMAL columns'
 
     def __iter__(self) -> "PositionalRows":
         return self
 
     def __next__(self) -> Any:
-        return _positional(next(self._iterator))
+        row = next(self._iterator)
+        if self._scales is None or not isinstance(row, Row):
+            return _positional(row)
+        return Row.of_kind(row.get_row_kind(), *[_positional(v) if s is None or v is None else _with_scale(v, s)
+                                                for v, s in zip(row, self._scales)])
 
     def next(self) -> Any:
         return self.__next__()
@@ -231,6 +233,19 @@ class PositionalRows:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _scale(data_type: DataType) -> int:
+    """A DECIMAL type's scale."""
+    return int(data_type._name.split(",")[1].strip(" )").split()[0])
+
+
+def _with_scale(value: Any, scale: int) -> Any:
+    """A DECIMAL value with its type's scale (``Decimal('1.50')`` of DECIMAL(10, 2)), as Flink gives it."""
+    import decimal
+
+    exact = decimal.Context(prec=80)  # DECIMAL(38, s) values need more than Python's default 28 digits
+    return decimal.Decimal(value).quantize(decimal.Decimal(1).scaleb(-scale), decimal.ROUND_HALF_UP, exact)
 
 
 def _positional(value: Any) -> Any:

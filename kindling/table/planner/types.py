@@ -62,10 +62,17 @@ def arithmetic_type(symbol: str, left: DataType, right: DataType, negation: bool
 
 
 def common_type(types: List[DataType], what: str) -> DataType:
-    """The type values of ``types`` share (numbers: the widest; strings: STRING), nullable if one is."""
+    """The type values of ``types`` share (numbers: the widest, DECIMALs with integers the DECIMAL holding
+    every one's digits, with floats DOUBLE; strings: STRING), nullable if one is."""
     names = [t.type_name for t in types]
-    if all(n in NUMERIC for n in names):
-        widest = getattr(DataTypes, max(names, key=NUMERIC.index))()
+    if "DECIMAL" in names and all(n in INTEGRAL or n == "DECIMAL" for n in names):
+        digits_scale = [precision_scale(t) for t in types]
+        scale = max(s for _, s in digits_scale)
+        widest = DataTypes.DECIMAL(min(max(p - s for p, s in digits_scale) + scale, MAX_DECIMAL_PRECISION), scale)
+    elif all(n in NUMERIC or n == "DECIMAL" for n in names):  # a float or a double with decimals: DOUBLE
+        widest = getattr(DataTypes, max((n for n in names if n != "DECIMAL"), key=NUMERIC.index))()
+        if "DECIMAL" in names:
+            widest = DataTypes.DOUBLE()
     elif all(n in STRINGS for n in names):  # CHAR(n)s of one length stay CHAR, other lengths make VARCHAR
         lengths = [int(t._name[t._name.index("(") + 1:-1]) if "(" in t._name else None for t in types]
         widest = DataTypes.STRING() if None in lengths else types[0] if len(set(t._name for t in types)) == 1 \
