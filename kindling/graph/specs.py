@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 
 @dataclass(eq=False)
@@ -445,12 +445,14 @@ class RelationalSourceSpec(SourceSpec):
 
 @dataclass(eq=False)
 class RegularJoinSpec:
-    """An inner or outer join of two append-only tables on equal keys as relational data, for Spark's own
-    join operators on micro-batches: ``left_keys`` and ``right_keys`` are the positions of the
+    """An inner, outer, semi or anti join of two append-only tables on equal keys as relational data,
+    for Spark's own join operators on micro-batches: ``left_keys`` and ``right_keys`` are the positions of the
     equal columns of each side's rows, ``condition`` the whole join predicate resolved against the
     joined columns (its InputRefs' indexes: left columns, then right ones), ``widened``: the keys
     are integers compared as BIGINT (the sides' types may differ); ``left_outer``, ``right_outer``:
-    the rows of that side without a partner are kept, padded with nulls (LEFT, RIGHT, FULL OUTER)."""
+    the rows of that side without a partner are kept, padded with nulls (LEFT, RIGHT, FULL OUTER);
+    ``existence``: ``"SEMI"`` or ``"ANTI"``, the left rows with a partner or without one (the left's
+    columns only), ``keys_only``: the condition is the keys' equality alone."""
 
     left_keys: list = field(default_factory=list)
     right_keys: list = field(default_factory=list)
@@ -458,6 +460,8 @@ class RegularJoinSpec:
     widened: bool = False
     left_outer: bool = False
     right_outer: bool = False
+    existence: Optional[str] = None
+    keys_only: bool = False
 
 
 @dataclass(eq=False)

@@ -26,7 +26,7 @@ from kindling.graph.specs import (ChangesSourceSpec, CollectionSourceSpec, Colle
 from kindling.spark import files, jdbc, kafka, sources
 from kindling.spark.sinks import CollectWriter, DiscardWriter, PrintWriter, SinkWriter
 from kindling.spark.stage_plan import ProducedExit, WrittenExit
-from kindling.spark.table import aggregation, join, translate
+from kindling.spark.table import aggregation, join, semi_join, translate
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ SINKS: dict[type, SinkTranslation] = {
     KafkaSinkSpec: SinkTranslation(kafka.KafkaWriter, ProducedExit, kafka.ProducingExitBuffer, kafka.produces_in_stage),
     JdbcSinkSpec: SinkTranslation(jdbc.JdbcWriter),
     aggregation.AggregationSinkSpec: SinkTranslation(aggregation.AggregationWriter, writes_through_job=True),
-    join.JoinSideSinkSpec: SinkTranslation(join.JoinSideWriter, writes_through_job=True),
+    join.JoinSideSinkSpec: SinkTranslation(semi_join.join_side_writer, writes_through_job=True),
 }
 
 

@@ -459,9 +459,10 @@ class Physical:
     def _micro_batch_join(self, node: nodes.Join, stateless_above: bool) -> Choice:
         """A regular join on micro-batches: Spark joins each batch's rows with each other and with the
         other side's stored rows of the batch's keys (kindling/spark/table/join.py) when the join is
-        an inner or outer equi-join of inserts (an outer join's changes those of one arrival order of
-        each batch's rows Flink could see); a semi or anti join's changes and a join of changes follow
-        the order the rows arrive, row by row: the Python operator."""
+        an inner, outer, semi or anti equi-join of inserts (an outer or anti join's changes those of
+        one arrival order of each batch's rows Flink could see: kindling/spark/table/semi_join.py for
+        semi and anti joins); a join of changes follows the order its rows arrive, row by row, and a
+        NOT IN of nullable values is Flink's null-aware anti join: the Python operator."""
         spec, reason = self._spark_join(node, stateless_above)
         return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
 
@@ -470,8 +471,12 @@ class Physical:
         return None if self.bounded else self._spark_join(node, stateless_above)[0]
 
     def _spark_join(self, node: nodes.Join, stateless_above: bool) -> Tuple[Optional[RegularJoinSpec], Optional[str]]:
-        from kindling.table.join import equi_keys
+        from kindling.table.join import conjuncts, equi_keys
         from kindling.table.planner.expressions import python_only
+
+        def or_null(e) -> bool:  # sql.py's NOT IN of a nullable value: (x = y) OR x IS NULL [OR y IS NULL]
+            return e._kind == "call" and e._payload[0] == "or" and any(
+                c._kind == "call" and c._payload[0] == "isNull" or or_null(c) for c in e._children)
 
         if node.predicate is None:
             return None, None
@@ -481,8 +486,9 @@ class Physical:
             return None, "its state would live in SQLite under a checkpoint directory outside the local file system"
         if node.left.out.updating or node.right.out.updating:
             return None, "its input is updating"
-        if node.existence is not None:
-            return None, "an anti or semi join's changes follow the order its rows arrive"
+        if node.existence == "ANTI" and any(map(or_null, conjuncts(node.predicate))):
+            return None, "a NOT IN of nullable values (Flink's null-aware anti join: a NULL on either side keeps " \
+                         "the row out)"
         if not stateless_above:
             return None, "a stateful node reads its rows"
         left_names, right_names = node.left.out.names, node.right.out.names
@@ -503,7 +509,8 @@ class Physical:
         if reason is not None:
             return None, reason
         return RegularJoinSpec([left_names.index(k) for k in left_keys], [right_names.index(k) for k in right_keys],
-                               condition, widened, node.left_outer, node.right_outer), None
+                               condition, widened, node.left_outer, node.right_outer, node.existence,
+                               len(conjuncts(node.predicate)) == len(left_keys)), None
 
     def _frame_inputs(self, node: nodes.Node) -> Optional[str]:
         """Why Spark cannot compute ``node`` in a frame whatever it computes, or None."""

@@ -1,0 +1,193 @@
+"""Semi and anti joins of micro-batches computed by Spark's own (JVM) operators.
+
+kindling/table/planner/physical.py lets Spark compute a semi join (IN, EXISTS) or an anti join (NOT
+EXISTS, NOT IN of non-nullable values) of two append-only tables on equal keys as it does an inner
+join (kindling/spark/table/join.py: :func:`~kindling.spark.table.join.split_joins` takes it out of the
+streaming query, its :class:`~kindling.graph.specs.RegularJoinSpec` with ``existence``); the sinks of
+its two sides' rows hand each micro-batch to one :class:`SemiJoinWriter`.
+
+Flink's join of inserts: a semi join emits ``+I`` of a left row once it has a partner (never
+retracted: partners never go); an anti join emits ``+I`` of a left row without a partner and ``-D``
+of it when its first partner comes. Per micro-batch the changes are those of one arrival Flink could
+see: the batch's right rows, then its left rows (:meth:`SemiJoinWriter.write_batch`). A null key matches nothing: a semi join never emits such a row, an anti
+join emits it and never retracts it; neither stores it.
+
+State per key (a :class:`~kindling.spark.table.aggregation.GroupStateStore` under the checkpoint
+directory, read and written for the batch's keys; a replayed batch reads the version before its batch
+id): the left rows still waiting for a partner (semi) or still emitted without one (anti), in arrival
+order (``__l``), and what decides whether a later left row has a partner: the right rows' columns the
+condition reads (``__r``), or, when the condition is the keys' equality alone, how many right rows the
+key has (``__n``).
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from kindling.spark.codec import ROW_KIND, codec_for
+from kindling.graph.specs import SinkSpec
+from kindling.spark.sinks import SinkWriter
+from kindling.spark.table.aggregation import AggregationWriter, GroupStateStore, inputs_named
+from kindling.spark.table.columns import column
+from kindling.spark.table.join import (_DELETE, _INSERT, _POS, _ROW, _SEQ, STATE_DIR, JoinSideSinkSpec,
+                                       JoinSideWriter, JoinSinkSpec, _as_partners, _keep, _keys,
+                                       _order, _present, _rows, _same_keys, _stored_rows, _values)
+
+
+def join_side_writer(spec: JoinSideSinkSpec, compiler: type, writer_for: Callable[[SinkSpec], SinkWriter]
+                     ) -> SinkWriter:
+    """The writer of one side's rows of a join Spark computes on micro-batches: a semi or anti join's
+    (:class:`SemiJoinSideWriter`) or the others' (:class:`~kindling.spark.table.join.JoinSideWriter`)."""
+    if spec.join.join.existence is not None:
+        return SemiJoinSideWriter(spec, compiler, writer_for)
+    return JoinSideWriter(spec, compiler, writer_for)
+
+
+_WRITERS: "weakref.WeakKeyDictionary[JoinSinkSpec, SemiJoinWriter]" = weakref.WeakKeyDictionary()
+
+
+class SemiJoinSideWriter(JoinSideWriter):
+    """The writer of one side's rows of a semi or anti join: hands them to the join's
+    :class:`SemiJoinWriter`."""
+
+    def __init__(self, spec: JoinSideSinkSpec, compiler: type, writer_for: Callable[[SinkSpec], SinkWriter]):
+        self.side = spec.side
+        self.join = _WRITERS.get(spec.join)
+        if self.join is None:
+            self.join = _WRITERS[spec.join] = SemiJoinWriter(spec.join, compiler, writer_for)
+
+
+class SemiJoinWriter(AggregationWriter):
+    """Decides which left rows of a micro-batch and which stored ones have partners, and writes the
+    semi or anti join's changes through the operators and sinks after the join."""
+
+    STATE_DIR = STATE_DIR
+
+    def __init__(self, spec: JoinSinkSpec, compiler: type, writer_for: Callable[[SinkSpec], SinkWriter]):
+        super().__init__(spec, compiler, writer_for)
+        self.pending: dict[int, dict[int, DataFrame]] = {}  # batch id -> side -> that side's rows
+
+    def write(self, df: DataFrame, batch_id: int) -> int:
+        raise TypeError("a join's rows come one side at a time: write_side")
+
+    def write_side(self, side: int, df: DataFrame, batch_id: int) -> int:
+        """Takes one side's rows of a batch; joins the batch when both sides' are in (the rows written)."""
+        sides = self.pending.setdefault(batch_id, {})
+        sides[side] = df
+        if len(sides) < 2:
+            return 0
+        del self.pending[batch_id]
+        return self.write_batch(sides[0], sides[1], batch_id)
+
+    def write_batch(self, left: DataFrame, right: DataFrame, batch_id: int) -> int:
+        """One micro-batch's changes; the number of rows the sinks after the join wrote."""
+        join = self.spec.join
+        if self.state_dir is None:
+            raise RuntimeError("a join in a streaming query needs the job's checkpoint directory")
+        width = len(left.columns)
+        keys = _keys(join)
+        semi = join.existence == "SEMI"
+        kept: list[DataFrame] = []
+        try:
+            every_left = _keep(kept, _rows(left, join.left_keys, join.widened, 0))
+            new_left = every_left.where(_present(keys))
+            right_rows = _rows(right, join.right_keys, join.widened, width).where(_present(keys))
+            if join.keys_only:  # whether a key has right rows decides: one partner per key
+                condition = F.lit(True)
+                new_right = _keep(kept, right_rows.groupBy(*keys).agg(F.min(_SEQ).alias(_SEQ), F.count("*").alias("__n")))
+            else:
+                condition = column(inputs_named(join.condition, "__c"))
+                read = sorted(i for i in _inputs(join.condition) if i >= width)
+                new_right = _keep(kept, right_rows.select(*keys, _SEQ, *[f"__c{i}" for i in read]))
+            store = GroupStateStore(self.state_dir, self._state(new_left, new_right, None, keys).schema)
+            previous = _keep(kept, store.read(new_left.select(*keys).union(new_right.select(*keys)), batch_id))
+            waiting = _stored_rows(previous, keys, "__l")
+            if join.keys_only:
+                stored_right = previous.where(F.col("__n") > 0).select(*keys, F.lit(0).alias(_POS))
+            else:
+                stored_right = _stored_rows(previous, keys, "__r")
+            # Flink's join sees the two inputs' rows interleaved in any order: the batch's right rows
+            # first means a left row meets its partners of the same batch on arrival, so an anti join
+            # never emits (and retracts) a row partnered in its own batch (as the outer join's
+            # _first_side takes the side that is not outer first). The stored left rows they partner,
+            # by the first partner:
+            partners = _as_partners(new_right, keys, 1, _SEQ)
+            met = waiting.join(partners, _same_keys(waiting, partners, keys)).where(condition) \
+                .groupBy(*keys, _POS).agg(F.min(F.col("__partner")["n"]).alias("__by"))
+            met = _keep(kept, met)
+            # then its left rows: each has a partner among the stored right rows or the batch's
+            partners = _as_partners(stored_right, keys, 0, _POS).unionByName(_as_partners(new_right, keys, 1, _SEQ))
+            hits = new_left.join(partners, _same_keys(new_left, partners, keys)).where(condition) \
+                .select(_SEQ).distinct().withColumn("__hit", F.lit(True))
+            arrived = _keep(kept, new_left.join(hits, _SEQ, "left").withColumn("__hit", F.coalesce("__hit", F.lit(False))))
+            values = _values(every_left)
+            stored_met = waiting.join(met, keys + [_POS])
+            changes = _change(stored_met, values, keys, _INSERT if semi else _DELETE, _order(F.lit(0), F.col("__by")),
+                              _order(F.lit(0), F.col(_POS)))
+            if semi:
+                shown = arrived.where("__hit")
+            else:  # a null key has no partner: emitted, never stored
+                shown = arrived.where(~F.col("__hit")).select(*keys, _SEQ, *values).unionByName(
+                    every_left.where(~_present(keys)).select(*keys, _SEQ, *values))
+            changes = changes.unionByName(_change(shown, values, keys, _INSERT, _order(F.lit(1), F.col(_SEQ)),
+                                                  _order(F.lit(0), F.lit(0))))
+            still = waiting.join(met, keys + [_POS], "left_anti")
+            state = self._state(arrived.where(~F.col("__hit")), new_right, (still, stored_right, previous), keys)
+            self.state_rows_written = store.write(state, keys, batch_id)
+            return self._emit(self._output(changes, join), batch_id)
+        finally:
+            for frame in kept:
+                frame.unpersist()
+
+    def _state(self, waiting: DataFrame, new_right: DataFrame, stored: tuple | None, keys: list[str]) -> DataFrame:
+        """The state after the batch of the keys of its rows: the left rows ``waiting`` of the batch
+        after those of ``stored`` (``(left rows still waiting, right rows, the state read)``, None:
+        none), the right rows (or their count, ``__n``) of ``stored`` and of the batch ``new_right``."""
+        still, stored_right, previous = stored if stored is not None else (None, None, None)
+        lefts = [(waiting, 1, _SEQ)] + ([(still, 0, _POS)] if stored is not None else [])
+        state = _listed(lefts, keys, "__l")
+        if self.spec.join.keys_only:
+            counts = new_right.select(*keys, "__n")
+            if previous is not None:
+                counts = counts.unionByName(previous.select(*keys, "__n"))
+            rights = counts.groupBy(*keys).agg(F.sum("__n").alias("__n"))
+        else:
+            rights = _listed([(new_right, 1, _SEQ)] + ([(stored_right, 0, _POS)] if stored is not None else []),
+                             keys, "__r")
+        return state.join(rights, keys, "full_outer")
+
+    def _output(self, changes: DataFrame, join: Any) -> DataFrame:
+        """The changes as the join's output columns (its RowKind, ``__kind``, when the output is a
+        changelog), with the placement keys (the left key columns: ``__k<i>``) and their order."""
+        fields = codec_for(self.spec.output_type).fields
+        kind = [F.col(ROW_KIND)] if any(f.name == ROW_KIND for f in fields) else []
+        fields = [f for f in fields if f.name != ROW_KIND]
+        return changes.select(*[F.col(f"__c{i}").cast(f.dataType).alias(f.name) for i, f in enumerate(fields)], *kind,
+                              *[F.col(f"__c{p}").alias(f"__k{i}") for i, p in enumerate(join.left_keys)], _SEQ, _POS)
+
+
+def _inputs(resolved: Any) -> set[int]:
+    """The indexes of the input columns a resolved expression reads."""
+    if type(resolved).__name__ == "InputRef":
+        return {resolved.index}
+    return set().union(*(_inputs(o) for o in getattr(resolved, "operands", None) or ()))
+
+
+def _change(rows: DataFrame, values: list[str], keys: list[str], kind: int, seq: Column, pos: Column) -> DataFrame:
+    """A change of ``kind`` of each row of ``rows`` (its columns ``values``), ordered by ``seq`` then ``pos``."""
+    return rows.select(*values, F.lit(kind).cast("byte").alias(ROW_KIND), *keys, seq.alias(_SEQ), pos.alias(_POS))
+
+
+def _listed(entries: list[tuple[DataFrame, int, str]], keys: list[str], name: str) -> DataFrame:
+    """Per key, the rows of ``entries`` (``(rows, origin, order)``: 0 stored, 1 of the batch, ordered by
+    their column ``order``) as one array ``name`` of their columns, in that order."""
+    frames = [rows.select(*keys, _order(F.lit(origin), F.col(order)).alias(_SEQ), F.struct(*_values(rows)).alias(_ROW))
+              for rows, origin, order in entries]
+    union = frames[0]
+    for more in frames[1:]:
+        union = union.unionByName(more)
+    ordered = F.sort_array(F.collect_list(F.struct(F.col(_SEQ), F.col(_ROW))))
+    return union.groupBy(*keys).agg(ordered.alias(name)).select(*keys, F.transform(name, lambda e: e[_ROW]).alias(name))
