@@ -67,15 +67,18 @@ Structured Streaming query). Per node kind, today:
   NOT EXISTS: a row until its first partner comes), and a join of changes (an aggregation's)
   follows them row by row: those stay on the Python operator. A semi join (IN, EXISTS) of inserts
   emits each left row with a partner once, as Spark's ``left_semi`` join. On micro-batches, an
-  inner or outer join of append-only inputs on equal keys (of types whose equality Spark decides as
-  Flink's binary keys: integers, as BIGINT, strings, BOOLEAN, DATE) read only by stateless nodes,
-  its columns of types the store keeps and its condition one Spark computes, is taken out of the
-  job's query and joined per batch, the new rows of each side with the other side's stored rows of
-  their keys and with each other, each pair once, an outer join's padded rows and their ``-D`` as
-  Flink's join emits them when the batch's rows of the side that is not outer arrive first
-  (kindling/spark/table/join.py; as the aggregation's state, the rows live in SQLite under a local
-  checkpoint directory); semi and anti joins and joins of changes follow the rows' arrival row by
-  row: Python.
+  inner, outer, semi or anti join of append-only inputs on equal keys (of types whose equality Spark
+  decides as Flink's binary keys: integers, as BIGINT, strings, BOOLEAN, DATE) read only by
+  stateless nodes, its columns of types the store keeps and its condition one Spark computes, is
+  taken out of the job's query and joined per batch, the new rows of each side with the other side's
+  stored rows of their keys and with each other, each pair once, an outer join's padded rows and
+  their ``-D`` as Flink's join emits them when the batch's rows of the side that is not outer arrive
+  first (kindling/spark/table/join.py; as the aggregation's state, the rows live in SQLite under a
+  local checkpoint directory); a semi join's left rows (``+I`` at their first partner) and an anti
+  join's (``+I`` without a partner, ``-D`` at the first) as Flink's join emits them when the batch's
+  right rows arrive first (kindling/spark/table/semi_join.py). Joins of changes follow the rows'
+  arrival row by row, and a NOT IN of nullable values is Flink's null-aware anti join (a NULL on
+  either side keeps a row out): Python.
 * **UNION ALL**: part of a frame in a bounded job when both inputs are frames.
 * **INTERSECT, EXCEPT [ALL]** (SetOperation): part of a frame in BATCH mode, Spark's ``intersect``,
   ``intersectAll``, ``subtract``, ``exceptAll`` (NULLs equal, as Flink's), when every column is of a type
