@@ -112,7 +112,8 @@ def test_each_batch_s_changes_are_flink_s_for_its_right_rows_first(spark, tmp_pa
 
 def _tables(env, spark_operators: bool):
     """Left rows (n, k, v) and right rows (m, key, w) from sequences, keys k0..k6 (null for every 7th
-    n and 9th m), the right's counting down and its w growing so that a key's partners come in other batches on each side."""
+    n and 9th m), the right's counting down and its w growing so that a key's partners come in other
+    batches on each side."""
     t_env = StreamTableEnvironment.create(env)
     t_env.get_config().set("kindling.table.spark-operators", str(spark_operators).lower())
     left = env.from_source(NumberSequenceSource(1, N), WatermarkStrategy.no_watermarks(), "left").map(

@@ -9,8 +9,9 @@ its two sides' rows hand each micro-batch to one :class:`SemiJoinWriter`.
 Flink's join of inserts: a semi join emits ``+I`` of a left row once it has a partner (never
 retracted: partners never go); an anti join emits ``+I`` of a left row without a partner and ``-D``
 of it when its first partner comes. Per micro-batch the changes are those of one arrival Flink could
-see: the batch's right rows, then its left rows (:meth:`SemiJoinWriter.write_batch`). A null key matches nothing: a semi join never emits such a row, an anti
-join emits it and never retracts it; neither stores it.
+see: the batch's right rows, then its left rows (:meth:`SemiJoinWriter.write_batch`). A null key
+matches nothing: a semi join never emits such a row, an anti join emits it and never retracts it;
+neither stores it.
 
 State per key (a :class:`~kindling.spark.table.aggregation.GroupStateStore` under the checkpoint
 directory, read and written for the batch's keys; a replayed batch reads the version before its batch
@@ -97,7 +98,8 @@ class SemiJoinWriter(AggregationWriter):
             right_rows = _rows(right, join.right_keys, join.widened, width).where(_present(keys))
             if join.keys_only:  # whether a key has right rows decides: one partner per key
                 condition = F.lit(True)
-                new_right = _keep(kept, right_rows.groupBy(*keys).agg(F.min(_SEQ).alias(_SEQ), F.count("*").alias("__n")))
+                new_right = _keep(kept, right_rows.groupBy(*keys).agg(F.min(_SEQ).alias(_SEQ),
+                                                                      F.count("*").alias("__n")))
             else:
                 condition = column(inputs_named(join.condition, "__c"))
                 read = sorted(i for i in _inputs(join.condition) if i >= width)
@@ -122,7 +124,8 @@ class SemiJoinWriter(AggregationWriter):
             partners = _as_partners(stored_right, keys, 0, _POS).unionByName(_as_partners(new_right, keys, 1, _SEQ))
             hits = new_left.join(partners, _same_keys(new_left, partners, keys)).where(condition) \
                 .select(_SEQ).distinct().withColumn("__hit", F.lit(True))
-            arrived = _keep(kept, new_left.join(hits, _SEQ, "left").withColumn("__hit", F.coalesce("__hit", F.lit(False))))
+            arrived = new_left.join(hits, _SEQ, "left").withColumn("__hit", F.coalesce("__hit", F.lit(False)))
+            arrived = _keep(kept, arrived)
             values = _values(every_left)
             stored_met = waiting.join(met, keys + [_POS])
             changes = _change(stored_met, values, keys, _INSERT if semi else _DELETE, _order(F.lit(0), F.col("__by")),
