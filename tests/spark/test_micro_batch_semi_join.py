@@ -164,6 +164,7 @@ def _changes(env, spark_operators: bool, existence: str) -> list:
         return [(str(r.get_row_kind()), tuple(r)) for r in rows]
 
 
+@pytest.mark.slow  # two jobs
 @pytest.mark.parametrize("existence", ["SEMI", "ANTI"])
 def test_spark_semi_and_anti_joins_give_the_python_operator_s_rows(env, existence):
     """On two partitions, across micro-batches where a key's partners arrive in later batches on both
