@@ -12,9 +12,9 @@ env.set_parallelism(2)
 env.enable_checkpointing(1000)
 t_env = StreamTableEnvironment.create(env)
 t_env.get_config().set("kindling.source.max-records-per-batch", "8")  # 3 micro-batches (Flink ignores it)
-orders = t_env.from_elements([(i, None if i % 7 == 0 else f"u{i % 5}", i * 10 % 70) for i in range(1, 21)],
+orders = t_env.from_elements([(i, None if i % 7 == 0 else f"c{i % 5}", i * 10 % 70) for i in range(1, 21)],
                              ['oid', 'user_id', 'amount'])
-users = t_env.from_elements([(f"u{j % 6}" if j % 4 else None, j * 6) for j in range(12, 0, -1)], ['uid', 'cap'])
+users = t_env.from_elements([(f"c{j % 6}" if j % 4 else None, j * 6) for j in range(12, 0, -1)], ['uid', 'cap'])
 t_env.create_temporary_view("orders", orders)
 t_env.create_temporary_view("users", users)
 t_env.sql_query("SELECT oid, user_id FROM orders WHERE user_id IN (SELECT uid FROM users)").execute().print()
