@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "con
 
 def pytest_terminal_summary(terminalreporter):
     """The slowest conformance programs (each one's time in its shared ``kindling run``, which the
-    first of them waits for as its setup)."""
+    first of them waits for as its setup), then each test process's busy time and the slowest files."""
     took = [(dict(r.user_properties)["kindling_seconds"], r.nodeid.split("[", 1)[-1].rstrip("]"))
             for r in terminalreporter.getreports("passed") + terminalreporter.getreports("failed")
             if r.when == "call" and "kindling_seconds" in dict(r.user_properties)]
@@ -24,6 +24,29 @@ def pytest_terminal_summary(terminalreporter):
         slowest = ", ".join(f"{name} {seconds:.1f} s" for seconds, name in sorted(took, reverse=True)[:10])
         terminalreporter.write_line(f"conformance programs: {len(took)} in {sum(s for s, _ in took):.0f} s; "
                                     f"slowest: {slowest}")
+    reports = [r for stats in terminalreporter.stats.values() for r in stats if hasattr(r, "when")]
+    for line in time_report(reports):
+        terminalreporter.write_line(line)
+
+
+def time_report(reports: list, files: int = 15) -> list[str]:
+    """Lines saying how long each test process (pytest-xdist's gw0, gw1, ...) ran tests, setups and
+    teardowns included (a process busy far longer than the others ends the run alone), and which test
+    files took longest in all."""
+    by_process: dict[str, float] = {}
+    by_file: dict[str, float] = {}
+    for report in reports:
+        node = getattr(report, "node", None)
+        process = node.gateway.id if node is not None else "main"
+        by_process[process] = by_process.get(process, 0.0) + report.duration
+        path = report.nodeid.split("::", 1)[0]
+        by_file[path] = by_file.get(path, 0.0) + report.duration
+    if not reports:
+        return []
+    busy = ", ".join(f"{process} {seconds:.0f} s" for process, seconds in sorted(by_process.items()))
+    slowest = ", ".join(f"{path} {seconds:.0f} s"
+                        for path, seconds in sorted(by_file.items(), key=lambda kv: -kv[1])[:files])
+    return [f"test processes busy: {busy}", f"slowest files: {slowest}"]
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
-from conftest import slow_files_first
+from conftest import slow_files_first, time_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -37,3 +37,17 @@ def test_pytest_xdist_hands_out_the_files_in_that_order(tmp_path):
                            "loadfile", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert log.read_text().split() == ["b", "a", "a", "a"]
+    assert "test processes busy: gw0 " in done.stdout and "slowest files: test_" in done.stdout, done.stdout[-3000:]
+
+
+def test_the_report_says_each_processs_busy_time_and_the_slowest_files():
+    def report(nodeid, seconds, process=None):
+        node = SimpleNamespace(gateway=SimpleNamespace(id=process)) if process else None
+        return SimpleNamespace(nodeid=nodeid, duration=seconds, when="call", node=node)
+
+    reports = [report("a.py::t1", 1.0, "gw0"), report("b.py::t1", 5.0, "gw1"), report("a.py::t2", 2.5, "gw0"),
+               report("c.py::t1", 0.2, "gw1"), report("b.py::t2", 0.5, "gw1")]
+    assert time_report(reports, files=2) == ["test processes busy: gw0 4 s, gw1 6 s",
+                                             "slowest files: b.py 6 s, a.py 4 s"]
+    assert time_report([report("a.py::t1", 2.0)]) == ["test processes busy: main 2 s", "slowest files: a.py 2 s"]
+    assert time_report([]) == []
