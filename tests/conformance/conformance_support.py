@@ -69,11 +69,12 @@ def normalize(name: str, stdout: str) -> list[str]:
 
 
 def run_on_kindling(scripts: list[str], python: str = sys.executable, timeout: float = 900,
-                    cwd: str = HERE, seconds: dict[str, float] | None = None) -> dict[str, tuple[str, str]]:
+                    cwd: str = HERE, seconds: dict[str, float] | None = None,
+                    properties: dict[str, str] | None = None) -> dict[str, tuple[str, str]]:
     """Runs programs (names) or PyFlink scripts (paths) one after another in one ``kindling run``
-    process (run_on_kindling.py, one Spark start-up; ``import pyflink`` is kindling run's alias);
-    returns each one's (stdout, "ok" or the failure), and puts into ``seconds`` how long each that
-    ended took (the first one's includes Spark's start)."""
+    process (run_on_kindling.py, one Spark start-up; ``import pyflink`` is kindling run's alias),
+    with ``properties`` as its ``-D`` options; returns each one's (stdout, "ok" or the failure), and
+    puts into ``seconds`` how long each that ended took (the first one's includes Spark's start)."""
     from run_on_kindling import MARKER
 
     import kindling
@@ -81,7 +82,8 @@ def run_on_kindling(scripts: list[str], python: str = sys.executable, timeout: f
     env = {k: v for k, v in os.environ.items() if k != "KINDLING_CONF"}
     env["PYTHONPATH"] = os.path.dirname(os.path.dirname(kindling.__file__))  # the Kindling under test
     env.setdefault("KINDLING_SPARK_MASTER", "local[2]")
-    command = [python, "-m", "kindling", "run", os.path.join(HERE, "run_on_kindling.py"), *scripts]
+    options = [f"-D{key}={value}" for key, value in (properties or {}).items()]
+    command = [python, "-m", "kindling", "run", *options, os.path.join(HERE, "run_on_kindling.py"), *scripts]
     try:
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
         stdout, stderr, exit_text = done.stdout, done.stderr, f"exit {done.returncode}"

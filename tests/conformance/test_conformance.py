@@ -32,14 +32,22 @@ SECONDS: dict[str, float] = {}  # each program's time in its shared Kindling pro
 @pytest.fixture(scope="module")
 def kindling_outputs(request) -> dict[str, tuple[str, str]]:
     """The stdout on Kindling of every program this run tests (``-k`` may choose some); programs
-    setting the same parallelism share a process."""
+    setting the same parallelism share a process whose Spark session has as many shuffle partitions
+    (what a session started by a job of that parallelism has), those setting none the process of
+    parallelism 1; a process may take 15 s per program, 900 s at least."""
     outputs: dict[str, tuple[str, str]] = {}
     chosen = {item.callspec.params["name"] for item in request.session.items
               if item.module is request.module and hasattr(item, "callspec")}
-    by_parallelism = sorted(sorted(chosen), key=env_parallelism)
-    for _, batch in groupby(by_parallelism, key=env_parallelism):
-        outputs.update(run_on_kindling(list(batch), seconds=SECONDS))
+    by_parallelism = sorted(sorted(chosen), key=_shuffle_partitions)
+    for partitions, batch in groupby(by_parallelism, key=_shuffle_partitions):
+        batch = list(batch)
+        outputs.update(run_on_kindling(batch, seconds=SECONDS, timeout=max(900, 15 * len(batch)),
+                                       properties={"spark.sql.shuffle.partitions": str(partitions)}))
     return outputs
+
+
+def _shuffle_partitions(name: str) -> int:
+    return env_parallelism(name) or 1
 
 
 def _params():
@@ -107,3 +115,16 @@ def test_run_on_kindling_gives_each_scripts_output_and_time(tmp_path):
     assert results[str(fine)] == ("printed\n", "ok")
     assert results[str(broken)][1].startswith("error") and "ValueError: broken on purpose" in results[str(broken)][1]
     assert set(seconds) == {str(fine), str(broken)} and seconds[str(fine)] >= 0.3
+
+
+def test_run_on_kindling_passes_its_properties_to_kindling_run(tmp_path):
+    script = tmp_path / "conf.py"
+    script.write_text("from kindling.common.submission import submitted_configuration\n"
+                      "print(submitted_configuration()['spark.sql.shuffle.partitions'])\n")
+    results = run_on_kindling([str(script)], properties={"spark.sql.shuffle.partitions": "3"})
+    assert results[str(script)] == ("3\n", "ok")
+
+
+def test_programs_setting_no_parallelism_share_the_process_of_parallelism_1():
+    assert _shuffle_partitions("table_window_join") == 1 and env_parallelism("table_window_join") == 0
+    assert _shuffle_partitions("broadcast_rules") == env_parallelism("broadcast_rules") == 2
