@@ -363,6 +363,8 @@ def _to_integral(c: Column, source: Any, target: Any) -> Column:
         largest = (1 << (INTEGRAL_BITS[target.type_name] - 1)) - 1
         return F.when(F.isnan(c), F.lit(0)).when(c >= largest, F.lit(largest)).when(
             c <= -largest - 1, F.lit(-largest - 1)).otherwise(c.cast(spark_type)).cast(spark_type)
+    if INTEGRAL_BITS.get(source.type_name, 65) <= INTEGRAL_BITS[target.type_name]:  # widening: every value fits
+        return c.cast(spark_type)
     exact = _truncated(c) if source.type_name == "DECIMAL" else c.cast(_WIDE)
     return F.coalesce(c.try_cast(spark_type), _wrapped(exact, target))
 
