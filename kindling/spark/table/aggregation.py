@@ -642,12 +642,17 @@ class GroupStateStore:
 
     def write(self, state: DataFrame, keys: list[str], batch_id: int) -> int:
         """Stores the state of the groups of ``state`` as of ``batch_id``; the number of groups written."""
+        return sum(row.n for row in self.writing(state, keys, batch_id).collect())
+
+    def writing(self, state: DataFrame, keys: list[str], batch_id: int) -> DataFrame:
+        """What :meth:`write` runs, not yet run: a frame whose computing stores the state (again
+        when computed again: the same versions) and gives the number of groups written in ``n``
+        (a row per shard)."""
         directory = self.directory
         # a Spark partition per shard: one writer at a time of each database
         rows = _with_shard(state.select(_group_id(keys).alias(_ID), F.to_json(F.struct("*"), _JSON).alias(_STATE)))
         rows = rows.repartition(SHARDS, _SHARD)
-        written = rows.mapInArrow(lambda batches: _stored(directory, batch_id, batches), "n long")
-        return sum(row.n for row in written.collect())
+        return rows.mapInArrow(lambda batches: _stored(directory, batch_id, batches), "n long")
 
 
 def _local_path(directory: str) -> str:
