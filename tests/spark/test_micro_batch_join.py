@@ -170,6 +170,35 @@ def test_a_replayed_micro_batch_gives_the_same_pairs_and_state(spark, tmp_path):
     assert seen[3] == [("c", 0, "c", 2)]  # batch 1's state, once
 
 
+def _jobs(spark, run) -> int:
+    """How many Spark jobs ``run()`` starts (on this thread)."""
+    import uuid
+
+    context = spark.sparkContext
+    group = f"counted-{uuid.uuid4().hex}"
+    context.setJobGroup(group, "jobs counted by a test")
+    try:
+        run()
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)
+        context.setLocalProperty("spark.job.description", None)
+    return len(context.statusTracker().getJobIdsForGroup(group))
+
+
+def test_a_micro_batch_runs_one_spark_job_before_its_pairs_are_written(spark, tmp_path):
+    """An inner join's batch state is read, joined and written, and its pairs computed, in one Spark
+    job; the emit (here one ``collect``) then reads the pairs kept: no join or broadcast runs again."""
+    seen = []
+    writer = _writer(tmp_path, seen)
+    side = "k string, v int"
+    batches = [([("a", 1), ("b", 2), (None, 0)], [("a", 5), ("c", 0)]), ([("a", 3), ("c", 1)], [("b", 7), ("c", 2)])]
+    for batch_id, sides in enumerate(batches):
+        frames = [spark.createDataFrame(rows, side) for rows in sides]
+        jobs = _jobs(spark, lambda: [writer.write_side(s, frames[s], batch_id) for s in (1, 0)])
+        assert jobs == 2, (batch_id, jobs)  # the writer's one, the emit's collect
+    assert len(seen) == 2 and seen[1]
+
+
 class _FailOnce:
     """A map of the joined rows that raises the first time it sees ``poison`` (counted in a file: Spark's
     Python workers are separate processes), after the join has stored the batch's state."""

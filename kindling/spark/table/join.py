@@ -20,9 +20,16 @@ and written for the batch's keys only; a replayed batch reads the version before
 the pairs are exactly once with the query's checkpoint. A key's entry is rewritten whole when a
 batch adds rows to it: a key with very many rows costs as many per batch that touches it.
 
+Spark jobs per micro-batch: one, then those of the operators and sinks after the join (a print or
+collect sink runs one per partition). The one job groups the batch's rows by key with the stored
+rows of the key (:func:`_with_stored`), takes both the pairs and the new state from that frame,
+writes the state, and keeps the pairs, which the sinks' jobs then read
+(:meth:`JoinWriter._stored_and_emitted`). A batch without rows costs the same jobs, with empty tasks.
+
 An outer join (:meth:`JoinWriter._outer_batch`) takes the batch's rows of the side that is not outer
 first (:func:`_first_side`) and also emits the changes of padded rows; each stored row keeps whether
-it has a partner (``__m``), and a null-keyed row is padded and never stored.
+it has a partner (``__m``), and a null-keyed row is padded and never stored. It writes the state in
+a job of its own before the emit's jobs.
 """
 from __future__ import annotations
 
@@ -34,6 +41,7 @@ from typing import Any, Callable
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
 from pyspark.sql.window import Window
 
 from kindling.graph.specs import ChangesSourceSpec, GroupAggregateSpec, RegularJoinSpec, SinkSpec
@@ -49,6 +57,7 @@ from kindling.spark.table.columns import column
 
 STATE_DIR = "kindling-joins"  # under the checkpoint directory: a GroupStateStore per join
 _SEQ, _POS, _ROW = "__seq", "__pos", "__row"
+_WRITTEN = "__written"  # the state's groups written (a row per shard), beside a batch's changes
 _SIDES = ("__l", "__r")  # the state's columns of each side's rows
 _INSERT, _DELETE = 0, 3  # RowKind's byte values
 
@@ -200,17 +209,23 @@ class JoinWriter(AggregationWriter):
             new_left = _keep(kept, _rows(left, join.left_keys, join.widened, 0).where(_present(keys)))
             new_right = _keep(kept, _rows(right, join.right_keys, join.widened, width).where(_present(keys)))
             touched = new_left.select(*keys).union(new_right.select(*keys))
-            store = GroupStateStore(self.state_dir, _appended(new_left, new_right, None, keys).schema)
-            previous = _keep(kept, store.read(touched, batch_id))
+            store = GroupStateStore(self.state_dir, _state_schema(new_left, new_right, keys))
+            # per key of the batch: its stored rows and the batch's, whence both its pairs and its new state
+            previous = store.read(touched, batch_id)
+            rows = _keep(kept, _with_stored(_batch_rows(new_left, new_right, keys), previous, keys))
             condition = column(inputs_named(join.condition, "__c"))
-            stored_left, stored_right = (_stored_rows(previous, keys, side) for side in _SIDES)
+            left_values, right_values = _values(new_left), _values(new_right)
             # the batch's left rows first: each joins the right rows stored before the batch
-            pairs = _pairs(new_left, _as_partners(stored_right, keys, 0, _POS), keys, condition, 0)
+            pairs = _pairs_in(rows, "__nl", "__r", None, keys, condition, 0, left_values, right_values)
             # then its right rows: each joins the left rows stored and those of the batch
-            partners = _as_partners(stored_left, keys, 0, _POS).unionByName(_as_partners(new_left, keys, 1, _SEQ))
-            pairs = pairs.unionByName(_pairs(new_right, partners, keys, condition, 1))
-            self.state_rows_written = store.write(_appended(new_left, new_right, previous, keys), keys, batch_id)
-            return self._emit(self._output(pairs, join, width + len(right.columns)), batch_id)
+            for stored, new in (("__l", None), (None, "__nl")):
+                pairs = pairs.unionByName(_pairs_in(rows, "__nr", stored, new, keys, condition, 1, right_values,
+                                                    left_values))
+            state = rows.select(*keys, *[_concatenated(F.col(side), _batch_side(F.col(new))).alias(side)
+                                         for side, new in zip(_SIDES, ("__nl", "__nr"))])
+            written = store.writing(state, keys, batch_id)
+            return self._stored_and_emitted(self._output(pairs, join, width + len(right.columns)), written, batch_id,
+                                            kept)
         finally:
             for frame in kept:
                 frame.unpersist()
@@ -267,11 +282,25 @@ class JoinWriter(AggregationWriter):
             if on_new_as_partner is not None:
                 fresh = _with_matched(fresh, on_new_as_partner, _SEQ, "__m")
             entries.append(old.unionByName(_entries(fresh, keys, 1, _SEQ)))
+        # the state's own job first: the emit's joins of the kept frames, computed by then, are
+        # broadcast; in one job with the write (:meth:`_stored_and_emitted`) they were shuffled, slower
         self.state_rows_written = store.write(_outer_state(*entries, keys), keys, batch_id)
         out = changes[0]
         for more in changes[1:]:
             out = out.unionByName(more)
         return self._emit(self._output(out, join, width + len(right.columns), width), batch_id)
+
+    def _stored_and_emitted(self, changes: DataFrame, written: DataFrame, batch_id: int, kept: list[DataFrame]) -> int:
+        """Stores the batch's state and computes its ``changes`` in one Spark job (``written``:
+        :meth:`GroupStateStore.writing`), then writes the changes, kept, through the operators and
+        sinks after the join. Their jobs read the kept rows: no join of theirs (nor broadcast of a
+        join's side) runs again."""
+        both = _keep(kept, changes.withColumn(_WRITTEN, F.lit(None).cast("long")).unionByName(
+            written.select(F.col("n").alias(_WRITTEN)), allowMissingColumns=True))
+        # one job computes every partition of ``both`` (kept whole), whichever rows it then takes
+        counts = both.where(F.col(_WRITTEN).isNotNull()).select(_WRITTEN)
+        self.state_rows_written = sum(row[0] for row in counts.collect())
+        return self._emit(both.where(F.col(_WRITTEN).isNull()).drop(_WRITTEN), batch_id)
 
     def _output(self, pairs: DataFrame, join: RegularJoinSpec, width: int, right_offset: int | None = None
                 ) -> DataFrame:
@@ -345,30 +374,55 @@ def _as_partners(rows: DataFrame, keys: list[str], origin: int, order: str, matc
                        _order(F.lit(origin), F.col(order)).alias("__partner"), *_values(rows), *had)
 
 
-def _pairs(arriving: DataFrame, partners: DataFrame, keys: list[str], condition: Column, side: int) -> DataFrame:
-    """The pairs of an arriving row of ``side`` and a partner of its key (:func:`_as_partners`) for
-    which the condition (over the columns ``__c<i>``) holds: their columns, the arriving row's order
-    ``(side, __seq)`` (``__seq``) and the partner's (``__pos``)."""
-    joined = arriving.join(partners, _same_keys(arriving, partners, keys)).where(condition)
-    return joined.select(*_values(arriving), *_values(partners), _order(F.lit(side), F.col(_SEQ)).alias(_SEQ),
-                         F.col("__partner").alias(_POS))
+def _state_schema(left: DataFrame, right: DataFrame, keys: list[str]) -> StructType:
+    """The state's columns of a key of the batch's rows ``left`` and ``right``: its keys and each
+    side's rows in arrival order (``__l``, ``__r``)."""
+    batch = _batch_rows(left, right, keys)
+    return batch.select(*keys, *[_batch_side(F.col(new)).alias(side) for side, new in zip(_SIDES, ("__nl", "__nr"))]
+                        ).schema
 
 
-def _appended(left: DataFrame, right: DataFrame, previous: DataFrame | None, keys: list[str]) -> DataFrame:
-    """The state after the batch of the keys of its rows ``left`` and ``right``: per key each side's
-    stored rows (``previous``, None: none) then the batch's, in arrival order (``__l``, ``__r``)."""
-    sides = []
-    for rows, side in zip((left, right), _SIDES):
-        ordered = F.sort_array(F.collect_list(F.struct(F.col(_SEQ), F.struct(*_values(rows)).alias(_ROW))))
-        sides.append(rows.groupBy(*keys).agg(ordered.alias(side))
-                     .select(*keys, F.transform(side, lambda entry: entry[_ROW]).alias(side)))
-    batch = sides[0].join(sides[1], keys, "full_outer")
-    if previous is None:
-        return batch
-    old = previous.select(*[F.col(k).alias(f"__t{i}") for i, k in enumerate(keys)],
-                          *[F.col(side).alias(f"{side}_old") for side in _SIDES])
+def _batch_rows(left: DataFrame, right: DataFrame, keys: list[str]) -> DataFrame:
+    """The batch's rows ``left`` and ``right`` by key: per key each side's rows in arrival order
+    (``__nl``, ``__nr``: arrays of ``__seq`` and ``__row``, the row's columns; empty: none)."""
+    entries = [rows.select(*keys, F.struct(_SEQ, F.struct(*_values(rows)).alias(_ROW)).alias(name))
+               for rows, name in ((left, "__nl"), (right, "__nr"))]
+    both = entries[0].unionByName(entries[1], allowMissingColumns=True)
+    # collect_list leaves out the nulls of the other side's rows
+    return both.groupBy(*keys).agg(*[F.sort_array(F.collect_list(name)).alias(name) for name in ("__nl", "__nr")])
+
+
+def _with_stored(batch: DataFrame, previous: DataFrame, keys: list[str]) -> DataFrame:
+    """``batch`` (:func:`_batch_rows`) with each key's stored rows of each side (``__l``, ``__r``;
+    null: none) from ``previous``, the state of the batch's keys."""
+    old = previous.select(*[F.col(k).alias(f"__t{i}") for i, k in enumerate(keys)], *_SIDES)
     joined = batch.join(old, _same_keys(batch, old, keys), "left")
-    return joined.select(*keys, *[_concatenated(F.col(f"{side}_old"), F.col(side)).alias(side) for side in _SIDES])
+    return joined.select(*keys, "__nl", "__nr", *_SIDES)
+
+
+def _batch_side(entries: Column) -> Column:
+    """A side's rows of the batch (``__nl`` or ``__nr``) as the state keeps them; null: none."""
+    return F.when(F.size(entries) > 0, F.transform(entries, lambda entry: entry[_ROW]))
+
+
+def _pairs_in(rows: DataFrame, arriving: str, stored: str | None, new: str | None, keys: list[str],
+              condition: Column, side: int, values: list[str], partner_values: list[str]) -> DataFrame:
+    """The pairs, for which the condition holds, of each key's arriving rows of ``side`` (the
+    column ``arriving`` of ``rows``, :func:`_with_stored`) and its partners: the stored rows of
+    the column ``stored`` (by their position) or the batch's of the column ``new`` (by their
+    ``__seq``): their columns, the arriving row's order ``(side, __seq)`` (``__seq``) and the
+    partner's (``__pos``)."""
+    one = rows.select(*keys, F.explode(arriving).alias("__a"), *[c for c in (stored, new) if c])
+    if stored is not None:
+        found = one.select(*keys, "__a", F.posexplode(stored).alias("__p", "__b"))
+        partner, row = _order(F.lit(0), F.col("__p")), "__b"
+    else:
+        found = one.select(*keys, "__a", F.explode(new).alias("__b"))
+        partner, row = _order(F.lit(1), F.col(f"__b.{_SEQ}")), f"__b.{_ROW}"
+    flat = found.select(*[F.col(f"__a.{_ROW}.{c}").alias(c) for c in values],
+                        *[F.col(f"{row}.{c}").alias(c) for c in partner_values],
+                        _order(F.lit(side), F.col(f"__a.{_SEQ}")).alias(_SEQ), partner.alias(_POS))
+    return flat.where(condition)
 
 
 def _same_keys(left: DataFrame, right: DataFrame, keys: list[str]) -> Column:
