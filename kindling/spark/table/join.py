@@ -155,7 +155,12 @@ class JoinSideWriter(SinkWriter):
         self.side = spec.side
         self.join = _WRITERS.get(spec.join)
         if self.join is None:
-            self.join = _WRITERS[spec.join] = JoinWriter(spec.join, compiler, writer_for)
+            self.join = _WRITERS[spec.join] = self.joining(spec.join, compiler, writer_for)
+
+    @staticmethod
+    def joining(spec: JoinSinkSpec, compiler: type, writer_for: Callable[[SinkSpec], SinkWriter]) -> "JoinWriter":
+        """The one writer of the join, which both sides' writers share."""
+        return JoinWriter(spec, compiler, writer_for)
 
     def write(self, df: DataFrame, batch_id: int) -> int:
         return self.join.write_side(self.side, df, batch_id)

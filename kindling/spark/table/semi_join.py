@@ -22,7 +22,6 @@ key has (``__n``).
 """
 from __future__ import annotations
 
-import weakref
 from typing import Any, Callable
 
 from pyspark.sql import Column, DataFrame
@@ -31,10 +30,10 @@ from pyspark.sql import functions as F
 from kindling.spark.codec import ROW_KIND, codec_for
 from kindling.graph.specs import SinkSpec
 from kindling.spark.sinks import SinkWriter
-from kindling.spark.table.aggregation import AggregationWriter, GroupStateStore, inputs_named
+from kindling.spark.table.aggregation import GroupStateStore, inputs_named
 from kindling.spark.table.columns import column
-from kindling.spark.table.join import (_DELETE, _INSERT, _POS, _ROW, _SEQ, STATE_DIR, JoinSideSinkSpec,
-                                       JoinSideWriter, JoinSinkSpec, _as_partners, _keep, _keys,
+from kindling.spark.table.join import (_DELETE, _INSERT, _POS, _ROW, _SEQ, JoinSideSinkSpec, JoinSideWriter,
+                                       JoinSinkSpec, JoinWriter, _as_partners, _keep, _keys,
                                        _order, _present, _rows, _same_keys, _stored_rows, _values)
 
 
@@ -47,41 +46,18 @@ def join_side_writer(spec: JoinSideSinkSpec, compiler: type, writer_for: Callabl
     return JoinSideWriter(spec, compiler, writer_for)
 
 
-_WRITERS: "weakref.WeakKeyDictionary[JoinSinkSpec, SemiJoinWriter]" = weakref.WeakKeyDictionary()
-
-
 class SemiJoinSideWriter(JoinSideWriter):
     """The writer of one side's rows of a semi or anti join: hands them to the join's
     :class:`SemiJoinWriter`."""
 
-    def __init__(self, spec: JoinSideSinkSpec, compiler: type, writer_for: Callable[[SinkSpec], SinkWriter]):
-        self.side = spec.side
-        self.join = _WRITERS.get(spec.join)
-        if self.join is None:
-            self.join = _WRITERS[spec.join] = SemiJoinWriter(spec.join, compiler, writer_for)
+    @staticmethod
+    def joining(spec: JoinSinkSpec, compiler: type, writer_for: Callable[[SinkSpec], SinkWriter]) -> "SemiJoinWriter":
+        return SemiJoinWriter(spec, compiler, writer_for)
 
 
-class SemiJoinWriter(AggregationWriter):
+class SemiJoinWriter(JoinWriter):
     """Decides which left rows of a micro-batch and which stored ones have partners, and writes the
     semi or anti join's changes through the operators and sinks after the join."""
-
-    STATE_DIR = STATE_DIR
-
-    def __init__(self, spec: JoinSinkSpec, compiler: type, writer_for: Callable[[SinkSpec], SinkWriter]):
-        super().__init__(spec, compiler, writer_for)
-        self.pending: dict[int, dict[int, DataFrame]] = {}  # batch id -> side -> that side's rows
-
-    def write(self, df: DataFrame, batch_id: int) -> int:
-        raise TypeError("a join's rows come one side at a time: write_side")
-
-    def write_side(self, side: int, df: DataFrame, batch_id: int) -> int:
-        """Takes one side's rows of a batch; joins the batch when both sides' are in (the rows written)."""
-        sides = self.pending.setdefault(batch_id, {})
-        sides[side] = df
-        if len(sides) < 2:
-            return 0
-        del self.pending[batch_id]
-        return self.write_batch(sides[0], sides[1], batch_id)
 
     def write_batch(self, left: DataFrame, right: DataFrame, batch_id: int) -> int:
         """One micro-batch's changes; the number of rows the sinks after the join wrote."""
@@ -140,7 +116,7 @@ class SemiJoinWriter(AggregationWriter):
             still = waiting.join(met, keys + [_POS], "left_anti")
             state = self._state(arrived.where(~F.col("__hit")), new_right, (still, stored_right, previous), keys)
             self.state_rows_written = store.write(state, keys, batch_id)
-            return self._emit(self._output(changes, join), batch_id)
+            return self._emit(self._changes_output(changes, join), batch_id)
         finally:
             for frame in kept:
                 frame.unpersist()
@@ -162,7 +138,7 @@ class SemiJoinWriter(AggregationWriter):
                              keys, "__r")
         return state.join(rights, keys, "full_outer")
 
-    def _output(self, changes: DataFrame, join: Any) -> DataFrame:
+    def _changes_output(self, changes: DataFrame, join: Any) -> DataFrame:
         """The changes as the join's output columns (its RowKind, ``__kind``, when the output is a
         changelog), with the placement keys (the left key columns: ``__k<i>``) and their order."""
         fields = codec_for(self.spec.output_type).fields
