@@ -17,7 +17,7 @@ from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col, to_timestamp_ltz
 from kindling.table.udf import udf
-from keyed_state_support import KeyContext  # tests/: on sys.path (tests/conftest.py)
+from join_writer_support import capturing_writer, python_join  # tests/: on sys.path (tests/conftest.py)
 
 N = 120
 
@@ -299,36 +299,12 @@ def test_stored_rows_come_back_as_they_were(spark, tmp_path):
 
 # -- outer joins -------------------------------------------------------------------------------------
 
-def _python_join(left_outer: bool, right_outer: bool, condition):
-    """The Python operator (Flink's join) of ``l JOIN r ON l.k = r.k2 AND condition``, one instance per
-    key: ``feed(side, rows)`` -> its changes ``(kind, row)`` in order."""
-    from kindling.common.types import RowKind, _create_row
-    from kindling.runtime.table.join import RegularJoinFunction
-
-    per_key = {}
-
-    def feed(side: int, rows: list) -> list:
-        out = []
-        for row in rows:
-            key = row[0]
-            if key not in per_key:
-                per_key[key] = RegularJoinFunction(['k', 'v'], ['k2', 'w'], condition, left_outer, right_outer)
-                per_key[key].open(KeyContext())
-            names = ['k', 'v'] if side == 0 else ['k2', 'w']
-            process = per_key[key].process_element1 if side == 0 else per_key[key].process_element2
-            out += [(str(c.get_row_kind()), tuple(c)) for c in process(_create_row(names, list(row), RowKind.INSERT),
-                                                                          None)]
-        return out
-    return feed
-
-
 def _outer_writer(tmp_path, seen: list, left_outer: bool, right_outer: bool):
     """A micro-batch writer of ``l [LEFT|RIGHT|FULL] JOIN r ON l.k = r.k2 AND l.v < r.w`` whose changes
     go to ``seen`` (a batch's list of ``(kind, row)`` in the order each key's changes are emitted)."""
     from kindling.common.typeinfo import ChangelogRowTypeInfo
-    from kindling.graph.specs import GroupAggregateSpec, RegularJoinSpec
-    from kindling.spark.compiler import Compiler
-    from kindling.spark.table.join import JoinSinkSpec, JoinWriter
+    from kindling.graph.specs import RegularJoinSpec
+    from kindling.spark.table.join import JoinWriter
     from kindling.table.planner.expressions import resolve
     from kindling.table.types import DataTypes
 
@@ -336,17 +312,8 @@ def _outer_writer(tmp_path, seen: list, left_outer: bool, right_outer: bool):
     condition = resolve((col('k') == col('k2')) & (col('v') < col('w')), ['k', 'v', 'k2', 'w'], types)
     output_type = ChangelogRowTypeInfo([Types.STRING(), Types.INT(), Types.STRING(), Types.INT()],
                                        ['k', 'v', 'k2', 'w'])
-    spec = JoinSinkSpec(join=RegularJoinSpec([0], [0], condition, False, left_outer, right_outer),
-                        output_type=output_type, parallelism=2, aggregate=GroupAggregateSpec(keys=["k0"]))
-    writer = JoinWriter(spec, Compiler, None)
-    writer.bind(str(tmp_path))
-    kinds = {0: "+I", 3: "-D"}
-
-    def emit(changes, _):
-        rows = sorted(changes.collect(), key=lambda r: (str(r["__k0"]), tuple(r["__seq"]), tuple(r["__pos"])))
-        seen.append([(kinds[r["__kind"]], tuple(r)[:4]) for r in rows])
-        return 0
-    writer._emit = emit
+    writer = capturing_writer(JoinWriter, RegularJoinSpec([0], [0], condition, False, left_outer, right_outer),
+                              output_type, tmp_path, seen, 4)
     return writer, (col('k') == col('k2')) & (col('v') < col('w'))
 
 
@@ -372,7 +339,7 @@ def test_an_outer_join_s_changes_per_batch_are_flink_s_for_one_arrival(spark, tm
 
     seen = []
     writer, condition = _outer_writer(tmp_path, seen, left_outer, right_outer)
-    feed = _python_join(left_outer, right_outer, condition)
+    feed = python_join(condition, left_outer, right_outer)
     first = 1 if left_outer and not right_outer else 0
     rng = random.Random(7)
     side = "k string, v int"

@@ -15,41 +15,16 @@ from kindling.common.watermark_strategy import WatermarkStrategy
 from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col
-from keyed_state_support import KeyContext  # tests/: on sys.path (tests/conftest.py)
+from join_writer_support import capturing_writer, python_join  # tests/: on sys.path (tests/conftest.py)
 
 N = 36
-
-
-def _python_join(existence: str, condition):
-    """The Python operator (Flink's join) of ``l [ANTI|SEMI] JOIN r ON condition``, one instance per key:
-    ``feed(side, rows)`` -> its changes ``(kind, row)`` in order."""
-    from kindling.common.types import RowKind, _create_row
-    from kindling.runtime.table.join import RegularJoinFunction
-
-    per_key = {}
-
-    def feed(side: int, rows: list) -> list:
-        out = []
-        for row in rows:
-            if row[0] not in per_key:
-                per_key[row[0]] = RegularJoinFunction(['k', 'v'], ['k2', 'w'], condition, False, False, existence)
-                per_key[row[0]].open(KeyContext())
-            join = per_key[row[0]]
-            names = ['k', 'v'] if side == 0 else ['k2', 'w']
-            process = join.process_element1 if side == 0 else join.process_element2
-            out += [(str(c.get_row_kind()), tuple(c)) for c in process(_create_row(names, list(row), RowKind.INSERT),
-                                                                          None)]
-        return out
-    return feed
 
 
 def _writer(tmp_path, seen: list, existence: str, keys_only: bool):
     """A micro-batch writer of ``l [SEMI|ANTI] JOIN r ON l.k = r.k2 [AND l.v < r.w]`` whose changes go to
     ``seen`` (a batch's list of ``(kind, row)``, each key's in the order they are emitted)."""
     from kindling.common.typeinfo import ChangelogRowTypeInfo, RowTypeInfo
-    from kindling.graph.specs import GroupAggregateSpec, RegularJoinSpec
-    from kindling.spark.compiler import Compiler
-    from kindling.spark.table.join import JoinSinkSpec
+    from kindling.graph.specs import RegularJoinSpec
     from kindling.spark.table.semi_join import SemiJoinWriter
     from kindling.table.planner.expressions import resolve
     from kindling.table.types import DataTypes
@@ -59,17 +34,8 @@ def _writer(tmp_path, seen: list, existence: str, keys_only: bool):
     resolved = resolve(condition, ['k', 'v', 'k2', 'w'], types)
     output_type = (ChangelogRowTypeInfo if existence == "ANTI" else RowTypeInfo)([Types.STRING(), Types.INT()],
                                                                                   ['k', 'v'])
-    spec = JoinSinkSpec(join=RegularJoinSpec([0], [0], resolved, False, False, False, existence, keys_only),
-                        output_type=output_type, parallelism=2, aggregate=GroupAggregateSpec(keys=["k0"]))
-    writer = SemiJoinWriter(spec, Compiler, None)
-    writer.bind(str(tmp_path))
-    kinds = {0: "+I", 3: "-D"}
-
-    def emit(changes, _):
-        rows = sorted(changes.collect(), key=lambda r: (str(r["__k0"]), tuple(r["__seq"]), tuple(r["__pos"])))
-        seen.append([(kinds[r["__kind"]] if "__kind" in r else "+I", tuple(r)[:2]) for r in rows])
-        return 0
-    writer._emit = emit
+    writer = capturing_writer(SemiJoinWriter, RegularJoinSpec([0], [0], resolved, False, False, False, existence,
+                                                              keys_only), output_type, tmp_path, seen, 2)
     return writer, condition
 
 
@@ -83,7 +49,7 @@ def test_each_batch_s_changes_are_flink_s_for_its_right_rows_first(spark, tmp_pa
     not their arrival: the same changes, each key's retractions after their rows.)"""
     seen = []
     writer, condition = _writer(tmp_path, seen, existence, keys_only)
-    feed = _python_join(existence, condition)
+    feed = python_join(condition, existence=existence)
     rng = random.Random(11)
     side = "k string, v int"
     for batch in range(3):

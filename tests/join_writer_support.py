@@ -1,0 +1,50 @@
+"""What the micro-batch join tests share: Flink's join (the Python operator) fed row by row, and a
+Spark join writer whose changes a test collects instead of writing."""
+from __future__ import annotations
+
+from keyed_state_support import KeyContext
+
+
+def python_join(condition, left_outer: bool = False, right_outer: bool = False, existence: str | None = None):
+    """The Python operator (Flink's join) of ``l [kind] JOIN r ON condition`` (columns ``k, v`` and
+    ``k2, w``), one instance per key: ``feed(side, rows)`` -> its changes ``(kind, row)`` in order."""
+    from kindling.common.types import RowKind, _create_row
+    from kindling.runtime.table.join import RegularJoinFunction
+
+    per_key = {}
+
+    def feed(side: int, rows: list) -> list:
+        out = []
+        for row in rows:
+            if row[0] not in per_key:
+                per_key[row[0]] = RegularJoinFunction(['k', 'v'], ['k2', 'w'], condition, left_outer, right_outer,
+                                                      existence)
+                per_key[row[0]].open(KeyContext())
+            join = per_key[row[0]]
+            names = ['k', 'v'] if side == 0 else ['k2', 'w']
+            process = join.process_element1 if side == 0 else join.process_element2
+            out += [(str(c.get_row_kind()), tuple(c)) for c in process(_create_row(names, list(row), RowKind.INSERT),
+                                                                          None)]
+        return out
+    return feed
+
+
+def capturing_writer(writer_class: type, join, output_type, tmp_path, seen: list, width: int):
+    """A ``writer_class`` of the micro-batch join ``join`` (a RegularJoinSpec) at parallelism 2 whose changes
+    go to ``seen``: per batch a list of ``(kind, the row's first width columns)``, each key's in the
+    order they are emitted."""
+    from kindling.graph.specs import GroupAggregateSpec
+    from kindling.spark.compiler import Compiler
+    from kindling.spark.table.join import JoinSinkSpec
+
+    spec = JoinSinkSpec(join=join, output_type=output_type, parallelism=2, aggregate=GroupAggregateSpec(keys=["k0"]))
+    writer = writer_class(spec, Compiler, None)
+    writer.bind(str(tmp_path))
+    kinds = {0: "+I", 3: "-D"}
+
+    def emit(changes, _):
+        rows = sorted(changes.collect(), key=lambda r: (str(r["__k0"]), tuple(r["__seq"]), tuple(r["__pos"])))
+        seen.append([(kinds[r["__kind"]] if "__kind" in r else "+I", tuple(r)[:width]) for r in rows])
+        return 0
+    writer._emit = emit
+    return writer
