@@ -457,16 +457,17 @@ CURRENT_RANGE = _over_bound("CURRENT_RANGE", False, 0)
 
 
 def call(f: Any, *args: Any) -> Expression:
-    """A call of a function: a user-defined function (its object or its registered name) or a
-    built-in aggregate by name (``call('sum', col('v'))``)."""
+    """A call of a function: a user-defined function (its object, or its registered name: resolved
+    against the environment of the Table that uses the call) or a built-in aggregate by name
+    (``call('sum', col('v'))``)."""
     arguments = [_expr(a) if not isinstance(a, str) else col(a) for a in args]
     if isinstance(f, str):
         name = f.lower()
         if name in ("count", "sum", "sum0", "avg", "min", "max") and len(arguments) == 1:
             return aggregate_node(name, (arguments[0],))
-        from kindling.table.udf import registered_function
+        from kindling.table.function_catalog import unresolved_call
 
-        f = registered_function(name)
+        return unresolved_call(name, tuple(arguments))
     return f(*arguments)
 
 

@@ -17,6 +17,7 @@ from typing import Any, List
 
 from kindling.common.types import RowKind, _create_row
 from kindling.table.expressions import Expression, col
+from kindling.table.function_catalog import resolving
 from kindling.table.types import DataType
 
 __all__ = ["AggregatedTable", "FlatAggregateTable", "add_or_replace_columns", "aggregate", "expand_columns",
@@ -114,6 +115,7 @@ def flat_aggregate(table, keys: List[str], func: Any) -> "FlatAggregateTable":
         out=nodes.Output(schema, updating=not table._in_batch()))))
 
 
+@resolving
 class AggregatedTable:
     """The result of ``aggregate``: ``select`` its columns (the keys and the function's result columns)."""
 

@@ -43,7 +43,10 @@ def parse_query(query: str, t_env: Any) -> Any:
     tree = _parse(query)
     if not isinstance(tree, (exp.Select, exp.Subquery, exp.SetOperation, exp.Values)):
         raise ValueError(f"sql_query takes a SELECT query, got: {query.strip()[:80]!r}")
-    return _query(tree, _Tables(t_env, {}))
+    from kindling.table.function_catalog import query_functions
+
+    with query_functions(t_env._functions):
+        return _query(tree, _Tables(t_env, {}))
 
 
 class _Tables:
@@ -1302,9 +1305,9 @@ def _expression(node, scope: Any = None) -> Any:
             return lit(int(decimal.Decimal(amount) * INTERVAL_UNIT_MS[unit])).millis
         return getattr(lit(int(amount)), unit.lower() + "s")
     if isinstance(node, exp.Anonymous):
-        from kindling.table.expressions import call
+        from kindling.table.function_catalog import sql_call
 
-        return call(node.name, *[_expression(a, scope) for a in node.expressions])
+        return sql_call(node.name, [_expression(a, scope) for a in node.expressions])
     if isinstance(node, exp.Window):
         raise ValueError(f"sql_query: {node.sql(dialect=DIALECT)} is not supported here by Kindling yet (OVER "
                          "aggregates in the SELECT list, ROW_NUMBER() in a subquery filtered on its number)")

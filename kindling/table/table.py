@@ -21,6 +21,7 @@ from kindling.common.typeinfo import ChangelogRowTypeInfo, RowTypeInfo, TypeInfo
 from kindling.common.types import Row
 from kindling.common.unsupported import unsupported
 from kindling.table.expressions import Expression, col, unaliased
+from kindling.table.function_catalog import resolving
 from kindling.table.planner import nodes
 from kindling.table.resolved_schema import (ComputedColumn, MetadataColumn, PhysicalColumn, ResolvedSchema,
                                              UniqueConstraint, WatermarkSpec)
@@ -40,6 +41,7 @@ def changelog_type(row_type: RowTypeInfo) -> ChangelogRowTypeInfo:
     return ChangelogRowTypeInfo(row_type.get_field_types(), row_type.get_field_names())
 
 
+@resolving
 class Table:
     """A handle on a plan node: the table's columns (:meth:`get_schema`) and how its rows are made.
     Relational operations return new Tables; an ``updating`` table's rows are changes (``+I``,
@@ -556,6 +558,7 @@ class Table:
         return self._t_env._unnamed(self)
 
 
+@resolving
 class OverWindowedTable:
     """A table with OVER windows; :meth:`select` computes each row's ``aggregate.over(col(alias))``."""
 
@@ -590,6 +593,7 @@ def _over_calls(expression: Expression) -> List[Expression]:
     return [c for child in expression._children for c in _over_calls(child)]
 
 
+@resolving
 class GroupWindowedTable:
     """A table in group windows; ``group_by`` names the keys and the window's alias."""
 
@@ -607,6 +611,7 @@ class GroupWindowedTable:
         return WindowGroupedTable(grouped._table, self._window, grouped._keys)
 
 
+@resolving
 class WindowGroupedTable:
     """Rows grouped by keys and a window; :meth:`select` computes one row per key and fired window,
     with the window's ``col('w').start``, ``.end`` and ``.rowtime``."""
@@ -628,6 +633,7 @@ class WindowGroupedTable:
                                                       out=table._output(schema, updating=False)))
 
 
+@resolving
 class GroupedTable:
     """A table grouped by key columns; :meth:`select` computes one row per group.
 

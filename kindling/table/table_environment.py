@@ -238,8 +238,11 @@ class TableEnvironment:
     over them, on a StreamExecutionEnvironment of its own."""
 
     def __init__(self, env):
+        from kindling.table.function_catalog import FunctionCatalog
+
         self._env = env
         self._catalogs = CatalogManager()
+        self._functions = FunctionCatalog()
 
     @staticmethod
     def create(environment_settings: EnvironmentSettings) -> "TableEnvironment":
@@ -263,32 +266,29 @@ class TableEnvironment:
     # -- functions ----------------------------------------------------------------------------
 
     def create_temporary_function(self, path: str, function) -> None:
-        """Registers a function made with udf, udtf or udaf as ``path``, for ``call(path, ...)`` and SQL."""
-        from kindling.table.udf import register
-
-        register(path, function)
+        """Registers a function made with udf, udtf or udaf as ``path`` in this environment, for
+        ``call(path, ...)`` and SQL."""
+        self._functions.register(path, function)
 
     def create_temporary_system_function(self, name: str, function) -> None:
         """Registers a function made with udf, udtf or udaf as ``name``, for ``call(name, ...)`` and SQL.
         Flink lets it shadow the built-in function of that name; Kindling refuses that by name (its SQL
         and Table API would call the built-in: docs/table.md)."""
         from kindling.table.planner.functions import AGGREGATES, by_sql_name
-        from kindling.table.udf import register
 
         if by_sql_name(name) is not None or name.lower() in AGGREGATES:
             raise ValueError(f"create_temporary_system_function('{name}', ...): a temporary system function "
                              f"shadowing Flink's built-in function {name.upper()} is not supported by Kindling yet "
                              "(PyFlink calls it in place of the built-in); register it under another name")
-        register(name, function, system=True)
+        self._functions.register(name, function, system=True)
 
     def register_function(self, name: str, function) -> None:
         """As create_temporary_system_function (PyFlink's older name)."""
         self.create_temporary_system_function(name, function)
 
     def drop_temporary_function(self, path: str) -> bool:
-        from kindling.table.udf import unregister
-
-        return unregister(path)
+        """Drops this environment's function ``path``; whether there was one."""
+        return self._functions.unregister(path)
 
     drop_temporary_system_function = drop_function = drop_temporary_function
 
@@ -411,9 +411,8 @@ class TableEnvironment:
         return []
 
     def list_user_defined_functions(self) -> List[str]:
-        from kindling.table.udf import registered_names
-
-        return registered_names()
+        """The names of the functions registered in this environment."""
+        return self._functions.names()
 
     def explain_sql(self, stmt: str, *extra_details) -> str:
         """Kindling's plan of a query or INSERT (as ``Table.explain``)."""

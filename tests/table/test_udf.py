@@ -144,8 +144,8 @@ def test_wrong_functions_fail_naming_the_fix(env):
         udf(lambda x: x)
     with pytest.raises(TypeError, match="takes an AggregateFunction object"):
         udaf(lambda x: x, result_type=DataTypes.INT())
-    with pytest.raises(ValueError, match="No function named 'nope'"):
-        call('nope', col('n'))
+    with pytest.raises(ValueError, match="No function named 'nope'"):  # resolved by the Table that uses it
+        t_env.from_elements([(1,)], ['n']).select(call('nope', col('n')))
     with pytest.raises(TypeError, match="flat_map takes a table function made with udtf"):
         t_env.from_elements([(1,)], ['n']).flat_map(is_prime)
     with pytest.raises(ValueError, match="alias: 1 names"):
