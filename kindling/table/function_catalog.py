@@ -97,6 +97,11 @@ class UnresolvedCall(Expression):
         aliased._payload = (self._function_name, (name, *extra_names))
         return aliased
 
+    def over(self, alias: Any) -> Expression:
+        """As ``Expression.over``, of the aggregate function the name resolves to (checked then)."""
+        window = getattr(alias, "_name", alias)
+        return node("over", (self,), (window,), f"{self._text} OVER {window}")
+
     def _data_type(self, types):
         raise ValueError(f"{self._text}: call('{self._function_name}', ...) of a registered function is resolved "
                          "by the Table method that takes it (against its TableEnvironment's functions)")
@@ -140,6 +145,8 @@ def resolve_calls(value: Any, catalog: FunctionCatalog, memo: Optional[dict] = N
         vars(resolved).update({k: v for k, v in vars(value).items() if k not in _COMPUTED})
         resolved._operands = operands
         resolved._column = resolved if value._column is value else resolve_calls(value._column, catalog, memo)
+        if resolved._kind == "over":
+            resolved._operands[0].over(resolved._payload[0])  # fails as over() of a non-aggregate does
     memo[id(value)] = (value, resolved)  # the value kept so that its id is not reused while resolving
     return resolved
 

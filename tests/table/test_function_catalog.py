@@ -63,3 +63,20 @@ def test_dropping_a_function_drops_it_in_its_environment_only():
     with pytest.raises(ValueError, match="No function named 'f'"):
         a.from_elements([(1,)], ['x']).select(call('f', col('x')))
     assert _values(b.from_elements([(1,)], ['x']).select(call('f', col('x')))) == [(10,)]
+
+
+def test_an_aggregate_called_by_name_over_a_window_is_resolved_on_spark():
+    from kindling.table.expressions import CURRENT_ROW, row_interval
+    from kindling.table.udf import udaf
+    from kindling.table.window import Over
+
+    t_env = quiet_t_env("batch")
+    t_env.create_temporary_function('total', udaf(lambda v: int(v.sum()), result_type=DataTypes.BIGINT(),
+                                                  func_type='pandas'))
+    t_env.create_temporary_function('f', PLUS_ONE)
+    table = t_env.from_elements([(1, 1), (1, 2), (1, 3), (2, 5)], ['k', 'x'])
+    w = Over.partition_by(col('k')).order_by(col('x')).preceding(row_interval(1)).following(CURRENT_ROW).alias('w')
+    over = table.over_window(w).select(col('k'), col('x'), call('total', col('x')).over(col('w')))
+    assert _values(over) == [(1, 1, 1), (1, 2, 3), (1, 3, 5), (2, 5, 5)]
+    with pytest.raises(ValueError, match="over applies to an aggregate"):
+        table.over_window(w).select(call('f', col('x')).over(col('w')))
