@@ -48,3 +48,16 @@ def capturing_writer(writer_class: type, join, output_type, tmp_path, seen: list
         return 0
     writer._emit = emit
     return writer
+
+
+def write_batch(writer, frames: list, batch: int, seen: list, replayed: bool = False, order=(0, 1)) -> list:
+    """Writes one micro-batch's two sides (in ``order``) through ``writer``; ``replayed``: twice, as
+    Spark does when it failed before committing the batch, the second time giving the same changes.
+    The batch's changes."""
+    for _ in range(2 if replayed else 1):
+        for side in order:
+            writer.write_side(side, frames[side], batch)
+    if replayed:
+        assert seen[-1] == seen[-2]
+        seen.pop()
+    return seen[-1]

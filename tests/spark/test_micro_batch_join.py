@@ -17,7 +17,7 @@ from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col, to_timestamp_ltz
 from kindling.table.udf import udf
-from join_writer_support import capturing_writer, python_join  # tests/: on sys.path (tests/conftest.py)
+from join_writer_support import capturing_writer, python_join, write_batch  # tests/: on sys.path (tests/conftest.py)
 
 N = 120
 
@@ -355,13 +355,8 @@ def test_an_outer_join_s_changes_per_batch_are_flink_s_for_one_arrival(spark, tm
             sides[1] += [("d", 5)]
         expected.append(feed(first, sides[first]) + feed(1 - first, sides[1 - first]))
         frames = [spark.createDataFrame(s, side) for s in sides]
-        for _ in range(2 if batch == 2 else 1):  # batch 2 replayed: as if Spark failed before committing it
-            writer.write_side(1, frames[1], batch)
-            writer.write_side(0, frames[0], batch)
-        if batch == 2:
-            assert seen[-1] == seen[-2]
-            seen.pop()
-        assert Counter(seen[-1]) == Counter(expected[-1]), batch
+        assert Counter(write_batch(writer, frames, batch, seen, replayed=batch == 2, order=(1, 0))) == \
+            Counter(expected[-1]), batch
         rows = _valid(seen[-1], rows)
     assert Counter(seen[3])[("-D", ("d", 1, None, None))] == (2 if left_outer else 0)
     assert Counter(seen[3])[("-D", (None, None, "e", 0))] == (2 if right_outer else 0)
