@@ -236,7 +236,11 @@ class UserAggregate(Aggregate):
             types = self.argument_types
             columns = [series_of(list(values), types[i] if i < len(types) else "")
                        for i, values in enumerate(zip(*acc))]
-            return self.function._callable()(*columns)
+            import numpy
+
+            result = self.function._callable()(*columns)
+            # a numpy scalar (``Series.sum()``): its Python value, as PyFlink converts it
+            return result.item() if isinstance(result, numpy.generic) else result
         if self.function._table_aggregate:
             return list(self.function._object().emit_value(acc))
         return self.function._object().get_value(acc)

@@ -21,7 +21,7 @@ b = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
 a.create_temporary_function('f', udf(lambda x: x + 1, result_type=DataTypes.BIGINT()))
 b.create_temporary_system_function('f', udf(lambda x: x * 10, result_type=DataTypes.BIGINT()))
 a.create_temporary_function('pair', udtf(lambda x: [(x, -x)], result_types=[DataTypes.BIGINT(), DataTypes.BIGINT()]))
-b.create_temporary_function('total', udaf(lambda v: int(v.sum()), result_type=DataTypes.BIGINT(), func_type='pandas'))
+b.create_temporary_function('total', udaf(lambda v: v.sum(), result_type=DataTypes.BIGINT(), func_type='pandas'))
 print("a functions", a.list_user_defined_functions())
 print("b functions", b.list_user_defined_functions())
 for name, t_env in (("a", a), ("b", b)):
