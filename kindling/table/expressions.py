@@ -456,6 +456,10 @@ CURRENT_ROW = _over_bound("CURRENT_ROW", True, 0)
 CURRENT_RANGE = _over_bound("CURRENT_RANGE", False, 0)
 
 
+#: the built-in aggregates ``call`` (and SQL) name, of one argument
+NAMED_AGGREGATES = ("count", "sum", "sum0", "avg", "min", "max")
+
+
 def call(f: Any, *args: Any) -> Expression:
     """A call of a function: a user-defined function (its object, or its registered name: resolved
     against the environment of the Table that uses the call) or a built-in aggregate by name
@@ -463,7 +467,7 @@ def call(f: Any, *args: Any) -> Expression:
     arguments = [_expr(a) if not isinstance(a, str) else col(a) for a in args]
     if isinstance(f, str):
         name = f.lower()
-        if name in ("count", "sum", "sum0", "avg", "min", "max") and len(arguments) == 1:
+        if name in NAMED_AGGREGATES and len(arguments) == 1:
             return aggregate_node(name, (arguments[0],))
         from kindling.table.function_catalog import unresolved_call
 

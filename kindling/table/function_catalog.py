@@ -11,7 +11,7 @@ import contextvars
 import functools
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from kindling.table.expressions import _COMPUTED, Expression, node
+from kindling.table.expressions import _COMPUTED, NAMED_AGGREGATES, Expression, call, node
 
 #: the catalog of the environment whose SQL query is being translated (sql.py reads it)
 _QUERY_CATALOG: contextvars.ContextVar[Optional["FunctionCatalog"]] = contextvars.ContextVar("_QUERY_CATALOG",
@@ -116,8 +116,8 @@ def sql_call(name: str, arguments: List[Expression]) -> Expression:
     """A function call of SQL: through the query's environment when one is translating, else unresolved
     (a computed column's expression, resolved by the Table method that takes it)."""
     catalog = _QUERY_CATALOG.get()
-    if catalog is None:
-        return unresolved_call(name, tuple(arguments))
+    if catalog is None or (name.lower() in NAMED_AGGREGATES and len(arguments) == 1):
+        return call(name, *arguments)
     return catalog.lookup(name)(*arguments)
 
 
