@@ -6,7 +6,6 @@ Python operator. Outer joins: each batch's changes are the Python operator's for
 of the batch's rows."""
 from __future__ import annotations
 
-import os
 from collections import Counter
 
 import pytest
@@ -17,6 +16,7 @@ from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col, to_timestamp_ltz
 from kindling.table.udf import udf
+from file_sink_support import committed_lines  # tests/: on sys.path (tests/conftest.py)
 from join_writer_support import capturing_writer, python_join, write_batch  # tests/: on sys.path (tests/conftest.py)
 
 N = 120
@@ -230,11 +230,7 @@ def test_a_batch_replayed_after_a_failure_past_the_state_write_neither_loses_nor
         .sink_to(FileSink.for_row_format(str(tmp_path / "out"), Encoder.simple_string_encoder()).build())
     env.execute("replayed join")
     assert open(counter).read() == "x"  # failed once
-    lines = []
-    for root, dirs, files in os.walk(tmp_path / "out"):
-        dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]
-        for name in (n for n in files if not n.startswith((".", "_"))):
-            lines += open(os.path.join(root, name)).read().splitlines()
+    lines = committed_lines(tmp_path / "out")
     assert Counter(lines) == Counter("|".join(map(str, row)) for _, row in _expected().elements())
 
 

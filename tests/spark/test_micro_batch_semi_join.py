@@ -15,6 +15,7 @@ from kindling.common.watermark_strategy import WatermarkStrategy
 from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col
+from file_sink_support import committed_lines  # tests/: on sys.path (tests/conftest.py)
 from join_writer_support import capturing_writer, python_join, write_batch  # tests/: on sys.path (tests/conftest.py)
 
 N = 36
@@ -159,12 +160,9 @@ def _replayed_changes(env, tmp_path, existence: str) -> list:
     env.execute("replayed anti join")
     assert open(counter).read() == "x"  # failed once
     changes = []
-    for root, dirs, files in os.walk(tmp_path / "out"):
-        dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]
-        for name in (n for n in files if not n.startswith((".", "_"))):
-            for line in open(os.path.join(root, name)).read().splitlines():
-                kind, n, k = line.split("|")
-                changes.append((kind, (int(n), None if k == "None" else k)))
+    for line in committed_lines(tmp_path / "out"):
+        kind, n, k = line.split("|")
+        changes.append((kind, (int(n), None if k == "None" else k)))
     return changes
 
 
