@@ -52,7 +52,7 @@ import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
-from pyspark.sql.types import DecimalType, StructType
+from pyspark.sql.types import DecimalType, DoubleType, StructType
 
 from kindling.common.typeinfo import ChangelogRowTypeInfo
 from kindling.graph.specs import ChangesSourceSpec, DiscardSinkSpec, GroupAggregateSpec, SinkSpec
@@ -500,13 +500,23 @@ def _exploded(frame: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> D
 def grouped(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any, previous: DataFrame | None) -> DataFrame:
     """Per group of the batch: its accumulators merged with the stored ones, its result
     (``__res``), its last result before the batch (``__prev``, null for a new group) and the
-    arrival of its first row in the batch."""
+    arrival of its first row in the batch. Without mini-batches a DOUBLE sum adds the batch's values
+    onto the stored sum one by one in arrival order (:func:`per_row_changes`); with them, Flink's
+    two-phase aggregation adds the batch's sum."""
     keys = _key_columns(spec)
     accumulators = _accumulators(spec)
-    aggregates = [aggregate.alias(f"__r_{name}") for name, _, aggregate in accumulators] + [F.min(_SEQ).alias(_SEQ)]
-    frame = _with_previous(rows.groupBy(*keys).agg(*aggregates), previous, spec)
-    frame = frame.select(*keys, _SEQ, _BEFORE, *[_merged(merge, F.col(f"__r_{n}"), F.col(f"__p_{n}")).alias(n)
-                                                 for n, merge, _ in accumulators])
+    folded = {} if spec.per_batch else {name: j for j, name in _double_sums(rows, spec).items()}
+    aggregates = [(F.array_sort(F.collect_list(F.struct(_SEQ, f"__a{folded[name]}"))) if name in folded
+                   else aggregate).alias(f"__r_{name}") for name, _, aggregate in accumulators]
+    frame = _with_previous(rows.groupBy(*keys).agg(*aggregates, F.min(_SEQ).alias(_SEQ)), previous, spec)
+
+    def merged(name: str, merge: str) -> Column:
+        new, old = F.col(f"__r_{name}"), F.col(f"__p_{name}")
+        if name not in folded:
+            return _merged(merge, new, old)
+        return F.aggregate(new, old.cast("double"), lambda acc, row: _merged(merge, row[f"__a{folded[name]}"], acc))
+
+    frame = frame.select(*keys, _SEQ, _BEFORE, *[merged(n, merge).alias(n) for n, merge, _ in accumulators])
     return frame.withColumn(_RESULT, _result(spec, output_type))
 
 
@@ -528,19 +538,34 @@ def _same_group(left: DataFrame, right: DataFrame, keys: list[str]) -> Column:
 def per_row_changes(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any,
                     previous: DataFrame | None) -> DataFrame:
     """Flink's changes after every row: running accumulators per group in arrival order (window
-    functions), merged with the stored ones."""
+    functions), merged with the stored ones. A DOUBLE sum is folded onto the stored sum row by row
+    (its group's first row of the batch carries it), as Flink adds: ``(stored + a) + b`` differs from
+    ``stored + (a + b)`` in the last bits."""
     keys = _key_columns(spec)
     group = Window.partitionBy(*keys)
     running = group.orderBy(_SEQ).rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    folded = _double_sums(rows, spec)
+    frame = _with_previous(rows, previous, spec)
+    first = F.col(_SEQ) == F.min(_SEQ).over(group)
+    for j, name in folded.items():
+        frame = frame.withColumn(f"__f{j}", F.when(first, _merged("add_nullable", F.col(f"__a{j}"), F.col(f"__p_{name}")))
+                                 .otherwise(F.col(f"__a{j}")))
+    folded_names = {name: j for j, name in folded.items()}
     accumulators = _accumulators(spec)
-    frame = rows.select(*keys, _SEQ, *[aggregate.over(running).alias(f"__r_{name}")
-                                        for name, _, aggregate in accumulators])
-    frame = _with_previous(frame, previous, spec)
-    frame = frame.select(*keys, _SEQ, _BEFORE, *[_merged(merge, F.col(f"__r_{n}"), F.col(f"__p_{n}")).alias(n)
-                                                 for n, merge, _ in accumulators])
+    frame = frame.select(*keys, _SEQ, _BEFORE, *[
+        (F.sum(f"__f{folded_names[name]}").over(running) if name in folded_names
+         else _merged(merge, aggregate.over(running), F.col(f"__p_{name}"))).alias(name)
+        for name, merge, aggregate in accumulators])
     frame = frame.withColumn(_RESULT, _result(spec, output_type))
     before = F.coalesce(F.lag(_RESULT).over(group.orderBy(_SEQ)), F.col(_BEFORE))
     return _exploded(frame.withColumn("__changes", _changes(F.col(_RESULT), before, spec)), spec, output_type)
+
+
+def _double_sums(rows: DataFrame, spec: GroupAggregateSpec) -> dict[int, str]:
+    """The sum accumulators (``__s<j>`` by call ``j``) of DOUBLE arguments: Flink adds them in order."""
+    doubles = {f.name for f in rows.schema.fields if isinstance(f.dataType, DoubleType)}
+    return {j: f"__s{j}" for j, (function, column, _) in enumerate(spec.calls)
+            if column and f"__a{j}" in doubles and function.removesuffix(_DISTINCT) in ("sum", "sum0", "avg")}
 
 
 def one_step_change_count(df: DataFrame, spec: GroupAggregateSpec) -> int:
