@@ -23,8 +23,13 @@ Sides: ``pyflink`` (STREAMING mode; skipped, saying so, without the PyFlink venv
 default /tmp/pf), ``kindling`` (the same program, STREAMING mode: bounded, so one step where no node
 reads the watermark), ``kindling-batch`` (BATCH mode) and ``spark`` (PySpark by hand: ``spark.read.csv``
 of the same files, the query in Spark SQL, Spark's ``noop`` writer; ``local[2]``, Kindling's Spark
-settings left aside). Ratios: PyFlink's time over Kindling's (STREAMING), Spark's over Kindling's
-BATCH (above 1: Kindling faster).
+settings left aside). On micro-batches (``groupby`` and ``join`` only, the inputs split into 10 files):
+``kindling-micro`` (the same program, STREAMING, ``kindling.bounded.one-step`` false: the rows read in 5
+micro-batches, Flink's changelog computed per batch) and ``spark-streaming`` (Spark Structured Streaming by
+hand: ``readStream.csv`` of the same files, 2 files per trigger, ``availableNow``, the ``noop`` sink;
+the GROUP BY in update mode, one changed row per key and batch, the join a stream-stream join in append
+mode). Ratios: PyFlink's time over Kindling's (STREAMING), Spark's over Kindling's BATCH, Spark
+streaming's over Kindling's micro-batches (above 1: Kindling faster).
 
 ``--check``: every side runs every query in one process on ``--rows`` events, collecting the result
 instead of writing it to the blackhole; the final rows (a changelog applied) must be the same on every
@@ -49,6 +54,10 @@ from typing import NamedTuple, Optional
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUERIES = ["groupby", "tumble", "filter", "udf", "pandas", "udtf", "join", "over"]
 SIDES = ["pyflink", "kindling", "kindling-batch", "spark"]
+MICRO_SIDES = ["kindling-micro", "spark-streaming"]
+MICRO_QUERIES = ["groupby", "join"]
+#: the micro-batch sides' inputs: each CSV in this many files, read 2 files per micro-batch
+PARTS = 10
 EVENTS = 1_000_000
 
 SQL = {
@@ -91,6 +100,9 @@ queries, events, left, right = sys.argv[1].split(","), sys.argv[2], sys.argv[3],
 batch, check, sql = sys.argv[5] == "batch", sys.argv[6] == "check", %r
 t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode() if batch else EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "2")
+if sys.argv[5].startswith("micro:"):  # Kindling's micro-batches of this many records
+    t_env.get_config().set("kindling.bounded.one-step", "false")
+    t_env.get_config().set("kindling.source.max-records-per-batch", sys.argv[5][len("micro:"):])
 t_env.execute_sql("CREATE TABLE ev (k INT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '0.2' SECOND) "
                   "WITH ('connector' = 'filesystem', 'path' = '%%s', 'format' = 'csv')" %% events)
 t_env.execute_sql("CREATE TABLE l (id BIGINT, k INT, v BIGINT) WITH ('connector' = 'filesystem', "
@@ -148,6 +160,31 @@ for query in queries:
         spark.sql(sql[query]).write.format("noop").mode("overwrite").save()
 ''' % SPARK_SQL
 
+SPARK_STREAMING_PROGRAM = """
+import sys, tempfile
+from pyspark.sql import SparkSession, functions as F
+
+queries, events, left, right = sys.argv[1].split(","), sys.argv[2], sys.argv[3], sys.argv[4]
+spark = (SparkSession.builder.master("local[2]").config("spark.sql.shuffle.partitions", "2")
+         .config("spark.ui.enabled", "false").getOrCreate())
+spark.sparkContext.setLogLevel("ERROR")
+
+
+def stream(path, schema):
+    return spark.readStream.schema(schema).option("maxFilesPerTrigger", 2).option("mode", "FAILFAST").csv(path)
+
+
+for query in queries:
+    if query == "groupby":
+        out, mode = stream(events, "k INT, v BIGINT, ts TIMESTAMP").groupBy("k").agg(
+            F.count(F.lit(1)).alias("n"), F.sum("v").alias("s")).select(F.col("k").cast("bigint"), "n", "s"), "update"
+    else:
+        out, mode = stream(left, "id BIGINT, k INT, v BIGINT").join(stream(right, "id BIGINT, w BIGINT"), "id") \\
+            .select("id", "v", "w"), "append"
+    out.writeStream.format("noop").outputMode(mode).trigger(availableNow=True) \\
+        .option("checkpointLocation", tempfile.mkdtemp()).start().awaitTermination()
+"""
+
 
 class Checked(NamedTuple):
     """A query's result on one side (--check): its final rows' count and digest, and how many changes
@@ -181,6 +218,30 @@ def make_inputs(directory: str, events: int = EVENTS) -> tuple[str, str, str]:
     return paths
 
 
+def split_inputs(paths: tuple) -> tuple[str, ...]:
+    """Each input CSV as a directory of ``PARTS`` files of consecutive lines (made once)."""
+    directories = tuple(path + ".parts" for path in paths)
+    for path, directory in zip(paths, directories):
+        if os.path.isdir(directory):
+            continue
+        with open(path) as f:
+            lines = f.readlines()
+        made = directory + ".tmp"
+        os.makedirs(made, exist_ok=True)
+        size = -(-len(lines) // PARTS)
+        for part in range(PARTS):
+            with open(os.path.join(made, f"part-{part:02d}.csv"), "w") as f:
+                f.writelines(lines[part * size:(part + 1) * size])
+        os.replace(made, directory)
+    return directories
+
+
+def _micro_mode(query: str, inputs: tuple) -> str:
+    """Kindling's mode argument on micro-batches: the records of 2 of the query's input files per batch."""
+    with open(os.path.join(inputs[0 if query != "join" else 1], "part-00.csv")) as f:
+        return f"micro:{2 * sum(1 for _ in f)}"
+
+
 def run(side: str, queries: list[str], inputs: tuple, work: str, pyflink: str, check: bool = False
         ) -> tuple[Optional[float], str, str]:
     """Runs ``queries`` on ``side`` in a fresh process: its whole-process wall time (None when it failed
@@ -193,8 +254,8 @@ def run(side: str, queries: list[str], inputs: tuple, work: str, pyflink: str, c
         program = FLINK_PROGRAM
         env["PATH"] = os.path.join(pyflink, "bin") + os.pathsep + env.get("PATH", "")
         env.pop("PYTHONPATH", None)
-    elif side == "spark":
-        program, interpreter = SPARK_PROGRAM, sys.executable
+    elif side in ("spark", "spark-streaming"):
+        program, interpreter = SPARK_PROGRAM if side == "spark" else SPARK_STREAMING_PROGRAM, sys.executable
         env["PYSPARK_PYTHON"] = sys.executable
     else:
         program, interpreter = FLINK_PROGRAM.replace("pyflink", "kindling"), sys.executable
@@ -203,8 +264,8 @@ def run(side: str, queries: list[str], inputs: tuple, work: str, pyflink: str, c
     path = os.path.join(work, f"{side.replace('-', '_')}_job.py")  # not kindling.py: the package
     with open(path, "w") as f:
         f.write(program)
-    command = [interpreter, path, ",".join(queries), *inputs, "batch" if side == "kindling-batch" else "streaming",
-               "check" if check else "blackhole"]
+    mode = {"kindling-batch": "batch", "kindling-micro": _micro_mode(queries[0], inputs)}.get(side, "streaming")
+    command = [interpreter, path, ",".join(queries), *inputs, mode, "check" if check else "blackhole"]
     started = time.time()
     try:
         done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=1800)
@@ -261,6 +322,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="compare the sides' results instead of timing")
     args = parser.parse_args(argv)
     queries, sides = args.queries.split(","), args.sides.split(",")
+    unknown = [s for s in sides if s not in SIDES + MICRO_SIDES] + [q for q in queries if q not in QUERIES]
+    if unknown:
+        parser.error(f"unknown side or query {unknown}: sides {SIDES + MICRO_SIDES}, queries {QUERIES}")
+    if args.check and set(sides) & set(MICRO_SIDES):
+        parser.error(f"--check compares {SIDES}: the micro-batch sides' changes are checked by the test suite")
     if args.check:
         results = check(sides, queries, args.rows, args.data, args.pyflink)
         for side, by_query in results.items():
@@ -269,21 +335,28 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(problems) or f"the same rows on every side ({', '.join(results)})")
         return 1 if problems else 0
     inputs = make_inputs(args.data, args.rows)
+    parts = split_inputs(inputs) if set(sides) & set(MICRO_SIDES) else inputs
     print(f"Flink SQL through real connectors, {args.rows:,} events, whole process, seconds "
           f"({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, {load()} at the start)")
-    print("query    | " + " | ".join(f"{s:>14}" for s in sides) + " | PyFlink/Kindling | Spark/Kindling BATCH")
+    print("query    | " + " | ".join(f"{s:>14}" for s in sides) +
+          " | PyFlink/Kindling | Spark/Kindling BATCH | Spark streaming/Kindling micro")
     notes = []
     with tempfile.TemporaryDirectory() as work:
         for query in queries:
             times = {}
             for side in sides:
-                times[side], why, _ = run(side, [query], inputs, work, args.pyflink)
+                if side in MICRO_SIDES and query not in MICRO_QUERIES:
+                    times[side], why = None, f"skipped: micro-batch sides run {MICRO_QUERIES}"
+                else:
+                    times[side], why, _ = run(side, [query], parts if side in MICRO_SIDES else inputs, work,
+                                              args.pyflink)
                 if why:
                     notes.append(f"{query} on {side}: {why}")
             ratio = lambda a, b: f"{times[a] / times[b]:.2f}x" if times.get(a) and times.get(b) else "-"  # noqa: E731
             cells = " | ".join(f"{times[s]:>14.1f}" if times[s] else f"{'-':>14}" for s in sides)
             print(f"{query:<8} | {cells} | {ratio('pyflink', 'kindling'):>16} | "
-                  f"{ratio('spark', 'kindling-batch'):>20}   ({load()})", flush=True)
+                  f"{ratio('spark', 'kindling-batch'):>20} | {ratio('spark-streaming', 'kindling-micro'):>30}"
+                  f"   ({load()})", flush=True)
     for note in notes:
         print("  " + note)
     return 1 if any(n.split(": ", 1)[1].startswith("failed") for n in notes) else 0
