@@ -373,8 +373,11 @@ class Table:
         names = call._names or [f"f{i}" for i in range(len(call._function._result_types))]
         schema = Schema(self._schema.get_field_names() + names,
                         self._schema.get_field_data_types() + list(call._function._result_types))
+        out = self._node.out  # the row's columns keep their time attributes, as Flink's Correlate
         table = self._with(nodes.Correlate(input=self._node, function=call._function, call=call, keep_input=True,
-                                           outer=outer, out=self._output(schema)))
+                                           outer=outer, out=self._output(schema, rowtime=out.rowtime,
+                                                                         proctime=out.proctime,
+                                                                         time_attributes=out.time_attributes)))
         return table.where(predicate) if predicate is not None else table
 
     def join(self, right: "Table", join_predicate: Optional[Expression] = None) -> "Table":

@@ -52,3 +52,21 @@ def test_a_declared_table_resolves_its_comments_keys_and_time_attributes(env, tm
     assert [w.get_rowtime_attribute() for w in schema.get_watermark_specs()] == ["ts"]
     rows = list(t_env.execute_sql("SHOW CREATE TABLE t").collect())
     assert "COMMENT 'tbl'\n" in rows[0][0] and "`k` VARCHAR(2147483647) NOT NULL COMMENT 'key'" in rows[0][0]
+
+
+def test_a_lateral_join_keeps_the_rows_time_attributes(env, tmp_path):
+    """As Flink's Correlate: the row's columns keep their time attributes (a window may follow join_lateral)."""
+    from kindling.table import StreamTableEnvironment
+    from kindling.table.expressions import col
+    from kindling.table.udf import udtf
+
+    t_env = StreamTableEnvironment.create(env)
+    t_env.execute_sql("CREATE TABLE t (k STRING, ts TIMESTAMP(3), pt AS PROCTIME(), WATERMARK FOR ts AS ts) "
+                      f"WITH ('connector' = 'filesystem', 'path' = '{tmp_path}', 'format' = 'csv')")
+    same = udtf(lambda s: [(s,)], result_types=[DataTypes.STRING()])
+    t_env.create_temporary_function("same", same)
+    t = t_env.from_path("t")
+    for table in (t.join_lateral(same(col("k")).alias("x")), t.left_outer_join_lateral(same(col("k")).alias("x")),
+                  t_env.sql_query("SELECT * FROM t, LATERAL TABLE(same(k)) AS T(x)")):
+        assert [str(c) for c in table.get_resolved_schema().get_columns()] == [
+            "`k` STRING", "`ts` TIMESTAMP(3) *ROWTIME*", "`pt` TIMESTAMP_LTZ(3) NOT NULL *PROCTIME*", "`x` STRING"]
