@@ -150,7 +150,7 @@ def test_event_time_nodes_of_a_stream_stay_on_the_python_operators(env, tables):
     """A stream declaring a WATERMARK runs on micro-batches (Flink's watermark follows each element)."""
     t_env = _environment(env, "one step", True, tables)
     for query in _OVER[:1] + _INTERVAL[:1]:
-        assert "[Python, micro-batches: the frames of micro-batches are Calcs over a scan]" in \
+        assert "[Python, micro-batches: the frames of micro-batches are Calcs and Correlates over a scan]" in \
             t_env.sql_query(query).explain()
 
 

@@ -35,14 +35,15 @@ def with_python_calls(frame: DataFrame, calls: Any, kept: List[str], control: Op
 
 
 def with_table_function(frame: DataFrame, call: Any, kept: List[str], names: List[str], outer: bool,
-                        batch_size: int) -> DataFrame:
+                        batch_size: int, control: Optional[str] = None) -> DataFrame:
     """The rows the table function ``call`` (a UdtfCall, as data) makes of each row of ``frame``: the row's
     columns ``kept`` and the function's columns, named ``names``; ``outer``: a row it makes none for once,
-    its columns null."""
+    its columns null; ``control``: the kept column set on the control rows of micro-batches (watermarks),
+    each passed on once, in its place, without a call (the function's columns null)."""
     inner, (positions,) = _with_arguments(frame, [call], kept)
     results = [StructField(n, spark_type_of(t.type_info())) for n, t in zip(names, call.type.field_types())]
     made = functools.partial(_made, call=call, positions=positions, kept=len(kept), names=names, outer=outer,
-                             batch_size=batch_size)
+                             batch_size=batch_size, control=None if control is None else kept.index(control))
     return inner.mapInArrow(made, StructType([*inner.schema.fields[:len(kept)], *results]))
 
 
@@ -86,16 +87,20 @@ def _called(batches: Iterator[Any], calls: tuple, names: tuple, positions: list,
 
 
 def _made(batches: Iterator[Any], call: Any, positions: list, kept: int, names: List[str], outer: bool,
-          batch_size: int) -> Iterator[Any]:
+          batch_size: int, control: Optional[int] = None) -> Iterator[Any]:
     """The mapInArrow body of a table function: per part of ``batch_size`` rows, each made row's kept
-    columns (its row's, taken) and the function's."""
+    columns (its row's, taken) and the function's (a control row, one for a row whose column at
+    ``control`` is set: its own, the function's null)."""
     import pyarrow as pa
 
     function = _TableCall(call, positions)
     for batch in batches:
         for start in range(0, batch.num_rows, batch_size):
             part = batch.slice(start, batch_size)
-            rows, columns = function.results(part, outer)
+            marks = None
+            if control is not None and part.column(control).null_count < part.num_rows:
+                marks = part.column(control).is_valid().to_pylist()
+            rows, columns = function.results(part, outer, marks)
             taken = pa.array(rows, pa.int64())
             yield pa.RecordBatch.from_arrays([part.column(i).take(taken) for i in range(kept)] + columns,
                                              names=[*part.schema.names[:kept], *names])
@@ -190,15 +195,20 @@ class _TableCall(_Operands):
         self.types = call.type.field_types()
         self.encoders = [column_encoder(t.type_info()) for t in self.types]
 
-    def results(self, part: Any, outer: bool) -> tuple:
+    def results(self, part: Any, outer: bool, control: Optional[List[bool]] = None) -> tuple:
         """The position in ``part`` of each row the function makes (with nulls for a row it makes none for,
-        when ``outer``), and the Arrow arrays of their columns."""
+        when ``outer``, and for each row ``control`` marks, not called), and the Arrow arrays of their columns."""
         made: List[int] = []
         columns: List[list] = [[] for _ in self.types]
         row = None
         try:
             for position, row in enumerate(self.rows(part)):
                 before = len(made)
+                if control is not None and control[position]:
+                    made.append(position)
+                    for values_of in columns:
+                        values_of.append(None)
+                    continue
                 for values in self.function._produce(list(row)):
                     if len(values) != len(columns):
                         raise TypeError(f"the table function {self.function._name} made a row of {len(values)} "

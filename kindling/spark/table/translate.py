@@ -8,7 +8,7 @@ Every node's frame has its columns named as the node names them, then the RowKin
 node whose rows are changes, then the control columns. In a bounded job the rows of a plan with
 an event time carry it as their timestamps (``__ts``), as its watermark assigner would give them.
 Control rows (a non-null watermark column: kindling/spark/rows.py, micro-batches only, where the
-planner gives Spark Calcs over one scan) travel through every operation: projections keep the
+planner gives Spark Calcs and Correlates over one scan) travel through every operation: projections keep the
 control columns, filters always pass them."""
 from __future__ import annotations
 
@@ -213,14 +213,15 @@ class _Translation:
             .toDF(*node.out.names, *self._kind(node), *self.control)
 
     def _Correlate(self, node) -> DataFrame:
-        """A table function's rows, made on Arrow batches of its input's rows (kindling/spark/table/python_calls.py)."""
+        """A table function's rows, made on Arrow batches of its input's rows (kindling/spark/table/python_calls.py);
+        control rows pass through it once each."""
         from kindling.spark.table.python_calls import with_table_function
 
         call, batch_size = self.operators[id(node)]
         repeated = list(node.input.out.names) if node.keep_input else []
         made = [f"$made{j}" for j in range(len(node.out.names) - len(repeated))]
         rows = with_table_function(self.frame(node.input), call, repeated + self._kind(node) + self.control, made,
-                                   node.outer, batch_size)
+                                   node.outer, batch_size, self.control[0] if self.control else None)
         return rows.select(*[F.col(f"`{c}`") for c in repeated + made], *self._kind(node), *self.control) \
             .toDF(*node.out.names, *self._kind(node), *self.control)
 

@@ -11,7 +11,8 @@ Structured Streaming query). Per node kind, today:
   computes a node as part of a *frame*: DataFrame operations over its inputs' frames, down to the
   scans (kindling/spark/table/translate.py; one source of the job reading the scans, whatever
   reads the frame). A node whose input is computed in Python runs in Python (but aggregations, below).
-  On micro-batches a frame is Calcs over one scan (the sources' control rows travel through them).
+  On micro-batches a frame is Calcs and Correlates over one scan (the sources' control rows travel
+  through them).
   A frame reads an event time as a column: the watermark assigner under it runs for no row (in a
   bounded job read at once no row is late: BATCH has no watermarks, one step emits none before the
   input ends).
@@ -30,10 +31,10 @@ Structured Streaming query). Per node kind, today:
   (:data:`PYTHON_ON_ARROW`; on micro-batches too: the pass calls no function for the control rows): Spark
   computes the arguments and the rest, one pass calls the functions on a batch's columns
   (``kindling.table.spark-operators: false``: never). Else a Python map or filter.
-* **Correlate** (a table function: a lateral join, ``flat_map``): in a bounded job over a frame, called
-  on Arrow batches of the frame's rows on the Calc's conditions (:data:`PYTHON_ON_ARROW`; arguments Spark
-  computes, no ``open`` or ``close`` of its own), each row's columns repeated beside each row it makes;
-  else the Python operator.
+* **Correlate** (a table function: a lateral join, ``flat_map``): over a frame, called on Arrow batches
+  of the frame's rows on the Calc's conditions (:data:`PYTHON_ON_ARROW`; arguments Spark computes, no
+  ``open`` or ``close`` of its own; on micro-batches too: the pass calls no function for the control
+  rows), each row's columns repeated beside each row it makes; else the Python operator.
 * **Aggregate (GROUP BY)**: JVM when its input is append-only and every field is a group key or a
   built-in ``COUNT``/``SUM``/``SUM0``/``AVG``/``MIN``/``MAX`` of a column of a type whose arithmetic
   Spark shares with Flink (integers, DOUBLE, DECIMAL of scale up to 6: Spark adds two DECIMAL(38, s)
@@ -413,10 +414,9 @@ class Physical:
         return arrow_calls(_calc_expressions(node), self.arrow_batch_size)
 
     def _correlate(self, node: nodes.Correlate) -> Choice:
-        """A table function: in a bounded job, called on Arrow batches of its input's frame (as a Calc's
-        Python calls, :meth:`_table_call`); else the Python operator."""
-        if not self.bounded:
-            return Choice(PYTHON)
+        """A table function: called on Arrow batches of its input's frame (as a Calc's Python calls,
+        :meth:`_table_call`; on micro-batches the sources' control rows pass through uncalled); else the
+        Python operator."""
         if not self.frame(self._time_input(node.input)):
             return Choice(PYTHON, "its input is computed in Python")
         if not self.spark_operators:
@@ -518,7 +518,7 @@ class Physical:
     def _frame_inputs(self, node: nodes.Node) -> Optional[str]:
         """Why Spark cannot compute ``node`` in a frame whatever it computes, or None."""
         if not self.bounded:
-            return "the frames of micro-batches are Calcs over a scan"
+            return "the frames of micro-batches are Calcs and Correlates over a scan"
         if not self.spark_operators:
             return f"{SPARK_OPERATORS} is false"
         if not all(self.frame(self._time_input(i)) for i in node.inputs):
