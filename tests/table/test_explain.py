@@ -147,7 +147,7 @@ def test_explain_says_what_runs_in_one_step_and_on_micro_batches(env, ran):
         seen += _check(orders.join(users, col('u') == col('uid')).select(col('id'), col('rank')), ran)
         seen += _check(orders.full_outer_join(users, col('u') == col('uid')).select(col('id'), col('rank')), ran)
     assert {("Calc", "Spark JVM"), ("Calc", "Python on Arrow batches"), ("Calc", "Python"), ("GroupAggregate", "Spark JVM"),
-            ("GroupAggregate", "Python"), ("Correlate", "Python"), ("Union", "Python"),
+            ("GroupAggregate", "Python"), ("Correlate", "Python on Arrow batches"), ("Union", "Python"),
             ("Join", "Spark JVM"), ("Join", "Python")} <= set(seen)
 
 
