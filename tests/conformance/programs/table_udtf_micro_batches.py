@@ -21,7 +21,7 @@ env = StreamExecutionEnvironment.get_execution_environment()
 env.set_parallelism(2)
 env.enable_checkpointing(1000)
 t_env = StreamTableEnvironment.create(env)
-t_env.get_config().set("kindling.source.max-records-per-batch", "5")  # several micro-batches (Flink ignores it)
+t_env.get_config().set("kindling.source.max-records-per-batch", "8")  # two micro-batches (Flink ignores it)
 ROWS = [(0, 1, "a bb"), (300, 2, "ccc"), (900, 1, ""), (700, 2, "a a a"), (1400, 1, "bb"), (1200, 2, None),
         (2100, 1, "dd e"), (1900, 2, "e"), (2600, 1, ""), (3000, 2, "ffff g"), (3900, 1, "a"), (3600, 2, "bb bb"),
         (4500, 1, "h"), (4300, 2, "")]
