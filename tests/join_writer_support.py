@@ -61,3 +61,18 @@ def write_batch(writer, frames: list, batch: int, seen: list, replayed: bool = F
         assert seen[-1] == seen[-2]
         seen.pop()
     return seen[-1]
+
+
+def spark_jobs(spark, run) -> int:
+    """How many Spark jobs ``run()`` starts (on this thread)."""
+    import uuid
+
+    context = spark.sparkContext
+    group = f"counted-{uuid.uuid4().hex}"
+    context.setJobGroup(group, "jobs counted by a test")
+    try:
+        run()
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)
+        context.setLocalProperty("spark.job.description", None)
+    return len(context.statusTracker().getJobIdsForGroup(group))

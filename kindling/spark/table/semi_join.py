@@ -115,8 +115,8 @@ class SemiJoinWriter(JoinWriter):
                                                   _order(F.lit(0), F.lit(0))))
             still = waiting.join(met, keys + [_POS], "left_anti")
             state = self._state(arrived.where(~F.col("__hit")), new_right, (still, stored_right, previous), keys)
-            self.state_rows_written = store.write(state, keys, batch_id)
-            return self._emit(self._changes_output(changes, join), batch_id)
+            return self._stored_and_emitted(self._changes_output(changes, join), store.writing(state, keys, batch_id),
+                                            batch_id, kept)
         finally:
             for frame in kept:
                 frame.unpersist()
