@@ -35,6 +35,7 @@ from kindling.spark.table.columns import column
 from kindling.spark.table.join import (_DELETE, _INSERT, _POS, _ROW, _SEQ, JoinSideSinkSpec, JoinSideWriter,
                                        JoinSinkSpec, JoinWriter, _as_partners, _keep, _keys,
                                        _order, _present, _rows, _same_keys, _stored_rows, _values)
+from kindling.spark.table.translate import input_refs
 
 
 def join_side_writer(spec: JoinSideSinkSpec, compiler: type, writer_for: Callable[[SinkSpec], SinkWriter]
@@ -78,7 +79,7 @@ class SemiJoinWriter(JoinWriter):
                                                                       F.count("*").alias("__n")))
             else:
                 condition = column(inputs_named(join.condition, "__c"))
-                read = sorted(i for i in _inputs(join.condition) if i >= width)
+                read = sorted({ref.index for ref in input_refs([join.condition]) if ref.index >= width})
                 new_right = _keep(kept, right_rows.select(*keys, _SEQ, *[f"__c{i}" for i in read]))
             store = GroupStateStore(self.state_dir, self._state(new_left, new_right, None, keys).schema)
             previous = _keep(kept, store.read(new_left.select(*keys).union(new_right.select(*keys)), batch_id))
@@ -146,13 +147,6 @@ class SemiJoinWriter(JoinWriter):
         fields = [f for f in fields if f.name != ROW_KIND]
         return changes.select(*[F.col(f"__c{i}").cast(f.dataType).alias(f.name) for i, f in enumerate(fields)], *kind,
                               *[F.col(f"__c{p}").alias(f"__k{i}") for i, p in enumerate(join.left_keys)], _SEQ, _POS)
-
-
-def _inputs(resolved: Any) -> set[int]:
-    """The indexes of the input columns a resolved expression reads."""
-    if type(resolved).__name__ == "InputRef":
-        return {resolved.index}
-    return set().union(*(_inputs(o) for o in getattr(resolved, "operands", None) or ()))
 
 
 def _change(rows: DataFrame, values: list[str], keys: list[str], kind: int, seq: Column, pos: Column) -> DataFrame:

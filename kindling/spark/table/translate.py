@@ -99,15 +99,15 @@ def relational_frame(spec: RelationalSourceSpec, bases: list[DataFrame], control
     return frame
 
 
-def _read_names(expressions) -> set:
-    """The names of the columns ``expressions`` (resolved) read."""
-    read: set = set()
+def input_refs(expressions) -> list:
+    """The input columns (InputRefs: index and name) the resolved ``expressions`` read."""
+    read = []
     stack = list(expressions)
     while stack:
         node = stack.pop()
         if type(node).__name__ == "InputRef":
-            read.add(node.name)
-        stack.extend(getattr(node, "operands", ()))
+            read.append(node)
+        stack.extend(getattr(node, "operands", None) or ())
     return read
 
 
@@ -193,7 +193,7 @@ class _Translation:
 
         rows = self.frame(node.input)
         if type(node).__name__ == "Project":  # only what its expressions read goes through Python
-            read = _read_names(calls.expressions)
+            read = {ref.name for ref in input_refs(calls.expressions)}
             kept = [c for c in rows.columns if c in read or c == ROW_KIND or c in self.control]
         else:
             kept = rows.columns
