@@ -94,28 +94,24 @@ class SemiJoinWriter(JoinWriter):
             # _first_side takes the side that is not outer first). The stored left rows they partner,
             # by the first partner:
             partners = _as_partners(new_right, keys, 1, _SEQ)
-            met = waiting.join(partners, _same_keys(waiting, partners, keys)).where(condition) \
-                .groupBy(*keys, _POS).agg(F.min(F.col("__partner")["n"]).alias("__by"))
-            met = _keep(kept, met)
+            waiting = _keep(kept, _first_partners(waiting, partners, keys, condition, _POS))
             # then its left rows: each has a partner among the stored right rows or the batch's
             partners = _as_partners(stored_right, keys, 0, _POS).unionByName(_as_partners(new_right, keys, 1, _SEQ))
-            hits = new_left.join(partners, _same_keys(new_left, partners, keys)).where(condition) \
-                .select(_SEQ).distinct().withColumn("__hit", F.lit(True))
-            arrived = new_left.join(hits, _SEQ, "left").withColumn("__hit", F.coalesce("__hit", F.lit(False)))
-            arrived = _keep(kept, arrived)
+            arrived = _keep(kept, _first_partners(new_left, partners, keys, condition, _SEQ))
             values = _values(every_left)
-            stored_met = waiting.join(met, keys + [_POS])
-            changes = _change(stored_met, values, keys, _INSERT if semi else _DELETE, _order(F.lit(0), F.col("__by")),
+            met = waiting.where(F.col("__by").isNotNull())
+            changes = _change(met, values, keys, _INSERT if semi else _DELETE, _order(F.lit(0), F.col("__by")["n"]),
                               _order(F.lit(0), F.col(_POS)))
+            alone = arrived.where(F.col("__by").isNull())
             if semi:
-                shown = arrived.where("__hit")
+                shown = arrived.where(F.col("__by").isNotNull())
             else:  # a null key has no partner: emitted, never stored
-                shown = arrived.where(~F.col("__hit")).select(*keys, _SEQ, *values).unionByName(
+                shown = alone.select(*keys, _SEQ, *values).unionByName(
                     every_left.where(~_present(keys)).select(*keys, _SEQ, *values))
             changes = changes.unionByName(_change(shown, values, keys, _INSERT, _order(F.lit(1), F.col(_SEQ)),
                                                   _order(F.lit(0), F.lit(0))))
-            still = waiting.join(met, keys + [_POS], "left_anti")
-            state = self._state(arrived.where(~F.col("__hit")), new_right, (still, stored_right, previous), keys)
+            still = waiting.where(F.col("__by").isNull())
+            state = self._state(alone, new_right, (still, stored_right, previous), keys)
             return self._stored_and_emitted(self._changes_output(changes, join), store.writing(state, keys, batch_id),
                                             batch_id, kept)
         finally:
@@ -147,6 +143,16 @@ class SemiJoinWriter(JoinWriter):
         fields = [f for f in fields if f.name != ROW_KIND]
         return changes.select(*[F.col(f"__c{i}").cast(f.dataType).alias(f.name) for i, f in enumerate(fields)], *kind,
                               *[F.col(f"__c{p}").alias(f"__k{i}") for i, p in enumerate(join.left_keys)], _SEQ, _POS)
+
+
+def _first_partners(rows: DataFrame, partners: DataFrame, keys: list[str], condition: Column, order: str
+                    ) -> DataFrame:
+    """``rows`` (their keys, columns and ``order``, which tells them apart in a key) with their first
+    partner's arrival among ``partners`` (:func:`_as_partners`) for which the condition holds, ``__by``
+    (null: none). One aggregation of the rows joined by key: no second join to put it beside its row."""
+    joined = rows.join(partners, _same_keys(rows, partners, keys), "left")
+    found = F.when(F.col("__partner").isNotNull() & condition, F.col("__partner"))
+    return joined.groupBy(*keys, order).agg(*[F.first(c).alias(c) for c in _values(rows)], F.min(found).alias("__by"))
 
 
 def _change(rows: DataFrame, values: list[str], keys: list[str], kind: int, seq: Column, pos: Column) -> DataFrame:
