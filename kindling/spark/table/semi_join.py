@@ -19,6 +19,11 @@ id): the left rows still waiting for a partner (semi) or still emitted without o
 order (``__l``), and what decides whether a later left row has a partner: the right rows' columns the
 condition reads (``__r``), or, when the condition is the keys' equality alone, how many right rows the
 key has (``__n``).
+
+Spark jobs per micro-batch: one, then those of the operators and sinks after the join. The one job reads
+the batch's rows and the state of their keys, finds each left row's first partner by key
+(:func:`_first_partners`), writes the new state and keeps the changes, which the sinks' jobs then read
+(:meth:`~kindling.spark.table.join.JoinWriter._stored_and_emitted`).
 """
 from __future__ import annotations
 
