@@ -359,6 +359,25 @@ def test_an_outer_join_s_changes_per_batch_are_flink_s_for_one_arrival(spark, tm
     assert +rows == _valid([c for changes in expected for c in changes], Counter())
 
 
+def test_an_outer_join_s_micro_batch_runs_one_spark_job_before_its_changes_are_written(spark, tmp_path):
+    """An outer join's batch state is read, its rows paired per key and the state written, and its
+    changes computed, in one Spark job, no join of arriving rows and partners; the emit (here one
+    ``collect``) then reads the changes kept. Before, each batch ran the state write, the emit and a
+    job per broadcast of a partner frame."""
+    seen = []
+    writer, condition = _outer_writer(tmp_path, seen, True, True)
+    feed = python_join(condition, True, True)
+    side = "k string, v int"
+    batches = [([("a", 1), ("b", 2), (None, 0)], [("a", 5), ("c", 0)]),
+               ([("a", 3), ("c", -1), ("a", 9)], [("b", 7), ("c", 2), (None, 4)])]
+    for batch_id, sides in enumerate(batches):
+        frames = [spark.createDataFrame(rows, side) for rows in sides]
+        jobs = _jobs(spark, lambda: [writer.write_side(s, frames[s], batch_id) for s in (1, 0)])
+        assert jobs == 2, (batch_id, jobs)  # the writer's one, the emit's collect
+        assert Counter(seen[-1]) == Counter(feed(0, sides[0]) + feed(1, sides[1])), batch_id
+    assert ("-D", (None, None, "c", 0)) in seen[1] and ("-D", ("b", 2, None, None)) in seen[1]
+
+
 def _changes(env, spark_operators: bool, method: str) -> list:
     _, left, right = _tables(env, spark_operators)
     joined = getattr(left, method)(right, _condition())

@@ -239,61 +239,36 @@ class JoinWriter(AggregationWriter):
         """An outer join's changes of one micro-batch, as Flink's join emits them when the batch's rows
         arrive one side's after the other's (:func:`_first_side`): a row without a partner ``+I``
         padded with nulls; a padded row's first partner ``-D`` of the padded row, then ``+I`` of the
-        pair; later partners ``+I`` of pairs. Each stored row keeps whether it has a partner (``__m``)."""
+        pair; later partners ``+I`` of pairs. Each stored row keeps whether it has had a partner
+        (``__m``). One row per key of the batch holds its stored and new rows and their pairs
+        (:func:`_outer_pairs`), whence its changes and its new state; the state is written and the
+        changes computed in one Spark job (:meth:`_stored_and_emitted`)."""
         join = self.spec.join
         width = len(left.columns)
         keys = _keys(join)
         every = [_keep(kept, _rows(left, join.left_keys, join.widened, 0)),
                  _keep(kept, _rows(right, join.right_keys, join.widened, width))]
         new = [rows.where(_present(keys)) for rows in every]  # a null key joins nothing: padded, never stored
-        store = GroupStateStore(self.state_dir, _outer_state(
-            *[_entries(rows.withColumn("__m", F.lit(False)), keys, 1, _SEQ) for rows in new], keys).schema)
-        previous = _keep(kept, store.read(new[0].select(*keys).union(new[1].select(*keys)), batch_id))
-        stored = [_stored_rows(previous, keys, side) for side in _SIDES]
+        store = GroupStateStore(self.state_dir, _outer_state_schema(new[0], new[1], keys))
+        previous = store.read(new[0].select(*keys).union(new[1].select(*keys)), batch_id)
+        types = {f.name: f.dataType for rows in every for f in rows.schema.fields if f.name.startswith("__c")}
+        sides = (_values(every[0]), _values(every[1]))
         condition = column(inputs_named(join.condition, "__c"))
-        outer = (join.left_outer, join.right_outer)
         first = _first_side(join)
-        second = 1 - first
-        # the first side's new rows, each joining the second side's stored rows
-        early = _keep(kept, _arrivals(new[first], _as_partners(stored[second], keys, 0, _POS, "__m"), keys, condition))
-        partnered = early.select(_SEQ).distinct().withColumn("__m", F.lit(True))
-        new_first = new[first].join(partnered, _SEQ, "left").withColumn("__m", F.coalesce("__m", F.lit(False)))
-        # then the second side's, each joining the first side's stored rows and those of the batch
-        partners = _as_partners(stored[first], keys, 0, _POS, "__m").unionByName(
-            _as_partners(new_first, keys, 1, _SEQ, "__m"))
-        late = _keep(kept, _arrivals(new[second], partners, keys, condition))
-        columns = {f.name: f.dataType for rows in every for f in rows.schema.fields if f.name.startswith("__c")}
-        sides = [_values(every[0]), _values(every[1])]
-        changes = []
-        for step, (side, arrivals) in enumerate(((first, early), (second, late))):
-            other = 1 - side
-            changes.append(_change(arrivals, columns, sides[0] + sides[1], keys, _INSERT, step, True))
-            if outer[other]:  # a padded partner's first partner retracts its padding
-                unpaired = arrivals.where(~F.col("__pm") & F.col("__first"))
-                changes.append(_change(unpaired, columns, sides[other], keys, _DELETE, step, False))
-            if outer[side]:  # a row without partners: padded
-                alone = every[side].join(arrivals.select(_SEQ).distinct(), _SEQ, "left_anti")
-                changes.append(_change(alone.withColumn("__partner", _order(F.lit(0), F.lit(0))), columns,
-                                       sides[side], keys, _INSERT, step, True))
-        matched = [None, None]
-        matched[first] = (_matched(late, keys, 0), _matched(early, keys, None), _matched(late, keys, 1))
-        matched[second] = (_matched(early, keys, 0), _matched(late, keys, None), None)
-        entries = []
+        rows = _with_stored(_batch_rows(new[0], new[1], keys), previous, keys)
+        rows = _keep(kept, _outer_pairs(rows, keys, sides, types, condition, first))
+        outer = (join.left_outer, join.right_outer)
+        changes = _outer_changes(rows, sides, types, first, outer)
         for side in (0, 1):
-            on_stored, on_new, on_new_as_partner = matched[side]
-            old = _entries(_with_matched(stored[side], on_stored, _POS, "__m"), keys, 0, _POS)
-            fresh = new[side].withColumn("__m", F.lit(False))
-            fresh = _with_matched(fresh, on_new, _SEQ, "__m")
-            if on_new_as_partner is not None:
-                fresh = _with_matched(fresh, on_new_as_partner, _SEQ, "__m")
-            entries.append(old.unionByName(_entries(fresh, keys, 1, _SEQ)))
-        # the state's own job first: the emit's joins of the kept frames, computed by then, are
-        # broadcast; in one job with the write (:meth:`_stored_and_emitted`) they were shuffled, slower
-        self.state_rows_written = store.write(_outer_state(*entries, keys), keys, batch_id)
-        out = changes[0]
-        for more in changes[1:]:
-            out = out.unionByName(more)
-        return self._emit(self._output(out, join, width + len(right.columns), width), batch_id)
+            if outer[side]:  # a null-keyed row: padded
+                step = 0 if side == first else 1
+                changes = changes.unionByName(every[side].where(~_present(keys)).select(
+                    *[(F.col(c) if c in sides[side] else F.lit(None).cast(t)).alias(c) for c, t in types.items()],
+                    F.lit(_INSERT).cast("byte").alias(ROW_KIND), _order(F.lit(step), F.col(_SEQ)).alias(_SEQ),
+                    _position(F.lit(0), F.lit(0), 1).alias(_POS)))
+        written = store.writing(_outer_state(rows, keys, sides, first), keys, batch_id)
+        return self._stored_and_emitted(self._output(changes, join, width + len(right.columns), width), written,
+                                        batch_id, kept)
 
     def _stored_and_emitted(self, changes: DataFrame, written: DataFrame, batch_id: int, kept: list[DataFrame]) -> int:
         """Stores the batch's state and computes its ``changes`` in one Spark job (``written``:
@@ -455,61 +430,151 @@ def _first_side(join: RegularJoinSpec) -> int:
     return 1 if join.left_outer and not join.right_outer else 0
 
 
-def _arrivals(arriving: DataFrame, partners: DataFrame, keys: list[str], condition: Column) -> DataFrame:
-    """The pairs of arriving rows and partners of their keys (:func:`_as_partners`, with ``__pm``)
-    for which the condition holds: the arriving row's keys, both rows' columns, the arriving row's
-    order ``__seq``, the partner's ``__partner`` and ``__pm``, and ``__first``: whether the arriving
-    row is the partner's first among them (in arrival order)."""
-    joined = arriving.join(partners, _same_keys(arriving, partners, keys)).where(condition)
-    first = F.row_number().over(Window.partitionBy(*keys, "__partner").orderBy(_SEQ)) == 1
-    return joined.select(*keys, *_values(arriving), *_values(partners), _SEQ, "__partner", "__pm",
-                         first.alias("__first"))
+_NEW = ("__nl", "__nr")  # a key's rows of the batch of each side (:func:`_batch_rows`)
 
 
-def _change(rows: DataFrame, columns: dict, shown: list[str], keys: list[str], kind: int, step: int,
-            after: bool) -> DataFrame:
-    """A change of ``kind`` per row of ``rows`` (arrivals, :func:`_arrivals`): the columns ``shown``,
-    the others null; ordered by the arrival (``step`` 0: the first side's, 1: the second's, then
-    ``__seq``) and its partner (``__partner``; a padded partner's retraction before its pair
-    unless ``after``)."""
-    values = [(F.col(c) if c in shown else F.lit(None).cast(t)).alias(c) for c, t in columns.items()]
-    partner = F.col("__partner")
-    position = F.struct(partner["o"].alias("o"), partner["n"].alias("n"), F.lit(int(after)).alias("d"))
-    return rows.select(*values, F.lit(kind).cast("byte").alias(ROW_KIND), *keys,
-                       _order(F.lit(step), F.col(_SEQ)).alias(_SEQ), position.alias(_POS))
+def _outer_state_schema(left: DataFrame, right: DataFrame, keys: list[str]) -> StructType:
+    """An outer join's state of a key: its keys and each side's rows in arrival order (``__l``,
+    ``__r``), each row its columns and ``__m``, whether it has had a partner."""
+    batch = _batch_rows(left, right, keys)
+    return batch.select(*keys, *[F.transform(new, lambda entry: _entry(entry[_ROW], values, F.lit(False))).alias(side)
+                                 for side, new, values in zip(_SIDES, _NEW, (_values(left), _values(right)))]).schema
 
 
-def _matched(arrivals: DataFrame, keys: list[str], origin: int | None) -> DataFrame:
-    """The rows that found a partner among ``arrivals``: the arriving ones (``origin`` None, by their
-    ``__seq``) or their partners stored (0, by their position) or of the batch (1, by their ``__seq``),
-    as keys and ``__n`` (of the position or ``__seq``)."""
-    if origin is None:
-        return arrivals.select(*keys, F.col(_SEQ).alias("__n")).distinct()
-    partners = arrivals.where(F.col("__partner")["o"] == origin)
-    return partners.select(*keys, F.col("__partner")["n"].alias("__n")).distinct()
+def _entry(row: Column, values: list[str], matched: Column) -> Column:
+    """A stored row of an outer join: the ``values`` of ``row`` and ``__m``."""
+    return F.struct(*[row[c].alias(c) for c in values], matched.alias("__m"))
 
 
-def _with_matched(rows: DataFrame, matched: DataFrame, order: str, flag: str) -> DataFrame:
-    """``rows`` with ``flag`` also true for those of ``matched`` (keys and ``__n``: their ``order``)."""
-    keys = [c for c in matched.columns if c != "__n"]
-    found = matched.withColumnRenamed("__n", order).withColumn("__found", F.lit(True))
-    joined = rows.join(found, keys + [order], "left")
-    return joined.withColumn(flag, F.col(flag) | F.coalesce("__found", F.lit(False))).drop("__found")
+def _or_empty(rows: DataFrame, name: str) -> Column:
+    """The array column ``name`` of ``rows``, empty where null."""
+    return F.coalesce(F.col(name), F.array().cast(rows.schema[name].dataType))
 
 
-def _entries(rows: DataFrame, keys: list[str], origin: int, order: str) -> DataFrame:
-    """One side's rows as the state's entries: keys, arrival (``origin``, the column ``order``) as
-    ``__seq``, the columns and ``__m`` as ``__row``."""
-    return rows.select(*keys, _order(F.lit(origin), F.col(order)).alias(_SEQ),
-                       F.struct(*_values(rows), "__m").alias(_ROW))
+def _outer_pairs(rows: DataFrame, keys: list[str], sides: tuple, types: dict, condition: Column,
+                 first: int) -> DataFrame:
+    """``rows`` (:func:`_with_stored`, a row per key) with the pairs among its rows for which the
+    condition holds (``__pairs``, in order): ``s`` 0 for the first side's new rows (``i``: their
+    index in the batch's) with the second side's stored rows (``j``: their position), ``s`` 1 for
+    the second side's new rows with the first side's stored rows then its new ones (``j``: their
+    index in that order); ``f``: whether ``i`` is the first arrival to pair with the partner ``j``."""
+    second = 1 - first
+    arriving = (F.col(_NEW[first]), F.col(_NEW[second]))
+    partners = (_or_empty(rows, _SIDES[second]), F.concat(
+        F.transform(_or_empty(rows, _SIDES[first]), lambda row: F.struct(*[row[c].alias(c) for c in sides[first]])),
+        F.transform(arriving[0], lambda entry: entry[_ROW])))
+    names = list(types)
+
+    def candidates(step: int) -> Column:
+        mine, theirs = sides[first if step == 0 else second], sides[second if step == 0 else first]
+        return F.flatten(F.transform(arriving[step], lambda entry, i: F.transform(partners[step], lambda row, j: F.struct(
+            F.lit(step).alias("s"), i.alias("i"), j.alias("j"),
+            *[(entry[_ROW][c] if c in mine else row[c]).alias(c) for c in names if c in mine or c in theirs]))))
+
+    kept = [*keys, *_NEW, *_SIDES]
+    exploded = rows.select(*kept, F.posexplode_outer(F.concat(candidates(0), candidates(1))).alias("__n", "__x"))
+    # the key's rows stay on one of its candidates only (the aggregation below takes them back)
+    once = F.col("__n").isNull() | (F.col("__n") == 0)
+    flat = exploded.select(*keys, *[F.when(once, F.col(c)).alias(c) for c in kept[len(keys):]],
+                           *[F.col(f"__x.{c}").alias(f"__{c}") for c in "sij"],
+                           *[F.col(f"__x.{c}").alias(c) for c in names])
+    ok = flat.withColumn("__ok", F.col("__s").isNotNull() & F.coalesce(condition, F.lit(False)))
+    found = F.min(F.when(F.col("__ok"), F.col("__i"))).over(Window.partitionBy(*keys, "__s", "__j"))
+    ok = ok.withColumn("__f", F.col("__i") == found)
+    pair = F.struct(*[F.col(f"__{c}").alias(c) for c in "sijf"])
+    grouped = ok.groupBy(*keys).agg(F.sort_array(F.collect_list(F.when(F.col("__ok"), pair))).alias("__pairs"),
+                                    *[F.first(c, ignorenulls=True).alias(c) for c in kept[len(keys):]])
+    return grouped
 
 
-def _outer_state(left: DataFrame, right: DataFrame, keys: list[str]) -> DataFrame:
-    """An outer join's state of the keys of the entries (:func:`_entries`) of each side: per key
-    each side's rows in arrival order (``__l``, ``__r``), each with ``__m``."""
-    sides = []
-    for entries, side in zip((left, right), _SIDES):
-        ordered = F.sort_array(F.collect_list(F.struct(F.col(_SEQ), F.col(_ROW))))
-        sides.append(entries.groupBy(*keys).agg(ordered.alias(side))
-                     .select(*keys, F.transform(side, lambda entry: entry[_ROW]).alias(side)))
-    return sides[0].join(sides[1], keys, "full_outer")
+def _position(order: Column, number: Column, after: int) -> Column:
+    """A change's place among those of one arrival: its partner's arrival (``order`` 0 stored, 1 of
+    the batch; then ``number``), a padded partner's retraction (``after`` 0) before its pair (1)."""
+    return F.struct(order.cast("int").alias("o"), number.cast("bigint").alias("n"), F.lit(after).alias("d"))
+
+
+def _outer_changes(rows: DataFrame, sides: tuple, types: dict, first: int, outer: tuple) -> DataFrame:
+    """The changes of each key's arrivals (:func:`_outer_pairs`): the batch's rows of the first side
+    each with the second side's stored rows, then those of the second side each with the first
+    side's stored and new rows; per arrival, a padded partner's ``-D`` before the first pair with it,
+    each pair ``+I``, or the arriving row ``+I`` padded if it has no partner and its side is outer."""
+    second = 1 - first
+    pairs = F.col("__pairs")
+    on_step = [_on_step(pairs, s) for s in (0, 1)]
+    arrived = [F.transform(on, lambda x: x["i"]) for on in on_step]  # the arrivals that found a partner
+    stored_first = _or_empty(rows, _SIDES[first])
+    batch_first = F.col(_NEW[first])
+    # each partner of the second side's rows: its columns, whether it had a partner (m), its place (o, n)
+    partners = (_or_empty(rows, _SIDES[second]), F.concat(
+        F.transform(stored_first, lambda row, j: F.struct(
+            *[row[c].alias(c) for c in sides[first]], row["__m"].alias("m"), F.lit(0).alias("o"),
+            j.cast("bigint").alias("n"))),
+        F.transform(batch_first, lambda entry, i: F.struct(
+            *[entry[_ROW][c].alias(c) for c in sides[first]], F.array_contains(arrived[0], i).alias("m"),
+            F.lit(1).alias("o"), entry[_SEQ].alias("n")))))
+    names = list(types)
+
+    def change(kind: int, step: int, arrival: Column, place: tuple, shown: dict) -> Column:
+        return F.struct(F.lit(kind).cast("byte").alias("kind"), F.lit(step).alias("step"),
+                        arrival.cast("bigint").alias("seq"), _position(*place).alias("pos"),
+                        *[(shown[c] if c in shown else F.lit(None).cast(types[c])).alias(c) for c in names])
+
+    def of_pair(step: int, side: int, entries: Column, their: Column) -> Callable[[Column], Column]:
+        """The changes of a pair of ``step`` (``x``): the arriving row of ``entries``, its partner of ``their``."""
+        other = 1 - side
+
+        def made(x: Column) -> Column:
+            entry, partner = entries[x["i"]], their[x["j"]]
+            place = (F.lit(0), x["j"]) if step == 0 else (partner["o"], partner["n"])
+            mine = {c: entry[_ROW][c] for c in sides[side]}
+            theirs = {c: partner[c] for c in sides[other]}
+            changes = [change(_INSERT, step, entry[_SEQ], (*place, 1), {**mine, **theirs})]
+            if outer[other]:  # a padded partner's first partner retracts its padding
+                had = partner["__m"] if step == 0 else partner["m"]
+                changes.insert(0, F.when(~had & x["f"], change(_DELETE, step, entry[_SEQ], (*place, 0), theirs)))
+            return F.array(*changes)
+        return made
+
+    def padded(step: int, side: int) -> Callable[[Column, Column], Column]:
+        """The arriving row ``entry`` (the ``i``-th of ``step``) padded, null if it has a partner."""
+        return lambda entry, i: F.when(~F.array_contains(arrived[step], i), change(
+            _INSERT, step, entry[_SEQ], (F.lit(0), F.lit(0), 1), {c: entry[_ROW][c] for c in sides[side]}))
+
+    per_step = []
+    for step, side in ((0, first), (1, second)):
+        entries = F.col(_NEW[side])
+        per_step.append(F.flatten(F.transform(on_step[step], of_pair(step, side, entries, partners[step]))))
+        if outer[side]:  # a row without partners: padded
+            per_step.append(F.transform(entries, padded(step, side)))
+    made = F.filter(F.concat(*per_step), lambda c: c.isNotNull())
+    out = rows.select(F.explode(made).alias("__x"))
+    return out.select(*[F.col(f"__x.{c}").alias(c) for c in names], F.col("__x.kind").alias(ROW_KIND),
+                      _order(F.col("__x.step"), F.col("__x.seq")).alias(_SEQ), F.col("__x.pos").alias(_POS))
+
+
+def _on_step(pairs: Column, step: int) -> Column:
+    """The pairs (:func:`_outer_pairs`) of ``step``."""
+    return F.filter(pairs, lambda x: x["s"] == step)
+
+
+def _outer_state(rows: DataFrame, keys: list[str], sides: tuple, first: int) -> DataFrame:
+    """Each key's new state (:func:`_outer_state_schema`) from its rows and pairs (:func:`_outer_pairs`):
+    the stored rows then the batch's of each side, each with whether it has had a partner."""
+    second = 1 - first
+    pairs = F.col("__pairs")
+    on_step = [_on_step(pairs, s) for s in (0, 1)]
+    arrivals = [F.transform(on, lambda x: x["i"]) for on in on_step]
+    met = [F.transform(on, lambda x: x["j"]) for on in on_step]
+    stored_first = _or_empty(rows, _SIDES[first])
+    count = F.size(stored_first)
+    state = [None, None]
+    state[first] = F.concat(
+        F.transform(stored_first, lambda row, j: _entry(row, sides[first], row["__m"] | F.array_contains(met[1], j))),
+        F.transform(F.col(_NEW[first]), lambda entry, i: _entry(
+            entry[_ROW], sides[first], F.array_contains(arrivals[0], i) | F.array_contains(met[1], count + i))))
+    state[second] = F.concat(
+        F.transform(_or_empty(rows, _SIDES[second]),
+                    lambda row, j: _entry(row, sides[second], row["__m"] | F.array_contains(met[0], j))),
+        F.transform(F.col(_NEW[second]),
+                    lambda entry, i: _entry(entry[_ROW], sides[second], F.array_contains(arrivals[1], i))))
+    return rows.select(*keys, *[F.when(F.size(s) > 0, s).alias(name) for s, name in zip(state, _SIDES)])
