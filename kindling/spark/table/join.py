@@ -454,22 +454,31 @@ def _or_empty(rows: DataFrame, name: str) -> Column:
 def _outer_pairs(rows: DataFrame, keys: list[str], sides: tuple, types: dict, condition: Column,
                  first: int) -> DataFrame:
     """``rows`` (:func:`_with_stored`, a row per key) with the pairs among its rows for which the
-    condition holds (``__pairs``, in order): ``s`` 0 for the first side's new rows (``i``: their
-    index in the batch's) with the second side's stored rows (``j``: their position), ``s`` 1 for
-    the second side's new rows with the first side's stored rows then its new ones (``j``: their
-    index in that order); ``f``: whether ``i`` is the first arrival to pair with the partner ``j``."""
+    condition holds, per step of the arrival (``__p0``, ``__p1``, in order, each ``s``, ``i``, ``j``,
+    ``f``): ``s`` 0 for the first side's new rows (``i``: their index among the batch's) with the
+    second side's stored rows (``j``: their position), ``s`` 1 for the second side's new rows with
+    the first side's stored rows then its new ones (``j``: their index in that order); ``f``:
+    whether ``i`` is the partner's first arrival to pair with it. Also per step the arrivals that
+    have a partner (``__a0``, ``__a1``: their ``i``) and whether each partner has one (``__m0``,
+    ``__m1``, by ``j``; empty when the step has no arrivals)."""
     second = 1 - first
     arriving = (F.col(_NEW[first]), F.col(_NEW[second]))
-    partners = (_or_empty(rows, _SIDES[second]), F.concat(
-        F.transform(_or_empty(rows, _SIDES[first]), lambda row: F.struct(*[row[c].alias(c) for c in sides[first]])),
-        F.transform(arriving[0], lambda entry: entry[_ROW])))
+    stored = (_or_empty(rows, _SIDES[first]), _or_empty(rows, _SIDES[second]))
     names = list(types)
 
+    def candidate(step: int, entry: Column, i: Column, partner: Column, j: Column) -> Column:
+        mine = sides[first if step == 0 else second]
+        return F.struct(F.lit(step).alias("s"), i.alias("i"), j.alias("j"),
+                        *[(entry[_ROW][c] if c in mine else partner[c]).alias(c) for c in names])
+
     def candidates(step: int) -> Column:
-        mine, theirs = sides[first if step == 0 else second], sides[second if step == 0 else first]
-        return F.flatten(F.transform(arriving[step], lambda entry, i: F.transform(partners[step], lambda row, j: F.struct(
-            F.lit(step).alias("s"), i.alias("i"), j.alias("j"),
-            *[(entry[_ROW][c] if c in mine else row[c]).alias(c) for c in names if c in mine or c in theirs]))))
+        if step == 0:  # with the second side's stored rows
+            return F.flatten(F.transform(arriving[0], lambda entry, i: F.transform(
+                stored[1], lambda row, j: candidate(0, entry, i, row, j))))
+        count = F.size(stored[0])  # with the first side's stored rows, then its new ones
+        return F.flatten(F.transform(arriving[1], lambda entry, i: F.concat(
+            F.transform(stored[0], lambda row, j: candidate(1, entry, i, row, j)),
+            F.transform(arriving[0], lambda new, j: candidate(1, entry, i, new[_ROW], count + j)))))
 
     kept = [*keys, *_NEW, *_SIDES]
     exploded = rows.select(*kept, F.posexplode_outer(F.concat(candidates(0), candidates(1))).alias("__n", "__x"))
@@ -478,13 +487,28 @@ def _outer_pairs(rows: DataFrame, keys: list[str], sides: tuple, types: dict, co
     flat = exploded.select(*keys, *[F.when(once, F.col(c)).alias(c) for c in kept[len(keys):]],
                            *[F.col(f"__x.{c}").alias(f"__{c}") for c in "sij"],
                            *[F.col(f"__x.{c}").alias(c) for c in names])
-    ok = flat.withColumn("__ok", F.col("__s").isNotNull() & F.coalesce(condition, F.lit(False)))
+    flat = flat.withColumn("__ok", F.col("__s").isNotNull() & F.coalesce(condition, F.lit(False)))
+    # the partner's first arrival that pairs with it (null: none); the frame is partitioned by key already
     found = F.min(F.when(F.col("__ok"), F.col("__i"))).over(Window.partitionBy(*keys, "__s", "__j"))
-    ok = ok.withColumn("__f", F.col("__i") == found)
+    flat = flat.withColumn("__found", found).withColumn("__f", F.col("__i") == F.col("__found"))
     pair = F.struct(*[F.col(f"__{c}").alias(c) for c in "sijf"])
-    grouped = ok.groupBy(*keys).agg(F.sort_array(F.collect_list(F.when(F.col("__ok"), pair))).alias("__pairs"),
-                                    *[F.first(c, ignorenulls=True).alias(c) for c in kept[len(keys):]])
-    return grouped
+    partner = F.struct(F.col("__s").alias("s"), F.col("__j").alias("j"), F.col("__found").isNotNull().alias("m"))
+    grouped = flat.groupBy(*keys).agg(
+        F.sort_array(F.collect_list(F.when(F.col("__ok"), pair))).alias("__pairs"),
+        # each partner once: with the step's first arrival
+        F.sort_array(F.collect_list(F.when(F.col("__i") == 0, partner))).alias("__met"),
+        *[F.first(c, ignorenulls=True).alias(c) for c in kept[len(keys):]])
+    steps = [F.filter(F.col("__pairs"), lambda x: x["s"] == 0), F.filter(F.col("__pairs"), lambda x: x["s"] == 1)]
+    met = [F.filter(F.col("__met"), lambda x: x["s"] == 0), F.filter(F.col("__met"), lambda x: x["s"] == 1)]
+    return grouped.select(*kept, *[on.alias(f"__p{s}") for s, on in enumerate(steps)],
+                          *[F.array_distinct(F.transform(on, lambda x: x["i"])).alias(f"__a{s}")
+                            for s, on in enumerate(steps)],
+                          *[F.transform(on, lambda x: x["m"]).alias(f"__m{s}") for s, on in enumerate(met)])
+
+
+def _had_partner(step: int, j: Column) -> Column:
+    """Whether the partner ``j`` of the arrivals of ``step`` pairs with one of them (:func:`_outer_pairs`)."""
+    return F.coalesce(F.get(F.col(f"__m{step}"), j), F.lit(False))
 
 
 def _position(order: Column, number: Column, after: int) -> Column:
@@ -499,19 +523,9 @@ def _outer_changes(rows: DataFrame, sides: tuple, types: dict, first: int, outer
     side's stored and new rows; per arrival, a padded partner's ``-D`` before the first pair with it,
     each pair ``+I``, or the arriving row ``+I`` padded if it has no partner and its side is outer."""
     second = 1 - first
-    pairs = F.col("__pairs")
-    on_step = [_on_step(pairs, s) for s in (0, 1)]
-    arrived = [F.transform(on, lambda x: x["i"]) for on in on_step]  # the arrivals that found a partner
-    stored_first = _or_empty(rows, _SIDES[first])
+    stored = (_or_empty(rows, _SIDES[first]), _or_empty(rows, _SIDES[second]))
     batch_first = F.col(_NEW[first])
-    # each partner of the second side's rows: its columns, whether it had a partner (m), its place (o, n)
-    partners = (_or_empty(rows, _SIDES[second]), F.concat(
-        F.transform(stored_first, lambda row, j: F.struct(
-            *[row[c].alias(c) for c in sides[first]], row["__m"].alias("m"), F.lit(0).alias("o"),
-            j.cast("bigint").alias("n"))),
-        F.transform(batch_first, lambda entry, i: F.struct(
-            *[entry[_ROW][c].alias(c) for c in sides[first]], F.array_contains(arrived[0], i).alias("m"),
-            F.lit(1).alias("o"), entry[_SEQ].alias("n")))))
+    count = F.size(stored[0])
     names = list(types)
 
     def change(kind: int, step: int, arrival: Column, place: tuple, shown: dict) -> Column:
@@ -519,62 +533,57 @@ def _outer_changes(rows: DataFrame, sides: tuple, types: dict, first: int, outer
                         arrival.cast("bigint").alias("seq"), _position(*place).alias("pos"),
                         *[(shown[c] if c in shown else F.lit(None).cast(types[c])).alias(c) for c in names])
 
-    def of_pair(step: int, side: int, entries: Column, their: Column) -> Callable[[Column], Column]:
-        """The changes of a pair of ``step`` (``x``): the arriving row of ``entries``, its partner of ``their``."""
-        other = 1 - side
+    def of_pair(step: int, side: int) -> Callable[[Column], Column]:
+        """The changes of a pair ``x`` of ``step``: its arriving row of ``side`` and its partner."""
+        other, entries = 1 - side, F.col(_NEW[side])
 
         def made(x: Column) -> Column:
-            entry, partner = entries[x["i"]], their[x["j"]]
-            place = (F.lit(0), x["j"]) if step == 0 else (partner["o"], partner["n"])
+            entry, j = entries[x["i"]], x["j"]
+            if step == 0:  # a stored row of the second side
+                partner = stored[1][j]
+                values, had, place = {c: partner[c] for c in sides[other]}, partner["__m"], (F.lit(0), j)
+            else:  # a stored row of the first side, or (from ``count`` on) one of the batch's
+                new, old, entry_of = j >= count, F.get(stored[0], j), F.get(batch_first, j - count)
+                values = {c: F.when(new, entry_of[_ROW][c]).otherwise(old[c]) for c in sides[other]}
+                had = F.when(new, F.array_contains(F.col("__a0"), j - count)).otherwise(old["__m"])
+                place = (new.cast("int"), F.when(new, entry_of[_SEQ]).otherwise(j))
             mine = {c: entry[_ROW][c] for c in sides[side]}
-            theirs = {c: partner[c] for c in sides[other]}
-            changes = [change(_INSERT, step, entry[_SEQ], (*place, 1), {**mine, **theirs})]
+            changes = [change(_INSERT, step, entry[_SEQ], (*place, 1), {**mine, **values})]
             if outer[other]:  # a padded partner's first partner retracts its padding
-                had = partner["__m"] if step == 0 else partner["m"]
-                changes.insert(0, F.when(~had & x["f"], change(_DELETE, step, entry[_SEQ], (*place, 0), theirs)))
+                changes.insert(0, F.when(~had & x["f"], change(_DELETE, step, entry[_SEQ], (*place, 0), values)))
             return F.array(*changes)
         return made
 
     def padded(step: int, side: int) -> Callable[[Column, Column], Column]:
         """The arriving row ``entry`` (the ``i``-th of ``step``) padded, null if it has a partner."""
-        return lambda entry, i: F.when(~F.array_contains(arrived[step], i), change(
+        return lambda entry, i: F.when(~F.array_contains(F.col(f"__a{step}"), i), change(
             _INSERT, step, entry[_SEQ], (F.lit(0), F.lit(0), 1), {c: entry[_ROW][c] for c in sides[side]}))
 
     per_step = []
     for step, side in ((0, first), (1, second)):
-        entries = F.col(_NEW[side])
-        per_step.append(F.flatten(F.transform(on_step[step], of_pair(step, side, entries, partners[step]))))
+        per_step.append(F.flatten(F.transform(F.col(f"__p{step}"), of_pair(step, side))))
         if outer[side]:  # a row without partners: padded
-            per_step.append(F.transform(entries, padded(step, side)))
+            per_step.append(F.transform(F.col(_NEW[side]), padded(step, side)))
     made = F.filter(F.concat(*per_step), lambda c: c.isNotNull())
     out = rows.select(F.explode(made).alias("__x"))
     return out.select(*[F.col(f"__x.{c}").alias(c) for c in names], F.col("__x.kind").alias(ROW_KIND),
                       _order(F.col("__x.step"), F.col("__x.seq")).alias(_SEQ), F.col("__x.pos").alias(_POS))
 
 
-def _on_step(pairs: Column, step: int) -> Column:
-    """The pairs (:func:`_outer_pairs`) of ``step``."""
-    return F.filter(pairs, lambda x: x["s"] == step)
-
-
 def _outer_state(rows: DataFrame, keys: list[str], sides: tuple, first: int) -> DataFrame:
     """Each key's new state (:func:`_outer_state_schema`) from its rows and pairs (:func:`_outer_pairs`):
     the stored rows then the batch's of each side, each with whether it has had a partner."""
     second = 1 - first
-    pairs = F.col("__pairs")
-    on_step = [_on_step(pairs, s) for s in (0, 1)]
-    arrivals = [F.transform(on, lambda x: x["i"]) for on in on_step]
-    met = [F.transform(on, lambda x: x["j"]) for on in on_step]
     stored_first = _or_empty(rows, _SIDES[first])
     count = F.size(stored_first)
     state = [None, None]
     state[first] = F.concat(
-        F.transform(stored_first, lambda row, j: _entry(row, sides[first], row["__m"] | F.array_contains(met[1], j))),
+        F.transform(stored_first, lambda row, j: _entry(row, sides[first], row["__m"] | _had_partner(1, j))),
         F.transform(F.col(_NEW[first]), lambda entry, i: _entry(
-            entry[_ROW], sides[first], F.array_contains(arrivals[0], i) | F.array_contains(met[1], count + i))))
+            entry[_ROW], sides[first], F.array_contains(F.col("__a0"), i) | _had_partner(1, count + i))))
     state[second] = F.concat(
         F.transform(_or_empty(rows, _SIDES[second]),
-                    lambda row, j: _entry(row, sides[second], row["__m"] | F.array_contains(met[0], j))),
+                    lambda row, j: _entry(row, sides[second], row["__m"] | _had_partner(0, j))),
         F.transform(F.col(_NEW[second]),
-                    lambda entry, i: _entry(entry[_ROW], sides[second], F.array_contains(arrivals[1], i))))
+                    lambda entry, i: _entry(entry[_ROW], sides[second], F.array_contains(F.col("__a1"), i))))
     return rows.select(*keys, *[F.when(F.size(s) > 0, s).alias(name) for s, name in zip(state, _SIDES)])
