@@ -28,8 +28,12 @@ writes the state, and keeps the pairs, which the sinks' jobs then read
 
 An outer join (:meth:`JoinWriter._outer_batch`) takes the batch's rows of the side that is not outer
 first (:func:`_first_side`) and also emits the changes of padded rows; each stored row keeps whether
-it has a partner (``__m``), and a null-keyed row is padded and never stored. It writes the state in
-a job of its own before the emit's jobs.
+it has a partner (``__m``), and a null-keyed row is padded and never stored. It runs in as many jobs
+as an inner join: from the same frame of each key's stored and new rows it takes the key's candidate
+pairs (its arriving rows with their partners), keeps those for which the condition holds
+(:func:`_outer_pairs`), and computes the key's changes and new state from them by array functions
+(:func:`_outer_changes`, :func:`_outer_state`); arriving rows and partners are never joined by a
+DataFrame join, whose broadcasts cost a job each.
 """
 from __future__ import annotations
 
