@@ -64,8 +64,9 @@ def resolve(name: str) -> tuple[bool, object, object]:
     raw = obj
     for part in filter(None, attr.split(".")):
         try:
+            value = getattr(obj, part)  # first: a package's lazy name (kindling/table/__init__.py) is then stored
             raw = inspect.getattr_static(obj, part)
-            obj = getattr(obj, part)
+            obj = value
         except AttributeError:
             return False, None, None
     return True, obj, raw

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dis
 import functools
+import importlib
 import sys
 from typing import Callable, Mapping, NoReturn, TypeVar
 
@@ -89,14 +90,20 @@ def _imported_by_from(frame) -> bool:
 _IMPORT_FROM = dis.opmap["IMPORT_FROM"]
 
 
-def missing_names(module: str, reasons: Mapping[str, str]) -> Callable[[str], object]:
+def missing_names(module: str, reasons: Mapping[str, str],
+                  lazy: Mapping[str, str] | None = None) -> Callable[[str], object]:
     """A module ``__getattr__`` for ``module``. A PyFlink name listed in ``reasons`` fails
     ``from module import name`` with :class:`NotSupportedYetError` carrying its reason; read
     any other way (``module.name``, ``getattr``, ``hasattr``) it is an
-    :class:`UnsupportedAttributeError` with the same message. Unlisted names are ordinary
-    ``AttributeError``s."""
+    :class:`UnsupportedAttributeError` with the same message. A name in ``lazy`` is the
+    attribute of the same name of the module it maps to, imported on first use (and kept in
+    ``module``). Other names are ordinary ``AttributeError``s."""
 
     def __getattr__(name: str) -> object:
+        if lazy is not None and name in lazy:
+            value = getattr(importlib.import_module(lazy[name]), name)
+            setattr(sys.modules[module], name, value)
+            return value
         if name not in reasons:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         message = _message(module, name, reasons[name])

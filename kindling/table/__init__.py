@@ -9,24 +9,34 @@ Example::
     env.execute()
 """
 from kindling.common.types import Row, RowKind
-from kindling.table.environment_settings import EnvironmentSettings
-from kindling.table.schema import Schema
-from kindling.table.table import GroupedTable, GroupWindowedTable, OverWindowedTable, Table, WindowGroupedTable
-from kindling.table.statement_set import StatementSet
-from kindling.table.table_config import TableConfig
-from kindling.table.table_descriptor import FormatDescriptor, TableDescriptor
-from kindling.table.table_environment import StreamTableEnvironment, TableEnvironment
-from kindling.table.result_kind import ResultKind
-from kindling.table.table_result import TableResult
-from kindling.table.table_schema import TableSchema
-from kindling.table.types import DataType, DataTypes
-from kindling.table.udf import (AggregateFunction, AsyncScalarFunction, FunctionContext, ScalarFunction,
-                                TableAggregateFunction, TableFunction, UserDefinedFunction)
-from kindling.table.data_view import DataView, ListView, MapView
-from kindling.table.explain_detail import ExplainDetail
-from kindling.table.sql_dialect import SqlDialect
-from kindling.table.expression import Expression
-from kindling.table.changelog_mode import ChangelogMode
+
+#: each public name's module, imported when the name is first read: a process that only
+#: unpickles a Table format or function (a Spark stream source's or state schema's Python
+#: runner, started for every streaming query) does not import the Table API and its SQL parser
+_LAZY = {
+    "EnvironmentSettings": "kindling.table.environment_settings",
+    "Schema": "kindling.table.schema",
+    **dict.fromkeys(["GroupedTable", "GroupWindowedTable", "OverWindowedTable", "Table", "WindowGroupedTable"],
+                    "kindling.table.table"),
+    "StatementSet": "kindling.table.statement_set",
+    "TableConfig": "kindling.table.table_config",
+    "FormatDescriptor": "kindling.table.table_descriptor",
+    "TableDescriptor": "kindling.table.table_descriptor",
+    "StreamTableEnvironment": "kindling.table.table_environment",
+    "TableEnvironment": "kindling.table.table_environment",
+    "ResultKind": "kindling.table.result_kind",
+    "TableResult": "kindling.table.table_result",
+    "TableSchema": "kindling.table.table_schema",
+    "DataType": "kindling.table.types",
+    "DataTypes": "kindling.table.types",
+    **dict.fromkeys(["AggregateFunction", "AsyncScalarFunction", "FunctionContext", "ScalarFunction",
+                     "TableAggregateFunction", "TableFunction", "UserDefinedFunction"], "kindling.table.udf"),
+    **dict.fromkeys(["DataView", "ListView", "MapView"], "kindling.table.data_view"),
+    "ExplainDetail": "kindling.table.explain_detail",
+    "SqlDialect": "kindling.table.sql_dialect",
+    "Expression": "kindling.table.expression",
+    "ChangelogMode": "kindling.table.changelog_mode",
+}
 
 __all__ = ["AggregateFunction", "AsyncScalarFunction", "ChangelogMode", "DataType", "DataTypes", "DataView", "EnvironmentSettings", "ExplainDetail", "Expression",
            "FormatDescriptor", "FunctionContext", "GroupWindowedTable", "GroupedTable", "ListView", "MapView",
@@ -38,10 +48,14 @@ __all__ = ["AggregateFunction", "AsyncScalarFunction", "ChangelogMode", "DataTyp
 from kindling.common.unsupported import missing_names  # noqa: E402
 
 #: PyFlink's pyflink.table names Kindling does not have (docs/api-gaps.txt)
-__getattr__ = missing_names(__name__, {
+__getattr__ = missing_names(__name__, lazy=_LAZY, reasons={
     "Module": "Flink modules (such as Hive's functions) are not there",
     "ModuleEntry": "Flink modules (such as Hive's functions) are not there",
     "UserDefinedType": "user-defined (class-backed) types are not there; use ROW",
     "CompiledPlan": "compiled plans are Flink's planner's; JVM-only",
     "PlanReference": "compiled plans are Flink's planner's; JVM-only",
     "TablePipeline": "TablePipeline (Table.insert_into) is not there yet; use execute_insert or a StatementSet"})
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
