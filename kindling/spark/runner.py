@@ -249,11 +249,13 @@ class _JobRun:
         if self.batch_ended is not None and self.min_pause_s:  # execution.checkpointing.min-pause
             time.sleep(max(0.0, self.batch_ended + self.min_pause_s - time.time()))
         # read by several sinks, or on the driver a partition at a time: computed once, every partition at once
-        kept = len(self.writers) > 1 or any(writer.on_driver for _, writer in self.writers)
+        # (a micro-batch of one partition read by one sink on the driver is computed by its one reading job)
+        kept = len(self.writers) > 1 or (any(writer.on_driver for _, writer in self.writers)
+                                         and not (self.compiled.streaming and _partitions(df) == 1))
         if kept:
             df = df.persist()
         try:
-            if any(writer.on_driver for _, writer in self.writers):
+            if kept and any(writer.on_driver for _, writer in self.writers):
                 df.count()
             for sink, writer in self.writers:
                 self.counts[sink.node.name] = self.counts.get(sink.node.name, 0) + writer.write(sink.select(df), batch_id)
@@ -413,6 +415,12 @@ class _JobRun:
                       f"{rate:.0f} rows/s", file=sys.stderr, flush=True)
             reported = progress.batchId
         return reported
+
+
+def _partitions(df) -> int:
+    """How many partitions a micro-batch's frame has (foreachBatch gives the query's planned
+    RDD: nothing is planned again)."""
+    return df._jdf.queryExecution().toRdd().getNumPartitions()
 
 
 def _first_line(error: BaseException) -> str:
