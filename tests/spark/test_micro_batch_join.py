@@ -17,7 +17,7 @@ from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col, to_timestamp_ltz
 from kindling.table.udf import udf
 from file_sink_support import committed_lines  # tests/: on sys.path (tests/conftest.py)
-from join_writer_support import capturing_writer, python_join, write_batch  # tests/: on sys.path (tests/conftest.py)
+from join_writer_support import capturing_writer, python_join, spark_jobs, write_batch  # tests/: on sys.path (tests/conftest.py)
 
 N = 120
 
@@ -170,21 +170,6 @@ def test_a_replayed_micro_batch_gives_the_same_pairs_and_state(spark, tmp_path):
     assert seen[3] == [("c", 0, "c", 2)]  # batch 1's state, once
 
 
-def _jobs(spark, run) -> int:
-    """How many Spark jobs ``run()`` starts (on this thread)."""
-    import uuid
-
-    context = spark.sparkContext
-    group = f"counted-{uuid.uuid4().hex}"
-    context.setJobGroup(group, "jobs counted by a test")
-    try:
-        run()
-    finally:
-        context.setLocalProperty("spark.jobGroup.id", None)
-        context.setLocalProperty("spark.job.description", None)
-    return len(context.statusTracker().getJobIdsForGroup(group))
-
-
 def test_a_micro_batch_runs_one_spark_job_before_its_pairs_are_written(spark, tmp_path):
     """An inner join's batch state is read, joined and written, and its pairs computed, in one Spark
     job; the emit (here one ``collect``) then reads the pairs kept: no join or broadcast runs again."""
@@ -194,7 +179,7 @@ def test_a_micro_batch_runs_one_spark_job_before_its_pairs_are_written(spark, tm
     batches = [([("a", 1), ("b", 2), (None, 0)], [("a", 5), ("c", 0)]), ([("a", 3), ("c", 1)], [("b", 7), ("c", 2)])]
     for batch_id, sides in enumerate(batches):
         frames = [spark.createDataFrame(rows, side) for rows in sides]
-        jobs = _jobs(spark, lambda: [writer.write_side(s, frames[s], batch_id) for s in (1, 0)])
+        jobs = spark_jobs(spark, lambda: [writer.write_side(s, frames[s], batch_id) for s in (1, 0)])
         assert jobs == 2, (batch_id, jobs)  # the writer's one, the emit's collect
     assert len(seen) == 2 and seen[1]
 
@@ -372,7 +357,7 @@ def test_an_outer_join_s_micro_batch_runs_one_spark_job_before_its_changes_are_w
                ([("a", 3), ("c", -1), ("a", 9)], [("b", 7), ("c", 2), (None, 4)])]
     for batch_id, sides in enumerate(batches):
         frames = [spark.createDataFrame(rows, side) for rows in sides]
-        jobs = _jobs(spark, lambda: [writer.write_side(s, frames[s], batch_id) for s in (1, 0)])
+        jobs = spark_jobs(spark, lambda: [writer.write_side(s, frames[s], batch_id) for s in (1, 0)])
         assert jobs == 2, (batch_id, jobs)  # the writer's one, the emit's collect
         assert Counter(seen[-1]) == Counter(feed(0, sides[0]) + feed(1, sides[1])), batch_id
     assert ("-D", (None, None, "c", 0)) in seen[1] and ("-D", ("b", 2, None, None)) in seen[1]

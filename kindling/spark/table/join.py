@@ -288,17 +288,19 @@ class JoinWriter(AggregationWriter):
 
     def _output(self, pairs: DataFrame, join: RegularJoinSpec, width: int, right_offset: int | None = None
                 ) -> DataFrame:
-        """The pairs as the join's output columns, with the placement keys (the key columns of the
-        left side: ``__k<i>``) and their order (``__seq``, ``__pos``); an outer join's changes (with
-        ``right_offset``, where the right side's columns start) with their RowKind (``__kind``), a row
-        padded on the left placed by its right key columns."""
-        fields = [f for f in codec_for(self.spec.output_type).fields if f.name != ROW_KIND]
+        """The pairs as the join's output columns (``width`` of them), with their RowKind (``__kind``)
+        when the output is a changelog (an outer or anti join's), the placement keys (the key columns
+        of the left side: ``__k<i>``) and their order (``__seq``, ``__pos``); in an outer join (with
+        ``right_offset``, where the right side's columns start) a row padded on the left is placed by
+        its right key columns."""
+        fields = codec_for(self.spec.output_type).fields
+        kind = [F.col(ROW_KIND)] if any(f.name == ROW_KIND for f in fields) else []
+        fields = [f for f in fields if f.name != ROW_KIND]
         if len(fields) != width:
             raise RuntimeError(f"the join's output has {len(fields)} columns, its inputs {width}")
         placed = [F.col(f"__c{p}") for p in join.left_keys]
         if right_offset is not None:
             placed = [F.coalesce(k, F.col(f"__c{right_offset + p}")) for k, p in zip(placed, join.right_keys)]
-        kind = [F.col(ROW_KIND)] if right_offset is not None else []
         return pairs.select(*[F.col(f"__c{i}").cast(f.dataType).alias(f.name) for i, f in enumerate(fields)], *kind,
                             *[k.alias(f"__k{i}") for i, k in enumerate(placed)], _SEQ, _POS)
 

@@ -32,7 +32,7 @@ from typing import Any, Callable
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from kindling.spark.codec import ROW_KIND, codec_for
+from kindling.spark.codec import ROW_KIND
 from kindling.graph.specs import SinkSpec
 from kindling.spark.sinks import SinkWriter
 from kindling.spark.table.aggregation import GroupStateStore, inputs_named
@@ -117,7 +117,7 @@ class SemiJoinWriter(JoinWriter):
                                                   _order(F.lit(0), F.lit(0))))
             still = waiting.where(F.col("__by").isNull())
             state = self._state(alone, new_right, (still, stored_right, previous), keys)
-            return self._stored_and_emitted(self._changes_output(changes, join), store.writing(state, keys, batch_id),
+            return self._stored_and_emitted(self._output(changes, join, width), store.writing(state, keys, batch_id),
                                             batch_id, kept)
         finally:
             for frame in kept:
@@ -139,15 +139,6 @@ class SemiJoinWriter(JoinWriter):
             rights = _listed([(new_right, 1, _SEQ)] + ([(stored_right, 0, _POS)] if stored is not None else []),
                              keys, "__r")
         return state.join(rights, keys, "full_outer")
-
-    def _changes_output(self, changes: DataFrame, join: Any) -> DataFrame:
-        """The changes as the join's output columns (its RowKind, ``__kind``, when the output is a
-        changelog), with the placement keys (the left key columns: ``__k<i>``) and their order."""
-        fields = codec_for(self.spec.output_type).fields
-        kind = [F.col(ROW_KIND)] if any(f.name == ROW_KIND for f in fields) else []
-        fields = [f for f in fields if f.name != ROW_KIND]
-        return changes.select(*[F.col(f"__c{i}").cast(f.dataType).alias(f.name) for i, f in enumerate(fields)], *kind,
-                              *[F.col(f"__c{p}").alias(f"__k{i}") for i, p in enumerate(join.left_keys)], _SEQ, _POS)
 
 
 def _first_partners(rows: DataFrame, partners: DataFrame, keys: list[str], condition: Column, order: str
