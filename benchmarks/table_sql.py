@@ -264,7 +264,8 @@ def run(side: str, queries: list[str], inputs: tuple, work: str, pyflink: str, c
     path = os.path.join(work, f"{side.replace('-', '_')}_job.py")  # not kindling.py: the package
     with open(path, "w") as f:
         f.write(program)
-    mode = {"kindling-batch": "batch", "kindling-micro": _micro_mode(queries[0], inputs)}.get(side, "streaming")
+    mode = "batch" if side == "kindling-batch" else _micro_mode(queries[0], inputs) if side == "kindling-micro" \
+        else "streaming"
     command = [interpreter, path, ",".join(queries), *inputs, mode, "check" if check else "blackhole"]
     started = time.time()
     try:

@@ -548,8 +548,9 @@ def per_row_changes(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any,
     frame = _with_previous(rows, previous, spec)
     first = F.col(_SEQ) == F.min(_SEQ).over(group)
     for j, name in folded.items():
-        frame = frame.withColumn(f"__f{j}", F.when(first, _merged("add_nullable", F.col(f"__a{j}"), F.col(f"__p_{name}")))
-                                 .otherwise(F.col(f"__a{j}")))
+        value = F.col(f"__a{j}")
+        frame = frame.withColumn(f"__f{j}", F.when(first, _merged("add_nullable", value, F.col(f"__p_{name}")))
+                                 .otherwise(value))
     folded_names = {name: j for j, name in folded.items()}
     accumulators = _accumulators(spec)
     frame = frame.select(*keys, _SEQ, _BEFORE, *[
