@@ -76,3 +76,10 @@ def spark_jobs(spark, run) -> int:
         context.setLocalProperty("spark.jobGroup.id", None)
         context.setLocalProperty("spark.job.description", None)
     return len(context.statusTracker().getJobIdsForGroup(group))
+
+
+def jobs_of_batch(spark, writer, sides: tuple, batch: int, schema: str = "k string, v int") -> int:
+    """How many Spark jobs ``writer`` starts for one micro-batch of ``sides`` (the left rows, the right
+    rows; written right side first, as the joins take them)."""
+    frames = [spark.createDataFrame(rows, schema) for rows in sides]
+    return spark_jobs(spark, lambda: [writer.write_side(s, frames[s], batch) for s in (1, 0)])

@@ -17,7 +17,7 @@ from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col, to_timestamp_ltz
 from kindling.table.udf import udf
 from file_sink_support import committed_lines  # tests/: on sys.path (tests/conftest.py)
-from join_writer_support import capturing_writer, python_join, spark_jobs, write_batch  # tests/: on sys.path (tests/conftest.py)
+from join_writer_support import capturing_writer, jobs_of_batch, python_join, write_batch  # tests/: on sys.path (tests/conftest.py)
 
 N = 120
 
@@ -175,11 +175,9 @@ def test_a_micro_batch_runs_one_spark_job_before_its_pairs_are_written(spark, tm
     job; the emit (here one ``collect``) then reads the pairs kept: no join or broadcast runs again."""
     seen = []
     writer = _writer(tmp_path, seen)
-    side = "k string, v int"
     batches = [([("a", 1), ("b", 2), (None, 0)], [("a", 5), ("c", 0)]), ([("a", 3), ("c", 1)], [("b", 7), ("c", 2)])]
     for batch_id, sides in enumerate(batches):
-        frames = [spark.createDataFrame(rows, side) for rows in sides]
-        jobs = spark_jobs(spark, lambda: [writer.write_side(s, frames[s], batch_id) for s in (1, 0)])
+        jobs = jobs_of_batch(spark, writer, sides, batch_id)
         assert jobs == 2, (batch_id, jobs)  # the writer's one, the emit's collect
     assert len(seen) == 2 and seen[1]
 
@@ -352,12 +350,10 @@ def test_an_outer_join_s_micro_batch_runs_one_spark_job_before_its_changes_are_w
     seen = []
     writer, condition = _outer_writer(tmp_path, seen, True, True)
     feed = python_join(condition, True, True)
-    side = "k string, v int"
     batches = [([("a", 1), ("b", 2), (None, 0)], [("a", 5), ("c", 0)]),
                ([("a", 3), ("c", -1), ("a", 9)], [("b", 7), ("c", 2), (None, 4)])]
     for batch_id, sides in enumerate(batches):
-        frames = [spark.createDataFrame(rows, side) for rows in sides]
-        jobs = spark_jobs(spark, lambda: [writer.write_side(s, frames[s], batch_id) for s in (1, 0)])
+        jobs = jobs_of_batch(spark, writer, sides, batch_id)
         assert jobs == 2, (batch_id, jobs)  # the writer's one, the emit's collect
         assert Counter(seen[-1]) == Counter(feed(0, sides[0]) + feed(1, sides[1])), batch_id
     assert ("-D", (None, None, "c", 0)) in seen[1] and ("-D", ("b", 2, None, None)) in seen[1]

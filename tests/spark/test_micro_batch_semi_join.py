@@ -16,7 +16,7 @@ from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col
 from file_sink_support import committed_lines  # tests/: on sys.path (tests/conftest.py)
-from join_writer_support import capturing_writer, python_join, spark_jobs, write_batch  # tests/: on sys.path (tests/conftest.py)
+from join_writer_support import capturing_writer, jobs_of_batch, python_join, write_batch  # tests/: on sys.path (tests/conftest.py)
 
 N = 36
 
@@ -77,11 +77,9 @@ def test_a_micro_batch_runs_one_spark_job_before_its_changes_are_written(spark, 
     the emit (here one ``collect``) then reads the changes kept: no join or broadcast runs again."""
     seen = []
     writer, _ = _writer(tmp_path, seen, existence, keys_only)
-    side = "k string, v int"
     batches = [([("a", 1), ("b", 2), (None, 0)], [("a", 5), ("c", 0)]), ([("c", 1), ("b", 0)], [("b", 7), ("d", 2)])]
     for batch_id, sides in enumerate(batches):
-        frames = [spark.createDataFrame(rows, side) for rows in sides]
-        jobs = spark_jobs(spark, lambda: [writer.write_side(s, frames[s], batch_id) for s in (1, 0)])
+        jobs = jobs_of_batch(spark, writer, sides, batch_id)
         assert jobs == 2, (batch_id, jobs)  # the writer's one, the emit's collect
     assert writer.state_rows_written == 3  # the keys b, c, d of batch 1
     kind = "+I" if existence == "SEMI" else "-D"
