@@ -25,7 +25,7 @@ window functions over the batch's rows in arrival order; with ``table.exec.mini-
 once per group and micro-batch. BATCH mode gives one ``+I`` per group.
 
 Between micro-batches each group's accumulators and last result live in a :class:`GroupStateStore`
-under the job's checkpoint directory: SQLite databases (``SHARDS``) keyed by group and batch id,
+under the job's checkpoint directory: SQLite databases (``group_state.SHARDS``) keyed by group and batch id,
 which a micro-batch's Spark tasks read by point lookups of the batch's groups and write with
 those groups' new state only, so a batch costs what it touches, not what the aggregation has
 seen. A replayed batch reads, for each group, the newest version before its batch id (kept until
@@ -42,17 +42,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sqlite3
-import urllib.parse
 from collections import defaultdict
-from typing import Any, Callable, Iterator
-
-import pyarrow as pa
+from typing import Any, Callable
 
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
-from pyspark.sql.types import DecimalType, DoubleType, StructType
+from pyspark.sql.types import DecimalType, DoubleType
 
 from kindling.common.typeinfo import ChangelogRowTypeInfo
 from kindling.graph.specs import ChangesSourceSpec, DiscardSinkSpec, GroupAggregateSpec, SinkSpec
@@ -64,18 +60,15 @@ from kindling.spark.run_mode import RunMode
 from kindling.spark.sinks import SinkWriter
 from kindling.spark.rows import TS
 from kindling.spark.table.columns import column
+from kindling.spark.table.group_state import GroupStateStore
 from kindling.spark.table.key_subtasks import has_expression, printed_in_parallel, with_flink_subtask
 
 STATE_DIR = "kindling-aggregations"  # under the checkpoint directory: a GroupStateStore per group aggregation
-SHARDS = 4  # SQLite databases of a GroupStateStore (fixed: a group's shard must not change between runs)
 _STATELESS = ("map", "flat_map", "filter", "process")
 _SEQ, _POS, _KIND, _RESULT, _BEFORE, _GLOBAL = "__seq", "__pos", "__kind", "__res", "__prev", "__global"
 _WINDOW_START, _WINDOW_END = "__w_start", "__w_end"
-_ID, _SHARD, _STATE = "__id", "__shard", "__state"
 _ROW, _KEPT = "__row", "__kept"  # a deduplication's input row (a struct of its columns) and the row it keeps
 _PLACE = "__place"  # the Spark partition key of Flink's subtask of a row's group (key_subtasks.py)
-# JSON of the state: timestamps to the microsecond (the default format stops at milliseconds)
-_JSON = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX", "timestampNTZFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSS"}
 _INSERT, _UPDATE_BEFORE, _UPDATE_AFTER = 0, 1, 2
 _DISTINCT = "_distinct"  # the suffix of a DISTINCT aggregate's function (GroupAggregateSpec)
 _CALL, _VALUE = "__d", "__v"  # a DISTINCT call and a value its group has seen (first_values)
@@ -643,124 +636,3 @@ def final_rows(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> Dat
     result = frame.select(*keys, _result(spec, output_type).alias(_RESULT))
     names = [f.name for f in codec_for(output_type).fields]
     return result.select(*[F.col(f"{_RESULT}.`{n}`").alias(n) for n in names if n != ROW_KIND], *keys)
-
-
-class GroupStateStore:
-    """Each group's accumulators and last result (a JSON text of the state columns) by group and
-    batch id, in ``SHARDS`` SQLite databases under ``directory``, read and written by Spark tasks
-    one shard each. A batch looks up only its groups (the newest version before its batch id, so
-    that a replayed batch reads what the batch before it left) and writes only its groups (as its
-    batch id, dropping a group's versions before the one it read: one or two per group)."""
-
-    def __init__(self, directory: str | None, schema: StructType):
-        if directory is None:
-            raise RuntimeError("a group aggregation in a streaming query needs the job's checkpoint directory")
-        self.directory = _local_path(directory)
-        self.schema = schema
-
-    def read(self, groups: DataFrame, batch_id: int) -> DataFrame:
-        """The stored state of the groups (key columns) of ``groups`` that have one."""
-        directory = self.directory
-        # each group once (distinct), where it is: reading a shard needs no lock a writer holds
-        looked_up = _with_shard(groups.distinct().select(_group_id(groups.columns).alias(_ID))).mapInArrow(
-            lambda batches: _looked_up(directory, batch_id, batches), f"{_STATE} string")
-        return looked_up.select(F.from_json(_STATE, self.schema, _JSON).alias(_STATE)).select(f"{_STATE}.*")
-
-    def write(self, state: DataFrame, keys: list[str], batch_id: int) -> int:
-        """Stores the state of the groups of ``state`` as of ``batch_id``; the number of groups written."""
-        return sum(row.n for row in self.writing(state, keys, batch_id).collect())
-
-    def writing(self, state: DataFrame, keys: list[str], batch_id: int) -> DataFrame:
-        """What :meth:`write` runs, not yet run: a frame whose computing stores the state (again
-        when computed again: the same versions) and gives the number of groups written in ``n``
-        (a row per shard)."""
-        directory = self.directory
-        # a Spark partition per shard: one writer at a time of each database
-        rows = _with_shard(state.select(_group_id(keys).alias(_ID), F.to_json(F.struct("*"), _JSON).alias(_STATE)))
-        rows = rows.repartition(SHARDS, _SHARD)
-        return rows.mapInArrow(lambda batches: _stored(directory, batch_id, batches), "n long")
-
-
-def _local_path(directory: str) -> str:
-    """The local path of a checkpoint directory (a path or a ``file:`` URI): SQLite needs one."""
-    parsed = urllib.parse.urlparse(directory)
-    if parsed.scheme == "file":
-        return parsed.path
-    if parsed.scheme and len(parsed.scheme) > 1:  # a one-letter scheme is a Windows drive
-        raise ValueError(f"the state of a group aggregation Spark computes lives under the checkpoint directory, "
-                         f"which must be on the local file system (a path or file:// URI), not {directory!r}; set "
-                         "execution.checkpointing.dir to a local directory, or kindling.table.spark-aggregation to "
-                         "false (the Python operator keeps its state in Spark's state store)")
-    return directory
-
-
-def _group_id(keys: list[str]) -> Column:
-    """A group's keys as one text, the same for the same keys in every batch."""
-    return F.to_json(F.struct(*keys), _JSON)
-
-
-def _with_shard(frame: DataFrame) -> DataFrame:
-    """``frame`` (with ``__id``) with its rows' shard (``__shard``)."""
-    return frame.select(F.pmod(F.xxhash64(_ID), F.lit(SHARDS)).alias(_SHARD), "*")
-
-
-def _shard(directory: str, shard: int) -> sqlite3.Connection:
-    os.makedirs(directory, exist_ok=True)
-    connection = sqlite3.connect(os.path.join(directory, f"shard-{shard}.sqlite"), timeout=600)
-    connection.execute("CREATE TABLE IF NOT EXISTS state (id TEXT NOT NULL, version INTEGER NOT NULL, "
-                       "value TEXT NOT NULL, PRIMARY KEY (id, version)) WITHOUT ROWID")
-    return connection
-
-
-def _looked_up(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """The newest stored state before ``batch_id`` of each group of the batches' ``(shard, id)`` rows:
-    one query per shard and batch, joining the batch's groups (a temporary table) with the state."""
-    connections: dict[int, sqlite3.Connection] = {}
-    try:
-        for batch in batches:
-            by_shard: dict[int, list] = {}
-            for shard, group in zip(batch.column(_SHARD).to_pylist(), batch.column(_ID).to_pylist()):
-                by_shard.setdefault(shard, []).append((group,))
-            found = []
-            for shard, groups in by_shard.items():
-                connection = connections.get(shard)
-                if connection is None:
-                    connection = connections[shard] = _shard(directory, shard)
-                    connection.execute("CREATE TEMP TABLE wanted (id TEXT PRIMARY KEY) WITHOUT ROWID")
-                connection.execute("DELETE FROM wanted")
-                connection.executemany("INSERT OR IGNORE INTO wanted VALUES (?)", groups)
-                found.extend(row[0] for row in connection.execute(
-                    "SELECT s.value FROM wanted w JOIN state s ON s.id = w.id AND s.version = "
-                    "(SELECT max(version) FROM state WHERE id = w.id AND version < ?)", (batch_id,)))
-            yield pa.RecordBatch.from_arrays([pa.array(found, pa.string())], [_STATE])
-    finally:
-        for connection in connections.values():
-            connection.close()
-
-
-def _stored(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Writes the batches' ``(shard, id, state)`` rows as of ``batch_id``, one transaction per shard."""
-    connections: dict[int, sqlite3.Connection] = {}
-    written = 0
-    try:
-        for batch in batches:
-            by_shard: dict[int, list] = {}
-            for shard, group, value in zip(*(batch.column(c).to_pylist() for c in (_SHARD, _ID, _STATE))):
-                by_shard.setdefault(shard, []).append((group, value))
-            for shard, rows in by_shard.items():
-                connection = connections.get(shard)
-                if connection is None:
-                    connection = connections[shard] = _shard(directory, shard)
-                    connection.execute("BEGIN IMMEDIATE")
-                # keeps the version a replay of this batch reads, drops those before it
-                connection.executemany("DELETE FROM state WHERE id = ? AND version < (SELECT max(version) FROM state "
-                                       "WHERE id = ? AND version < ?)", [(g, g, batch_id) for g, _ in rows])
-                connection.executemany("INSERT OR REPLACE INTO state VALUES (?, ?, ?)",
-                                       [(g, batch_id, v) for g, v in rows])
-                written += len(rows)
-        for connection in connections.values():
-            connection.commit()
-    finally:
-        for connection in connections.values():
-            connection.close()
-    yield pa.RecordBatch.from_arrays([pa.array([written], pa.int64())], ["n"])

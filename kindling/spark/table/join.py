@@ -14,7 +14,7 @@ rows: each new left row joins the right rows stored of its key, each new right r
 the new left rows of its key (each pair once, ``+I``, when the whole condition holds for it: a null
 key joins nothing), each instance's in the order of the arriving rows, a row's pairs in the order
 its partners arrived. Then each side's rows of the batch are appended to its stored rows of their
-key. The stored rows live in a :class:`~kindling.spark.table.aggregation.GroupStateStore` under the
+key. The stored rows live in a :class:`~kindling.spark.table.group_state.GroupStateStore` under the
 checkpoint directory, one entry per key (both sides' rows of the key, in arrival order), looked up
 and written for the batch's keys only; a replayed batch reads the version before its batch id, so
 the pairs are exactly once with the query's checkpoint. A key's entry is rewritten whole when a
@@ -55,9 +55,10 @@ from kindling.spark.codec import ROW_KIND, codec_for
 from kindling.spark.run_mode import RunMode
 from kindling.spark.savepoints import stateful_uids
 from kindling.spark.sinks import SinkWriter
-from kindling.spark.table.aggregation import (AggregationWriter, GroupStateStore, inputs_named, reading_changes,
+from kindling.spark.table.aggregation import (AggregationWriter, inputs_named, reading_changes,
                                               stateless_after)
 from kindling.spark.table.columns import column
+from kindling.spark.table.group_state import GroupStateStore
 
 STATE_DIR = "kindling-joins"  # under the checkpoint directory: a GroupStateStore per join
 _SEQ, _POS, _ROW = "__seq", "__pos", "__row"

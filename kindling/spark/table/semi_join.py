@@ -13,7 +13,7 @@ see: the batch's right rows, then its left rows (:meth:`SemiJoinWriter.write_bat
 matches nothing: a semi join never emits such a row, an anti join emits it and never retracts it;
 neither stores it.
 
-State per key (a :class:`~kindling.spark.table.aggregation.GroupStateStore` under the checkpoint
+State per key (a :class:`~kindling.spark.table.group_state.GroupStateStore` under the checkpoint
 directory, read and written for the batch's keys; a replayed batch reads the version before its batch
 id): the left rows still waiting for a partner (semi) or still emitted without one (anti), in arrival
 order (``__l``), and what decides whether a later left row has a partner: the right rows' columns the
@@ -35,7 +35,8 @@ from pyspark.sql import functions as F
 from kindling.spark.codec import ROW_KIND
 from kindling.graph.specs import SinkSpec
 from kindling.spark.sinks import SinkWriter
-from kindling.spark.table.aggregation import GroupStateStore, inputs_named
+from kindling.spark.table.aggregation import inputs_named
+from kindling.spark.table.group_state import GroupStateStore
 from kindling.spark.table.columns import column
 from kindling.spark.table.join import (_DELETE, _INSERT, _POS, _ROW, _SEQ, JoinSideSinkSpec, JoinSideWriter,
                                        JoinSinkSpec, JoinWriter, _as_partners, _keep, _keys,
