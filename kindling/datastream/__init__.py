@@ -3,72 +3,50 @@
 Checkpoint and state-backend settings map onto Spark's checkpoints (docs/fault-tolerance.md).
 """
 from kindling.common.unsupported import missing_names
-from kindling.datastream.async_data_stream import AsyncDataStream
-from kindling.datastream.checkpoint_config import CheckpointConfig
-from kindling.datastream.checkpoint_storage import (CheckpointStorage, CustomCheckpointStorage,
-                                                    FileSystemCheckpointStorage, JobManagerCheckpointStorage)
-from kindling.datastream.checkpointing_mode import CheckpointingMode
-from kindling.datastream.data_stream import (BroadcastConnectedStream, BroadcastStream, ConnectedStreams, DataStream,
-                                             DataStreamSink, KeyedStream)
-from kindling.datastream.execution_mode import RuntimeExecutionMode
-from kindling.datastream.externalized_checkpoint_retention import ExternalizedCheckpointRetention
-from kindling.datastream.functions import (
-    AggregateFunction,
-    AllWindowFunction,
-    AsyncFunction,
-    AsyncRetryPredicate,
-    AsyncRetryStrategy,
-    BroadcastProcessFunction,
-    KeyedBroadcastProcessFunction,
-    ProcessAllWindowFunction,
-    ProcessWindowFunction,
-    WindowFunction,
-    CoFlatMapFunction,
-    CoMapFunction,
-    CoProcessFunction,
-    FilterFunction,
-    FlatMapFunction,
-    KeyedCoProcessFunction,
-    KeyedProcessFunction,
-    KeySelector,
-    MapFunction,
-    Partitioner,
-    ProcessFunction,
-    ReduceFunction,
-    RuntimeContext,
-    SinkFunction,
-    SourceFunction,
-    TimerService,
-)
-from kindling.datastream.output_tag import OutputTag
-from kindling.datastream.slot_sharing_group import MemorySize, SlotSharingGroup
-from kindling.datastream.state_backend import (CustomStateBackend, EmbeddedRocksDBStateBackend, HashMapStateBackend,
-                                               PredefinedOptions, StateBackend)
-from kindling.datastream.stream_execution_environment import StreamExecutionEnvironment
-from kindling.datastream.time_characteristic import TimeCharacteristic
-from kindling.datastream.time_domain import TimeDomain
-from kindling.datastream.window import (
-    CountSlidingWindowAssigner,
-    CountTumblingWindowAssigner,
-    CountWindow,
-    DynamicEventTimeSessionWindows,
-    DynamicProcessingTimeSessionWindows,
-    EventTimeSessionWindows,
-    GlobalWindow,
-    GlobalWindows,
-    MergingWindowAssigner,
-    ProcessingTimeSessionWindows,
-    SlidingEventTimeWindows,
-    SlidingProcessingTimeWindows,
-    TimeWindow,
-    Trigger,
-    TriggerResult,
-    TumblingEventTimeWindows,
-    TumblingProcessingTimeWindows,
-    Window,
-    WindowAssigner,
-)
-from kindling.datastream.windowed_stream import AllWindowedStream, WindowedStream
+
+#: each public name's module, imported when the name is first read: a process that only runs a
+#: chain of functions (a Spark Python worker, a stream source's runner) does not import the whole API
+_LAZY = {
+    "AsyncDataStream": "kindling.datastream.async_data_stream",
+    "CheckpointConfig": "kindling.datastream.checkpoint_config",
+    **dict.fromkeys(["CheckpointStorage", "CustomCheckpointStorage", "FileSystemCheckpointStorage",
+                     "JobManagerCheckpointStorage"],
+                    "kindling.datastream.checkpoint_storage"),
+    "CheckpointingMode": "kindling.datastream.checkpointing_mode",
+    **dict.fromkeys(["BroadcastConnectedStream", "BroadcastStream", "ConnectedStreams", "DataStream",
+                     "DataStreamSink", "KeyedStream"],
+                    "kindling.datastream.data_stream"),
+    "RuntimeExecutionMode": "kindling.datastream.execution_mode",
+    "ExternalizedCheckpointRetention": "kindling.datastream.externalized_checkpoint_retention",
+    **dict.fromkeys(["AggregateFunction", "AllWindowFunction", "AsyncFunction",
+                     "AsyncRetryPredicate", "AsyncRetryStrategy", "BroadcastProcessFunction",
+                     "CoFlatMapFunction", "CoMapFunction", "CoProcessFunction", "FilterFunction",
+                     "FlatMapFunction", "KeySelector", "KeyedBroadcastProcessFunction",
+                     "KeyedCoProcessFunction", "KeyedProcessFunction", "MapFunction", "Partitioner",
+                     "ProcessAllWindowFunction", "ProcessFunction", "ProcessWindowFunction",
+                     "ReduceFunction", "RuntimeContext", "SinkFunction", "SourceFunction",
+                     "TimerService", "WindowFunction"],
+                    "kindling.datastream.functions"),
+    "OutputTag": "kindling.datastream.output_tag",
+    **dict.fromkeys(["MemorySize", "SlotSharingGroup"],
+                    "kindling.datastream.slot_sharing_group"),
+    **dict.fromkeys(["CustomStateBackend", "EmbeddedRocksDBStateBackend", "HashMapStateBackend",
+                     "PredefinedOptions", "StateBackend"],
+                    "kindling.datastream.state_backend"),
+    "StreamExecutionEnvironment": "kindling.datastream.stream_execution_environment",
+    "TimeCharacteristic": "kindling.datastream.time_characteristic",
+    "TimeDomain": "kindling.datastream.time_domain",
+    **dict.fromkeys(["CountSlidingWindowAssigner", "CountTumblingWindowAssigner", "CountWindow",
+                     "DynamicEventTimeSessionWindows", "DynamicProcessingTimeSessionWindows",
+                     "EventTimeSessionWindows", "GlobalWindow", "GlobalWindows",
+                     "MergingWindowAssigner", "ProcessingTimeSessionWindows",
+                     "SlidingEventTimeWindows", "SlidingProcessingTimeWindows", "TimeWindow",
+                     "Trigger", "TriggerResult", "TumblingEventTimeWindows",
+                     "TumblingProcessingTimeWindows", "Window", "WindowAssigner"],
+                    "kindling.datastream.window"),
+    **dict.fromkeys(["AllWindowedStream", "WindowedStream"],
+                    "kindling.datastream.windowed_stream"),
+}
 
 __all__ = [
     "AllWindowFunction", "AllWindowedStream", "CountSlidingWindowAssigner", "CountTumblingWindowAssigner",
@@ -93,7 +71,11 @@ __all__ = [
 ]
 
 # PyFlink 1.x's state backends, gone in PyFlink 2.x
-__getattr__ = missing_names(__name__, dict.fromkeys(
+__getattr__ = missing_names(__name__, lazy=_LAZY, reasons=dict.fromkeys(
     ["MemoryStateBackend", "FsStateBackend", "RocksDBStateBackend"],
     "removed in PyFlink 2.x: use HashMapStateBackend or EmbeddedRocksDBStateBackend (state.backend.type), and "
     "FileSystemCheckpointStorage for the checkpoint directory"))
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -3,6 +3,8 @@ clear "not supported yet" error for every PyFlink module or name Kindling lacks.
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 import typing
 
 import pytest
@@ -94,6 +96,20 @@ def test_an_unknown_name_is_an_ordinary_import_error():
     with pytest.raises(ImportError, match="cannot import name 'NoSuchThing'") as info:
         exec("from kindling.datastream.connectors import NoSuchThing", {})
     assert not isinstance(info.value, NotSupportedYetError)
+
+
+def test_a_worker_running_a_chain_does_not_import_the_api():
+    """The packages ``kindling.common`` and ``kindling.datastream`` import a public name's module when
+    the name is first read: a Spark Python worker or stream source runner that runs a chain of
+    functions and encodes rows imports neither the DataStream API nor futures and configuration."""
+    probe = ("import sys, kindling.runtime.chain, kindling.spark.codec; "
+             "print(' '.join(m for m in sys.modules if m.startswith('kindling.') or m == 'concurrent.futures'))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    for module in ("kindling.datastream.data_stream", "kindling.datastream.stream_execution_environment",
+                   "kindling.datastream.window.assigners", "kindling.common.completable_future",
+                   "kindling.common.configuration", "concurrent.futures", "kindling.table.table"):
+        assert module not in loaded
+    assert "kindling.common.types" in loaded and "kindling.datastream.functions" in loaded
 
 
 def _public_classes(module_name):
