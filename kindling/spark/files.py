@@ -346,7 +346,16 @@ def record_count(fmt: Any, type_info: Any, split: FileSplit) -> int:
         return sum(metadata.row_group(i).num_rows for i in groups)
     if fmt.kind == "avro":
         return sum(records for _, records in _avro_blocks(split))
+    if fmt.kind == "csv" and not fmt.ignore_errors:
+        try:
+            return sum(_csv_runs(fmt, split, [], counting=True))
+        except _NotCountable:
+            pass
     return sum(batch.num_rows for batch in read_split(fmt, type_info, split))
+
+
+class _NotCountable(Exception):
+    """A CSV split whose records ``_csv_runs`` cannot count without reading their values."""
 
 
 # -- reading ------------------------------------------------------------------------------------
@@ -460,12 +469,14 @@ def _line_count(data: bytes) -> int:
     return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
 
 
-def _csv_runs(fmt: Any, split: FileSplit, types: list[pa.DataType]) -> Iterator[Any]:
+def _csv_runs(fmt: Any, split: FileSplit, types: list[pa.DataType], counting: bool = False) -> Iterator[Any]:
     """The records of a CSV split as runs of columns, and ``(line in the split, ValueError)`` for
     each bad one. Blocks of lines without quote or escape characters (where every line is a
     record) are cut into fields by pyarrow; from the first block with such a character on, and
     for blocks with lines that do not fit, Python's csv reader (``CsvReaderFormat.column_runs``)
-    reads, naming the lines."""
+    reads, naming the lines. ``counting``: each block's number of records instead, its fields
+    cut but not converted (a value that does not fit its type is counted: reading it fails), or
+    ``_NotCountable`` where Python's reader would read."""
     schema, charset = fmt.schema, fmt.charset
 
     def python(open_text: Callable[[], Iterable[str]], at_file_start: bool, lines_before: int) -> Iterator[Any]:
@@ -485,6 +496,8 @@ def _csv_runs(fmt: Any, split: FileSplit, types: list[pa.DataType]) -> Iterator[
     except (UnicodeError, ValueError):
         fast = False
     if not fast:
+        if counting:
+            raise _NotCountable
         yield from from_offset(split.start, 0)
         return
     import pyarrow.csv as pacsv
@@ -494,7 +507,7 @@ def _csv_runs(fmt: Any, split: FileSplit, types: list[pa.DataType]) -> Iterator[
     parse_options = pacsv.ParseOptions(delimiter=schema.column_separator, quote_char=False, escape_char=False,
                                        double_quote=False, newlines_in_values=False, ignore_empty_lines=True)
     convert_options = pacsv.ConvertOptions(column_types={n: pa.string() for n in names}, strings_can_be_null=False,
-                                           quoted_strings_can_be_null=False)
+                                           quoted_strings_can_be_null=False, include_columns=names[:1] if counting else None)
     heading = (schema.use_header + schema.skip_first_data_row) if split.start == 0 else 0
     lines_before = 0  # lines of the split before the block
     for offset, block in _line_blocks(split):
@@ -510,20 +523,30 @@ def _csv_runs(fmt: Any, split: FileSplit, types: list[pa.DataType]) -> Iterator[
             except (csv.Error, UnicodeDecodeError, StopIteration):
                 fields = None
             if fields is None or (heading > schema.skip_first_data_row and not schema.header_ok(fields)):
+                if counting:
+                    raise _NotCountable
                 yield from from_offset(0, 0)
                 return
             heading -= 1
         if any(c in block for c in special):
+            if counting:
+                raise _NotCountable
             yield from from_offset(0, 0) if heading_here else from_offset(offset, lines_before)
             return
         try:
             table = pacsv.read_csv(pa.py_buffer(block), read_options=read_options, parse_options=parse_options,
                                    convert_options=convert_options) if block.strip() else None
+            if counting:
+                yield 0 if table is None else table.num_rows
+                lines_before += _line_count(block)
+                continue
             runs = [] if table is None else [
                 [parsed if (parsed := schema.arrow_column(i, c, t)) is not None else
                  schema.parse_field_column(i, c.to_pylist()) for i, (c, t) in enumerate(zip(batch.columns, types))]
                 for batch in table.to_batches(ROWS_PER_ARROW_BATCH)]
         except (pa.ArrowInvalid, ValueError):  # lines that do not fit: Python's reader names them
+            if counting:
+                raise _NotCountable from None
             runs = list(python(lambda: text_of(block), False, lines_before))
         yield from runs
         lines_before += _line_count(block)

@@ -120,8 +120,19 @@ def _parquet(tmp_path):
     return ParquetColumnarRowInputFormat(row), row, 2000
 
 
+def _csv_quote_char_unused(tmp_path):
+    """A CSV schema with a quote character (a Table's csv format) over files without one: records
+    are numbered, and counted without reading their values."""
+    schema = CsvSchema.builder().add_number_column("id").add_string_column("name").set_use_header().build()
+    (tmp_path / "a.csv").write_text("id,name\n" + "".join(f"{n},n{n}\n" for n in range(600)))
+    (tmp_path / "b.csv").write_text("id,name\r\n" + "".join(f"{n},m{n}\r\n" + ("\r\n" if n % 7 == 0 else "")
+                                                            for n in range(250)))
+    return CsvReaderFormat.for_schema(schema), schema.get_type_info(), 1000
+
+
 FORMATS = {"text": _text, "utf16": _utf16, "json": _json, "csv": lambda p: _csv(p, False),
-           "csv-quoted": lambda p: _csv(p, True), "avro": _avro, "parquet": _parquet}
+           "csv-quoted": lambda p: _csv(p, True), "csv-quote-char-unused": _csv_quote_char_unused, "avro": _avro,
+           "parquet": _parquet}
 
 
 @pytest.mark.parametrize("kind", FORMATS)
@@ -166,3 +177,45 @@ def test_without_a_limit_a_bounded_source_reads_every_file_in_one_micro_batch(tm
     end = listing.latest_offset(listing.initial_offset(), None)
     assert end["end"] and end["open"] == []
     assert [ending for _, _, ending in listing.parts_between(listing.initial_offset(), end)] == [LAST_SPLIT_END_MARK] * 5
+
+
+CSV_TEXTS = {"header": "id,name\n1,a\n2,b\n3,c", "crlf and empty lines": "1,a\r\n\r\n2,b\r\n\n3,c\n\n",
+             "blank first": "\nid,name\n1,a\n", "only a header": "id,name\n", "empty": "",
+             "quoted": '1,"a\nb"\n2,b\n', "spaces": "1, a\n  \n2,b\n"}
+
+
+@pytest.mark.parametrize("text", CSV_TEXTS)
+@pytest.mark.parametrize("header", [False, True])
+def test_counting_a_csv_splits_records_agrees_with_reading_them(tmp_path, text, header):
+    from kindling.spark.files import FileSplit, record_count
+
+    builder = CsvSchema.builder().add_number_column("id").add_string_column("name")
+    schema = (builder.set_use_header() if header else builder).build()
+    fmt, type_info = CsvReaderFormat.for_schema(schema), schema.get_type_info()
+    (tmp_path / "a.csv").write_text(CSV_TEXTS[text])
+    split = FileSplit(str(tmp_path), str(tmp_path / "a.csv"))
+    try:
+        read = sum(batch.num_rows for batch in read_split(fmt, type_info, split))
+    except ValueError:
+        read = None  # a bad record (e.g. the header read as data): reading fails, whatever the count
+    if read is not None:
+        assert record_count(fmt, type_info, split) == read
+
+
+def test_a_csv_file_without_quotes_is_counted_without_converting_its_values(tmp_path, monkeypatch):
+    """latestOffset counts the records of each CSV file it takes (positions number records where a
+    quote character may hold a line break): counted from the cut fields, not by reading the values."""
+    from kindling.spark import files
+
+    schema = CsvSchema.builder().add_number_column("id").add_string_column("name").set_use_header().build()
+    fmt = CsvReaderFormat.for_schema(schema)
+    (tmp_path / "a.csv").write_text("id,name\n" + "".join(f"{n},n{n}\n" for n in range(500)))
+    (tmp_path / "b.csv").write_text('id,name\n1,"x\ny"\n')
+    spec = FileSourceSpec(paths=[str(tmp_path)], format=fmt)
+    listing = FileListing(spec, 2, schema.get_type_info())
+    reads = []
+    real = files.read_split
+    monkeypatch.setattr(files, "read_split", lambda *args: reads.append(args[2].path) or real(*args))
+    end = listing.latest_offset(listing.initial_offset(), 100)
+    assert [(e[1].rsplit("/", 1)[-1], e[4]) for e in end["open"]] == [("a.csv", 99)]  # b.csv's 1 record read
+    assert [path.rsplit("/", 1)[-1] for path in reads] == ["b.csv"]  # only the file with a quote was read
