@@ -23,7 +23,7 @@ from kindling.graph.specs import (ChangesSourceSpec, CollectionSourceSpec, Colle
                                   DiscardSinkSpec, FileSinkSpec, FileSourceSpec, JdbcSinkSpec, JdbcSourceSpec,
                                   KafkaSinkSpec, KafkaSourceSpec, PrintSinkSpec, RelationalSourceSpec,
                                   SequenceSourceSpec, SocketTextSourceSpec)
-from kindling.spark import files, jdbc, kafka, sources
+from kindling.spark import file_sink, files, jdbc, kafka, sources
 from kindling.spark.sinks import CollectWriter, DiscardWriter, PrintWriter, SinkWriter
 from kindling.spark.stage_plan import ProducedExit, WrittenExit
 from kindling.spark.table import aggregation, join, semi_join, translate
@@ -63,7 +63,8 @@ SINKS: dict[type, SinkTranslation] = {
     PrintSinkSpec: SinkTranslation(PrintWriter),
     CollectSinkSpec: SinkTranslation(CollectWriter),
     DiscardSinkSpec: SinkTranslation(lambda spec: DiscardWriter()),
-    FileSinkSpec: SinkTranslation(files.FileWriter, WrittenExit, files.PartFileExitBuffer, files.writes_in_stage),
+    FileSinkSpec: SinkTranslation(file_sink.FileWriter, WrittenExit, file_sink.PartFileExitBuffer,
+                                  file_sink.writes_in_stage),
     KafkaSinkSpec: SinkTranslation(kafka.KafkaWriter, ProducedExit, kafka.ProducingExitBuffer, kafka.produces_in_stage),
     JdbcSinkSpec: SinkTranslation(jdbc.JdbcWriter),
     aggregation.AggregationSinkSpec: SinkTranslation(aggregation.AggregationWriter, writes_through_job=True),

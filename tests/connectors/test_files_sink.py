@@ -23,7 +23,7 @@ from kindling.datastream.formats.csv import CsvBulkWriters, CsvReaderFormat, Csv
 from kindling.datastream.formats.orc import OrcBulkWriters
 from kindling.datastream.formats.parquet import AvroParquetWriters, ParquetBulkWriters
 from kindling.graph.specs import FileSinkSpec
-from kindling.spark.files import FileWriter
+from kindling.spark.file_sink import FileWriter
 
 ROW = Types.ROW_NAMED(["id", "name", "score"], [Types.INT(), Types.STRING(), Types.DOUBLE()])
 

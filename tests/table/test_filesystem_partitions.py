@@ -216,7 +216,7 @@ def test_pending_partitions_are_kept_with_the_checkpoint_and_committed_after_a_r
     from kindling.common.types import Row
     from kindling.datastream.connectors.file_system import Encoder
     from kindling.graph.specs import FileSinkSpec, PartitionCommit
-    from kindling.spark.files import FileWriter
+    from kindling.spark.file_sink import FileWriter
     from kindling.table.partitions import PartitionPath
     from kindling.table.schema import Schema
     from kindling.table.types import DataTypes
