@@ -327,7 +327,7 @@ def record_count(fmt: Any, type_info: Any, split: FileSplit) -> int:
         return sum(records for _, records in _avro_blocks(split))
     if fmt.kind == "csv" and not fmt.ignore_errors:
         try:
-            return sum(_csv_runs(fmt, split, [], counting=True))
+            return sum(records for _, records in _csv_runs(fmt, split, [], counting=True))
         except _NotCountable:
             pass
     return sum(batch.num_rows for batch in read_split(fmt, type_info, split))
@@ -453,9 +453,9 @@ def _csv_runs(fmt: Any, split: FileSplit, types: list[pa.DataType], counting: bo
     each bad one. Blocks of lines without quote or escape characters (where every line is a
     record) are cut into fields by pyarrow; from the first block with such a character on, and
     for blocks with lines that do not fit, Python's csv reader (``CsvReaderFormat.column_runs``)
-    reads, naming the lines. ``counting``: each block's number of records instead, its fields
-    cut but not converted (a value that does not fit its type is counted: reading it fails), or
-    ``_NotCountable`` where Python's reader would read."""
+    reads, naming the lines. ``counting``: ``(byte after the block, its number of records)`` of
+    each block instead, its fields cut but not converted (a value that does not fit its type is
+    counted: reading it fails), or ``_NotCountable`` where Python's reader would read."""
     schema, charset = fmt.schema, fmt.charset
 
     def python(open_text: Callable[[], Iterable[str]], at_file_start: bool, lines_before: int) -> Iterator[Any]:
@@ -490,7 +490,7 @@ def _csv_runs(fmt: Any, split: FileSplit, types: list[pa.DataType], counting: bo
     heading = (schema.use_header + schema.skip_first_data_row) if split.start == 0 else 0
     lines_before = 0  # lines of the split before the block
     for offset, block in _line_blocks(split):
-        heading_here = heading > 0
+        heading_here, after = heading > 0, offset + len(block)
         while heading and block:  # the header and a skipped first row: a line each, or Python's reader
             cut = block.find(b"\n") + 1 or len(block)
             line, block = block[:cut], block[cut:]
@@ -515,8 +515,8 @@ def _csv_runs(fmt: Any, split: FileSplit, types: list[pa.DataType], counting: bo
         try:
             table = pacsv.read_csv(pa.py_buffer(block), read_options=read_options, parse_options=parse_options,
                                    convert_options=convert_options) if block.strip() else None
-            if counting:
-                yield 0 if table is None else table.num_rows
+            if counting:  # after: None while the header or the skipped first row are still to come
+                yield None if heading else after, 0 if table is None else table.num_rows
                 lines_before += _line_count(block)
                 continue
             runs = [] if table is None else [
@@ -610,7 +610,8 @@ def _with_partition_columns(partitions: Any, type_info: Any, split: FileSplit,
 
 
 def _past_blocks(fmt: Any, split: FileSplit) -> FileSplit:
-    """``split`` starting at the Parquet row group or Avro block that holds its first record to read."""
+    """``split`` starting at the Parquet row group, Avro block or CSV block (lines without a quote
+    or escape character, counted without reading their values) that holds its first record to read."""
     skip = split.skip
     if fmt.kind in ("parquet", "avro_parquet"):
         import pyarrow.parquet as pq
@@ -628,6 +629,16 @@ def _past_blocks(fmt: Any, split: FileSplit) -> FileSplit:
             if skip < records:
                 return FileSplit(split.root, split.path, offset, split.end, skip, split.count)
             skip -= records
+    if fmt.kind == "csv" and not fmt.ignore_errors and skip:  # blocks of whole records, counted (_csv_runs)
+        start = split.start
+        try:
+            for after, records in _csv_runs(fmt, split, [], counting=True):
+                if skip < records or after is None:
+                    break
+                start, skip = after, skip - records
+        except _NotCountable:
+            pass  # the blocks before the one that is not countable are
+        return FileSplit(split.root, split.path, start, split.end, skip, split.count)
     return split
 
 

@@ -219,3 +219,38 @@ def test_a_csv_file_without_quotes_is_counted_without_converting_its_values(tmp_
     end = listing.latest_offset(listing.initial_offset(), 100)
     assert [(e[1].rsplit("/", 1)[-1], e[4]) for e in end["open"]] == [("a.csv", 99)]  # b.csv's 1 record read
     assert [path.rsplit("/", 1)[-1] for path in reads] == ["b.csv"]  # only the file with a quote was read
+
+
+@pytest.mark.parametrize("case", ["plain", "header and skipped first row", "a quote late in the file",
+                                  "a one-line first block"])
+def test_a_csv_part_starts_at_the_block_holding_its_first_record(tmp_path, monkeypatch, case):
+    """A micro-batch reading a CSV file from record n on (positions number records) converts the
+    values from the block of lines holding record n, the blocks before it counted, not read."""
+    from kindling.spark import files
+
+    monkeypatch.setattr(files, "READ_CHUNK_BYTES", 64)
+    builder = CsvSchema.builder().add_number_column("id").add_string_column("name").set_use_header()
+    if case in ("header and skipped first row", "a one-line first block"):
+        builder = builder.set_skip_first_data_row()
+    schema = builder.build()
+    lines = ["id,name"] + [f"{n},n{n}" for n in range(600)]
+    if case == "a quote late in the file":
+        lines[551] = '550,"n\n550"'
+    if case == "a one-line first block":
+        lines[0] = "id," + "n" * 60  # the header fills the first block (64 bytes) alone
+    (tmp_path / "a.csv").write_text("".join(line + "\n" for line in lines))
+    fmt, type_info = CsvReaderFormat.for_schema(schema), schema.get_type_info()
+    spec = FileSourceSpec(paths=[str(tmp_path)], format=fmt)
+    whole = _whole(spec, type_info)
+    converted = []
+    real = CsvSchema.arrow_column
+    monkeypatch.setattr(CsvSchema, "arrow_column", lambda self, i, fields, t: converted.append(len(fields)) or
+                        real(self, i, fields, t))
+    read: dict[str, list] = {}
+    for batch in _micro_batches(spec, type_info, budget=97, parallelism=1):
+        for label, records, _ in batch:
+            read.setdefault(label, []).extend(records)
+    assert read == whole
+    total = sum(len(records) for records in whole.values())
+    if case == "plain":  # each part converted its own records and at most a block's before them
+        assert sum(converted) // 2 < total + 7 * 10
