@@ -637,7 +637,7 @@ def _past_blocks(fmt: Any, split: FileSplit) -> FileSplit:
                     break
                 start, skip = after, skip - records
         except _NotCountable:
-            pass  # the blocks before the one that is not countable are
+            pass  # Python reads from this block on: the blocks counted before it are skipped all the same
         return FileSplit(split.root, split.path, start, split.end, skip, split.count)
     return split
 
