@@ -102,12 +102,13 @@ def test_a_worker_running_a_chain_does_not_import_the_api():
     """The packages ``kindling.common`` and ``kindling.datastream`` import a public name's module when
     the name is first read: a Spark Python worker or stream source runner that runs a chain of
     functions and encodes rows imports neither the DataStream API nor futures and configuration."""
-    probe = ("import sys, kindling.runtime.chain, kindling.spark.codec; "
+    probe = ("import sys, kindling.runtime.chain, kindling.spark.codec, kindling.datastream.connectors.file_system; "
              "print(' '.join(m for m in sys.modules if m.startswith('kindling.') or m == 'concurrent.futures'))")
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
     for module in ("kindling.datastream.data_stream", "kindling.datastream.stream_execution_environment",
                    "kindling.datastream.window.assigners", "kindling.common.completable_future",
-                   "kindling.common.configuration", "concurrent.futures", "kindling.table.table"):
+                   "kindling.common.configuration", "concurrent.futures", "kindling.table.table",
+                   "kindling.datastream.connectors.kafka"):
         assert module not in loaded
     assert "kindling.common.types" in loaded and "kindling.datastream.functions" in loaded
 
