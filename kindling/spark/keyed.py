@@ -25,33 +25,30 @@ from __future__ import annotations
 
 import pickle
 import time
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
-import pyarrow as pa
-from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
-from pyspark.sql.types import StructType
 
-from kindling.graph.transformation import ChainedTransformation, KeyedTransformation, SourceTransformation
-from kindling.runtime.batch import sort_for_batch
 from kindling.runtime.channels import ChannelTable, Replay
 from kindling.runtime.key_state import KeyState
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
-from kindling.runtime.co_functions import BroadcastProcessAdapter, RoundRobinKey
-from kindling.spark.broadcast import (BroadcastHandOff, BroadcastStates, apply_broadcast_first, batch_groups,
-                                      control_payloads)
-from kindling.spark.one_step import SubtaskCopies, by_subtask, one_step_keyed_frame
-from kindling.spark.operators import count_late, keyed_operator, opened_operator
-from kindling.spark.sources import FORMAT, WAKE_RUN, encode_option
-from kindling.spark.metrics import report_metrics
 from kindling.spark.spine import is_carry_key
 from kindling.spark.state_store import KeyStateStore, spillable_lists
 from kindling.spark.key_placement import key_subtask
-from kindling.spark.run_mode import RunMode
 from kindling.spark.rows import CONTROL_MARK, ELEMENTS, END_KEY, END_MARK, KEY, SUBTASK, TS, WM, is_control_key
-from kindling.spark.stage import StageRun
 from kindling.spark.stage_plan import StagePlan
+from kindling.spark.subtask_copies import SubtaskCopies
+
+# Spark starts a fresh interpreter for every transformWithState operator of a query (its state-schema
+# runner), which unpickles KeyedStageProcessor and calls only init without a task: what planning and
+# tasks need besides (the operators, stages, sources, pyarrow) is imported where it is used.
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pyspark.sql import DataFrame
+
+    from kindling.graph.transformation import KeyedTransformation, SourceTransformation
+    from kindling.spark.broadcast import BroadcastHandOff
+    from kindling.spark.stage import StageRun
 
 EVENT_TIME = "__et"
 END_THRESHOLD = END_MARK - 10**12
@@ -111,9 +108,15 @@ class KeyedStageProcessor(StatefulProcessor):
         self.handle = handle
         self.store = KeyStateStore(handle)
         self.state = self.store.record  # also holds a control key's channel table and the end-of-input mark
-        self.broadcast = BroadcastStates(handle, None, self.broadcast_handoff) if self.broadcast_handoff else None
+        self.broadcast = None
+        if self.broadcast_handoff:
+            from kindling.spark.broadcast import BroadcastStates
+
+            self.broadcast = BroadcastStates(handle, None, self.broadcast_handoff)
         if ctx is None:
             return  # Spark's driver-side pass that only learns the state schema: open no function there
+        from kindling.spark.stage import StageRun
+
         self.instances: dict[int, _Instance] = {}
         self.control = StageRun(self.plan, partition)  # control rows and the end of input (no function runs)
         self.partition = partition
@@ -150,6 +153,9 @@ class KeyedStageProcessor(StatefulProcessor):
         """The parallel instance ``subtask`` in this task, opened on first use (kept in the worker)."""
         instance = self.instances.get(subtask)
         if instance is None:
+            from kindling.spark.operators import opened_operator
+            from kindling.spark.stage import StageRun
+
             operator, plan = self.copies.of(self.uid, subtask)
             info = TaskInfo(operator.name, subtask, plan.parallelism, plan.max_parallelism,
                             job_parameters=plan.job_parameters)
@@ -165,6 +171,8 @@ class KeyedStageProcessor(StatefulProcessor):
         return self._instance(key_subtask(key, plan.parallelism, plan.max_parallelism, plan.key_type))
 
     def _rows(self, instance: _Instance, outputs) -> Iterator[_DictRow]:
+        from kindling.spark.operators import count_late
+
         stage = instance.stage
         channel = self.channel
         for tag, value, ts in outputs:
@@ -178,6 +186,8 @@ class KeyedStageProcessor(StatefulProcessor):
         """The partition's control key: folds the batch's channel reports into the channel
         table, prepares the replay of the other keys, and passes this operator's own watermark
         (and any handed-over watermark) on to the next operators."""
+        from kindling.spark.broadcast import control_payloads
+
         payloads, broadcast_runs = control_payloads(rows)
         reports = [body for kind, body in payloads if kind == "report"]
         forward = [(kind, body) for kind, body in payloads if kind != "report"]
@@ -218,6 +228,8 @@ class KeyedStageProcessor(StatefulProcessor):
                 self.handle.registerTimer(END_MARK)
                 self.state.update((b"", END_MARK))
             return
+        from kindling.spark.sources import WAKE_RUN
+
         now = _processing_time(timerValues)
         runs = []
         woken = False
@@ -276,6 +288,8 @@ class KeyedStageProcessor(StatefulProcessor):
 
     def close(self) -> None:
         if hasattr(self, "control"):  # not Spark's driver-side pass
+            from kindling.spark.metrics import report_metrics
+
             report_metrics(self.plan.metrics)
 
 
@@ -293,6 +307,8 @@ def _processing_time(timer_values) -> int:
 def _out_of_orderness(*nodes) -> int | None:
     """The largest bounded out-of-orderness of the watermark strategies feeding ``nodes``
     (None when no strategy with advancing watermarks is upstream)."""
+    from kindling.graph.transformation import ChainedTransformation, KeyedTransformation
+
     found: list[int] = []
     stack = list(nodes)
     seen = set()
@@ -319,6 +335,15 @@ def keyed_stage_frame(compiler, node: KeyedTransformation, input_df: DataFrame, 
                       carried: list[str] = ()) -> DataFrame:
     """The Spark plan of a keyed operator followed by its chained stage; the ``carried`` struct
     columns (rows of other stages under carry keys, kindling/spark/spine.py) pass through it."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StructType
+
+    from kindling.runtime.co_functions import BroadcastProcessAdapter, RoundRobinKey
+    from kindling.spark.one_step import by_subtask, one_step_keyed_frame
+    from kindling.spark.operators import keyed_operator
+    from kindling.spark.run_mode import RunMode
+    from kindling.spark.sources import FORMAT, encode_option
+
     operator = keyed_operator(node)
     uid = f"{compiler.job_id}/{node.id}"
     late_records = compiler.spark.sparkContext.accumulator(0)
@@ -380,6 +405,8 @@ def _registers_processing_timers(operator: Any) -> bool:
 
 
 def _sources_of(node) -> list[SourceTransformation]:
+    from kindling.graph.transformation import SourceTransformation
+
     out, stack, seen = [], [node], set()
     while stack:
         n = stack.pop()
@@ -402,6 +429,14 @@ def _batch_function(uid: str, operator: Any, plan: StagePlan, late_records: Any,
     parallelism, max_parallelism, key_type = plan.parallelism, plan.max_parallelism, plan.key_type
 
     def run(table: pa.Table) -> pa.Table:
+        import pyarrow as pa
+
+        from kindling.runtime.batch import sort_for_batch
+        from kindling.spark.broadcast import apply_broadcast_first, batch_groups
+        from kindling.spark.metrics import report_metrics
+        from kindling.spark.operators import count_late, opened_operator
+        from kindling.spark.stage import StageRun
+
         keys, broadcast, _ = batch_groups(table)
         if per_subtask:
             subtask = table.column(SUBTASK)[0].as_py()

@@ -41,7 +41,6 @@ from bisect import bisect_left
 from operator import itemgetter
 from typing import Any, Callable, Iterator
 
-import cloudpickle
 import pyarrow as pa
 from pyspark.sql import DataFrame, GroupedData
 from pyspark.sql import functions as F
@@ -49,7 +48,6 @@ from pyspark.sql import functions as F
 from kindling.runtime.channels import Timeline
 from kindling.runtime.co_functions import BroadcastProcessAdapter
 from kindling.runtime.key_state import KeyState, _timer_ts
-from kindling.runtime.lifecycle import job_of
 from kindling.runtime.task_info import MAX_WATERMARK, MIN_WATERMARK, TaskInfo
 from kindling.spark.broadcast import apply_broadcast_first, batch_groups
 from kindling.spark.metrics import report_metrics
@@ -58,6 +56,7 @@ from kindling.spark.key_placement import partition_keys
 from kindling.spark.rows import ELEMENTS, KEY, PART, SUBTASK
 from kindling.spark.stage import StageRun
 from kindling.spark.stage_plan import StagePlan
+from kindling.spark.subtask_copies import SubtaskCopies
 
 
 def one_step_keyed_frame(input_df: DataFrame, uid: str, operator: Any, plan: StagePlan, late_records: Any) -> DataFrame:
@@ -72,26 +71,6 @@ def by_subtask(input_df: DataFrame, parallelism: int) -> GroupedData:
     part = F.element_at(F.array(*[F.lit(k) for k in partition_keys(parallelism)]), F.col(SUBTASK) + 1)
     return input_df.select(SUBTASK, KEY, ELEMENTS).withColumn(PART, part) \
         .repartition(parallelism, PART).groupBy(PART, SUBTASK)
-
-
-class SubtaskCopies:
-    """A keyed operator and its stage plan, pickled once on the driver; in a worker, one
-    unpickled copy per parallel instance (one Spark task may run the groups of several
-    subtasks, and each instance opens its own functions)."""
-
-    def __init__(self, operator: Any, plan: StagePlan):
-        self.blob = cloudpickle.dumps((operator, plan))
-
-    def of(self, uid: str, subtask: int) -> tuple[Any, StagePlan]:
-        found = _copies.get((uid, subtask))
-        if found is None:
-            for other in [k for k in _copies if job_of(k[0]) != job_of(uid)]:
-                del _copies[other]  # an ended job's: this worker moved on
-            found = _copies[(uid, subtask)] = cloudpickle.loads(self.blob)
-        return found
-
-
-_copies: dict[tuple[str, int], tuple[Any, StagePlan]] = {}  # (operator uid, subtask) -> its copies
 
 
 def _subtask_function(uid: str, operator: Any, plan: StagePlan, late_records: Any) -> Callable[[pa.Table], pa.Table]:

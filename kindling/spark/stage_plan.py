@@ -3,14 +3,15 @@ where elements leave it and how they are encoded (``ExitPlan``, one subclass per
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pyspark.sql.types import BinaryType, IntegerType, LongType, StringType, StructField, StructType
 
-from kindling.runtime.chain import ChainNode
-from kindling.spark.codec import codec_for
 from kindling.spark.rows import ELEMENTS, EXIT, KEY, PART, PRODUCED, READ_MS, SUBTASK, TIME_FIELDS, WRITTEN_COUNT, \
     WRITTEN_FILE
+
+if TYPE_CHECKING:  # unpickling a plan (every keyed operator's state-schema runner does) needs neither
+    from kindling.runtime.chain import ChainNode
 
 
 @dataclass(eq=False)
@@ -48,6 +49,8 @@ class StreamExit(ExitPlan):
     one_step: bool = False
 
     def value_fields(self) -> list[StructField]:
+        from kindling.spark.codec import codec_for
+
         fields = list(codec_for(self.type_info).fields)
         if self.distribution is None:
             return fields
@@ -143,6 +146,8 @@ class ColumnsExit(ExitPlan):
     sink_spec: Any = None
 
     def value_fields(self) -> list[StructField]:
+        from kindling.spark.codec import codec_for
+
         return list(codec_for(self.sink_spec.columns_type).fields)
 
 
