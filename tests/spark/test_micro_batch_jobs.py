@@ -6,8 +6,9 @@ from kindling.common import Configuration, Types
 from kindling.spark.runner import _JobRun, _partitions
 
 
-def _counted(monkeypatch, spark) -> tuple[list[int], list[int]]:
-    """(the partitions of each micro-batch written, the Spark jobs each ran) from now on."""
+def _counted(monkeypatch, spark, planned: list[bool] | None = None) -> tuple[list[int], list[int]]:
+    """(the partitions of each micro-batch written, the Spark jobs each ran) from now on; and, into
+    ``planned``, whether writing it planned the micro-batch's own frame again."""
     partitions: list[int] = []
     jobs: list[int] = []
     tracker = spark.sparkContext.statusTracker()
@@ -17,6 +18,8 @@ def _counted(monkeypatch, spark) -> tuple[list[int], list[int]]:
         group = spark.sparkContext.getLocalProperty("spark.jobGroup.id")  # the query run's (Spark sets it)
         before = set(tracker.getJobIdsForGroup(group))
         write_batch(self, df, batch_id)
+        if planned is not None:
+            planned.append(df._jdf.queryExecution().tracker().phases().contains("planning"))
         partitions.append(_partitions(df))
         jobs.append(len(set(tracker.getJobIdsForGroup(group)) - before))
 
@@ -32,13 +35,16 @@ def _micro_batches(env) -> None:
 def test_a_micro_batch_of_one_partition_collected_runs_one_job(env, spark, monkeypatch):
     env.set_parallelism(1)
     _micro_batches(env)
-    partitions, jobs = _counted(monkeypatch, spark)
+    planned: list[bool] = []
+    partitions, jobs = _counted(monkeypatch, spark, planned)
     values = env.from_collection(list(range(7)), Types.INT()).map(lambda v: v * 10, Types.INT())
     with values.execute_and_collect() as results:
         assert sorted(results) == [v * 10 for v in range(7)]
     assert len(partitions) >= 3 and 1 in partitions  # 3 records a micro-batch; the last has the end's own partition
     # one partition: the reading job computes it, no job counting it first; more: one computing them, one reading each
     assert jobs == [1 if n == 1 else 1 + n for n in partitions]
+    # telling its partitions planned no micro-batch of one partition again (more are persisted: planned)
+    assert [p for p, n in zip(planned, partitions) if n == 1] == [False] * partitions.count(1)
 
 
 def test_a_micro_batch_of_one_partition_printed_runs_one_job(env, spark, monkeypatch, capsys):
