@@ -41,14 +41,24 @@ from kindling.spark.subtask_copies import SubtaskCopies
 
 # Spark starts a fresh interpreter for every transformWithState operator of a query (its state-schema
 # runner), which unpickles KeyedStageProcessor and calls only init without a task: what planning and
-# tasks need besides (the operators, stages, sources, pyarrow) is imported where it is used.
+# tasks need besides (the operators, stages, sources, pyarrow) is imported where it is used, the tasks'
+# names once per task (_import_task_side).
 if TYPE_CHECKING:
-    import pyarrow as pa
     from pyspark.sql import DataFrame
 
     from kindling.graph.transformation import KeyedTransformation, SourceTransformation
     from kindling.spark.broadcast import BroadcastHandOff
+
+
+def _import_task_side() -> None:
+    """What KeyedStageProcessor's tasks use per key, imported into this module once per task (an
+    import statement per key costs microseconds)."""
+    global StageRun, WAKE_RUN, count_late, opened_operator, report_metrics
+    from kindling.spark.metrics import report_metrics
+    from kindling.spark.operators import count_late, opened_operator
+    from kindling.spark.sources import WAKE_RUN
     from kindling.spark.stage import StageRun
+
 
 EVENT_TIME = "__et"
 END_THRESHOLD = END_MARK - 10**12
@@ -115,8 +125,7 @@ class KeyedStageProcessor(StatefulProcessor):
             self.broadcast = BroadcastStates(handle, None, self.broadcast_handoff)
         if ctx is None:
             return  # Spark's driver-side pass that only learns the state schema: open no function there
-        from kindling.spark.stage import StageRun
-
+        _import_task_side()
         self.instances: dict[int, _Instance] = {}
         self.control = StageRun(self.plan, partition)  # control rows and the end of input (no function runs)
         self.partition = partition
@@ -153,9 +162,6 @@ class KeyedStageProcessor(StatefulProcessor):
         """The parallel instance ``subtask`` in this task, opened on first use (kept in the worker)."""
         instance = self.instances.get(subtask)
         if instance is None:
-            from kindling.spark.operators import opened_operator
-            from kindling.spark.stage import StageRun
-
             operator, plan = self.copies.of(self.uid, subtask)
             info = TaskInfo(operator.name, subtask, plan.parallelism, plan.max_parallelism,
                             job_parameters=plan.job_parameters)
@@ -171,8 +177,6 @@ class KeyedStageProcessor(StatefulProcessor):
         return self._instance(key_subtask(key, plan.parallelism, plan.max_parallelism, plan.key_type))
 
     def _rows(self, instance: _Instance, outputs) -> Iterator[_DictRow]:
-        from kindling.spark.operators import count_late
-
         stage = instance.stage
         channel = self.channel
         for tag, value, ts in outputs:
@@ -228,8 +232,6 @@ class KeyedStageProcessor(StatefulProcessor):
                 self.handle.registerTimer(END_MARK)
                 self.state.update((b"", END_MARK))
             return
-        from kindling.spark.sources import WAKE_RUN
-
         now = _processing_time(timerValues)
         runs = []
         woken = False
@@ -288,8 +290,6 @@ class KeyedStageProcessor(StatefulProcessor):
 
     def close(self) -> None:
         if hasattr(self, "control"):  # not Spark's driver-side pass
-            from kindling.spark.metrics import report_metrics
-
             report_metrics(self.plan.metrics)
 
 
@@ -425,18 +425,19 @@ def _batch_function(uid: str, operator: Any, plan: StagePlan, late_records: Any,
     instance with its keys: broadcast operators, whose broadcast input is processed first as in
     Flink's BATCH execution); each key's elements sorted by timestamp (unless not ``keyed``: a
     non-keyed stream's in arrival order), then its timers."""
+    # run is pickled by value with only the globals it names: what it uses per group goes with it
+    import pyarrow as pa
+
+    from kindling.runtime.batch import sort_for_batch
+    from kindling.spark.broadcast import apply_broadcast_first, batch_groups
+    from kindling.spark.metrics import report_metrics
+    from kindling.spark.operators import count_late, opened_operator
+    from kindling.spark.stage import StageRun
+
     copies = SubtaskCopies(operator, plan)  # the only reference the function keeps: pickled once
     parallelism, max_parallelism, key_type = plan.parallelism, plan.max_parallelism, plan.key_type
 
     def run(table: pa.Table) -> pa.Table:
-        import pyarrow as pa
-
-        from kindling.runtime.batch import sort_for_batch
-        from kindling.spark.broadcast import apply_broadcast_first, batch_groups
-        from kindling.spark.metrics import report_metrics
-        from kindling.spark.operators import count_late, opened_operator
-        from kindling.spark.stage import StageRun
-
         keys, broadcast, _ = batch_groups(table)
         if per_subtask:
             subtask = table.column(SUBTASK)[0].as_py()
