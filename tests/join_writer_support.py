@@ -65,6 +65,11 @@ def write_batch(writer, frames: list, batch: int, seen: list, replayed: bool = F
 
 def spark_jobs(spark, run) -> int:
     """How many Spark jobs ``run()`` starts (on this thread)."""
+    return len(spark_job_stages(spark, run))
+
+
+def spark_job_stages(spark, run) -> list[int]:
+    """The stages of each Spark job ``run()`` starts (on this thread), in the order the jobs started."""
     import uuid
 
     context = spark.sparkContext
@@ -75,7 +80,8 @@ def spark_jobs(spark, run) -> int:
     finally:
         context.setLocalProperty("spark.jobGroup.id", None)
         context.setLocalProperty("spark.job.description", None)
-    return len(context.statusTracker().getJobIdsForGroup(group))
+    tracker = context.statusTracker()
+    return [len(tracker.getJobInfo(job).stageIds) for job in sorted(tracker.getJobIdsForGroup(group))]
 
 
 def jobs_of_batch(spark, writer, sides: tuple, batch: int, schema: str = "k string, v int") -> int:
@@ -83,3 +89,9 @@ def jobs_of_batch(spark, writer, sides: tuple, batch: int, schema: str = "k stri
     rows; written right side first, as the joins take them)."""
     frames = [spark.createDataFrame(rows, schema) for rows in sides]
     return spark_jobs(spark, lambda: [writer.write_side(s, frames[s], batch) for s in (1, 0)])
+
+
+def stages_of_batch(spark, writer, sides: tuple, batch: int, schema: str = "k string, v int") -> list[int]:
+    """The stages of each Spark job ``writer`` starts for one micro-batch of ``sides`` (as :func:`jobs_of_batch`)."""
+    frames = [spark.createDataFrame(rows, schema) for rows in sides]
+    return spark_job_stages(spark, lambda: [writer.write_side(s, frames[s], batch) for s in (1, 0)])

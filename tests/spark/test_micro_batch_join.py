@@ -17,7 +17,7 @@ from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col, to_timestamp_ltz
 from kindling.table.udf import udf
 from file_sink_support import committed_lines  # tests/: on sys.path (tests/conftest.py)
-from join_writer_support import capturing_writer, jobs_of_batch, python_join, write_batch  # tests/: on sys.path (tests/conftest.py)
+from join_writer_support import capturing_writer, jobs_of_batch, python_join, stages_of_batch, write_batch  # tests/: on sys.path (tests/conftest.py)
 
 N = 120
 
@@ -180,6 +180,20 @@ def test_a_micro_batch_runs_one_spark_job_before_its_pairs_are_written(spark, tm
         jobs = jobs_of_batch(spark, writer, sides, batch_id)
         assert jobs == 2, (batch_id, jobs)  # the writer's one, the emit's collect
     assert len(seen) == 2 and seen[1]
+
+
+def test_a_micro_batch_looks_up_its_keys_stored_rows_without_a_shuffle_of_its_own(spark, tmp_path):
+    """The stored rows of a batch's keys are looked up in the partitions where the batch's rows are
+    grouped by key, beside them: no shuffle of the keys to look up and none to join what was found
+    with the batch's rows. The job's stages: the grouping's map side, the grouping with the lookup
+    and the pairs, the state's write (a partition per SQLite shard). Before, five."""
+    seen = []
+    writer = _writer(tmp_path, seen)
+    batches = [([("a", 1), ("b", 2), (None, 0)], [("a", 5), ("c", 0)]), ([("a", 3), ("c", 1)], [("b", 7), ("c", 2)])]
+    for batch_id, sides in enumerate(batches):
+        stages = stages_of_batch(spark, writer, sides, batch_id)
+        assert stages[0] == 3, (batch_id, stages)
+    assert seen == [[("a", 1, "a", 5)], [("a", 3, "a", 5), ("b", 2, "b", 7), ("c", 1, "c", 2)]]  # l.v < r.w
 
 
 class _FailOnce:

@@ -12,7 +12,7 @@ from typing import Iterator
 import pyarrow as pa
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import StructType
+from pyspark.sql.types import StringType, StructField, StructType
 
 SHARDS = 4  # SQLite databases of a GroupStateStore (fixed: a group's shard must not change between runs)
 _ID, _SHARD, _STATE = "__id", "__shard", "__state"
@@ -40,6 +40,18 @@ class GroupStateStore:
         looked_up = _with_shard(groups.distinct().select(_group_id(groups.columns).alias(_ID))).mapInArrow(
             lambda batches: _looked_up(directory, batch_id, batches), f"{_STATE} string")
         return looked_up.select(F.from_json(_STATE, self.schema, _JSON).alias(_STATE)).select(f"{_STATE}.*")
+
+    def beside(self, groups: DataFrame, keys: list[str], batch_id: int) -> DataFrame:
+        """``groups`` (one row per group: its key columns ``keys`` and any others) with its group's
+        stored state beside it: the state's other columns (null: the group has none). The lookup runs
+        in the partitions of ``groups`` (no shuffle), in the Arrow batches Spark hands Python."""
+        directory = self.directory
+        rows = _with_shard(groups.select(_group_id(keys).alias(_ID), *groups.columns))
+        found = rows.mapInArrow(lambda batches: _found_beside(directory, batch_id, batches),
+                                StructType(groups.schema.fields + [StructField(_STATE, StringType())]))
+        found = found.select(*groups.columns, F.from_json(_STATE, self.schema, _JSON).alias(_STATE))
+        return found.select(*groups.columns, *[F.col(f"{_STATE}.{f.name}") for f in self.schema.fields
+                                               if f.name not in keys])
 
     def write(self, state: DataFrame, keys: list[str], batch_id: int) -> int:
         """Stores the state of the groups of ``state`` as of ``batch_id``; the number of groups written."""
@@ -89,7 +101,7 @@ def _shard(directory: str, shard: int) -> sqlite3.Connection:
 
 def _looked_up(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """The newest stored state before ``batch_id`` of each group of the batches' ``(shard, id)`` rows:
-    one query per shard and batch, joining the batch's groups (a temporary table) with the state."""
+    one query per shard and batch (:func:`_newest`)."""
     connections: dict[int, sqlite3.Connection] = {}
     try:
         for batch in batches:
@@ -101,13 +113,43 @@ def _looked_up(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch])
                 connection = connections.get(shard)
                 if connection is None:
                     connection = connections[shard] = _shard(directory, shard)
-                    connection.execute("CREATE TEMP TABLE wanted (id TEXT PRIMARY KEY) WITHOUT ROWID")
-                connection.execute("DELETE FROM wanted")
-                connection.executemany("INSERT OR IGNORE INTO wanted VALUES (?)", groups)
-                found.extend(row[0] for row in connection.execute(
-                    "SELECT s.value FROM wanted w JOIN state s ON s.id = w.id AND s.version = "
-                    "(SELECT max(version) FROM state WHERE id = w.id AND version < ?)", (batch_id,)))
+                found.extend(_newest(connection, batch_id, groups).values())
             yield pa.RecordBatch.from_arrays([pa.array(found, pa.string())], [_STATE])
+    finally:
+        for connection in connections.values():
+            connection.close()
+
+
+def _newest(connection: sqlite3.Connection, batch_id: int, groups: list) -> dict[str, str]:
+    """The newest stored state before ``batch_id`` of ``groups`` (``(id,)`` rows) that have one, by id:
+    the batch's groups in a temporary table, one index seek each."""
+    connection.execute("CREATE TEMP TABLE IF NOT EXISTS wanted (id TEXT PRIMARY KEY) WITHOUT ROWID")
+    connection.execute("DELETE FROM wanted")
+    connection.executemany("INSERT OR IGNORE INTO wanted VALUES (?)", groups)
+    return dict(connection.execute(
+        "SELECT id, v FROM (SELECT w.id AS id, (SELECT value FROM state WHERE id = w.id AND version < ? "
+        "ORDER BY version DESC LIMIT 1) AS v FROM wanted w) WHERE v IS NOT NULL", (batch_id,)))
+
+
+def _found_beside(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The batches' rows (``shard``, ``id``, then the group's columns) as the group's columns and its
+    newest stored state before ``batch_id`` (null: none)."""
+    connections: dict[int, sqlite3.Connection] = {}
+    try:
+        for batch in batches:
+            shards, ids = batch.column(_SHARD).to_pylist(), batch.column(_ID).to_pylist()
+            by_shard: dict[int, list] = {}
+            for shard, group in zip(shards, ids):
+                by_shard.setdefault(shard, []).append((group,))
+            found: dict[str, str] = {}
+            for shard, groups in by_shard.items():
+                connection = connections.get(shard)
+                if connection is None:
+                    connection = connections[shard] = _shard(directory, shard)
+                found.update(_newest(connection, batch_id, groups))
+            yield pa.RecordBatch.from_arrays(
+                [batch.column(i) for i in range(2, batch.num_columns)] + [pa.array(map(found.get, ids), pa.string())],
+                batch.schema.names[2:] + [_STATE])
     finally:
         for connection in connections.values():
             connection.close()
@@ -127,11 +169,14 @@ def _stored(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) ->
                 if connection is None:
                     connection = connections[shard] = _shard(directory, shard)
                     connection.execute("BEGIN IMMEDIATE")
+                connection.execute("CREATE TEMP TABLE IF NOT EXISTS incoming (id TEXT PRIMARY KEY, value TEXT NOT NULL) "
+                                   "WITHOUT ROWID")
+                connection.execute("DELETE FROM incoming")
+                connection.executemany("INSERT OR REPLACE INTO incoming VALUES (?, ?)", rows)
                 # keeps the version a replay of this batch reads, drops those before it
-                connection.executemany("DELETE FROM state WHERE id = ? AND version < (SELECT max(version) FROM state "
-                                       "WHERE id = ? AND version < ?)", [(g, g, batch_id) for g, _ in rows])
-                connection.executemany("INSERT OR REPLACE INTO state VALUES (?, ?, ?)",
-                                       [(g, batch_id, v) for g, v in rows])
+                connection.execute("DELETE FROM state WHERE id IN (SELECT id FROM incoming) AND version < (SELECT "
+                                   "max(s.version) FROM state s WHERE s.id = state.id AND s.version < ?)", (batch_id,))
+                connection.execute("INSERT OR REPLACE INTO state SELECT id, ?, value FROM incoming", (batch_id,))
                 written += len(rows)
         for connection in connections.values():
             connection.commit()

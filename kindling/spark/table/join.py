@@ -218,11 +218,9 @@ class JoinWriter(AggregationWriter):
                 return self._outer_batch(left, right, batch_id, kept)
             new_left = _keep(kept, _rows(left, join.left_keys, join.widened, 0).where(_present(keys)))
             new_right = _keep(kept, _rows(right, join.right_keys, join.widened, width).where(_present(keys)))
-            touched = new_left.select(*keys).union(new_right.select(*keys))
             store = GroupStateStore(self.state_dir, _state_schema(new_left, new_right, keys))
             # per key of the batch: its stored rows and the batch's, whence both its pairs and its new state
-            previous = store.read(touched, batch_id)
-            rows = _keep(kept, _with_stored(_batch_rows(new_left, new_right, keys), previous, keys))
+            rows = _keep(kept, _with_stored(_batch_rows(new_left, new_right, keys), store, keys, batch_id))
             condition = column(inputs_named(join.condition, "__c"))
             left_values, right_values = _values(new_left), _values(new_right)
             # the batch's left rows first: each joins the right rows stored before the batch
@@ -255,12 +253,11 @@ class JoinWriter(AggregationWriter):
                  _keep(kept, _rows(right, join.right_keys, join.widened, width))]
         new = [rows.where(_present(keys)) for rows in every]  # a null key joins nothing: padded, never stored
         store = GroupStateStore(self.state_dir, _outer_state_schema(new[0], new[1], keys))
-        previous = store.read(new[0].select(*keys).union(new[1].select(*keys)), batch_id)
         types = {f.name: f.dataType for rows in every for f in rows.schema.fields if f.name.startswith("__c")}
         sides = (_values(every[0]), _values(every[1]))
         condition = column(inputs_named(join.condition, "__c"))
         first = _first_side(join)
-        rows = _with_stored(_batch_rows(new[0], new[1], keys), previous, keys)
+        rows = _with_stored(_batch_rows(new[0], new[1], keys), store, keys, batch_id)
         rows = _keep(kept, _outer_pairs(rows, keys, sides, types, condition, first))
         outer = (join.left_outer, join.right_outer)
         changes = _outer_changes(rows, sides, types, first, outer)
@@ -379,12 +376,10 @@ def _batch_rows(left: DataFrame, right: DataFrame, keys: list[str]) -> DataFrame
     return both.groupBy(*keys).agg(*[F.sort_array(F.collect_list(name)).alias(name) for name in ("__nl", "__nr")])
 
 
-def _with_stored(batch: DataFrame, previous: DataFrame, keys: list[str]) -> DataFrame:
-    """``batch`` (:func:`_batch_rows`) with each key's stored rows of each side (``__l``, ``__r``;
-    null: none) from ``previous``, the state of the batch's keys."""
-    old = previous.select(*[F.col(k).alias(f"__t{i}") for i, k in enumerate(keys)], *_SIDES)
-    joined = batch.join(old, _same_keys(batch, old, keys), "left")
-    return joined.select(*keys, "__nl", "__nr", *_SIDES)
+def _with_stored(batch: DataFrame, store: GroupStateStore, keys: list[str], batch_id: int) -> DataFrame:
+    """``batch`` (:func:`_batch_rows`, a row per key) with each key's stored rows of each side (``__l``,
+    ``__r``; null: none) from ``store``, looked up where the batch's rows of the key are (no join)."""
+    return store.beside(batch, keys, batch_id).select(*keys, "__nl", "__nr", *_SIDES)
 
 
 def _batch_side(entries: Column) -> Column:
