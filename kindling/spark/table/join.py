@@ -21,10 +21,12 @@ the pairs are exactly once with the query's checkpoint. A key's entry is rewritt
 batch adds rows to it: a key with very many rows costs as many per batch that touches it.
 
 Spark jobs per micro-batch: one, then those of the operators and sinks after the join (a print or
-collect sink runs one per partition). The one job groups the batch's rows by key with the stored
-rows of the key (:func:`_with_stored`), takes both the pairs and the new state from that frame,
-writes the state, and keeps the pairs, which the sinks' jobs then read
-(:meth:`JoinWriter._stored_and_emitted`). A batch without rows costs the same jobs, with empty tasks.
+collect sink runs one per partition). The one job groups the batch's rows by key, looks up each
+key's stored rows in the partition where its group is (:func:`_with_stored`: no shuffle of its own),
+takes both the pairs and the new state from that frame, writes the state (a shuffle to a partition
+per SQLite shard), and keeps the pairs, which the sinks' jobs then read
+(:meth:`JoinWriter._stored_and_emitted`): three stages. A batch without rows costs the same jobs,
+with empty tasks.
 
 An outer join (:meth:`JoinWriter._outer_batch`) takes the batch's rows of the side that is not outer
 first (:func:`_first_side`) and also emits the changes of padded rows; each stored row keeps whether
