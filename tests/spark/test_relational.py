@@ -187,6 +187,62 @@ def test_a_micro_batch_writes_the_state_of_the_groups_it_touches_only(spark, tmp
     assert len(stored) == 202 + 2 and [s for s in stored if s[0] == "g7"] == [("g7", 1, 3), ("g7", 2, 4)]
 
 
+def _sum_writer(tmp_path, mini_batch: bool, blackhole: bool, seen: list | None = None):
+    """A micro-batch writer of ``SELECT k, COUNT(*), SUM(v) ... GROUP BY k`` at parallelism 2 whose
+    changes go to a blackhole reading them as they are (``blackhole``), else to ``seen``."""
+    from kindling.common.typeinfo import RowTypeInfo
+    from kindling.graph.specs import ChangesSourceSpec, DiscardSinkSpec
+    from kindling.graph.transformation import SinkTransformation, SourceTransformation
+    from kindling.spark.compiler import Compiler
+    from kindling.spark.connectors import writer_for
+    from kindling.spark.table.aggregation import AggregationSinkSpec
+    from kindling.table.table import changelog_type
+
+    output_type = changelog_type(RowTypeInfo([Types.STRING(), Types.LONG(), Types.LONG()], ["k", "n", "s"]))
+    aggregate = GroupAggregateSpec(keys=["k"], calls=[("count", None, False), ("sum", "v", True)],
+                                   fields=[("key", 0), ("call", 0), ("call", 1)], per_batch=mini_batch)
+    source = ChangesSourceSpec(view="kindling_changes_test")
+    changes = SourceTransformation(name="aggregate", type_info=output_type, source=source)
+    downstream = [SinkTransformation(name="out", inputs=[changes], sink=DiscardSinkSpec())] if blackhole else []
+    writer = writer_for(AggregationSinkSpec(aggregate=aggregate, output_type=output_type, mode=RunMode.MICRO_BATCH,
+                                            parallelism=2, downstream=downstream, source=source), Compiler)
+    writer.bind(str(tmp_path))
+    if not blackhole:
+        writer._emit = lambda changes, _: seen.append(len(changes.collect())) or 0
+    return writer
+
+
+@pytest.mark.parametrize("mini_batch", [False, True])
+def test_a_blackhole_after_a_micro_batch_aggregation_counts_its_changes_from_the_groups(
+        spark, tmp_path, mini_batch, monkeypatch):
+    """Only how many changes a blackhole drops counts: two Spark jobs a batch (the state's write, one
+    sum over the batch's groups), not the changes themselves, and not one more read of the rows."""
+    from join_writer_support import spark_jobs  # tests/: on sys.path (tests/conftest.py)
+    from kindling.spark.table import aggregation
+
+    batches = [[("a", 1), ("b", 2), ("a", 3)], [("a", 1), ("c", None), ("a", 0), ("c", 5)],
+               [("a", -2), ("b", 0), ("d", 1), (None, 4), (None, 4)], [("a", 0)]]
+    frames = [spark.createDataFrame(rows, "k string, v int") for rows in batches]
+    seen = []
+    computed = _sum_writer(tmp_path / "computed", mini_batch, False, seen)
+    for batch_id, frame in enumerate(frames):
+        computed.write(frame, batch_id)
+    # without mini-batches every row changes its group (COUNT(*)): 2n changes, a new group's 2n - 1
+    assert mini_batch or seen == [2 * 3 - 2, 2 * 4 - 1, 2 * 5 - 2, 2 * 1]
+
+    def computing(*args):
+        raise AssertionError("a blackhole's changes were computed")
+    monkeypatch.setattr(aggregation, "per_row_changes", computing)
+    monkeypatch.setattr(aggregation, "per_batch_changes", computing)
+    blackhole = _sum_writer(tmp_path / "counted", mini_batch, True)
+    counted, jobs = [], []
+    for batch_id, frame in enumerate(frames):
+        jobs.append(spark_jobs(spark, lambda: counted.append(blackhole.write(frame, batch_id))))
+    assert blackhole.write(frames[-1], len(frames) - 1) == counted[-1]  # replayed: the same count
+    assert counted == seen
+    assert jobs == [2] * len(frames)
+
+
 class _FailOnce:
     """A map of the changes that raises the first time it sees ``poison`` (counted in a file: Spark's
     Python workers are separate processes), after the aggregation has stored the batch's state."""

@@ -48,7 +48,7 @@ from typing import Any, Callable
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
-from pyspark.sql.types import DecimalType, DoubleType
+from pyspark.sql.types import ArrayType, DecimalType, DoubleType
 
 from kindling.common.typeinfo import ChangelogRowTypeInfo
 from kindling.graph.specs import ChangesSourceSpec, DiscardSinkSpec, GroupAggregateSpec, SinkSpec
@@ -72,6 +72,8 @@ _PLACE = "__place"  # the Spark partition key of Flink's subtask of a row's grou
 _INSERT, _UPDATE_BEFORE, _UPDATE_AFTER = 0, 1, 2
 _DISTINCT = "_distinct"  # the suffix of a DISTINCT aggregate's function (GroupAggregateSpec)
 _CALL, _VALUE = "__d", "__v"  # a DISTINCT call and a value its group has seen (first_values)
+_FOLDED = "__x"  # a DOUBLE value of an accumulated batch, added to its group's sum in arrival order (accumulated)
+_BATCH_ROWS = "__n"  # a group's rows in the micro-batch (grouped)
 
 
 @dataclasses.dataclass(eq=False)
@@ -224,9 +226,12 @@ class AggregationWriter(SinkWriter):
             # a group's DISTINCT values seen live in the same store, each (group, call, value) an entry
             rows, plain, distinct = first_values(rows, aggregate, lambda pairs: GroupStateStore(
                 self.state_dir, pairs.schema).read(pairs, batch_id))
-            schema = state_of(grouped(rows, plain, output_type, None), plain).schema
+            # only a blackhole reads the changes, and how many there are follows from the groups alone
+            counted = not distinct and (plain.per_batch or plain.every_row_changes) and self._counted_only()
+            schema = state_of(grouped(accumulated(rows, plain), plain, output_type, None), plain).schema
             store = GroupStateStore(self.state_dir, schema)
-            if not aggregate.per_batch or distinct:  # read twice: one arrival order, one look-up of the values seen
+            if (not aggregate.per_batch and not counted) or distinct:
+                # read twice: one arrival order, one look-up of the values seen
                 rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
                 kept.append(rows)
             values_written = 0
@@ -234,14 +239,19 @@ class AggregationWriter(SinkWriter):
                 pairs = value_pairs(rows, aggregate, j)
                 values_written += GroupStateStore(self.state_dir, pairs.schema).write(pairs, pairs.columns, batch_id)
             aggregate = plain
-            previous = store.read(rows.select(*keys), batch_id).persist(StorageLevel.MEMORY_AND_DISK)
+            # the batch's groups, aggregated once: the look-up of their state and the merge read them
+            batch = accumulated(rows, aggregate).persist(StorageLevel.MEMORY_AND_DISK)
+            kept.append(batch)
+            previous = store.read(batch.select(*keys), batch_id).persist(StorageLevel.MEMORY_AND_DISK)
             kept.append(previous)  # read by the groups and by the changes: looked up once
-            groups = grouped(rows, aggregate, output_type, previous).persist(StorageLevel.MEMORY_AND_DISK)
+            groups = grouped(batch, aggregate, output_type, previous).persist(StorageLevel.MEMORY_AND_DISK)
             kept.append(groups)
             state = state_of(groups, aggregate)
             if aggregate.deduplicate == "first":  # a key's first row never changes: only new keys are written
                 state = state.where(F.col(_BEFORE).isNull())
             self.state_rows_written = store.write(state, keys, batch_id) + values_written
+            if counted:
+                return len(spec.downstream) * change_count(groups, aggregate)
             if aggregate.per_batch:
                 return self._emit(per_batch_changes(groups, aggregate, output_type), batch_id)
             return self._emit(per_row_changes(rows, aggregate, output_type, previous), batch_id)
@@ -252,14 +262,14 @@ class AggregationWriter(SinkWriter):
     def _counted_only(self) -> bool:
         """Whether every sink after the aggregation drops its changes as they are (a blackhole table):
         only how many there are counts."""
-        return all(isinstance(s.sink, DiscardSinkSpec) and _as_they_are(s.inputs[0]) for s in self.spec.downstream)
+        return bool(self.spec.downstream) and all(
+            isinstance(s.sink, DiscardSinkSpec) and _as_they_are(s.inputs[0]) for s in self.spec.downstream)
 
     def _emit(self, changes: DataFrame, batch_id: int) -> int:
         """Writes the changes through the operators and sinks after the aggregation."""
         spec = self.spec
         # a sink that drops the changes as they are (a blackhole table) only counts them
-        dropped = [s for s in spec.downstream if isinstance(s.sink, DiscardSinkSpec)
-                   and isinstance(s.inputs[0], SourceTransformation)]
+        dropped = [s for s in spec.downstream if isinstance(s.sink, DiscardSinkSpec) and _as_they_are(s.inputs[0])]
         written = sum(changes.count() for _ in dropped)
         others = [s for s in spec.downstream if s not in dropped]
         if not others:
@@ -490,27 +500,49 @@ def _exploded(frame: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> D
     return out.select(*columns, F.col(f"__change.{_KIND}").cast("byte").alias(ROW_KIND), *keys, _SEQ, _POS)
 
 
-def grouped(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any, previous: DataFrame | None) -> DataFrame:
-    """Per group of the batch: its accumulators merged with the stored ones, its result
-    (``__res``), its last result before the batch (``__prev``, null for a new group) and the
-    arrival of its first row in the batch. Without mini-batches a DOUBLE sum adds the batch's values
-    onto the stored sum one by one in arrival order (:func:`per_row_changes`); with them, Flink's
-    two-phase aggregation adds the batch's sum."""
+def accumulated(rows: DataFrame, spec: GroupAggregateSpec) -> DataFrame:
+    """Per group of the batch's ``rows``: its keys, the batch's accumulators (``__r_<name>``), its
+    number of rows (``__r___rows``, but a deduplication's) and the arrival of its first row. Without
+    mini-batches a DOUBLE sum's accumulator is the batch's values in arrival order (an array of
+    ``(__seq, __x)``), which :func:`grouped` adds onto the stored sum one by one, as Flink adds; with
+    them, Flink's two-phase aggregation adds the batch's sum."""
+    folded = {} if spec.per_batch else {name: j for j, name in _double_sums(rows, spec).items()}
+    aggregates = [(F.array_sort(F.collect_list(F.struct(_SEQ, F.col(f"__a{folded[name]}").alias(_FOLDED))))
+                   if name in folded else aggregate).alias(f"__r_{name}") for name, _, aggregate in _accumulators(spec)]
+    return rows.groupBy(*_key_columns(spec)).agg(*aggregates, F.min(_SEQ).alias(_SEQ))
+
+
+def grouped(batch: DataFrame, spec: GroupAggregateSpec, output_type: Any, previous: DataFrame | None) -> DataFrame:
+    """Per group of the batch (``batch``: :func:`accumulated`): its accumulators merged with the
+    stored ones, its result (``__res``), its last result before the batch (``__prev``, null for a
+    new group), the arrival of its first row in the batch and, but a deduplication's, its number of
+    rows in the batch (``__n``)."""
     keys = _key_columns(spec)
     accumulators = _accumulators(spec)
-    folded = {} if spec.per_batch else {name: j for j, name in _double_sums(rows, spec).items()}
-    aggregates = [(F.array_sort(F.collect_list(F.struct(_SEQ, f"__a{folded[name]}"))) if name in folded
-                   else aggregate).alias(f"__r_{name}") for name, _, aggregate in accumulators]
-    frame = _with_previous(rows.groupBy(*keys).agg(*aggregates, F.min(_SEQ).alias(_SEQ)), previous, spec)
+    frame = _with_previous(batch, previous, spec)
 
     def merged(name: str, merge: str) -> Column:
         new, old = F.col(f"__r_{name}"), F.col(f"__p_{name}")
-        if name not in folded:
+        if not isinstance(batch.schema[f"__r_{name}"].dataType, ArrayType):
             return _merged(merge, new, old)
-        return F.aggregate(new, old.cast("double"), lambda acc, row: _merged(merge, row[f"__a{folded[name]}"], acc))
+        return F.aggregate(new, old.cast("double"), lambda acc, row: _merged(merge, row[_FOLDED], acc))
 
-    frame = frame.select(*keys, _SEQ, _BEFORE, *[merged(n, merge).alias(n) for n, merge, _ in accumulators])
+    counted = [F.col("__r___rows").alias(_BATCH_ROWS)] if "__r___rows" in batch.columns else []
+    frame = frame.select(*keys, _SEQ, _BEFORE, *counted, *[merged(n, merge).alias(n) for n, merge, _ in accumulators])
     return frame.withColumn(_RESULT, _result(spec, output_type))
+
+
+def change_count(groups: DataFrame, spec: GroupAggregateSpec) -> int:
+    """How many changes Flink's aggregation makes of a micro-batch, from its groups (:func:`grouped`)
+    alone: with mini-batches each group's one change or none (:func:`per_batch_changes`); else, every
+    row changing its group's result (``spec.every_row_changes``), ``-U``/``+U`` per row but a new
+    group's first row, its ``+I``: ``2n`` of a stored group of ``n`` rows in the batch, ``2n - 1`` of
+    a new one."""
+    if spec.per_batch:
+        count = F.size(_changes(F.col(_RESULT), F.col(_BEFORE), spec))
+    else:
+        count = F.col(_BATCH_ROWS) * 2 - F.when(F.col(_BEFORE).isNull(), 1).otherwise(0)
+    return groups.agg(F.sum(count)).first()[0] or 0
 
 
 def state_of(groups: DataFrame, spec: GroupAggregateSpec) -> DataFrame:
@@ -620,7 +652,7 @@ def bounded_changes(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -
         return final_rows(df, spec, output_type)
     rows, spec, _ = first_values(_prepared(df, spec, ordered=True), spec)
     if spec.per_batch:
-        return per_batch_changes(grouped(rows, spec, output_type, None), spec, output_type)
+        return per_batch_changes(grouped(accumulated(rows, spec), spec, output_type, None), spec, output_type)
     return per_row_changes(rows, spec, output_type, None)
 
 
