@@ -243,6 +243,33 @@ def test_a_blackhole_after_a_micro_batch_aggregation_counts_its_changes_from_the
     assert jobs == [2] * len(frames)
 
 
+@pytest.mark.parametrize("mini_batch", ["false", "true"])
+def test_a_blackhole_counts_the_changes_a_collect_of_the_same_micro_batches_gets(spark, tmp_path, mini_batch):
+    from kindling.table import EnvironmentSettings, TableEnvironment
+
+    (tmp_path / "ev.csv").write_text("".join(f"{i % 7},{i % 5}\n" for i in range(300)))
+
+    def t_env():
+        t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+        for key, value in {"parallelism.default": "2", "kindling.progress": "false",
+                           "kindling.bounded.one-step": "false", "kindling.source.max-records-per-batch": "70",
+                           "table.exec.mini-batch.enabled": mini_batch}.items():
+            t_env.get_config().set(key, value)
+        t_env.execute_sql(f"CREATE TABLE ev (k INT, v BIGINT) WITH ('connector' = 'filesystem', "
+                          f"'path' = '{tmp_path / 'ev.csv'}', 'format' = 'csv')")
+        return t_env
+
+    query = "SELECT CAST(k AS BIGINT), COUNT(*), SUM(v) FROM ev GROUP BY k"
+    with t_env().sql_query(query).execute().collect() as rows:
+        changes = len(list(rows))
+    blackhole = t_env()
+    blackhole.execute_sql("CREATE TABLE out (a BIGINT, b BIGINT, c BIGINT) WITH ('connector' = 'blackhole')")
+    result = blackhole.execute_sql("INSERT INTO out " + query).get_job_client().get_job_execution_result().result()
+    written = [v for k, v in result.get_all_accumulator_results().items() if k.startswith("records-written:")]
+    assert written == [changes]
+    assert changes == 2 * 300 - 7 if mini_batch == "false" else 7 <= changes < 2 * 300 - 7  # 5 batches
+
+
 class _FailOnce:
     """A map of the changes that raises the first time it sees ``poison`` (counted in a file: Spark's
     Python workers are separate processes), after the aggregation has stored the batch's state."""
