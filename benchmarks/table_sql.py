@@ -25,18 +25,22 @@ reads the watermark), ``kindling-batch`` (BATCH mode) and ``spark`` (PySpark by 
 of the same files, the query in Spark SQL, Spark's ``noop`` writer; ``local[2]``, Kindling's Spark
 settings left aside). On micro-batches (``groupby`` and ``join`` only, the inputs split into 10 files):
 ``kindling-micro`` (the same program, STREAMING, ``kindling.bounded.one-step`` false: the rows read in 5
-micro-batches, Flink's changelog computed per batch) and ``spark-streaming`` (Spark Structured Streaming by
+micro-batches, Flink's changelog computed per batch), ``kindling-mini-batch`` (the same with
+``table.exec.mini-batch.enabled``: a group's changes once per micro-batch, as Spark's update mode
+writes a changed group once per batch) and ``spark-streaming`` (Spark Structured Streaming by
 hand: ``readStream.csv`` of the same files, 2 files per trigger, ``availableNow``, the ``noop`` sink;
 the GROUP BY in update mode, one changed row per key and batch, the join a stream-stream join in append
 mode). Ratios: PyFlink's time over Kindling's (STREAMING), Spark's over Kindling's BATCH, Spark
-streaming's over Kindling's micro-batches (above 1: Kindling faster).
+streaming's over Kindling's micro-batches and mini-batches (above 1: Kindling faster). Each cell is the
+wall time and, after a slash, the CPU seconds of the side's process tree (the JVM and Python workers
+too; read from /proc, so on Linux only): the steadier figure on a machine others share.
 
 ``--check``: every side runs every query in one process on ``--rows`` events, collecting the result
 instead of writing it to the blackhole; the final rows (a changelog applied) must be the same on every
 side, and PyFlink's and Kindling's STREAMING changelogs as long (tests/test_benchmark_table_sql.py
 runs it on 2,000 rows).
 
-    .venv/bin/python benchmarks/table_sql.py [--queries groupby,filter] [--sides kindling,spark]
+    .venv/bin/python benchmarks/table_sql.py [--queries groupby,filter] [--sides kindling,spark] [--rounds 2]
     .venv/bin/python benchmarks/table_sql.py --check --rows 2000
 """
 from __future__ import annotations
@@ -54,7 +58,7 @@ from typing import NamedTuple, Optional
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUERIES = ["groupby", "tumble", "filter", "udf", "pandas", "udtf", "join", "over"]
 SIDES = ["pyflink", "kindling", "kindling-batch", "spark"]
-MICRO_SIDES = ["kindling-micro", "spark-streaming"]
+MICRO_SIDES = ["kindling-micro", "kindling-mini-batch", "spark-streaming"]
 MICRO_QUERIES = ["groupby", "join"]
 #: the micro-batch sides' inputs: each CSV in this many files, read 2 files per micro-batch
 PARTS = 10
@@ -100,9 +104,12 @@ queries, events, left, right = sys.argv[1].split(","), sys.argv[2], sys.argv[3],
 batch, check, sql = sys.argv[5] == "batch", sys.argv[6] == "check", %r
 t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode() if batch else EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "2")
-if sys.argv[5].startswith("micro:"):  # Kindling's micro-batches of this many records
+if sys.argv[5].startswith("micro:"):  # Kindling's micro-batches of this many records (":mini-batch": Flink's)
+    records, _, mini_batch = sys.argv[5][len("micro:"):].partition(":")
     t_env.get_config().set("kindling.bounded.one-step", "false")
-    t_env.get_config().set("kindling.source.max-records-per-batch", sys.argv[5][len("micro:"):])
+    t_env.get_config().set("kindling.source.max-records-per-batch", records)
+    if mini_batch:
+        t_env.get_config().set("table.exec.mini-batch.enabled", "true")
 t_env.execute_sql("CREATE TABLE ev (k INT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '0.2' SECOND) "
                   "WITH ('connector' = 'filesystem', 'path' = '%%s', 'format' = 'csv')" %% events)
 t_env.execute_sql("CREATE TABLE l (id BIGINT, k INT, v BIGINT) WITH ('connector' = 'filesystem', "
@@ -236,21 +243,67 @@ def split_inputs(paths: tuple) -> tuple[str, ...]:
     return directories
 
 
-def _micro_mode(query: str, inputs: tuple) -> str:
-    """Kindling's mode argument on micro-batches: the records of 2 of the query's input files per batch."""
+def _micro_mode(query: str, inputs: tuple, mini_batch: bool = False) -> str:
+    """Kindling's mode argument on micro-batches: the records of 2 of the query's input files per batch
+    (``mini_batch``: with Flink's mini-batch aggregation)."""
     with open(os.path.join(inputs[0 if query != "join" else 1], "part-00.csv")) as f:
-        return f"micro:{2 * sum(1 for _ in f)}"
+        return f"micro:{2 * sum(1 for _ in f)}" + (":mini-batch" if mini_batch else "")
+
+
+class _TreeCpu:
+    """The CPU seconds (user + system) of a process and its descendants, sampled from /proc while it
+    runs (a JVM the process started but never waits for escapes ``getrusage``); None off Linux."""
+
+    def __init__(self, pid: int, every: float = 0.2):
+        import threading
+
+        self.pid, self.every, self.seen = pid, every, {}  # (pid, start time) -> CPU ticks last read
+        self.ticks = os.sysconf("SC_CLK_TCK") if os.path.isdir("/proc/self") else 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        if self.ticks:
+            self.thread.start()
+
+    def _sample(self) -> None:
+        while True:
+            stats = {}
+            for name in os.listdir("/proc"):
+                if name.isdigit():
+                    try:
+                        with open(f"/proc/{name}/stat") as f:
+                            fields = f.read().rsplit(")", 1)[1].split()
+                    except OSError:
+                        continue
+                    # after the name: state, ppid, ... utime (14th field of the line), stime, ... starttime
+                    stats[int(name)] = (int(fields[1]), fields[19], int(fields[11]) + int(fields[12]))
+            tree, frontier = set(), [self.pid]
+            while frontier:
+                parent = frontier.pop()
+                tree.add(parent)
+                frontier += [pid for pid, (ppid, _, _) in stats.items() if ppid == parent and pid not in tree]
+            for pid in tree & stats.keys():
+                self.seen[(pid, stats[pid][1])] = stats[pid][2]
+            if self.stop.wait(self.every):
+                return
+
+    def seconds(self) -> float | None:
+        """Stops sampling; the CPU seconds seen."""
+        if not self.ticks:
+            return None
+        self.stop.set()
+        self.thread.join()
+        return sum(self.seen.values()) / self.ticks
 
 
 def run(side: str, queries: list[str], inputs: tuple, work: str, pyflink: str, check: bool = False
-        ) -> tuple[Optional[float], str, str]:
+        ) -> tuple[Optional[float], str, str, Optional[float]]:
     """Runs ``queries`` on ``side`` in a fresh process: its whole-process wall time (None when it failed
-    or was skipped), why not, and its stdout."""
+    or was skipped), why not, its stdout and the CPU seconds of its process tree (:class:`_TreeCpu`)."""
     env = dict(os.environ)
     if side == "pyflink":
         interpreter = os.path.join(pyflink, "bin", "python")
         if not os.path.exists(interpreter):
-            return None, f"skipped: no PyFlink venv at {pyflink} (set PYFLINK_VENV)", ""
+            return None, f"skipped: no PyFlink venv at {pyflink} (set PYFLINK_VENV)", "", None
         program = FLINK_PROGRAM
         env["PATH"] = os.path.join(pyflink, "bin") + os.pathsep + env.get("PATH", "")
         env.pop("PYTHONPATH", None)
@@ -264,19 +317,25 @@ def run(side: str, queries: list[str], inputs: tuple, work: str, pyflink: str, c
     path = os.path.join(work, f"{side.replace('-', '_')}_job.py")  # not kindling.py: the package
     with open(path, "w") as f:
         f.write(program)
-    mode = "batch" if side == "kindling-batch" else _micro_mode(queries[0], inputs) if side == "kindling-micro" \
-        else "streaming"
+    mode = "batch" if side == "kindling-batch" else "streaming"
+    if side in ("kindling-micro", "kindling-mini-batch"):
+        mode = _micro_mode(queries[0], inputs, mini_batch=side == "kindling-mini-batch")
     command = [interpreter, path, ",".join(queries), *inputs, mode, "check" if check else "blackhole"]
     started = time.time()
-    try:
-        done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=1800)
-    except subprocess.TimeoutExpired:
-        return None, "failed: killed after 1800 s", ""
-    took = time.time() - started
+    with subprocess.Popen(command, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as done:
+        cpu = _TreeCpu(done.pid)
+        try:
+            stdout, stderr = done.communicate(timeout=1800)
+        except subprocess.TimeoutExpired:
+            done.kill()
+            done.communicate()
+            return None, "failed: killed after 1800 s", "", cpu.seconds()
+    took, cpu = time.time() - started, cpu.seconds()
     if done.returncode != 0:
-        lines = [line for line in done.stderr.splitlines() if line.strip() and "WARN" not in line]
-        return None, f"failed (rc {done.returncode}): {lines[-1] if lines else ''}"[:300], done.stdout
-    return took, "", done.stdout
+        lines = [line for line in stderr.splitlines() if line.strip() and "WARN" not in line]
+        return None, f"failed (rc {done.returncode}): {lines[-1] if lines else ''}"[:300], stdout, cpu
+    return took, "", stdout, cpu
 
 
 def check(sides: list[str], queries: list[str], events: int, data: str, pyflink: str = "/tmp/pf"
@@ -287,7 +346,7 @@ def check(sides: list[str], queries: list[str], events: int, data: str, pyflink:
     results = {}
     with tempfile.TemporaryDirectory() as work:
         for side in sides:
-            took, why, stdout = run(side, queries, inputs, work, pyflink, check=True)
+            took, why, stdout, _ = run(side, queries, inputs, work, pyflink, check=True)
             if why.startswith("failed"):
                 raise RuntimeError(f"{side}: {why}")
             if took is not None:
@@ -321,6 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default=os.path.join(tempfile.gettempdir(), "kindling-table-sql"))
     parser.add_argument("--pyflink", default=os.environ.get("PYFLINK_VENV", "/tmp/pf"))
     parser.add_argument("--check", action="store_true", help="compare the sides' results instead of timing")
+    parser.add_argument("--rounds", type=int, default=1, help="times each query runs on every side, in turn")
     args = parser.parse_args(argv)
     queries, sides = args.queries.split(","), args.sides.split(",")
     unknown = [s for s in sides if s not in SIDES + MICRO_SIDES] + [q for q in queries if q not in QUERIES]
@@ -339,25 +399,30 @@ def main(argv: list[str] | None = None) -> int:
     parts = split_inputs(inputs) if set(sides) & set(MICRO_SIDES) else inputs
     print(f"Flink SQL through real connectors, {args.rows:,} events, whole process, seconds "
           f"({time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, {load()} at the start)")
-    print("query    | " + " | ".join(f"{s:>14}" for s in sides) +
-          " | PyFlink/Kindling | Spark/Kindling BATCH | Spark streaming/Kindling micro")
+    print("query    | " + " | ".join(f"{s:>19}" for s in sides) + " | PyFlink/Kindling | Spark/Kindling BATCH | "
+          "Spark streaming/Kindling micro | Spark streaming/Kindling mini-batch   (wall/CPU)")
     notes = []
     with tempfile.TemporaryDirectory() as work:
         for query in queries:
-            times = {}
-            for side in sides:
-                if side in MICRO_SIDES and query not in MICRO_QUERIES:
-                    times[side], why = None, f"skipped: micro-batch sides run {MICRO_QUERIES}"
-                else:
-                    times[side], why, _ = run(side, [query], parts if side in MICRO_SIDES else inputs, work,
-                                              args.pyflink)
-                if why:
-                    notes.append(f"{query} on {side}: {why}")
-            ratio = lambda a, b: f"{times[a] / times[b]:.2f}x" if times.get(a) and times.get(b) else "-"  # noqa: E731
-            cells = " | ".join(f"{times[s]:>14.1f}" if times[s] else f"{'-':>14}" for s in sides)
-            print(f"{query:<8} | {cells} | {ratio('pyflink', 'kindling'):>16} | "
-                  f"{ratio('spark', 'kindling-batch'):>20} | {ratio('spark-streaming', 'kindling-micro'):>30}"
-                  f"   ({load()})", flush=True)
+            for _ in range(args.rounds):  # the sides alternate: a change of load reaches each
+                times, cpu = {}, {}
+                for side in sides:
+                    if side in MICRO_SIDES and query not in MICRO_QUERIES:
+                        times[side], why, cpu[side] = None, f"skipped: micro-batch sides run {MICRO_QUERIES}", None
+                    else:
+                        times[side], why, _, cpu[side] = run(side, [query], parts if side in MICRO_SIDES else inputs,
+                                                             work, args.pyflink)
+                    if why:
+                        notes.append(f"{query} on {side}: {why}")
+
+                def ratio(a: str, b: str) -> str:
+                    if not (times.get(a) and times.get(b)):
+                        return "-"
+                    return f"{times[a] / times[b]:.2f}x" + (f"/{cpu[a] / cpu[b]:.2f}x" if cpu[a] and cpu[b] else "")
+                cells = " | ".join(f"{times[s]:>9.1f}/{cpu[s] or 0:<9.1f}" if times[s] else f"{'-':>19}" for s in sides)
+                print(f"{query:<8} | {cells} | {ratio('pyflink', 'kindling'):>16} | "
+                      f"{ratio('spark', 'kindling-batch'):>20} | {ratio('spark-streaming', 'kindling-micro'):>30} | "
+                      f"{ratio('spark-streaming', 'kindling-mini-batch'):>35}   ({load()})", flush=True)
     for note in notes:
         print("  " + note)
     return 1 if any(n.split(": ", 1)[1].startswith("failed") for n in notes) else 0
