@@ -22,7 +22,10 @@ DISTINCT call, value), written when new.
 Changes are Flink's: without mini-batches, after every input row of a group (``+I`` for a new
 group, ``-U old`` / ``+U new`` when its result changed, nothing when it did not), computed with
 window functions over the batch's rows in arrival order; with ``table.exec.mini-batch.enabled``
-once per group and micro-batch. BATCH mode gives one ``+I`` per group.
+once per group and micro-batch. BATCH mode gives one ``+I`` per group. When only blackholes read
+the changes as they are, a micro-batch counts them from its groups where their number follows from
+them (:func:`change_count`), and a bounded input in one step with one hash aggregation
+(:func:`one_step_change_count`).
 
 Between micro-batches each group's accumulators and last result live in a :class:`GroupStateStore`
 under the job's checkpoint directory: SQLite databases (``group_state.SHARDS``) keyed by group and batch id,
