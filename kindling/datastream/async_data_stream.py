@@ -11,7 +11,8 @@ from typing import Any
 
 from kindling.common.typeinfo import TypeInformation
 from kindling.datastream import async_retry_strategies
-from kindling.datastream.data_stream import DataStream, _check_type_info, check_picklable
+from kindling.datastream.data_stream import DataStream, _check_type_info
+from kindling.datastream.picklable import check_picklable
 from kindling.datastream.functions import AsyncFunction, AsyncFunctionDescriptor, AsyncRetryStrategy
 
 OPERATOR_NAME = "async wait operator"  # as PyFlink names it

@@ -12,10 +12,10 @@ import threading
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, Union
 
-import cloudpickle
 
 from kindling.common.typeinfo import TypeInformation, Types
 from kindling.common.unsupported import UnsupportedError
+from kindling.datastream.picklable import check_picklable
 from kindling.common.types import Row
 from kindling.datastream.functions import (
     BroadcastProcessFunction,
@@ -54,19 +54,6 @@ from kindling.graph.transformation import (
 
 if TYPE_CHECKING:
     from kindling.datastream.stream_execution_environment import StreamExecutionEnvironment
-
-
-def check_picklable(obj: Any, what: str, operator: str) -> None:
-    """Fails at build time when a function cannot be shipped to Spark workers."""
-    try:
-        cloudpickle.dumps(obj)
-    except Exception as exc:
-        label = getattr(obj, "__qualname__", None) or type(obj).__qualname__
-        raise TypeError(
-            f"the {what} {label!r} of operator '{operator}' cannot be pickled, so it cannot run on "
-            f"Spark workers: {exc}. Keep non-picklable resources (connections, locks, files) out of "
-            f"the function's fields and closure, and create them in open()."
-        ) from None
 
 
 def _function(func: Any, cls: type, method: str, operator: str) -> Any:

@@ -12,7 +12,8 @@ from kindling.common.unsupported import CACHED_FILES, JVM_ONLY, unsupported
 from kindling.common.typeinfo import TypeInformation, Types
 from kindling.datastream.checkpoint_config import CheckpointConfig
 from kindling.datastream.checkpointing_mode import CheckpointingMode
-from kindling.datastream.data_stream import DataStream, check_picklable
+from kindling.datastream.data_stream import DataStream
+from kindling.datastream.picklable import check_picklable
 from kindling.datastream.state_backend import EmbeddedRocksDBStateBackend, HashMapStateBackend, StateBackend
 from kindling.datastream.execution_mode import RuntimeExecutionMode
 from kindling.datastream.slot_sharing_group import SlotSharingGroup

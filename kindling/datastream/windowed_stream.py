@@ -28,7 +28,7 @@ from kindling.datastream.functions import (
     ProcessWindowFunction, ReduceFunction, WindowFunction,
 )
 from kindling.datastream.output_tag import OutputTag
-from kindling.datastream.data_stream import check_picklable
+from kindling.datastream.picklable import check_picklable
 from kindling.graph.specs import WindowSpec
 from kindling.datastream.window import (
     CountSlidingWindowAssigner, CountTumblingWindowAssigner, MergingWindowAssigner,

@@ -69,7 +69,7 @@ class DataGeneratorSource(Source):
             raise TypeError(f"rate_limiter_strategy must be a RateLimiterStrategy, got {rate_limiter_strategy!r}")
         if type_info is not None and not isinstance(type_info, TypeInformation):
             raise TypeError(f"type_info must be a TypeInformation such as Types.ROW([...]), got {type_info!r}")
-        from kindling.datastream.data_stream import check_picklable
+        from kindling.datastream.picklable import check_picklable
 
         check_picklable(generator_function, "generator function", "DataGeneratorSource")
         rate = rate_limiter_strategy.records_per_second if rate_limiter_strategy is not None else None
