@@ -68,29 +68,9 @@ def cpu_seconds(exclude: str = "tansu") -> float:
     """CPU seconds used so far by this process and its descendants (the JVM, Spark's Python
     workers) but those whose command line names ``exclude`` (the broker): less moved by the
     machine's load than wall time."""
-    tick = os.sysconf("SC_CLK_TCK")
-    children: dict[int, list[int]] = {}
-    used: dict[int, float] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                command = f.read()
-        except OSError:
-            continue  # ended meanwhile
-        if exclude.encode() in command:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry))
-        used[int(entry)] = (int(fields[11]) + int(fields[12])) / tick  # utime + stime
-    total, stack = 0.0, [os.getpid()]
-    while stack:
-        pid = stack.pop()
-        total += used.get(pid, 0.0)
-        stack.extend(children.get(pid, []))
-    return total
+    from benchmarks.process_cpu import tick_seconds, tree_ticks
+
+    return tick_seconds(sum(tree_ticks(os.getpid(), exclude).values()))
 
 
 def handwritten_kafka(spark, servers: str, topic: str, ends: dict[int, int] | None = None):

@@ -56,6 +56,8 @@ import time
 from typing import NamedTuple, Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from benchmarks.process_cpu import tick_seconds, tree_ticks  # noqa: E402
 QUERIES = ["groupby", "tumble", "filter", "udf", "pandas", "udtf", "join", "over"]
 SIDES = ["pyflink", "kindling", "kindling-batch", "spark"]
 MICRO_SIDES = ["kindling-micro", "kindling-mini-batch", "spark-streaming"]
@@ -252,47 +254,32 @@ def _micro_mode(query: str, inputs: tuple, mini_batch: bool = False) -> str:
 
 class _TreeCpu:
     """The CPU seconds (user + system) of a process and its descendants, sampled from /proc while it
-    runs (a JVM the process started but never waits for escapes ``getrusage``); None off Linux."""
+    runs (:func:`~benchmarks.process_cpu.tree_ticks`: a process that ends is counted as last seen);
+    None off Linux."""
 
     def __init__(self, pid: int, every: float = 0.2):
         import threading
 
         self.pid, self.every, self.seen = pid, every, {}  # (pid, start time) -> CPU ticks last read
-        self.ticks = os.sysconf("SC_CLK_TCK") if os.path.isdir("/proc/self") else 0
+        self.linux = os.path.isdir("/proc/self")
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._sample, daemon=True)
-        if self.ticks:
+        if self.linux:
             self.thread.start()
 
     def _sample(self) -> None:
         while True:
-            stats = {}
-            for name in os.listdir("/proc"):
-                if name.isdigit():
-                    try:
-                        with open(f"/proc/{name}/stat") as f:
-                            fields = f.read().rsplit(")", 1)[1].split()
-                    except OSError:
-                        continue
-                    # after the name: state, ppid, ... utime (14th field of the line), stime, ... starttime
-                    stats[int(name)] = (int(fields[1]), fields[19], int(fields[11]) + int(fields[12]))
-            tree, frontier = set(), [self.pid]
-            while frontier:
-                parent = frontier.pop()
-                tree.add(parent)
-                frontier += [pid for pid, (ppid, _, _) in stats.items() if ppid == parent and pid not in tree]
-            for pid in tree & stats.keys():
-                self.seen[(pid, stats[pid][1])] = stats[pid][2]
+            self.seen.update(tree_ticks(self.pid))
             if self.stop.wait(self.every):
                 return
 
     def seconds(self) -> float | None:
         """Stops sampling; the CPU seconds seen."""
-        if not self.ticks:
+        if not self.linux:
             return None
         self.stop.set()
         self.thread.join()
-        return sum(self.seen.values()) / self.ticks
+        return tick_seconds(sum(self.seen.values()))
 
 
 def run(side: str, queries: list[str], inputs: tuple, work: str, pyflink: str, check: bool = False
