@@ -100,21 +100,38 @@ def _shard(directory: str, shard: int) -> sqlite3.Connection:
 
 
 def _looked_up(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """The newest stored state before ``batch_id`` of each group of the batches' ``(shard, id)`` rows:
-    one query per shard and batch (:func:`_newest`)."""
+    """The newest stored state before ``batch_id`` of each group of the batches' ``(shard, id)`` rows."""
+    for _, found in _newest_of_batches(directory, batch_id, batches):
+        yield pa.RecordBatch.from_arrays([pa.array(list(found.values()), pa.string())], [_STATE])
+
+
+def _found_beside(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The batches' rows (``shard``, ``id``, then the group's columns) as the group's columns and its
+    newest stored state before ``batch_id`` (null: none)."""
+    for batch, found in _newest_of_batches(directory, batch_id, batches):
+        ids = batch.column(_ID).to_pylist()
+        yield pa.RecordBatch.from_arrays(
+            [batch.column(i) for i in range(2, batch.num_columns)] + [pa.array(map(found.get, ids), pa.string())],
+            batch.schema.names[2:] + [_STATE])
+
+
+def _newest_of_batches(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]
+                       ) -> Iterator[tuple[pa.RecordBatch, dict[str, str]]]:
+    """Each of the batches (``shard`` and ``id`` columns) with the newest stored state before
+    ``batch_id`` of its groups that have one, by id: one query per shard and batch (:func:`_newest`)."""
     connections: dict[int, sqlite3.Connection] = {}
     try:
         for batch in batches:
             by_shard: dict[int, list] = {}
             for shard, group in zip(batch.column(_SHARD).to_pylist(), batch.column(_ID).to_pylist()):
                 by_shard.setdefault(shard, []).append((group,))
-            found = []
+            found: dict[str, str] = {}
             for shard, groups in by_shard.items():
                 connection = connections.get(shard)
                 if connection is None:
                     connection = connections[shard] = _shard(directory, shard)
-                found.extend(_newest(connection, batch_id, groups).values())
-            yield pa.RecordBatch.from_arrays([pa.array(found, pa.string())], [_STATE])
+                found.update(_newest(connection, batch_id, groups))
+            yield batch, found
     finally:
         for connection in connections.values():
             connection.close()
@@ -129,30 +146,6 @@ def _newest(connection: sqlite3.Connection, batch_id: int, groups: list) -> dict
     return dict(connection.execute(
         "SELECT id, v FROM (SELECT w.id AS id, (SELECT value FROM state WHERE id = w.id AND version < ? "
         "ORDER BY version DESC LIMIT 1) AS v FROM wanted w) WHERE v IS NOT NULL", (batch_id,)))
-
-
-def _found_beside(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """The batches' rows (``shard``, ``id``, then the group's columns) as the group's columns and its
-    newest stored state before ``batch_id`` (null: none)."""
-    connections: dict[int, sqlite3.Connection] = {}
-    try:
-        for batch in batches:
-            shards, ids = batch.column(_SHARD).to_pylist(), batch.column(_ID).to_pylist()
-            by_shard: dict[int, list] = {}
-            for shard, group in zip(shards, ids):
-                by_shard.setdefault(shard, []).append((group,))
-            found: dict[str, str] = {}
-            for shard, groups in by_shard.items():
-                connection = connections.get(shard)
-                if connection is None:
-                    connection = connections[shard] = _shard(directory, shard)
-                found.update(_newest(connection, batch_id, groups))
-            yield pa.RecordBatch.from_arrays(
-                [batch.column(i) for i in range(2, batch.num_columns)] + [pa.array(map(found.get, ids), pa.string())],
-                batch.schema.names[2:] + [_STATE])
-    finally:
-        for connection in connections.values():
-            connection.close()
 
 
 def _stored(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
