@@ -224,7 +224,7 @@ def test_calls_on_arrow_batches_of_micro_batches_skip_the_control_rows(tmp_path)
 
 
 def _micro_batch_events(t_env, path, strict_udtf: bool = True):
-    t_env.get_config().set("kindling.source.max-records-per-batch", "40")  # several micro-batches
+    t_env.get_config().set("kindling.source.max-records-per-batch", "100")  # 3 micro-batches of the 300 rows
     t_env.execute_sql("CREATE TABLE ev (k INT, s STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' "
                       f"SECOND) WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')")
 
