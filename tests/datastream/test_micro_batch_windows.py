@@ -22,7 +22,7 @@ from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.datastream.window import TumblingEventTimeWindows
 
 COUNT = 2000
-LIMIT = 400  # records per micro-batch: at least COUNT / LIMIT micro-batches
+LIMIT = 700  # records per micro-batch: at least COUNT // LIMIT micro-batches (3 of the 2,000 records)
 KEYS = 3
 WINDOW_MS = 100
 
