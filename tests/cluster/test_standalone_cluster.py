@@ -15,14 +15,14 @@ from standalone import standalone_cluster
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JOB = os.path.join(HERE, "job", "windowed_job.py")
-REBALANCED_JOB = os.path.join(HERE, "job", "rebalanced_job.py")
+CLUSTER_JOBS = os.path.join(HERE, "job", "cluster_jobs.py")  # both modes and the rebalanced job, one driver
 HELPERS = os.path.join(HERE, "lib")
 READINGS = "30"
 
 
-def kindling_run(*options: str, cwd: str, job: tuple[str, str] = (JOB, READINGS)) -> list[str]:
-    """Runs ``job`` (a program and its argument) with ``python -m kindling run OPTIONS``; its sorted
-    printed lines."""
+def kindling_run(*options: str, cwd: str, job: tuple[str, ...] = (JOB, READINGS)) -> list[str]:
+    """Runs ``job`` (a program and its arguments) with ``python -m kindling run OPTIONS``; its printed
+    lines."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "KINDLING_CONF", "KINDLING_TIMING")}
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
     command = [sys.executable, "-m", "kindling", "run", *options, "-pyfs", HELPERS,
@@ -30,7 +30,19 @@ def kindling_run(*options: str, cwd: str, job: tuple[str, str] = (JOB, READINGS)
                *job]
     result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, f"{' '.join(command)} failed:\n{result.stderr[-6000:]}"
-    return sorted(result.stdout.splitlines())
+    return result.stdout.splitlines()
+
+
+def by_job(lines: list[str]) -> dict[str, list[str]]:
+    """cluster_jobs.py's printed lines, sorted, under the name of the job that printed them."""
+    jobs: dict[str, list[str]] = {}
+    current = jobs.setdefault("", [])  # what came before the first job (nothing)
+    for line in lines:
+        if line.startswith("#### "):
+            current = jobs.setdefault(line[len("#### "):], [])
+        else:
+            current.append(line)
+    return {name: sorted(printed) for name, printed in jobs.items() if name or printed}
 
 
 def expected_windows(n: int) -> list[str]:
@@ -68,16 +80,17 @@ def worker_python(tmp_path_factory) -> str:
 
 @pytest.mark.slow
 def test_keyed_windowed_job_on_a_standalone_cluster_equals_the_local_run(tmp_path, worker_python):
-    local = kindling_run("--master", "local[2]", cwd=str(tmp_path))
+    local = sorted(kindling_run("--master", "local[2]", cwd=str(tmp_path)))
     assert sorted(line.split("> ", 1)[1] for line in local) == expected_windows(int(READINGS)), local
     cluster_dir = tmp_path / "cluster"
     with standalone_cluster(str(cluster_dir), workers=2, cores=1, memory="1g") as master:
         options = ("--master", master, "-pyexec", worker_python, "-D", "spark.executor.memory=512m",
                    "-D", "spark.scheduler.minRegisteredResourcesRatio=1", "-D", "spark.locality.wait=0")
-        on_cluster = [kindling_run(*options, "-D", f"kindling.bounded.one-step={one_step}", cwd=str(tmp_path))
-                      for one_step in ("true", "false")]  # one Spark batch job; streaming micro-batches
-        rebalanced = kindling_run(*options, cwd=str(tmp_path), job=(REBALANCED_JOB, "200"))
-    assert on_cluster == [local, local]
+        jobs = by_job(kindling_run(*options, cwd=str(tmp_path), job=(CLUSTER_JOBS, READINGS, "200")))
+    assert list(jobs) == ["one-step=true", "one-step=false", "rebalanced"], list(jobs)
+    # one Spark batch job; streaming micro-batches
+    assert [jobs["one-step=true"], jobs["one-step=false"]] == [local, local]
+    rebalanced = jobs["rebalanced"]
     # a rebalance()d map at parallelism 2: each instance gets half of the elements, on an executor of its own
     where = {line.split("> ", 1)[1] for line in rebalanced}
     assert len(rebalanced) == 200 and len(where) == 2, where
@@ -86,9 +99,6 @@ def test_keyed_windowed_job_on_a_standalone_cluster_equals_the_local_run(tmp_pat
     # the executors got Kindling, the job's directory and the -pyfs helpers as shipped zips
     zips = glob.glob(str(cluster_dir / "worker*" / "work" / "app-*" / "*" / "*.zip"))
     shipped = {os.path.basename(p) for p in zips}
-    executors: dict[str, set[str]] = {}  # per run (Spark application): the executors that ran Python tasks
-    for path in zips:
-        executor = os.path.dirname(path)
-        executors.setdefault(os.path.basename(os.path.dirname(executor)), set()).add(executor)
-    print(f"executors that ran Python tasks, per run: {[len(e) for _, e in sorted(executors.items())]} of 2")
+    executors = {os.path.dirname(path) for path in zips}  # of the one Spark application: those that ran Python tasks
+    print(f"executors that ran Python tasks: {len(executors)} of 2")
     assert {"kindling-package.zip", "job-modules.zip"} <= shipped and any(n.startswith("lib-") for n in shipped), shipped

@@ -4,12 +4,16 @@ import sys
 
 from sensor_windows import BySensor, ReadingTimestamps, WindowSummary, readings
 
-from kindling.common import Duration, Time, Types, WatermarkStrategy
+from kindling.common import Configuration, Duration, Time, Types, WatermarkStrategy
 from kindling.datastream import StreamExecutionEnvironment, TumblingEventTimeWindows
 
 
-def main(n: int) -> None:
-    env = StreamExecutionEnvironment.get_execution_environment()
+def main(n: int, one_step: str = "") -> None:
+    """Prints each window; ``one_step`` ("true"/"false") sets ``kindling.bounded.one-step``."""
+    conf = Configuration()
+    if one_step:
+        conf.set_string("kindling.bounded.one-step", one_step)
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(2)
     events = env.from_collection(readings(n), type_info=Types.TUPLE([Types.STRING(), Types.INT(), Types.LONG()]))
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(Duration.of_seconds(1)) \
