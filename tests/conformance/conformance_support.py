@@ -70,12 +70,14 @@ def normalize(name: str, stdout: str) -> list[str]:
 
 def run_on_kindling(scripts: list[str], python: str = sys.executable, timeout: float = 900,
                     cwd: str = HERE, seconds: dict[str, float] | None = None,
-                    properties: dict[str, str] | None = None) -> dict[str, tuple[str, str]]:
+                    properties: dict[str, str] | None = None,
+                    shuffle_partitions: dict[str, int] | None = None) -> dict[str, tuple[str, str]]:
     """Runs programs (names) or PyFlink scripts (paths) one after another in one ``kindling run``
     process (run_on_kindling.py, one Spark start-up; ``import pyflink`` is kindling run's alias),
-    with ``properties`` as its ``-D`` options; returns each one's (stdout, "ok" or the failure), and
-    puts into ``seconds`` how long each that ended took (the first one's includes Spark's start)."""
-    from run_on_kindling import MARKER
+    with ``properties`` as its ``-D`` options and each script of ``shuffle_partitions`` with that many
+    shuffle partitions; returns each one's (stdout, "ok" or the failure), and puts into ``seconds``
+    how long each that ended took (the first one's includes Spark's start)."""
+    from run_on_kindling import MARKER, SHUFFLE_PARTITIONS
 
     import kindling
 
@@ -83,7 +85,13 @@ def run_on_kindling(scripts: list[str], python: str = sys.executable, timeout: f
     env["PYTHONPATH"] = os.path.dirname(os.path.dirname(kindling.__file__))  # the Kindling under test
     env.setdefault("KINDLING_SPARK_MASTER", "local[2]")
     options = [f"-D{key}={value}" for key, value in (properties or {}).items()]
-    command = [python, "-m", "kindling", "run", *options, os.path.join(HERE, "run_on_kindling.py"), *scripts]
+    arguments, partitions = [], None
+    for script in scripts:
+        if shuffle_partitions and script in shuffle_partitions and shuffle_partitions[script] != partitions:
+            partitions = shuffle_partitions[script]
+            arguments.append(f"{SHUFFLE_PARTITIONS}{partitions}")
+        arguments.append(script)
+    command = [python, "-m", "kindling", "run", *options, os.path.join(HERE, "run_on_kindling.py"), *arguments]
     try:
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
         stdout, stderr, exit_text = done.stdout, done.stderr, f"exit {done.returncode}"

@@ -10,8 +10,11 @@ script runs as ``__main__`` with ``sys.argv`` holding only its path and its dire
 ``sys.path``, as ``kindling run script.py`` runs it. Before each script a line
 ``MARKER begin NAME`` and after it ``MARKER end NAME ok|error`` go to stdout, and
 ``MARKER NAME took SECONDS`` to stderr; a failing script's traceback goes to stderr and the next
-script still runs.
+script still runs. An argument ``--shuffle-partitions=N`` gives the scripts after it
+``spark.sql.shuffle.partitions`` N, what a session started by a job of parallelism N has: the
+submitted configuration's (for the session a script starts) and the running session's.
 """
+import json
 import os
 import runpy
 import sys
@@ -19,6 +22,19 @@ import time
 import traceback
 
 MARKER = "#### kindling-conformance"
+SHUFFLE_PARTITIONS = "--shuffle-partitions="
+
+
+def use_shuffle_partitions(n: str) -> None:
+    from kindling.common.submission import ENVIRONMENT_VARIABLE, submitted_configuration
+    from kindling.spark.session import existing_spark
+
+    conf = submitted_configuration()
+    conf["spark.sql.shuffle.partitions"] = n
+    os.environ[ENVIRONMENT_VARIABLE] = json.dumps(conf)
+    spark = existing_spark()
+    if spark is not None:
+        spark.conf.set("spark.sql.shuffle.partitions", n)
 
 if __name__ == "__main__":
     import pyflink
@@ -28,6 +44,9 @@ if __name__ == "__main__":
                  f"here `import pyflink` found {pyflink.__file__}")
     here = os.path.dirname(os.path.abspath(__file__))
     for name in sys.argv[1:]:
+        if name.startswith(SHUFFLE_PARTITIONS):
+            use_shuffle_partitions(name[len(SHUFFLE_PARTITIONS):])
+            continue
         print(f"{MARKER} begin {name}", flush=True)
         began = time.monotonic()
         status = "ok"

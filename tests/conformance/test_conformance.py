@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import os
 import sys
-from itertools import groupby
 
 import pytest
 
@@ -31,19 +30,15 @@ SECONDS: dict[str, float] = {}  # each program's time in its shared Kindling pro
 
 @pytest.fixture(scope="module")
 def kindling_outputs(request) -> dict[str, tuple[str, str]]:
-    """The stdout on Kindling of every program this run tests (``-k`` may choose some); programs
-    setting the same parallelism share a process whose Spark session has as many shuffle partitions
-    (what a session started by a job of that parallelism has), those setting none the process of
-    parallelism 1; a process may take 15 s per program, 900 s at least."""
-    outputs: dict[str, tuple[str, str]] = {}
+    """The stdout on Kindling of every program this run tests (``-k`` may choose some), all in one
+    process (one Spark start-up), the programs setting the same parallelism
+    one after another, each with as many shuffle partitions (what a session started by a job of that
+    parallelism has), those setting none with 1; the process may take 15 s per program, 900 s at least."""
     chosen = {item.callspec.params["name"] for item in request.session.items
               if item.module is request.module and hasattr(item, "callspec")}
     by_parallelism = sorted(sorted(chosen), key=_shuffle_partitions)
-    for partitions, batch in groupby(by_parallelism, key=_shuffle_partitions):
-        batch = list(batch)
-        outputs.update(run_on_kindling(batch, seconds=SECONDS, timeout=max(900, 15 * len(batch)),
-                                       properties={"spark.sql.shuffle.partitions": str(partitions)}))
-    return outputs
+    return run_on_kindling(by_parallelism, seconds=SECONDS, timeout=max(900, 15 * len(by_parallelism)),
+                           shuffle_partitions={name: _shuffle_partitions(name) for name in by_parallelism})
 
 
 def _shuffle_partitions(name: str) -> int:
@@ -125,6 +120,18 @@ def test_run_on_kindling_passes_its_properties_to_kindling_run(tmp_path):
     assert results[str(script)] == ("3\n", "ok")
 
 
-def test_programs_setting_no_parallelism_share_the_process_of_parallelism_1():
+def test_programs_setting_no_parallelism_run_with_1_shuffle_partition():
     assert _shuffle_partitions("table_window_join") == 1 and env_parallelism("table_window_join") == 0
     assert _shuffle_partitions("broadcast_rules") == env_parallelism("broadcast_rules") == 2
+
+
+def test_each_script_gets_its_shuffle_partitions_before_and_after_the_session_starts(tmp_path):
+    script = tmp_path / "partitions.py"
+    script.write_text("from kindling.common.submission import submitted_configuration\n"
+                      "from kindling.spark.session import get_spark\n"
+                      "print(submitted_configuration()['spark.sql.shuffle.partitions'],\n"
+                      "      get_spark().conf.get('spark.sql.shuffle.partitions'))\n")
+    again = tmp_path / "again.py"
+    again.write_text(script.read_text())
+    results = run_on_kindling([str(script), str(again)], shuffle_partitions={str(script): 3, str(again): 2})
+    assert results == {str(script): ("3 3\n", "ok"), str(again): ("2 2\n", "ok")}
