@@ -110,8 +110,8 @@ def test_idle_keys_fire_both_kinds_of_timers_as_in_pyflink(spark):
 
     expected = PYFLINK_OUTPUT.splitlines()
     # Each phase waits for the lines asserted below (so a slow machine cannot move one into the next
-    # phase), then this long for any line more (one would be an extra timer: that phase's or a
-    # later phase's lines would differ).
+    # phase), then 1 s (the last phase this long) for any line more (one would be an extra timer:
+    # that phase's or a later phase's lines would differ).
     both_timers_program.SETTLE_SECONDS = 5
     both_timers_program.LAST_RECORD_SECONDS = 300  # the most for a line awaited (the first: the job's start)
     lines = both_timers_program.run("kindling", [
