@@ -36,6 +36,7 @@ def use_shuffle_partitions(n: str) -> None:
     if spark is not None:
         spark.conf.set("spark.sql.shuffle.partitions", n)
 
+
 if __name__ == "__main__":
     import pyflink
 
