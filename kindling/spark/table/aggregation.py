@@ -77,6 +77,7 @@ _DISTINCT = "_distinct"  # the suffix of a DISTINCT aggregate's function (GroupA
 _CALL, _VALUE = "__d", "__v"  # a DISTINCT call and a value its group has seen (first_values)
 _FOLDED = "__x"  # a DOUBLE value of an accumulated batch, added to its group's sum in arrival order (accumulated)
 _BATCH_ROWS = "__n"  # a group's rows in the micro-batch (grouped)
+_SEEN = "__seen"  # whether a group has seen a DISTINCT call's value in an earlier batch (first_values)
 
 
 @dataclasses.dataclass(eq=False)
@@ -227,11 +228,13 @@ class AggregationWriter(SinkWriter):
             rows = _prepared(df, aggregate, ordered=True)
             keys = _key_columns(aggregate)
             # a group's DISTINCT values seen live in the same store, each (group, call, value) an entry
-            rows, plain, distinct = first_values(rows, aggregate, lambda pairs: GroupStateStore(
-                self.state_dir, pairs.schema).read(pairs, batch_id))
+            rows, plain, distinct = first_values(rows, aggregate, lambda entries, wanted: GroupStateStore(
+                self.state_dir, entries.select(*keys, _CALL, _VALUE).schema).beside(
+                entries, [*keys, _CALL, _VALUE], batch_id, found=_SEEN, wanted=wanted))
             # only a blackhole reads the changes, and how many there are follows from the groups alone
             counted = not distinct and (plain.per_batch or plain.every_row_changes) and self._counted_only()
-            schema = state_of(grouped(accumulated(rows, plain), plain, output_type, None), plain).schema
+            schema = state_of(grouped(_with_stored(accumulated(rows, plain), None, plain, batch_id), plain,
+                                      output_type), plain).schema
             store = GroupStateStore(self.state_dir, schema)
             if (not aggregate.per_batch and not counted) or distinct:
                 # read twice: one arrival order, one look-up of the values seen
@@ -242,13 +245,12 @@ class AggregationWriter(SinkWriter):
                 pairs = value_pairs(rows, aggregate, j)
                 values_written += GroupStateStore(self.state_dir, pairs.schema).write(pairs, pairs.columns, batch_id)
             aggregate = plain
-            # the batch's groups, aggregated once: the look-up of their state and the merge read them
-            batch = accumulated(rows, aggregate).persist(StorageLevel.MEMORY_AND_DISK)
-            kept.append(batch)
-            previous = store.read(batch.select(*keys), batch_id).persist(StorageLevel.MEMORY_AND_DISK)
-            kept.append(previous)  # read by the groups and by the changes: looked up once
-            groups = grouped(batch, aggregate, output_type, previous).persist(StorageLevel.MEMORY_AND_DISK)
-            kept.append(groups)
+            # the batch's groups with their stored state, looked up where they were aggregated: read by
+            # the state's write and by the changes, computed once
+            stored = _with_stored(accumulated(rows, aggregate), store, aggregate, batch_id)
+            stored = stored.persist(StorageLevel.MEMORY_AND_DISK)
+            kept.append(stored)
+            groups = grouped(stored, aggregate, output_type)
             state = state_of(groups, aggregate)
             if aggregate.deduplicate == "first":  # a key's first row never changes: only new keys are written
                 state = state.where(F.col(_BEFORE).isNull())
@@ -257,7 +259,7 @@ class AggregationWriter(SinkWriter):
                 return len(spec.downstream) * change_count(groups, aggregate)
             if aggregate.per_batch:
                 return self._emit(per_batch_changes(groups, aggregate, output_type), batch_id)
-            return self._emit(per_row_changes(rows, aggregate, output_type, previous), batch_id)
+            return self._emit(per_row_changes(rows, aggregate, output_type, stored), batch_id)
         finally:
             for frame in kept:
                 frame.unpersist()
@@ -350,13 +352,16 @@ def _prepared(df: DataFrame, spec: GroupAggregateSpec, ordered: bool) -> DataFra
     return df.select(columns)
 
 
-def first_values(rows: DataFrame, spec: GroupAggregateSpec, seen: Callable[[DataFrame], DataFrame] | None = None
+def first_values(rows: DataFrame, spec: GroupAggregateSpec,
+                 seen: Callable[[DataFrame, Column], DataFrame] | None = None
                  ) -> tuple[DataFrame, GroupAggregateSpec, list[int]]:
     """A stream's DISTINCT aggregates as aggregates of the values each group sees first (Flink keeps
     a group's values seen: a value seen before changes nothing): ``rows`` (from :func:`_prepared`,
     ordered) with each DISTINCT call's argument kept on the row of its group that brings it first in
-    arrival order and only if ``seen`` (given the batch's pairs, :func:`value_pairs`) does not have it
-    from before, null on the other rows; the spec with those calls as plain ones; the calls' indexes."""
+    arrival order and only if ``seen`` does not have it from before, null on the other rows; the spec
+    with those calls as plain ones; the calls' indexes. ``seen``, given the rows with each one's
+    ``(call, value)`` (``__d``, ``__v``, as :func:`value_pairs`) and which rows to look up, gives them
+    with ``__seen``: whether their group has that entry from an earlier batch."""
     distinct = [j for j, (function, column, _) in enumerate(spec.calls) if function.endswith(_DISTINCT) and column]
     if not distinct:
         return rows, spec, []
@@ -365,13 +370,10 @@ def first_values(rows: DataFrame, spec: GroupAggregateSpec, seen: Callable[[Data
         value = F.col(f"__a{j}")
         first = F.row_number().over(Window.partitionBy(*keys, f"__a{j}").orderBy(_SEQ)) == 1
         rows = rows.withColumn(f"__a{j}", F.when(value.isNotNull() & first, value))
-        if seen is not None:
-            known = seen(value_pairs(rows, spec, j)).select(
-                *[F.col(k).alias(f"__t{i}") for i, k in enumerate(keys)], F.col(_VALUE).alias("__seen"))
-            condition = _same_group(rows, known, keys) & (rows[f"__a{j}"] == known["__seen"])
-            rows = rows.join(known, condition, "left").withColumn(
-                f"__a{j}", F.when(F.col("__seen").isNull(), value)).drop(
-                *[f"__t{i}" for i in range(len(keys))], "__seen")
+        if seen is not None:  # looked up in the partitions of the window's rows: no shuffle, no join
+            entries = rows.select("*", F.lit(j).alias(_CALL), F.col(f"__a{j}").alias(_VALUE))
+            rows = seen(entries, F.col(_VALUE).isNotNull()).withColumn(
+                f"__a{j}", F.when(~F.col(_SEEN), F.col(f"__a{j}"))).drop(_CALL, _VALUE, _SEEN)
     calls = [(function.removesuffix(_DISTINCT), column, integral) for function, column, integral in spec.calls]
     return rows, dataclasses.replace(spec, calls=calls), distinct
 
@@ -466,15 +468,27 @@ def _key_columns(spec: GroupAggregateSpec) -> list[str]:
     return [f"__k{i}" for i in range(len(spec.keys))] or [_GLOBAL]
 
 
-def _with_previous(frame: DataFrame, previous: DataFrame | None, spec: GroupAggregateSpec) -> DataFrame:
-    """``frame`` with each group's stored accumulators (``__p_<name>``) and last result
-    (``__prev``), null for a new group."""
+def _with_stored(batch: DataFrame, store: GroupStateStore | None, spec: GroupAggregateSpec, batch_id: int
+                 ) -> DataFrame:
+    """The batch's groups (:func:`accumulated`) with each group's stored accumulators (``__p_<name>``)
+    and last result (``__prev``), null for a new group (all, without ``store``): looked up in the
+    partitions where the groups were aggregated (:meth:`GroupStateStore.beside`)."""
     names = [name for name, _, _ in _accumulators(spec)]
-    if previous is None:
+    if store is None:
+        return batch.select("*", *[F.lit(None).alias(f"__p_{n}") for n in names], F.lit(None).alias(_BEFORE))
+    found = store.beside(batch, _key_columns(spec), batch_id)
+    return found.select(*batch.columns, *[F.col(n).alias(f"__p_{n}") for n in names], F.col(_RESULT).alias(_BEFORE))
+
+
+def _with_previous(frame: DataFrame, stored: DataFrame | None, spec: GroupAggregateSpec) -> DataFrame:
+    """``frame`` (rows) with their group's stored accumulators (``__p_<name>``) and last result
+    (``__prev``) from ``stored`` (:func:`_with_stored`), null for a new group (all, without ``stored``)."""
+    names = [name for name, _, _ in _accumulators(spec)]
+    if stored is None:
         return frame.select("*", *[F.lit(None).alias(f"__p_{n}") for n in names], F.lit(None).alias(_BEFORE))
     keys = _key_columns(spec)
-    stored = previous.select(*[F.col(k).alias(f"__t{i}") for i, k in enumerate(keys)],
-                             *[F.col(n).alias(f"__p_{n}") for n in names], F.col(_RESULT).alias(_BEFORE))
+    stored = stored.select(*[F.col(k).alias(f"__t{i}") for i, k in enumerate(keys)],
+                           *[f"__p_{n}" for n in names], _BEFORE)
     joined = frame.join(stored, _same_group(frame, stored, keys), "left")
     return joined.drop(*[f"__t{i}" for i in range(len(keys))])
 
@@ -515,14 +529,14 @@ def accumulated(rows: DataFrame, spec: GroupAggregateSpec) -> DataFrame:
     return rows.groupBy(*_key_columns(spec)).agg(*aggregates, F.min(_SEQ).alias(_SEQ))
 
 
-def grouped(batch: DataFrame, spec: GroupAggregateSpec, output_type: Any, previous: DataFrame | None) -> DataFrame:
-    """Per group of the batch (``batch``: :func:`accumulated`): its accumulators merged with the
-    stored ones, its result (``__res``), its last result before the batch (``__prev``, null for a
-    new group), the arrival of its first row in the batch and, but a deduplication's, its number of
-    rows in the batch (``__n``)."""
+def grouped(batch: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> DataFrame:
+    """Per group of the batch (``batch``: :func:`accumulated` :func:`_with_stored`): its accumulators
+    merged with the stored ones, its result (``__res``), its last result before the batch (``__prev``,
+    null for a new group), the arrival of its first row in the batch and, but a deduplication's, its
+    number of rows in the batch (``__n``)."""
     keys = _key_columns(spec)
     accumulators = _accumulators(spec)
-    frame = _with_previous(batch, previous, spec)
+    frame = batch
 
     def merged(name: str, merge: str) -> Column:
         new, old = F.col(f"__r_{name}"), F.col(f"__p_{name}")
@@ -564,7 +578,7 @@ def _same_group(left: DataFrame, right: DataFrame, keys: list[str]) -> Column:
 
 
 def per_row_changes(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any,
-                    previous: DataFrame | None) -> DataFrame:
+                    stored: DataFrame | None) -> DataFrame:
     """Flink's changes after every row: running accumulators per group in arrival order (window
     functions), merged with the stored ones. A DOUBLE sum is folded onto the stored sum row by row
     (its group's first row of the batch carries it), as Flink adds: ``(stored + a) + b`` differs from
@@ -573,7 +587,7 @@ def per_row_changes(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any,
     group = Window.partitionBy(*keys)
     running = group.orderBy(_SEQ).rowsBetween(Window.unboundedPreceding, Window.currentRow)
     folded = _double_sums(rows, spec)
-    frame = _with_previous(rows, previous, spec)
+    frame = _with_previous(rows, stored, spec)
     first = F.col(_SEQ) == F.min(_SEQ).over(group)
     for j, name in folded.items():
         value = F.col(f"__a{j}")
@@ -655,7 +669,8 @@ def bounded_changes(df: DataFrame, spec: GroupAggregateSpec, output_type: Any) -
         return final_rows(df, spec, output_type)
     rows, spec, _ = first_values(_prepared(df, spec, ordered=True), spec)
     if spec.per_batch:
-        return per_batch_changes(grouped(accumulated(rows, spec), spec, output_type, None), spec, output_type)
+        return per_batch_changes(grouped(_with_stored(accumulated(rows, spec), None, spec, 0), spec, output_type),
+                                 spec, output_type)
     return per_row_changes(rows, spec, output_type, None)
 
 

@@ -41,17 +41,24 @@ class GroupStateStore:
             lambda batches: _looked_up(directory, batch_id, batches), f"{_STATE} string")
         return looked_up.select(F.from_json(_STATE, self.schema, _JSON).alias(_STATE)).select(f"{_STATE}.*")
 
-    def beside(self, groups: DataFrame, keys: list[str], batch_id: int) -> DataFrame:
-        """``groups`` (one row per group: its key columns ``keys`` and any others) with its group's
-        stored state beside it: the state's other columns (null: the group has none). The lookup runs
-        in the partitions of ``groups`` (no shuffle), in the Arrow batches Spark hands Python."""
+    def beside(self, groups: DataFrame, keys: list[str], batch_id: int, found: str | None = None,
+               wanted: Column | None = None) -> DataFrame:
+        """``groups`` (rows with their group's key columns ``keys`` and any others; one per group, or
+        several) with its group's stored state beside it: the state's other columns (null: the group
+        has none), and with ``found`` a boolean column of that name, whether it has one. ``wanted``:
+        the rows whose group is looked up (the others get nulls and false). The lookup runs in the
+        partitions of ``groups`` (no shuffle), in the Arrow batches Spark hands Python."""
         directory = self.directory
-        rows = _with_shard(groups.select(_group_id(keys).alias(_ID), *groups.columns))
-        found = rows.mapInArrow(lambda batches: _found_beside(directory, batch_id, batches),
-                                StructType(groups.schema.fields + [StructField(_STATE, StringType())]))
-        found = found.select(*groups.columns, F.from_json(_STATE, self.schema, _JSON).alias(_STATE))
-        return found.select(*groups.columns, *[F.col(f"{_STATE}.{f.name}") for f in self.schema.fields
-                                               if f.name not in keys])
+        group_id = _group_id(keys) if wanted is None else F.when(wanted, _group_id(keys))
+        rows = _with_shard(groups.select(group_id.alias(_ID), *groups.columns))
+        looked_up = rows.mapInArrow(lambda batches: _found_beside(directory, batch_id, batches),
+                                    StructType(groups.schema.fields + [StructField(_STATE, StringType())]))
+        others = [f.name for f in self.schema.fields if f.name not in keys]
+        is_found = [F.col(_STATE).isNotNull().alias(found)] if found else []
+        if not others:  # the keys are all the state (a set's entries): whether a group has one is all
+            return looked_up.select(*groups.columns, *is_found)
+        looked_up = looked_up.select(*groups.columns, *is_found, F.from_json(_STATE, self.schema, _JSON).alias(_STATE))
+        return looked_up.select(*groups.columns, *is_found, *[F.col(f"{_STATE}.{name}") for name in others])
 
     def write(self, state: DataFrame, keys: list[str], batch_id: int) -> int:
         """Stores the state of the groups of ``state`` as of ``batch_id``; the number of groups written."""
@@ -124,7 +131,8 @@ def _newest_of_batches(directory: str, batch_id: int, batches: Iterator[pa.Recor
         for batch in batches:
             by_shard: dict[int, list] = {}
             for shard, group in zip(batch.column(_SHARD).to_pylist(), batch.column(_ID).to_pylist()):
-                by_shard.setdefault(shard, []).append((group,))
+                if group is not None:  # a row not looked up (beside's ``wanted``)
+                    by_shard.setdefault(shard, []).append((group,))
             found: dict[str, str] = {}
             for shard, groups in by_shard.items():
                 connection = connections.get(shard)
