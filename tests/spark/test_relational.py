@@ -215,9 +215,12 @@ def _sum_writer(tmp_path, mini_batch: bool, blackhole: bool, seen: list | None =
 @pytest.mark.parametrize("mini_batch", [False, True])
 def test_a_blackhole_after_a_micro_batch_aggregation_counts_its_changes_from_the_groups(
         spark, tmp_path, mini_batch, monkeypatch):
-    """Only how many changes a blackhole drops counts: two Spark jobs a batch (the state's write, one
-    sum over the batch's groups), not the changes themselves, and not one more read of the rows."""
-    from join_writer_support import spark_jobs  # tests/: on sys.path (tests/conftest.py)
+    """Only how many changes a blackhole drops counts: one Spark job a batch, the state's write, which
+    sums each group's number of changes as it writes it (before, a second job summed them), not the
+    changes themselves, and not one more read of the rows; its stages: the grouping's map side, the
+    grouping with the lookup of the groups' state, the write (before, five: a shuffle of the keys to
+    the lookup, a join of what it found with the groups)."""
+    from join_writer_support import spark_job_stages  # tests/: on sys.path (tests/conftest.py)
     from kindling.spark.table import aggregation
 
     batches = [[("a", 1), ("b", 2), ("a", 3)], [("a", 1), ("c", None), ("a", 0), ("c", 5)],
@@ -235,12 +238,53 @@ def test_a_blackhole_after_a_micro_batch_aggregation_counts_its_changes_from_the
     monkeypatch.setattr(aggregation, "per_row_changes", computing)
     monkeypatch.setattr(aggregation, "per_batch_changes", computing)
     blackhole = _sum_writer(tmp_path / "counted", mini_batch, True)
-    counted, jobs = [], []
+    counted, stages = [], []
     for batch_id, frame in enumerate(frames):
-        jobs.append(spark_jobs(spark, lambda: counted.append(blackhole.write(frame, batch_id))))
+        stages.append(spark_job_stages(spark, lambda: counted.append(blackhole.write(frame, batch_id))))
     assert blackhole.write(frames[-1], len(frames) - 1) == counted[-1]  # replayed: the same count
     assert counted == seen
-    assert jobs == [2] * len(frames)
+    assert stages == [[3]] * len(frames)
+
+
+def _dedup_writer(tmp_path, keep: str, seen: list):
+    """A micro-batch writer of a deduplication of ``(k, v)`` rows by ``k`` keeping the ``keep`` row
+    (``first`` or ``last``) whose changes go to ``seen``."""
+    from kindling.common.typeinfo import RowTypeInfo
+    from kindling.spark.compiler import Compiler
+    from kindling.spark.connectors import writer_for
+    from kindling.spark.table.aggregation import AggregationSinkSpec
+    from kindling.table.table import changelog_type
+
+    output_type = changelog_type(RowTypeInfo([Types.STRING(), Types.INT()], ["k", "v"]))
+    aggregate = GroupAggregateSpec(keys=["k"], deduplicate=keep, columns=["k", "v"], fields=[("column", 0), ("column", 1)])
+    writer = writer_for(AggregationSinkSpec(aggregate=aggregate, output_type=output_type, mode=RunMode.MICRO_BATCH,
+                                            parallelism=2), Compiler)
+    writer.bind(str(tmp_path))
+    writer._emit = lambda changes, _: seen.append(sorted((tuple(r)[:3] for r in changes.collect()), key=str)) or 0
+    return writer
+
+
+@pytest.mark.parametrize("kind", ["per row", "mini-batch", "first", "last"])
+def test_a_micro_batch_looks_up_its_groups_state_where_it_groups_them(spark, tmp_path, kind):
+    """The stored state of a batch's groups is looked up in the partitions where the batch's rows are
+    grouped, beside each group: no shuffle of the groups' keys to a lookup of their own, no join of
+    what it found with the groups. The state's write job (a batch's first) has three stages: the
+    grouping's map side, the grouping with the lookup and the merge, the write (a partition per
+    SQLite shard); before, five. A batch replayed gives the same changes and stages."""
+    from join_writer_support import spark_job_stages  # tests/: on sys.path (tests/conftest.py)
+
+    batches = [[("a", 1), ("b", 2), ("a", 3)], [("a", 1), ("c", None), ("a", 0), ("c", 5)],
+               [("a", -2), ("b", 0), ("d", 1), (None, 4), (None, 4)], [("a", 0)]]
+    frames = [spark.createDataFrame(rows, "k string, v int") for rows in batches]
+    seen = []
+    writer = _dedup_writer(tmp_path, kind, seen) if kind in ("first", "last") else \
+        _sum_writer(tmp_path, kind == "mini-batch", False, seen)
+    stages = [spark_job_stages(spark, lambda: writer.write(frame, batch_id)) for batch_id, frame in enumerate(frames)]
+    stages.append(spark_job_stages(spark, lambda: writer.write(frames[-1], len(frames) - 1)))  # replayed
+    assert seen[-1] == seen[-2]
+    assert [jobs[0] for jobs in stages] == [3] * (len(frames) + 1), stages
+    if kind == "first":  # a key's first row, once
+        assert seen == [[("a", 1, 0), ("b", 2, 0)], [("c", None, 0)], [("d", 1, 0), (None, 4, 0)], [], []]
 
 
 @pytest.mark.parametrize("mini_batch", ["false", "true"])
@@ -510,6 +554,23 @@ def test_distinct_values_seen_live_in_the_store_and_a_replayed_batch_sees_what_i
     assert seen[3] == sorted([("a", 2, 4, before), ("a", 3, 8, after), ("c", 0, None, before),
                               ("c", 1, 4, after)], key=str)
     assert writer.state_rows_written == 2 + 2 * 2
+
+
+def test_distinct_values_seen_are_looked_up_beside_the_rows_that_bring_them(spark, tmp_path):
+    """A DISTINCT call's values seen before are looked up in the partitions of the window that finds
+    each group's first row of a value, beside those rows: no shuffle of the (group, value) pairs to a
+    lookup, no join of what it found with the rows. A batch's jobs: the values' write per DISTINCT
+    call, the groups' state's write, the emit's (here a collect, two jobs); before, six jobs of 12-13
+    stages each (the values' lookups and joins ran again in every job reading the rows)."""
+    from join_writer_support import spark_job_stages  # tests/: on sys.path (tests/conftest.py)
+
+    seen = []
+    writer = _distinct_writer(tmp_path, seen)
+    batches = [[("a", 1), ("a", 1), ("b", 2), ("a", None)], [("a", 1), ("a", 3), ("b", None), ("a", 3)], [("a", 3)]]
+    stages = [spark_job_stages(spark, lambda: writer.write(spark.createDataFrame(rows, "k string, v int"), batch_id))
+              for batch_id, rows in enumerate(batches)]
+    assert stages == [[4, 4, 5, 4, 4]] * len(batches)
+    assert seen[2] == []  # 3 was seen by a in batch 1
 
 
 def test_a_double_sum_adds_row_by_row_onto_the_stored_sum_as_flink(env):

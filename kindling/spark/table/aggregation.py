@@ -77,6 +77,7 @@ _DISTINCT = "_distinct"  # the suffix of a DISTINCT aggregate's function (GroupA
 _CALL, _VALUE = "__d", "__v"  # a DISTINCT call and a value its group has seen (first_values)
 _FOLDED = "__x"  # a DOUBLE value of an accumulated batch, added to its group's sum in arrival order (accumulated)
 _BATCH_ROWS = "__n"  # a group's rows in the micro-batch (grouped)
+_WRITTEN, _COUNTED = "__written", "__counted"  # a group's state is written; its number of changes (write)
 _SEEN = "__seen"  # whether a group has seen a DISTINCT call's value in an earlier batch (first_values)
 
 
@@ -245,18 +246,22 @@ class AggregationWriter(SinkWriter):
                 pairs = value_pairs(rows, aggregate, j)
                 values_written += GroupStateStore(self.state_dir, pairs.schema).write(pairs, pairs.columns, batch_id)
             aggregate = plain
-            # the batch's groups with their stored state, looked up where they were aggregated: read by
-            # the state's write and by the changes, computed once
+            # the batch's groups with their stored state, looked up where they were aggregated
             stored = _with_stored(accumulated(rows, aggregate), store, aggregate, batch_id)
-            stored = stored.persist(StorageLevel.MEMORY_AND_DISK)
-            kept.append(stored)
+            if not counted:  # read by the state's write and by the changes: computed once
+                stored = stored.persist(StorageLevel.MEMORY_AND_DISK)
+                kept.append(stored)
             groups = grouped(stored, aggregate, output_type)
-            state = state_of(groups, aggregate)
-            if aggregate.deduplicate == "first":  # a key's first row never changes: only new keys are written
-                state = state.where(F.col(_BEFORE).isNull())
-            self.state_rows_written = store.write(state, keys, batch_id) + values_written
+            # a key's first row never changes: a deduplication keeping it writes new keys only
+            where = [(F.col(_BEFORE).isNull()).alias(_WRITTEN)] if aggregate.deduplicate == "first" else []
+            # a blackhole's count of the changes is summed by the state's write: one job
+            count = [change_count(aggregate).alias(_COUNTED)] if counted else []
+            state = groups.select(*state_of(groups, aggregate).columns, *where, *count)
+            written = store.writing(state, keys, batch_id, where=_WRITTEN if where else None,
+                                    counted=_COUNTED if counted else None).collect()
+            self.state_rows_written = sum(row.n for row in written) + values_written
             if counted:
-                return len(spec.downstream) * change_count(groups, aggregate)
+                return len(spec.downstream) * sum(row.counted for row in written)
             if aggregate.per_batch:
                 return self._emit(per_batch_changes(groups, aggregate, output_type), batch_id)
             return self._emit(per_row_changes(rows, aggregate, output_type, stored), batch_id)
@@ -549,17 +554,15 @@ def grouped(batch: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> Dat
     return frame.withColumn(_RESULT, _result(spec, output_type))
 
 
-def change_count(groups: DataFrame, spec: GroupAggregateSpec) -> int:
-    """How many changes Flink's aggregation makes of a micro-batch, from its groups (:func:`grouped`)
-    alone: with mini-batches each group's one change or none (:func:`per_batch_changes`); else, every
+def change_count(spec: GroupAggregateSpec) -> Column:
+    """How many changes Flink's aggregation makes of a group of a micro-batch, from its row of
+    :func:`grouped` alone: with mini-batches its one change or none (:func:`per_batch_changes`); else, every
     row changing its group's result (``spec.every_row_changes``), ``-U``/``+U`` per row but a new
     group's first row, its ``+I``: ``2n`` of a stored group of ``n`` rows in the batch, ``2n - 1`` of
     a new one."""
     if spec.per_batch:
-        count = F.size(_changes(F.col(_RESULT), F.col(_BEFORE), spec))
-    else:
-        count = F.col(_BATCH_ROWS) * 2 - F.when(F.col(_BEFORE).isNull(), 1).otherwise(0)
-    return groups.agg(F.sum(count)).first()[0] or 0
+        return F.size(_changes(F.col(_RESULT), F.col(_BEFORE), spec))
+    return F.col(_BATCH_ROWS) * 2 - F.when(F.col(_BEFORE).isNull(), 1).otherwise(0)
 
 
 def state_of(groups: DataFrame, spec: GroupAggregateSpec) -> DataFrame:

@@ -10,12 +10,14 @@ import urllib.parse
 from typing import Iterator
 
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401 (pa.compute)
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
 SHARDS = 4  # SQLite databases of a GroupStateStore (fixed: a group's shard must not change between runs)
 _ID, _SHARD, _STATE = "__id", "__shard", "__state"
+_COUNTED = "counted"  # writing's sum of its ``counted`` column
 # JSON of the state: timestamps to the microsecond (the default format stops at milliseconds)
 _JSON = {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX", "timestampNTZFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSS"}
 
@@ -64,15 +66,25 @@ class GroupStateStore:
         """Stores the state of the groups of ``state`` as of ``batch_id``; the number of groups written."""
         return sum(row.n for row in self.writing(state, keys, batch_id).collect())
 
-    def writing(self, state: DataFrame, keys: list[str], batch_id: int) -> DataFrame:
-        """What :meth:`write` runs, not yet run: a frame whose computing stores the state (again
-        when computed again: the same versions) and gives the number of groups written in ``n``
-        (a row per shard)."""
+    def writing(self, state: DataFrame, keys: list[str], batch_id: int, where: str | None = None,
+                counted: str | None = None) -> DataFrame:
+        """What :meth:`write` runs, not yet run: a frame whose computing stores the state (the columns
+        of ``state`` but ``where`` and ``counted``) of its rows, of those where the boolean column
+        ``where`` is true when given (again when computed again: the same versions), and gives the
+        number of groups written in ``n`` (a row per shard) and, with ``counted`` (a column of
+        numbers), its sum over all rows in ``counted``."""
         directory = self.directory
+        if where is not None and counted is None:
+            state, where = state.where(F.col(where)).drop(where), None
+        value = F.to_json(F.struct(*[c for c in state.columns if c not in (where, counted)]), _JSON)
+        extra = [F.col(counted).cast("long").alias(_COUNTED)] if counted is not None else []
         # a Spark partition per shard: one writer at a time of each database
-        rows = _with_shard(state.select(_group_id(keys).alias(_ID), F.to_json(F.struct("*"), _JSON).alias(_STATE)))
+        rows = _with_shard(state.select(_group_id(keys).alias(_ID), (
+            value if where is None else F.when(F.col(where), value)).alias(_STATE), *extra))
         rows = rows.repartition(SHARDS, _SHARD)
-        return rows.mapInArrow(lambda batches: _stored(directory, batch_id, batches), "n long")
+        counting = counted is not None
+        return rows.mapInArrow(lambda batches: _stored(directory, batch_id, batches, counting),
+                               "n long" + (f", {_COUNTED} long" if counting else ""))
 
 
 def _local_path(directory: str) -> str:
@@ -156,15 +168,20 @@ def _newest(connection: sqlite3.Connection, batch_id: int, groups: list) -> dict
         "ORDER BY version DESC LIMIT 1) AS v FROM wanted w) WHERE v IS NOT NULL", (batch_id,)))
 
 
-def _stored(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Writes the batches' ``(shard, id, state)`` rows as of ``batch_id``, one transaction per shard."""
+def _stored(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch], counting: bool = False
+            ) -> Iterator[pa.RecordBatch]:
+    """Writes the batches' ``(shard, id, state)`` rows (a null state: not written) as of ``batch_id``,
+    one transaction per shard; the number written, and (``counting``) the sum of their ``counted`` column."""
     connections: dict[int, sqlite3.Connection] = {}
-    written = 0
+    written, counted = 0, 0
     try:
         for batch in batches:
+            if counting:
+                counted += pa.compute.sum(batch.column(_COUNTED)).as_py() or 0
             by_shard: dict[int, list] = {}
             for shard, group, value in zip(*(batch.column(c).to_pylist() for c in (_SHARD, _ID, _STATE))):
-                by_shard.setdefault(shard, []).append((group, value))
+                if value is not None:
+                    by_shard.setdefault(shard, []).append((group, value))
             for shard, rows in by_shard.items():
                 connection = connections.get(shard)
                 if connection is None:
@@ -184,4 +201,5 @@ def _stored(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) ->
     finally:
         for connection in connections.values():
             connection.close()
-    yield pa.RecordBatch.from_arrays([pa.array([written], pa.int64())], ["n"])
+    numbers = [written, counted] if counting else [written]
+    yield pa.RecordBatch.from_arrays([pa.array([n], pa.int64()) for n in numbers], ["n", _COUNTED][:len(numbers)])
