@@ -26,20 +26,28 @@ LOAD_ROWS = 250_000  # rows of one loading micro-batch (each a new group)
 
 
 def aggregation_writer(checkpoint_dir: str):
-    """The writer of a streaming ``SELECT k, COUNT(*), SUM(v) ... GROUP BY k``, counting its changes."""
+    """The writer of a streaming ``SELECT k, COUNT(*), SUM(v) ... GROUP BY k`` into a blackhole table,
+    which counts its changes."""
     from kindling.common import Types
     from kindling.common.typeinfo import RowTypeInfo
-    from kindling.graph.specs import GroupAggregateSpec
-    from kindling.spark.table.aggregation import AggregationSinkSpec, AggregationWriter
+    from kindling.graph.specs import ChangesSourceSpec, DiscardSinkSpec, GroupAggregateSpec
+    from kindling.graph.transformation import SinkTransformation, SourceTransformation
+    from kindling.spark.compiler import Compiler
+    from kindling.spark.connectors import writer_for
+    from kindling.spark.run_mode import RunMode
+    from kindling.spark.table.aggregation import AggregationSinkSpec
     from kindling.table.table import changelog_type
 
     output_type = changelog_type(RowTypeInfo([Types.LONG(), Types.LONG(), Types.LONG()], ["k", "n", "total"]))
     aggregate = GroupAggregateSpec(keys=["k"], calls=[("count", None, False), ("sum", "v", True)],
                                    fields=[("key", 0), ("call", 0), ("call", 1)])
-    writer = AggregationWriter(AggregationSinkSpec(aggregate=aggregate, output_type=output_type,
-                                                   mode="micro_batch", state_key="bench", parallelism=2))
+    source = ChangesSourceSpec(view="kindling_changes_bench")
+    changes = SourceTransformation(name="aggregate", type_info=output_type, source=source)
+    blackhole = SinkTransformation(name="blackhole", inputs=[changes], sink=DiscardSinkSpec())
+    writer = writer_for(AggregationSinkSpec(aggregate=aggregate, output_type=output_type, mode=RunMode.MICRO_BATCH,
+                                            state_key="bench", parallelism=2, downstream=[blackhole], source=source),
+                        Compiler)
     writer.bind(checkpoint_dir)
-    writer._emit = lambda changes, batch_id: changes.count()  # a blackhole sink counts the changes
     return writer
 
 

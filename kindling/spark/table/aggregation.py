@@ -78,6 +78,7 @@ _CALL, _VALUE = "__d", "__v"  # a DISTINCT call and a value its group has seen (
 _FOLDED = "__x"  # a DOUBLE value of an accumulated batch, added to its group's sum in arrival order (accumulated)
 _BATCH_ROWS = "__n"  # a group's rows in the micro-batch (grouped)
 _WRITTEN, _COUNTED = "__written", "__counted"  # a group's state is written; its number of changes (write)
+_STORED_ROW = "__stored"  # a group's stored row among its rows (_with_previous)
 _SEEN = "__seen"  # whether a group has seen a DISTINCT call's value in an earlier batch (first_values)
 
 
@@ -487,15 +488,19 @@ def _with_stored(batch: DataFrame, store: GroupStateStore | None, spec: GroupAgg
 
 def _with_previous(frame: DataFrame, stored: DataFrame | None, spec: GroupAggregateSpec) -> DataFrame:
     """``frame`` (rows) with their group's stored accumulators (``__p_<name>``) and last result
-    (``__prev``) from ``stored`` (:func:`_with_stored`), null for a new group (all, without ``stored``)."""
+    (``__prev``) from ``stored`` (:func:`_with_stored`), null for a new group (all, without ``stored``):
+    each group's stored row joins its rows in the partitions of a window by group (the one the
+    changes' window functions then use, no exchange of their own), not by a join."""
     names = [name for name, _, _ in _accumulators(spec)]
     if stored is None:
         return frame.select("*", *[F.lit(None).alias(f"__p_{n}") for n in names], F.lit(None).alias(_BEFORE))
-    keys = _key_columns(spec)
-    stored = stored.select(*[F.col(k).alias(f"__t{i}") for i, k in enumerate(keys)],
-                           *[f"__p_{n}" for n in names], _BEFORE)
-    joined = frame.join(stored, _same_group(frame, stored, keys), "left")
-    return joined.drop(*[f"__t{i}" for i in range(len(keys))])
+    carried = [f"__p_{n}" for n in names] + [_BEFORE]
+    both = frame.unionByName(stored.select(*_key_columns(spec), *carried, F.lit(True).alias(_STORED_ROW)),
+                             allowMissingColumns=True)
+    group = Window.partitionBy(*_key_columns(spec))
+    spread = both.select(*frame.columns, *[F.first(c, ignorenulls=True).over(group).alias(c) for c in carried],
+                         _STORED_ROW)
+    return spread.where(F.col(_STORED_ROW).isNull()).drop(_STORED_ROW)
 
 
 def _changes(result: Column, before: Column, spec: GroupAggregateSpec) -> Column:
@@ -568,16 +573,6 @@ def change_count(spec: GroupAggregateSpec) -> Column:
 def state_of(groups: DataFrame, spec: GroupAggregateSpec) -> DataFrame:
     """The state the groups keep after the batch: their keys, accumulators and result."""
     return groups.select(*_key_columns(spec), *[n for n, _, _ in _accumulators(spec)], _RESULT)
-
-
-def _same_group(left: DataFrame, right: DataFrame, keys: list[str]) -> Column:
-    """Whether a row of ``left`` and one of ``right`` (keys named ``__t<i>``) are of the same group (a
-    null key is a group too)."""
-    condition = None
-    for i, k in enumerate(keys):
-        equal = left[k].eqNullSafe(right[f"__t{i}"])
-        condition = equal if condition is None else condition & equal
-    return condition
 
 
 def per_row_changes(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any,
