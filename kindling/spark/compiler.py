@@ -18,6 +18,7 @@ from pyspark.sql.types import StructType
 from kindling.common.configuration import positive_integer
 from kindling.common.time import duration_millis
 from kindling.graph.parallelism import parallelism_of
+from kindling.graph.specs import RelationalSourceSpec
 from kindling.graph.transformation import (
     ChainedTransformation,
     KeyByTransformation,
@@ -149,6 +150,7 @@ class Compiler:
         self.parallelism = parallelism  # the job's default; each operator's: parallelism_of
         self.job_parameters = job_parameters or {}
         self.source_batch_records = 0  # set by the runner: kindling.source.max-records-per-batch (0: no limit)
+        self.source_batch_files = 0  # set by the runner: kindling.source.max-files-per-batch (0: no limit)
         self.job_id = job_id
         self.nodes = upstream_graph(sinks)
         self.by_id = {node.id: node for node in self.nodes}
@@ -531,7 +533,7 @@ class Compiler:
         df = stage_frame(self, root, plan) if stage_frame is not None else None
         if df is not None:
             return df
-        if self.leaves_as_it_is(plan):
+        if self.leaves_as_it_is(plan, root.source):
             return _exit_frame(self.source_frame(root), plan.exits[0])
         return self.source_frame(root).mapInArrow(self.stage_function(plan), plan.schema())
 
@@ -540,10 +542,13 @@ class Compiler:
         """The function of a stage's Python pass over Arrow batches (kindling/spark/stage.py)."""
         return arrow_stage_function(plan)
 
-    def leaves_as_it_is(self, plan: StagePlan) -> bool:
-        """Whether a source stage of a Spark batch job (BATCH, one step) only hands its rows to one sink
-        taking them as columns: no function, no timestamps, one exit (then no Python pass runs)."""
-        return (not self.streaming and not plan.roots and not plan.side_roots and plan.root_exits == [0]
+    def leaves_as_it_is(self, plan: StagePlan, source: Any = None) -> bool:
+        """Whether a source stage of a Spark batch job (BATCH, one step), or of a streaming query whose
+        ``source`` (spec) gives no control rows (a frame of Spark's file stream sources only:
+        kindling/spark/table/scans.py), only hands its rows to one sink taking them as columns: no
+        function, no timestamps, one exit (then no Python pass runs)."""
+        return ((not self.streaming or _without_control_rows(source)) and not plan.roots and not plan.side_roots
+                and plan.root_exits == [0]
                 and len(plan.exits) == 1 and plan.exits[0].layout in ("none", "columns") and not plan.timed_exits)
 
     def source_frame(self, node: SourceTransformation) -> DataFrame:
@@ -554,7 +559,13 @@ class Compiler:
         """What Kindling's Python data source reads for ``node`` (kindling/spark/sources.py)."""
         return SourcePlan(node.source, node.type_info, self.parallelism_of(node), self.streaming,
                           self.handoff.path if self.handoff is not None else None, node.name, self.metrics,
-                          self.source_batch_records)
+                          self.source_batch_records, self.source_batch_files)
+
+
+def _without_control_rows(source: Any) -> bool:
+    """Whether a streaming query's ``source`` (spec) gives data rows only: a frame whose every base
+    Spark's own reader reads (no Kindling source, whose control rows end splits and carry watermarks)."""
+    return isinstance(source, RelationalSourceSpec) and bool(source.native) and all(source.native)
 
 
 def _exit_frame(source: DataFrame, exit_plan: ExitPlan) -> DataFrame:

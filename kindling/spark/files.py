@@ -170,11 +170,13 @@ class FileListing:
     records read (others). The first ``parallelism`` open splits are read, sharing a micro-batch's
     records (``share_out``); a split read to its end makes room for the next one taken. ``"end"``:
     a bounded source has read every split. ``type_info`` is needed to count the records of formats
-    read whole (``record_count``)."""
+    read whole (``record_count``); ``max_files``: the files a micro-batch takes at most (0: no limit;
+    ``kindling.source.max-files-per-batch``)."""
 
-    def __init__(self, spec: FileSourceSpec, parallelism: int = 1, type_info: Any = None):
+    def __init__(self, spec: FileSourceSpec, parallelism: int = 1, type_info: Any = None, max_files: int = 0):
         self.spec = spec
         self.parallelism = max(1, parallelism)
+        self.max_files = max_files
         self.type_info = type_info
         self.listing: list[FileStatus] | None = None
         self.by_lines = _byte_splittable(spec.format)  # positions are byte offsets of lines, else record numbers
@@ -229,7 +231,9 @@ class FileListing:
         """The offset after a micro-batch of at most ``budget`` records (None: everything there is)."""
         mark = {"mtime": start.get("mtime", -1), "at": list(start.get("at", []))}
         taken = [list(entry) for entry in start.get("open", [])]
-        untaken = self._untaken(mark)
+        untaken, later = self._untaken(mark), []
+        if self.max_files > 0:  # the files after the first max_files wait for the next micro-batch
+            untaken, later = untaken[:self.max_files], untaken[self.max_files:]
         while True:
             while len(taken) < self.parallelism and untaken:
                 f = untaken.pop(0)
@@ -255,7 +259,7 @@ class FileListing:
             if not ended:
                 break
             taken = [entry for entry in taken if entry[4] is not None]
-        return {**mark, "open": taken, "end": self.spec.bounded and not taken and not untaken}
+        return {**mark, "open": taken, "end": self.spec.bounded and not taken and not untaken and not later}
 
     def parts_between(self, start: dict, end: dict) -> list[tuple[str, FileSplit, int | None]]:
         """``(split label, part, ending)`` of every part of a split read between two offsets (listed

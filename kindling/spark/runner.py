@@ -36,7 +36,7 @@ from kindling.spark.table.aggregation import split_aggregations
 from kindling.spark.table.join import split_joins
 from kindling.spark.savepoints import SAVEPOINT_PATH, JobSavepoints, SavepointError
 from kindling.spark.session import get_spark, job_failed, on_exit, scratch_dir, timing, timing_enabled
-from kindling.spark.sources import MAX_RECORDS_PER_BATCH, max_records_per_batch
+from kindling.spark.sources import MAX_FILES_PER_BATCH, MAX_RECORDS_PER_BATCH, max_files_per_batch, max_records_per_batch
 
 
 class JobExecutionError(RuntimeError):
@@ -479,6 +479,7 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
     configured = configuration.get_string(MAX_RECORDS_PER_BATCH, "")
     compiler.source_batch_records = max_records_per_batch(int(configured) if configured else None,
                                                           max(env.get_checkpoint_interval(), 0))
+    compiler.source_batch_files = max_files_per_batch(configuration.get_string(MAX_FILES_PER_BATCH, ""))
     compiled = compiler.compile()
     timing("job compiled")
     client = SparkJobClient(job_id, job_name)

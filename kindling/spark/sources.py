@@ -54,9 +54,10 @@ class SourcePlan:
 
     def __init__(self, spec: Any, type_info: Any, parallelism: int, streaming: bool = True,
                  watermark_file: str | None = None, name: str = "", metrics: Any = None,
-                 max_records_per_batch: int = 0):
+                 max_records_per_batch: int = 0, max_files_per_batch: int = 0):
         self.spec = spec
         self.max_records_per_batch = max_records_per_batch  # 0: no limit (see _StreamReader.getDefaultReadLimit)
+        self.max_files_per_batch = max_files_per_batch  # files a micro-batch starts at most (0: no limit)
         self.name = name  # the source operator's, for its metrics
         self.metrics = metrics  # the job's metrics accumulator (kindling.spark.metrics)
         self.type_info = type_info
@@ -493,7 +494,7 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def __init__(self, plan: SourcePlan):
         self.reading = _Reading(plan)
         self.spec = plan.spec
-        self.files = FileListing(self.spec, plan.parallelism, plan.type_info) \
+        self.files = FileListing(self.spec, plan.parallelism, plan.type_info, plan.max_files_per_batch) \
             if isinstance(self.spec, FileSourceSpec) else None
         self.bounded = self.spec.bounded
         self.total = self.reading.total()  # None: records not numbered up front
@@ -582,6 +583,21 @@ def max_records_per_batch(configured: int | None, checkpoint_interval_ms: int) -
             raise ValueError(f"{MAX_RECORDS_PER_BATCH} must be >= 0 (0: no limit), got {configured}")
         return configured
     return max(10_000, checkpoint_interval_ms * RECORDS_PER_INTERVAL_MS) if checkpoint_interval_ms > 0 else 0
+
+
+MAX_FILES_PER_BATCH = "kindling.source.max-files-per-batch"
+
+
+def max_files_per_batch(configured: str | None) -> int:
+    """The files a file source starts reading at most per micro-batch: ``kindling.source.max-files-per-batch``
+    (unset or 0: no limit). Kindling's reader and Spark's file stream source (a ``filesystem``
+    table's, kindling/spark/table/scans.py ``csv_stream_frame``) both honour it."""
+    if not configured:
+        return 0
+    most = int(configured)
+    if most < 0:
+        raise ValueError(f"{MAX_FILES_PER_BATCH} must be >= 0 (0: no limit), got {most}")
+    return most
 
 
 def read_limit(plan: SourcePlan) -> ReadLimit:

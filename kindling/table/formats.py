@@ -489,14 +489,16 @@ SPARK_CSV_TYPES = ("STRING", "VARCHAR", "CHAR", "TINYINT", "SMALLINT", "INT", "B
                    "BOOLEAN", "DATE", "TIMESTAMP")
 
 
-def spark_reader_differs(options: Dict[str, str], schema: Schema, source: Any = None) -> Optional[str]:
+def spark_reader_differs(options: Dict[str, str], schema: Schema, source: Any = None,
+                         stream: bool = False) -> Optional[str]:
     """Why Spark's own reader cannot read the files of a ``filesystem`` table with ``options`` as
     Flink's format does (and as Kindling's Python reader, kindling/spark/files.py, does), or None when
     it can: today CSV files on the local filesystem, without an escape character (Python's csv
     escaping, which Spark's reader does not share), a disabled quote character or ignored parse
     errors (the Python reader counts the records it skips), of the types in :data:`SPARK_CSV_TYPES`,
-    not partitioned (``source``, the table's FileSource)."""
-    if options.get("connector") != "filesystem" or options.get("source.monitor-interval"):
+    not partitioned (``source``, the table's FileSource); a table watching its path for new files
+    (``source.monitor-interval``) only in a ``stream`` (Spark's file stream source)."""
+    if options.get("connector") != "filesystem" or (options.get("source.monitor-interval") and not stream):
         return "not a bounded 'filesystem' table"
     if getattr(getattr(getattr(source, "_spec", None), "format", None), "partition_columns", None) is not None:
         return "a partitioned table's partition columns are read from its directory names by Kindling's reader"

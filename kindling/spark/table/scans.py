@@ -25,7 +25,7 @@ from pyspark.sql.types import DecimalType, StringType, StructField, StructType
 from kindling.spark.codec import codec_for
 from kindling.spark.files import list_files
 
-__all__ = ["csv_frame", "rows_may_be_late"]
+__all__ = ["csv_frame", "csv_stream_frame", "rows_may_be_late"]
 
 #: what Python's ``str.strip()`` removes (its whitespace)
 _BLANK = " \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200b))) + \
@@ -43,20 +43,53 @@ def csv_frame(spark: SparkSession, options: dict, type_info: Any, data_types: li
     the columns of the codec of ``type_info`` (the table's row type); with ``in_files``, then the
     column ``__file`` (a file is read whole by one task, in order: ``multiLine``), and only the fields
     a query reads are read; ``files``: these of the table's files only."""
-    csv = {k[len("csv."):]: v for k, v in options.items() if k.startswith("csv.")}  # checked by the table's DDL
     files = [f.path for f in list_files([options["path"]])] if files is None else files
+    if not files:
+        return spark.createDataFrame([], StructType(list(codec_for(type_info).fields)))
+    return _typed_frame(_csv_reader(spark.read, options, type_info).csv(files), options, type_info, data_types,
+                        in_files)
+
+
+def csv_stream_frame(spark: SparkSession, options: dict, type_info: Any, data_types: list,
+                     max_files: int = 0) -> DataFrame:
+    """:func:`csv_frame` of a streaming query (micro-batches): Spark's own file stream source reads the
+    table's files as they appear (a micro-batch the files new since the last, at most ``max_files``
+    of them, 0: all; in order of modification time), its offsets (the files each batch read) in the
+    query's checkpoint; each file whole, in one task, in order, as :func:`csv_frame` reads it, with
+    its values and errors. Files under the path's directories too (Kindling's listing), but hidden
+    ones (a name starting with ``.`` or ``_``); a file is never too old to read (Spark's
+    ``maxFileAge``, 7 days by default, would leave out files older than the newest by more)."""
+    reader = _csv_reader(spark.readStream, options, type_info).option("recursiveFileLookup", True) \
+        .option("maxFileAge", _FOREVER)
+    if max_files > 0:
+        reader = reader.option("maxFilesPerTrigger", max_files)
+    return _typed_frame(reader.csv(options["path"]), options, type_info, data_types)
+
+
+#: Spark's ``maxFileAge`` of a file stream source reading every file it finds, whatever its age
+_FOREVER = "100000d"
+
+
+def _csv_reader(reader: Any, options: dict, type_info: Any) -> Any:
+    """Spark's CSV ``reader`` (``spark.read`` or ``spark.readStream``) of the table's record layout, each
+    field read as text."""
+    csv = {k[len("csv."):]: v for k, v in options.items() if k.startswith("csv.")}  # checked by the table's DDL
     fields = codec_for(type_info).fields
     raw = StructType([StructField(f"__t{i}", StringType()) for i in range(len(fields))])
-    reader = (spark.read.schema(raw).option("mode", "FAILFAST").option("multiLine", True)
+    reader = (reader.schema(raw).option("mode", "FAILFAST").option("multiLine", True)
               .option("sep", csv.get("field-delimiter", ",")).option("quote", csv.get("quote-character", '"'))
               .option("escape", csv.get("quote-character", '"')).option("unescapedQuoteHandling", "RAISE_ERROR")
               .option("nullValue", _NO_NULL).option("encoding", "UTF-8"))
     if csv.get("allow-comments", "false").lower() == "true":
         reader = reader.option("comment", "#")
-    if not files:
-        return spark.createDataFrame([], StructType(list(fields)))
-    frame = reader.csv(files)
-    null_literal = csv.get("null-literal")
+    return reader
+
+
+def _typed_frame(frame: DataFrame, options: dict, type_info: Any, data_types: list, in_files: bool = False
+                 ) -> DataFrame:
+    """The text fields ``frame`` read (:func:`_csv_reader`) as the table's columns (:func:`csv_frame`)."""
+    fields = codec_for(type_info).fields
+    null_literal = options.get("csv.null-literal")
     path = F.regexp_replace(F.col("_metadata.file_path"), "^file:(//)?", "")
     columns = []
     for i, (field, data_type) in enumerate(zip(fields, data_types)):

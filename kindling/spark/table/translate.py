@@ -32,9 +32,9 @@ __all__ = ["relational_frame", "relational_source_frame", "scan_frame"]
 def relational_source_frame(compiler: Any, node: Any) -> DataFrame:
     """The frame of a RelationalSourceSpec node (its translation, kindling/spark/connectors.py): its
     plan over its bases, read by Spark's own reader (files, in a batch job) or as the compiler reads
-    each base's source."""
+    each base's source (Spark's file stream source on micro-batches: no control rows)."""
     spec = node.source
-    bases = [scan_frame(compiler.spark, leaf, t) if native and not compiler.streaming else
+    bases = [scan_frame(compiler.spark, leaf, t, compiler.streaming, compiler.source_batch_files) if native else
              compiler.source_frame(SourceTransformation(name=node.name, type_info=t, source=b))
              for b, t, leaf, native in zip(spec.bases, spec.base_types, spec.leaves, spec.native, strict=True)]
     return relational_frame(spec, bases, [c for c in (WM, CHANNEL) if c in bases[0].columns], compiler.parallelism,
@@ -61,12 +61,16 @@ def _printed_streaming(compiler: Any, node: Any) -> bool:
     return printed_in_parallel(sinks, compiler.parallelism)
 
 
-def scan_frame(spark, scan, type_info) -> DataFrame:
+def scan_frame(spark, scan, type_info, streaming: bool = False, max_files: int = 0) -> DataFrame:
     """The frame Spark's own reader makes of the files of the plan's leaf ``scan`` (a base the spec
-    marks ``native``), as the columns of the codec of ``type_info``."""
-    from kindling.spark.table.scans import csv_frame
+    marks ``native``), as the columns of the codec of ``type_info``; ``streaming``: its file stream
+    source, at most ``max_files`` new files a micro-batch (0: all)."""
+    from kindling.spark.table.scans import csv_frame, csv_stream_frame
 
-    return csv_frame(spark, scan.options, type_info, scan.out.schema.get_field_data_types())
+    types = scan.out.schema.get_field_data_types()
+    if streaming:
+        return csv_stream_frame(spark, scan.options, type_info, types, max_files)
+    return csv_frame(spark, scan.options, type_info, types)
 
 
 _ORDER, _SEQ, _NUMBER, _PLACE = "__order", "__seq", "__number", "__place"

@@ -270,6 +270,13 @@ class Physical:
             not reads_time(roots) or (not in_streams and self._no_row_late(env, roots)))
         self.mode = _MODES[env._run_mode(_sources(roots), in_streams or (in_plan and not self.unread_watermarks))]
         self.bounded = self.mode != MICRO_BATCHES  # the whole input at once: one Spark batch job
+        #: a node reads a Flink SQL watermark of the plan (Kindling's source hands it on, on micro-batches)
+        self._watermark_read = in_plan and not self.unread_watermarks
+        self._records_limit = _records_limit(env)
+        self._readers: dict = {}  # id(node) -> the nodes reading its rows
+        for node in _nodes(roots):
+            for i in node.inputs:
+                self._readers.setdefault(id(i), []).append(node)
 
     def _no_row_late(self, env, roots: Sequence[nodes.Node]) -> bool:
         """Whether the window aggregations are the only nodes reading time, each computed by Spark in one
@@ -389,11 +396,45 @@ class Physical:
     def _scan(self, node: nodes.Scan) -> Choice:
         from kindling.table.formats import spark_reader_differs
 
-        if node.options is None or node.options.get("connector") != "filesystem" or self.mode == MICRO_BATCHES:
+        if node.options is None or node.options.get("connector") != "filesystem":
             return Choice(PYTHON)
-        reason = spark_reader_differs(node.options, node.out.schema, node.source) or (
+        stream = self.mode == MICRO_BATCHES
+        reason = spark_reader_differs(node.options, node.out.schema, node.source, stream) or (
             None if self.spark_scan else f"{SPARK_SCAN} is false")
+        if stream and not reason:
+            reason = self._stream_scan(node)
         return Choice(PYTHON, reason) if reason else Choice(SPARK_JVM)
+
+    def _stream_scan(self, node: nodes.Scan) -> Optional[str]:
+        """Why Spark's file stream source cannot read a ``filesystem`` table on micro-batches (None: it
+        can): its rows carry no control rows (the watermark and the ends of splits Kindling's source
+        sends), so only where no node reads a watermark and only Spark's writers of micro-batches (a
+        group aggregation, join or deduplication Spark computes) read its frame; and it limits a batch
+        by files, not records."""
+        if self._watermark_read:
+            return "a node reads the watermark, which Kindling's source hands on"
+        if self._records_limit:
+            return self._records_limit
+        readers, stack = [], [node]
+        while stack:
+            read = self._readers.get(id(stack.pop()))
+            if not read:  # a root: the client reads its rows
+                return "its rows go to the client, as Kindling's source gives them"
+            for reader in read:
+                if self.passes_through(reader) or isinstance(reader, _JVM_CALC + (nodes.Correlate,)) and \
+                        self.choose(reader).framed:
+                    stack.append(reader)
+                else:
+                    readers.append(reader)
+        for reader in readers:
+            if not (isinstance(reader, _AGGREGATIONS + (nodes.Join, nodes.Rank)) and
+                    self.choose(reader, self._stateless_above(reader)).jvm):
+                return f"{type(reader).__name__} reads its rows as Kindling's source gives them"
+        return None
+
+    def _stateless_above(self, node: nodes.Node) -> bool:
+        """Whether only stateless nodes read ``node``'s rows, up to the plan's roots."""
+        return all(stateless(r) and self._stateless_above(r) for r in self._readers.get(id(node), ()))
 
     def _calc(self, node: nodes.Node) -> Choice:
         from kindling.table.planner.expressions import python_only
@@ -1009,6 +1050,23 @@ def _nodes(roots: Sequence[nodes.Node]) -> List[nodes.Node]:
         if isinstance(node, nodes.WindowAggregate):
             stack.append(node.windows)
     return out
+
+
+def _records_limit(env) -> Optional[str]:
+    """Why a micro-batch is limited by records (Kindling's file source honours that exactly; Spark's
+    file stream source limits by files), or None: ``kindling.source.max-records-per-batch`` set above 0,
+    or its default with checkpointing enabled unless ``kindling.source.max-files-per-batch`` is set
+    (kindling/spark/sources.py)."""
+    from kindling.spark.sources import MAX_FILES_PER_BATCH, MAX_RECORDS_PER_BATCH
+
+    configuration = env.get_configuration()
+    records = configuration.get_string(MAX_RECORDS_PER_BATCH, "").strip()
+    if records:
+        return f"{MAX_RECORDS_PER_BATCH} is set (Kindling's source honours it)" if int(records) > 0 else None
+    if env.get_checkpoint_interval() > 0 and not configuration.get_string(MAX_FILES_PER_BATCH, "").strip():
+        return (f"checkpointing limits a micro-batch's records ({MAX_RECORDS_PER_BATCH}'s default); "
+                f"{MAX_FILES_PER_BATCH} limits its files instead")
+    return None
 
 
 def _eager_watermarks(roots: Sequence[nodes.Node]) -> Tuple[bool, bool]:
