@@ -24,8 +24,9 @@ default /tmp/pf), ``kindling`` (the same program, STREAMING mode: bounded, so on
 reads the watermark), ``kindling-batch`` (BATCH mode) and ``spark`` (PySpark by hand: ``spark.read.csv``
 of the same files, the query in Spark SQL, Spark's ``noop`` writer; ``local[2]``, Kindling's Spark
 settings left aside). On micro-batches (``groupby`` and ``join`` only, the inputs split into 10 files):
-``kindling-micro`` (the same program, STREAMING, ``kindling.bounded.one-step`` false: the rows read in 5
-micro-batches, Flink's changelog computed per batch), ``kindling-mini-batch`` (the same with
+``kindling-micro`` (the same program, STREAMING, ``kindling.bounded.one-step`` false and
+``kindling.source.max-files-per-batch`` 2: the rows read in 5 micro-batches of 2 files, as Spark's side
+reads them, by Spark's file stream source where the planner allows it, Flink's changelog computed per batch), ``kindling-mini-batch`` (the same with
 ``table.exec.mini-batch.enabled``: a group's changes once per micro-batch, as Spark's update mode
 writes a changed group once per batch) and ``spark-streaming`` (Spark Structured Streaming by
 hand: ``readStream.csv`` of the same files, 2 files per trigger, ``availableNow``, the ``noop`` sink;
@@ -62,8 +63,9 @@ QUERIES = ["groupby", "tumble", "filter", "udf", "pandas", "udtf", "join", "over
 SIDES = ["pyflink", "kindling", "kindling-batch", "spark"]
 MICRO_SIDES = ["kindling-micro", "kindling-mini-batch", "spark-streaming"]
 MICRO_QUERIES = ["groupby", "join"]
-#: the micro-batch sides' inputs: each CSV in this many files, read 2 files per micro-batch
+#: the micro-batch sides' inputs: each CSV in this many files, read FILES_PER_BATCH files per micro-batch
 PARTS = 10
+FILES_PER_BATCH = 2
 EVENTS = 1_000_000
 
 SQL = {
@@ -106,10 +108,10 @@ queries, events, left, right = sys.argv[1].split(","), sys.argv[2], sys.argv[3],
 batch, check, sql = sys.argv[5] == "batch", sys.argv[6] == "check", %r
 t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode() if batch else EnvironmentSettings.in_streaming_mode())
 t_env.get_config().set("parallelism.default", "2")
-if sys.argv[5].startswith("micro:"):  # Kindling's micro-batches of this many records (":mini-batch": Flink's)
-    records, _, mini_batch = sys.argv[5][len("micro:"):].partition(":")
+if sys.argv[5].startswith("micro:"):  # Kindling's micro-batches of this many files (":mini-batch": Flink's)
+    files, _, mini_batch = sys.argv[5][len("micro:"):].partition(":")
     t_env.get_config().set("kindling.bounded.one-step", "false")
-    t_env.get_config().set("kindling.source.max-records-per-batch", records)
+    t_env.get_config().set("kindling.source.max-files-per-batch", files)
     if mini_batch:
         t_env.get_config().set("table.exec.mini-batch.enabled", "true")
 t_env.execute_sql("CREATE TABLE ev (k INT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '0.2' SECOND) "
@@ -180,7 +182,7 @@ spark.sparkContext.setLogLevel("ERROR")
 
 
 def stream(path, schema):
-    return spark.readStream.schema(schema).option("maxFilesPerTrigger", 2).option("mode", "FAILFAST").csv(path)
+    return spark.readStream.schema(schema).option("maxFilesPerTrigger", %d).option("mode", "FAILFAST").csv(path)
 
 
 for query in queries:
@@ -192,7 +194,7 @@ for query in queries:
             .select("id", "v", "w"), "append"
     out.writeStream.format("noop").outputMode(mode).trigger(availableNow=True) \\
         .option("checkpointLocation", tempfile.mkdtemp()).start().awaitTermination()
-"""
+""" % FILES_PER_BATCH
 
 
 class Checked(NamedTuple):
@@ -246,10 +248,9 @@ def split_inputs(paths: tuple) -> tuple[str, ...]:
 
 
 def _micro_mode(query: str, inputs: tuple, mini_batch: bool = False) -> str:
-    """Kindling's mode argument on micro-batches: the records of 2 of the query's input files per batch
-    (``mini_batch``: with Flink's mini-batch aggregation)."""
-    with open(os.path.join(inputs[0 if query != "join" else 1], "part-00.csv")) as f:
-        return f"micro:{2 * sum(1 for _ in f)}" + (":mini-batch" if mini_batch else "")
+    """Kindling's mode argument on micro-batches: 2 of the query's input files per batch, as Spark's
+    side (``maxFilesPerTrigger``; ``mini_batch``: with Flink's mini-batch aggregation)."""
+    return f"micro:{FILES_PER_BATCH}" + (":mini-batch" if mini_batch else "")
 
 
 class _TreeCpu:

@@ -179,6 +179,36 @@ def test_without_a_limit_a_bounded_source_reads_every_file_in_one_micro_batch(tm
     assert [ending for _, _, ending in listing.parts_between(listing.initial_offset(), end)] == [LAST_SPLIT_END_MARK] * 5
 
 
+@pytest.mark.parametrize("budget", [None, 3])
+def test_a_files_limit_starts_at_most_that_many_files_a_micro_batch(tmp_path, budget):
+    """``kindling.source.max-files-per-batch`` (FileListing's ``max_files``): each micro-batch takes at
+    most that many new files, in order of modification time; with a records limit too, a file taken is
+    also cut by records and goes on in the next batches; every record once, the last file at MAX_WATERMARK."""
+    import os
+
+    for i in range(5):
+        path = tmp_path / f"{4 - i}.txt"
+        path.write_text("".join(f"{4 - i}-{n}\n" for n in range(4)))
+        os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))  # 4.txt first
+    spec = FileSourceSpec(paths=[str(tmp_path)], format=StreamFormat.text_line_format())
+    listing = FileListing(spec, 2, Types.STRING(), max_files=2)
+    offset, batches = listing.initial_offset(), []
+    while not offset["end"]:
+        end = listing.latest_offset(offset, budget)
+        batches.append([(label.rsplit("/", 1)[-1], [r for b in read_split(spec.format, Types.STRING(), part)
+                                                    for r in b.to_pylist()], ending)
+                        for label, part, ending in listing.parts_between(offset, end)])
+        offset = end
+    if budget is None:
+        assert [sorted(name for name, _, _ in batch) for batch in batches] == [["3.txt", "4.txt"],
+                                                                               ["1.txt", "2.txt"], ["0.txt"]]
+    else:
+        assert all(sum(len(records) for _, records, _ in batch) <= 3 for batch in batches)
+    read = [str(r) for batch in batches for _, records, _ in batch for r in records]
+    assert len(read) == 20 and len(set(read)) == 20
+    assert batches[-1][-1][2] == LAST_SPLIT_END_MARK
+
+
 CSV_TEXTS = {"header": "id,name\n1,a\n2,b\n3,c", "crlf and empty lines": "1,a\r\n\r\n2,b\r\n\n3,c\n\n",
              "blank first": "\nid,name\n1,a\n", "only a header": "id,name\n", "empty": "",
              "quoted": '1,"a\nb"\n2,b\n', "spaces": "1, a\n  \n2,b\n"}

@@ -18,9 +18,13 @@ Structured Streaming query). Per node kind, today:
   input ends).
 * **Scan, Values**: the leaves of frames. In one step and BATCH, the files of a ``filesystem`` table
   are read by Spark's own reader where it gives the values Flink's format gives
-  (kindling/table/formats.py ``spark_reader_differs``; kindling/spark/table/scans.py); other
-  connector tables by their Kindling source, in Python (``kindling.table.spark-scan: false``:
-  always). Elements given in the program are a Spark local relation (JVM) in one step and BATCH where
+  (kindling/table/formats.py ``spark_reader_differs``; kindling/spark/table/scans.py); on
+  micro-batches by Spark's file stream source where, besides, its rows (which carry no control rows)
+  go only through frames to Spark's writers of micro-batches (a group aggregation, join or
+  deduplication Spark computes), no node reads a watermark and no records limit is set (Kindling's
+  source honours one exactly; ``kindling.source.max-files-per-batch`` both readers honour:
+  :meth:`Physical._stream_scan`); other connector tables by their Kindling source, in Python
+  (``kindling.table.spark-scan: false``: always). Elements given in the program are a Spark local relation (JVM) in one step and BATCH where
   a frame or a sink reads them, else read in the task of the Python operator reading them, and a
   Kindling source on micro-batches (the compiler's rule for collections: kindling/spark/sources.py).
 * **Project, Filter (Calc)**: JVM when their input is a frame and every expression is one Spark
