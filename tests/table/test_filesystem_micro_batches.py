@@ -171,3 +171,24 @@ def test_a_micro_batch_replayed_after_a_failure_neither_loses_nor_doubles_a_file
     rows = [row for file in FILES.values() for row in file]
     expected = {(k, sum(1 for kk, _ in rows if kk == k), sum(v for kk, v in rows if kk == k)) for k, _ in rows}
     assert {row for row, n in final.items() if n} == expected and all(n in (0, 1) for n in final.values())
+
+
+@pytest.mark.timeout(300)
+def test_a_monitored_table_reads_the_files_that_appear(spark, tmp_path):
+    incoming = tmp_path / "in"
+    incoming.mkdir()
+    t_env = quiet_t_env("streaming", 2)
+    t_env.execute_sql(f"CREATE TABLE t (k INT, v BIGINT) WITH ('connector' = 'filesystem', 'path' = '{incoming}', "
+                      "'format' = 'csv', 'source.monitor-interval' = '200 ms')")
+    assert "[Spark JVM, micro-batches]" in _scan_line(t_env, GROUP_BY)
+    result = t_env.execute_sql(GROUP_BY)
+    seen = []
+    with result.collect() as rows:
+        changes = iter(rows)
+        for i, (text, count) in enumerate([("1,10\n2,20\n", 2), ("1,5\n", 2)]):
+            (tmp_path / "f.csv").write_text(text)
+            os.replace(tmp_path / "f.csv", incoming / f"{i}.csv")
+            seen += [(str(r.get_row_kind()), tuple(r)) for r in (next(changes) for _ in range(count))]
+    result.get_job_client().cancel()
+    assert sorted(seen[:2]) == [("+I", (1, 1, 10)), ("+I", (2, 1, 20))]
+    assert seen[2:] == [("-U", (1, 1, 10)), ("+U", (1, 2, 15))]

@@ -58,7 +58,9 @@ def csv_stream_frame(spark: SparkSession, options: dict, type_info: Any, data_ty
     query's checkpoint; each file whole, in one task, in order, as :func:`csv_frame` reads it, with
     its values and errors. Files under the path's directories too (Kindling's listing), but hidden
     ones (a name starting with ``.`` or ``_``); a file is never too old to read (Spark's
-    ``maxFileAge``, 7 days by default, would leave out files older than the newest by more)."""
+    ``maxFileAge``, 7 days by default, would leave out files older than the newest by more). A path
+    that does not exist fails as Kindling's source fails."""
+    list_files([options["path"]])
     reader = _csv_reader(spark.readStream, options, type_info).option("recursiveFileLookup", True) \
         .option("maxFileAge", _FOREVER)
     if max_files > 0:
