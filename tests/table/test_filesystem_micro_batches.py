@@ -192,3 +192,35 @@ def test_a_monitored_table_reads_the_files_that_appear(spark, tmp_path):
     result.get_job_client().cancel()
     assert sorted(seen[:2]) == [("+I", (1, 1, 10)), ("+I", (2, 1, 20))]
     assert seen[2:] == [("-U", (1, 1, 10)), ("+U", (1, 2, 15))]
+
+
+def test_a_keyed_datastream_operator_after_the_table_gets_kindlings_source(env, tmp_path):
+    """The plan cannot see a keyed DataStream operator reading a GROUP BY's changes (the aggregation then
+    runs in Python, kindling/spark/table/aggregation.py, after the source stage's Python pass): that
+    pass reads the rows of Spark's file stream source (no control rows) and gives the same changes."""
+    from kindling.datastream.functions import KeyedProcessFunction
+
+    class Last(KeyedProcessFunction):
+        def process_element(self, row, ctx):
+            yield f"{row.get_row_kind()}|{row[0]}|{row[1]}|{row[2]}"
+
+    path = _files(tmp_path / "in")
+    env.set_parallelism(2)
+    env.configure(Configuration().set_string("kindling.bounded.one-step", "false")
+                  .set_string("kindling.source.max-files-per-batch", "1"))
+    t_env = StreamTableEnvironment.create(env)
+    t_env.execute_sql(f"CREATE TABLE t (k INT, v BIGINT) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+                      "'format' = 'csv')")
+    changes = t_env.to_changelog_stream(t_env.sql_query(GROUP_BY)).key_by(lambda r: r[0], Types.INT()) \
+        .process(Last(), Types.STRING())
+    with changes.execute_and_collect() as lines:
+        got = Counter(lines)
+    assert got["+U|1|5|60"] == 1 and got["+I|3|1|30"] == 1 and sum(got.values()) == 13 + 4
+
+
+def test_the_planner_names_the_runners_read_limits():
+    from kindling.spark import sources
+    from kindling.table.planner import physical
+
+    assert (physical.MAX_RECORDS_PER_BATCH, physical.MAX_FILES_PER_BATCH) == (sources.MAX_RECORDS_PER_BATCH,
+                                                                              sources.MAX_FILES_PER_BATCH)

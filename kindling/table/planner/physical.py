@@ -1056,13 +1056,15 @@ def _nodes(roots: Sequence[nodes.Node]) -> List[nodes.Node]:
     return out
 
 
+#: the runner's read limits of a micro-batch (kindling/spark/sources.py, which the planner does not import)
+MAX_RECORDS_PER_BATCH, MAX_FILES_PER_BATCH = "kindling.source.max-records-per-batch", "kindling.source.max-files-per-batch"
+
+
 def _records_limit(env) -> Optional[str]:
     """Why a micro-batch is limited by records (Kindling's file source honours that exactly; Spark's
     file stream source limits by files), or None: ``kindling.source.max-records-per-batch`` set above 0,
     or its default with checkpointing enabled unless ``kindling.source.max-files-per-batch`` is set
     (kindling/spark/sources.py)."""
-    from kindling.spark.sources import MAX_FILES_PER_BATCH, MAX_RECORDS_PER_BATCH
-
     configuration = env.get_configuration()
     records = configuration.get_string(MAX_RECORDS_PER_BATCH, "").strip()
     if records:
