@@ -40,7 +40,11 @@ class Project(_CallsUserFunctions):
     RowKind; compiled once per task (kindling/runtime/table/evaluate.py). A field that is an input
     column is read by its position. With pandas or async functions in them, the chain hands it
     batches of up to ``batch_size`` rows (``map_batch``): each pandas function is called once per
-    batch, an async function's calls for the batch run concurrently (``async_options``)."""
+    batch, an async function's calls for the batch run concurrently (``async_options``). ``in_spark``:
+    Spark computes every expression as Flink (the planner's finding), so that where its input's rows
+    are a Spark frame the expressions are Spark columns of it (kindling/spark/table/downstream.py)."""
+
+    in_spark = False
 
     def __init__(self, names: List[str], resolved: list, batch_size: int = 10_000,
                  async_options: AsyncOptions = AsyncOptions()):
@@ -72,7 +76,9 @@ class Project(_CallsUserFunctions):
 class Condition(_CallsUserFunctions):
     """Whether a row passes a predicate (resolved) evaluated in Python (null is false, as in SQL). With
     pandas or async functions in it, the chain hands it batches of up to ``batch_size`` rows
-    (``filter_batch``)."""
+    (``filter_batch``). ``in_spark``: as :class:`Project`'s."""
+
+    in_spark = False
 
     def __init__(self, resolved: Any, batch_size: int = 10_000, async_options: AsyncOptions = AsyncOptions()):
         self.resolved, self.async_options = resolved, async_options

@@ -63,6 +63,7 @@ from kindling.spark.run_mode import RunMode
 from kindling.spark.sinks import SinkWriter
 from kindling.spark.rows import TS
 from kindling.spark.table.columns import column
+from kindling.spark.table.downstream import Emission, plan_emission
 from kindling.spark.table.group_state import GroupStateStore
 from kindling.spark.table.key_subtasks import has_expression, printed_in_parallel, with_flink_subtask
 
@@ -286,15 +287,33 @@ class AggregationWriter(SinkWriter):
         if not others:
             return written
         spark = changes.sparkSession
+        emission = self._emission(others)
+        # a blackhole after Calcs Spark computes sees no order: its rows need no placing
+        as_they_come = changes.select([f.name for f in codec_for(spec.output_type).fields])
+        written += sum(self.writers[sink_id].write(emission.views[view](as_they_come), batch_id)
+                       for sink_id, view in emission.direct.items())
+        if not emission.compiled:
+            return written
         key_type = spec.key_type if printed_in_parallel(spec.downstream, spec.parallelism) else None
-        in_order(changes, spec.aggregate, spec.output_type, spec.parallelism, key_type, spec.max_parallelism) \
-            .createOrReplaceTempView(spec.source.view)
+        frames = emission.frames(
+            in_order(changes, spec.aggregate, spec.output_type, spec.parallelism, key_type, spec.max_parallelism))
+        for view, frame in frames.items():
+            frame.createOrReplaceTempView(view)
         try:
-            compiled = self.compiler(spark, others, RunMode.BATCH, spec.parallelism, spec.job_parameters, spec.job_id).compile()
+            compiled = self.compiler(spark, emission.compiled, RunMode.BATCH, spec.parallelism, spec.job_parameters,
+                                     spec.job_id).compile()
             return written + sum(self.writers[sink.node.id].write(sink.select(compiled.df), batch_id)
                                  for sink in compiled.sinks)
         finally:
-            spark.catalog.dropTempView(spec.source.view)
+            for view in frames:
+                spark.catalog.dropTempView(view)
+
+    def _emission(self, others: list[SinkTransformation]) -> Emission:
+        """How the changes reach ``others`` (the sinks that do not only count them), planned once."""
+        planned = self.__dict__.get("_planned")
+        if planned is None or planned[0] != [s.id for s in others]:
+            planned = self._planned = ([s.id for s in others], plan_emission(others, self.spec.source.view))
+        return planned[1]
 
     def end_of_input(self) -> None:
         for writer in self.writers.values():

@@ -168,13 +168,16 @@ class Lowering:
         from kindling.runtime.table.rows import Project
 
         project = Project(list(node.names), list(node.resolved), self._arrow_batch_size(), self._async_options())
+        project.in_spark = self.physical.spark_computes(node)
         return keeping_parallelism(self._input(node, node.input, stateless_above, before), project, row_type(node.out))
 
     def _Filter(self, node: nodes.Filter, stateless_above: bool, before: bool):
         from kindling.runtime.table.rows import Condition
 
         rows = self._input(node, node.input, stateless_above, before)
-        return rows.filter(Condition(node.resolved, self._arrow_batch_size(), self._async_options()))
+        condition = Condition(node.resolved, self._arrow_batch_size(), self._async_options())
+        condition.in_spark = self.physical.spark_computes(node)
+        return rows.filter(condition)
 
     def _arrow_batch_size(self) -> int:
         return self.physical.arrow_batch_size

@@ -452,6 +452,14 @@ class Physical:
             return Choice(PYTHON, f"{SPARK_OPERATORS} is false")
         return Choice(PYTHON_ON_ARROW) if self._arrow_calls(node) else Choice(PYTHON, reason)
 
+    def spark_computes(self, node: nodes.Node) -> bool:
+        """Whether Spark computes every expression of the Calc ``node`` as Flink (it may still run in
+        Python: a Calc over a join or aggregation of micro-batches is Spark columns of their changes,
+        kindling/spark/table/downstream.py)."""
+        from kindling.table.planner.expressions import python_only
+
+        return self.spark_operators and all(python_only(e) is None for e in _calc_expressions(node))
+
     def _arrow_calls(self, node: nodes.Node):
         """The Python calls of the Calc ``node`` a frame makes on Arrow batches (None: it cannot)."""
         from kindling.table.planner.arrow_calls import arrow_calls
