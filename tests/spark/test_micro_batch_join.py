@@ -170,6 +170,24 @@ def test_a_replayed_micro_batch_gives_the_same_pairs_and_state(spark, tmp_path):
     assert seen[3] == [("c", 0, "c", 2)]  # batch 1's state, once
 
 
+def test_the_state_s_columns_are_planned_for_the_first_batch_only(spark, tmp_path, monkeypatch):
+    """Each batch's frames are planned on the driver; the state's columns, the same every batch, once."""
+    from kindling.spark.table import join
+
+    planned = []
+    state_schema = join._state_schema
+    monkeypatch.setattr(join, "_state_schema", lambda *args: planned.append(1) or state_schema(*args))
+    seen = []
+    writer = _writer(tmp_path, seen)
+    side = "k string, v int"
+    for batch_id, (left, right) in enumerate([([("a", 1)], [("a", 5)]), ([("b", 2)], [("a", 7), ("b", 3)]),
+                                              ([("a", 0)], [])]):
+        writer.write_side(0, spark.createDataFrame(left, side), batch_id)
+        writer.write_side(1, spark.createDataFrame(right, side), batch_id)
+    assert seen == [[("a", 1, "a", 5)], [("a", 1, "a", 7), ("b", 2, "b", 3)], [("a", 0, "a", 5), ("a", 0, "a", 7)]]
+    assert len(planned) == 1
+
+
 def test_a_micro_batch_runs_one_spark_job_before_its_pairs_are_written(spark, tmp_path):
     """An inner join's batch state is read, joined and written, and its pairs computed, in one Spark
     job; the emit (here one ``collect``) then reads the pairs kept: no join or broadcast runs again."""

@@ -194,6 +194,14 @@ class JoinWriter(AggregationWriter):
     def __init__(self, spec: JoinSinkSpec, compiler: type, writer_for: Callable[[SinkSpec], SinkWriter]):
         super().__init__(spec, compiler, writer_for)
         self.pending: dict[int, dict[int, DataFrame]] = {}  # batch id -> side -> that side's rows
+        self._state_type: StructType | None = None
+
+    def state_type(self, planned: Callable[[], StructType]) -> StructType:
+        """The columns of the join's state: the same every batch (the sides' columns never change), so
+        the frame giving them (``planned``) is planned on the driver for the first batch only."""
+        if self._state_type is None:
+            self._state_type = planned()
+        return self._state_type
 
     def write(self, df: DataFrame, batch_id: int) -> int:
         raise TypeError("a join's rows come one side at a time: write_side")
@@ -220,7 +228,7 @@ class JoinWriter(AggregationWriter):
                 return self._outer_batch(left, right, batch_id, kept)
             new_left = _keep(kept, _rows(left, join.left_keys, join.widened, 0).where(_present(keys)))
             new_right = _keep(kept, _rows(right, join.right_keys, join.widened, width).where(_present(keys)))
-            store = GroupStateStore(self.state_dir, _state_schema(new_left, new_right, keys))
+            store = GroupStateStore(self.state_dir, self.state_type(lambda: _state_schema(new_left, new_right, keys)))
             # per key of the batch: its stored rows and the batch's, whence both its pairs and its new state
             rows = _keep(kept, _with_stored(_batch_rows(new_left, new_right, keys), store, keys, batch_id))
             condition = column(inputs_named(join.condition, "__c"))
@@ -254,7 +262,7 @@ class JoinWriter(AggregationWriter):
         every = [_keep(kept, _rows(left, join.left_keys, join.widened, 0)),
                  _keep(kept, _rows(right, join.right_keys, join.widened, width))]
         new = [rows.where(_present(keys)) for rows in every]  # a null key joins nothing: padded, never stored
-        store = GroupStateStore(self.state_dir, _outer_state_schema(new[0], new[1], keys))
+        store = GroupStateStore(self.state_dir, self.state_type(lambda: _outer_state_schema(new[0], new[1], keys)))
         types = {f.name: f.dataType for rows in every for f in rows.schema.fields if f.name.startswith("__c")}
         sides = (_values(every[0]), _values(every[1]))
         condition = column(inputs_named(join.condition, "__c"))

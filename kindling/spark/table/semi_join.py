@@ -87,7 +87,8 @@ class SemiJoinWriter(JoinWriter):
                 condition = column(inputs_named(join.condition, "__c"))
                 read = sorted({ref.index for ref in input_refs([join.condition]) if ref.index >= width})
                 new_right = _keep(kept, right_rows.select(*keys, _SEQ, *[f"__c{i}" for i in read]))
-            store = GroupStateStore(self.state_dir, self._state(new_left, new_right, None, keys).schema)
+            store = GroupStateStore(self.state_dir, self.state_type(
+                lambda: self._state(new_left, new_right, None, keys).schema))
             previous = _keep(kept, store.read(new_left.select(*keys).union(new_right.select(*keys)), batch_id))
             waiting = _stored_rows(previous, keys, "__l")
             if join.keys_only:
