@@ -62,7 +62,7 @@ from kindling.spark.savepoints import operator_uids
 from kindling.spark.run_mode import RunMode
 from kindling.spark.sinks import SinkWriter
 from kindling.spark.rows import TS
-from kindling.spark.table.columns import column
+from kindling.spark.table.columns import column, inputs_named
 from kindling.spark.table.downstream import Emission, plan_emission
 from kindling.spark.table.group_state import GroupStateStore
 from kindling.spark.table.key_subtasks import has_expression, printed_in_parallel, with_flink_subtask
@@ -290,8 +290,8 @@ class AggregationWriter(SinkWriter):
         emission = self._emission(others)
         # a blackhole after Calcs Spark computes sees no order: its rows need no placing
         as_they_come = changes.select([f.name for f in codec_for(spec.output_type).fields])
-        written += sum(self.writers[sink_id].write(emission.views[view](as_they_come), batch_id)
-                       for sink_id, view in emission.direct.items())
+        written += sum(self.writers[sink_id].write(calcs(as_they_come), batch_id)
+                       for sink_id, calcs in emission.direct.items())
         if not emission.compiled:
             return written
         key_type = spec.key_type if printed_in_parallel(spec.downstream, spec.parallelism) else None
@@ -476,16 +476,6 @@ def _result(spec: GroupAggregateSpec, output_type: Any) -> Column:
                 value = F.col(f"__m{index}")
         fields.append(value.cast(field.dataType).alias(field.name))
     return F.struct(*fields)
-
-
-def inputs_named(resolved: Any, prefix: str) -> Any:
-    """A resolved expression reading each input column as ``<prefix><index>`` (``__k0``: the first group
-    key of an aggregation's frame, ``__c3``: a join's fourth joined column)."""
-    if type(resolved).__name__ == "InputRef":
-        return dataclasses.replace(resolved, name=f"{prefix}{resolved.index}")
-    operands = getattr(resolved, "operands", None)
-    return dataclasses.replace(resolved, operands=tuple(inputs_named(o, prefix) for o in operands)) \
-        if operands else resolved
 
 
 def _key_columns(spec: GroupAggregateSpec) -> list[str]:

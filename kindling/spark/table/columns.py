@@ -4,6 +4,7 @@ implementations (kindling/spark/table/functions.py). Only expressions the planne
 (``python_only`` None) translate; anything else fails naming the node."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from pyspark.sql import Column
@@ -11,7 +12,7 @@ from pyspark.sql import functions as F
 
 from kindling.spark.table.functions import SPARK, aggregate_column
 
-__all__ = ["column"]
+__all__ = ["column", "inputs_named"]
 
 
 def column(node: Any) -> Column:
@@ -28,3 +29,13 @@ def column(node: Any) -> Column:
     if kind == "ClosureCall" and node.spark is not None:
         return node.spark(*[column(o) for o in node.operands])
     raise ValueError(f"{node} is computed in Python, not as a Spark column")
+
+
+def inputs_named(resolved: Any, prefix: str) -> Any:
+    """A resolved expression reading each input column as ``<prefix><index>`` (``__k0``: the first group
+    key of an aggregation's frame, ``__c3``: a join's fourth joined column)."""
+    if type(resolved).__name__ == "InputRef":
+        return dataclasses.replace(resolved, name=f"{prefix}{resolved.index}")
+    operands = getattr(resolved, "operands", None)
+    return dataclasses.replace(resolved, operands=tuple(inputs_named(o, prefix) for o in operands)) \
+        if operands else resolved

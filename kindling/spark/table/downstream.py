@@ -20,9 +20,9 @@ from pyspark.sql import functions as F
 
 from kindling.graph.specs import ChangesSourceSpec, DiscardSinkSpec
 from kindling.graph.transformation import ChainedTransformation, SinkTransformation, SourceTransformation, \
-    Transformation
+    Transformation, upstream_graph
 from kindling.spark.codec import ROW_KIND, codec_for
-from kindling.spark.table.columns import column
+from kindling.spark.table.columns import column, inputs_named
 
 __all__ = ["Emission", "plan_emission"]
 
@@ -31,12 +31,12 @@ Step = Callable[[DataFrame], DataFrame]
 
 @dataclasses.dataclass
 class Emission:
-    """How a micro-batch's changes reach the sinks after a join or aggregation: ``views``, the frames
-    to register (view name -> the Calcs over the changes), ``direct``, the blackholes that write such
-    a frame themselves (sink -> its view), ``compiled``, the sinks of the job to compile over the views."""
+    """How a micro-batch's changes reach the sinks after a join or aggregation: ``compiled``, the sinks
+    of the job to compile, reading the ``views`` (view name -> the Calcs over the changes); ``direct``,
+    the blackholes that write their Calcs over the changes themselves (sink id -> the Calcs)."""
 
     views: dict[str, Step]
-    direct: dict[int, str]
+    direct: dict[int, Step]
     compiled: list[SinkTransformation]
 
     def frames(self, changes: DataFrame) -> dict[str, DataFrame]:
@@ -48,51 +48,36 @@ def plan_emission(sinks: list[SinkTransformation], view: str) -> Emission:
     """The sinks ``sinks`` (of a job reading the changes' view ``view``) with the Calcs right after
     the changes taken into Spark columns: each path from the changes to a sink loses its leading
     Calcs Spark computes, and reads a view of them (``<view>_<node id>``) instead."""
-    views: dict[str, Step] = {view: _identity}
-    sources: dict[int, SourceTransformation] = {}
+    steps: dict[str, Step] = {view: _identity}
     copies: dict[int, Transformation] = {}
-    direct: dict[int, str] = {}
-    compiled: list[SinkTransformation] = []
 
     def copied(node: Transformation) -> Transformation:
-        if node.id in copies:
-            return copies[node.id]
-        if isinstance(node, SourceTransformation):
-            out = node
-        else:
-            folded = _folded(node)
-            if folded is not None:
-                name, steps = f"{view}_{node.id}", folded
-                views[name] = _chain(steps)
-                out = sources.setdefault(node.id, SourceTransformation(
-                    name=node.name, type_info=node.type_info, parallelism=node.parallelism, uid=node.uid,
-                    id=node.id, source=ChangesSourceSpec(view=name)))
+        if node.id not in copies:
+            folded = None if isinstance(node, SourceTransformation) else _folded(node)
+            if isinstance(node, SourceTransformation):
+                copies[node.id] = node
+            elif folded is not None:
+                name = f"{view}_{node.id}"
+                steps[name] = _chain(folded)
+                copies[node.id] = SourceTransformation(name=node.name, type_info=node.type_info,
+                                                       parallelism=node.parallelism, uid=node.uid, id=node.id,
+                                                       source=ChangesSourceSpec(view=name))
             else:
-                out = dataclasses.replace(node, inputs=[copied(i) for i in node.inputs])
-        copies[node.id] = out
-        return out
+                copies[node.id] = dataclasses.replace(node, inputs=[copied(i) for i in node.inputs])
+        return copies[node.id]
 
+    direct: dict[int, Step] = {}
+    compiled: list[SinkTransformation] = []
     for sink in sinks:
         copy = copied(sink)
         reads = copy.inputs[0]
         if isinstance(sink.sink, DiscardSinkSpec) and isinstance(reads, SourceTransformation) \
                 and reads.source.view != view:
-            direct[sink.id] = reads.source.view
+            direct[sink.id] = steps[reads.source.view]
         else:
             compiled.append(copy)
-    used = set(direct.values()) | {view} | {s.source.view for s in sources.values()
-                                           if any(_reads(c, s) for c in compiled)}
-    return Emission({v: step for v, step in views.items() if v in used}, direct, compiled)
-
-
-def _reads(node: Transformation, source: SourceTransformation) -> bool:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current is source:
-            return True
-        stack.extend(current.inputs)
-    return False
+    read = {n.source.view for n in upstream_graph(compiled) if isinstance(n, SourceTransformation)}
+    return Emission({name: step for name, step in steps.items() if name in read}, direct, compiled)
 
 
 def _identity(frame: DataFrame) -> DataFrame:
@@ -126,7 +111,6 @@ def calc_step(node: ChainedTransformation) -> Step | None:
     """The chained ``node`` as an operation on a frame of its input's codec columns (None: it is not a
     Calc Spark computes): a projection, a filter, or a renaming of the fields."""
     from kindling.runtime.table.rows import Condition, Project, Retyped
-    from kindling.spark.table.aggregation import inputs_named
 
     function, out = node.function, codec_for(node.type_info).fields
     kind = [F.col(ROW_KIND)] if any(f.name == ROW_KIND for f in out) else []
@@ -134,7 +118,8 @@ def calc_step(node: ChainedTransformation) -> Step | None:
     if node.operation == "map" and type(function) is Retyped:
         return lambda frame: _as_inputs(frame).toDF(*[f.name for f in values], *[ROW_KIND for _ in kind])
     if node.operation == "map" and type(function) is Project and getattr(function, "in_spark", False):
-        fields = [column(inputs_named(r, "__c")).cast(f.dataType).alias(f.name) for r, f in zip(function.resolved, values)]
+        fields = [column(inputs_named(r, "__c")).cast(f.dataType).alias(f.name)
+                  for r, f in zip(function.resolved, values)]
         return lambda frame: _as_inputs(frame).select(*fields, *kind)
     if node.operation == "filter" and type(function) is Condition and getattr(function, "in_spark", False):
         condition = F.coalesce(column(inputs_named(function.resolved, "__c")), F.lit(False))
