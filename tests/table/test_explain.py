@@ -42,14 +42,14 @@ class _Ran:
 def ran(monkeypatch):
     from kindling.graph.transformation import SourceTransformation, upstream_graph
     from kindling.spark import compiler, runner
-    from kindling.spark.table import aggregation, join, translate
+    from kindling.spark.table import aggregation, downstream, join, translate
     from kindling.table.planner.explain import label
 
     record = _Ran()
     compile_job, source_frame = compiler.Compiler.compile, compiler.Compiler.source_frame
     relational_frame, write, split = translate.relational_frame, aggregation.AggregationWriter.write, \
         runner.split_aggregations
-    join_batch = join.JoinWriter.write_batch
+    join_batch, calc_step = join.JoinWriter.write_batch, downstream.calc_step
 
     def compile_spy(self):
         compiled = compile_job(self)
@@ -80,6 +80,12 @@ def ran(monkeypatch):
         record.jvm.add(self.spec.description)
         return join_batch(self, left, right, batch_id)
 
+    def calc_step_spy(node):  # a Calc after a micro-batch writer's changes, as Spark columns of them
+        step = calc_step(node)
+        if step is not None and node.description:
+            record.jvm.add(node.description)
+        return step
+
     def split_spy(sinks, mode, *arguments):
         record.modes.append(mode)
         return split(sinks, mode, *arguments)
@@ -90,6 +96,7 @@ def ran(monkeypatch):
     monkeypatch.setattr(aggregation.AggregationWriter, "write", write_spy)
     monkeypatch.setattr(runner, "split_aggregations", split_spy)
     monkeypatch.setattr(join.JoinWriter, "write_batch", join_spy)
+    monkeypatch.setattr(downstream, "calc_step", calc_step_spy)
     return record
 
 

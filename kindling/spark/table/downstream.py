@@ -117,11 +117,11 @@ def calc_step(node: ChainedTransformation) -> Step | None:
     values = [f for f in out if f.name != ROW_KIND]
     if node.operation == "map" and type(function) is Retyped:
         return lambda frame: _as_inputs(frame).toDF(*[f.name for f in values], *[ROW_KIND for _ in kind])
-    if node.operation == "map" and type(function) is Project and getattr(function, "in_spark", False):
+    if node.operation == "map" and type(function) is Project and function.in_spark:
         fields = [column(inputs_named(r, "__c")).cast(f.dataType).alias(f.name)
                   for r, f in zip(function.resolved, values)]
         return lambda frame: _as_inputs(frame).select(*fields, *kind)
-    if node.operation == "filter" and type(function) is Condition and getattr(function, "in_spark", False):
+    if node.operation == "filter" and type(function) is Condition and function.in_spark:
         condition = F.coalesce(column(inputs_named(function.resolved, "__c")), F.lit(False))
         return lambda frame: _as_inputs(frame).where(condition).toDF(*frame.columns)
     return None

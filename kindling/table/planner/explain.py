@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import List, Sequence
 
 from kindling.table.planner import nodes
-from kindling.table.planner.physical import Physical, passes_through, rank_strategy, sort_strategy, stateless
+from kindling.table.planner.physical import (SPARK_JVM, Choice, Physical, passes_through, rank_strategy, sort_strategy,
+                                             stateless)
 from kindling.table.planner.rules import optimize
 
 __all__ = ["explain", "label"]
@@ -40,6 +41,8 @@ def _lines(physical: Physical, node: nodes.Node, first: str, rest: str, stateles
                  f"changelogMode=[{node.out.changelog_mode}]"]
     else:
         choice = physical.choose(node, stateless_above, read_by_frame)
+        if not choice.jvm and physical.columns_of_changes(node, stateless_above):
+            choice = Choice(SPARK_JVM)
         why = f": {choice.reason}" if choice.reason else ""
         lines = [f"{first}{label(node, physical)} [{choice.engine}, {physical.mode}{why}], "
                  f"changelogMode=[{node.out.changelog_mode}]"]

@@ -34,7 +34,9 @@ Structured Streaming query). Per node kind, today:
   general or pandas, arguments Spark computes, no ``open`` of their own) is part of the frame too
   (:data:`PYTHON_ON_ARROW`; on micro-batches too: the pass calls no function for the control rows): Spark
   computes the arguments and the rest, one pass calls the functions on a batch's columns
-  (``kindling.table.spark-operators: false``: never). Else a Python map or filter.
+  (``kindling.table.spark-operators: false``: never). On micro-batches, such Calcs right after a group
+  aggregation, join or deduplication Spark computes are Spark columns of its changes
+  (:meth:`Physical.columns_of_changes`, kindling/spark/table/downstream.py). Else a Python map or filter.
 * **Correlate** (a table function: a lateral join, ``flat_map``): over a frame, called on Arrow batches
   of the frame's rows on the Calc's conditions (:data:`PYTHON_ON_ARROW`; arguments Spark computes, no
   ``open`` or ``close`` of its own; on micro-batches too: the pass calls no function for the control
@@ -459,6 +461,17 @@ class Physical:
         from kindling.table.planner.expressions import python_only
 
         return self.spark_operators and all(python_only(e) is None for e in _calc_expressions(node))
+
+    def columns_of_changes(self, node: nodes.Node, stateless_above: bool = True) -> bool:
+        """Whether the Calc ``node`` runs as Spark columns of a micro-batch writer's changes
+        (kindling/spark/table/downstream.py): Spark computes its expressions, and it reads, through
+        such Calcs only, a group aggregation, join or deduplication Spark computes on micro-batches."""
+        while self.mode == MICRO_BATCHES and isinstance(node, _JVM_CALC) and self.spark_computes(node):
+            node = node.input
+            while self.passes_through(node):
+                node = node.input
+        return isinstance(node, _AGGREGATIONS + (nodes.Join, nodes.Rank)) and self.mode == MICRO_BATCHES and \
+            self.choose(node, stateless_above).jvm
 
     def _arrow_calls(self, node: nodes.Node):
         """The Python calls of the Calc ``node`` a frame makes on Arrow batches (None: it cannot)."""
