@@ -16,6 +16,7 @@ from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col, to_timestamp_ltz
 from kindling.table.udf import udf
+from failure_support import fail_first_time  # tests/: on sys.path (tests/conftest.py)
 from file_sink_support import committed_lines  # tests/: on sys.path (tests/conftest.py)
 from join_writer_support import capturing_writer, jobs_of_batch, python_join, stages_of_batch, write_batch  # tests/: on sys.path (tests/conftest.py)
 
@@ -223,11 +224,7 @@ class _FailOnce:
 
     def __call__(self, row) -> str:
         if row[0] == self.poison:
-            with open(self.counter, "a+") as f:
-                f.seek(0)
-                if not f.read():
-                    f.write("x")
-                    raise ValueError(f"injected failure on {row}")
+            fail_first_time(self.counter, row)
         return "|".join(map(str, row))
 
 

@@ -15,6 +15,7 @@ from kindling.common.watermark_strategy import WatermarkStrategy
 from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col
+from failure_support import fail_first_time  # tests/: on sys.path (tests/conftest.py)
 from file_sink_support import committed_lines  # tests/: on sys.path (tests/conftest.py)
 from join_writer_support import capturing_writer, jobs_of_batch, python_join, write_batch  # tests/: on sys.path (tests/conftest.py)
 
@@ -149,18 +150,12 @@ class _FailOnce:
 
     def __call__(self, row) -> str:
         if str(row.get_row_kind()) == "-D":
-            with open(self.counter, "a+") as f:
-                f.seek(0)
-                if not f.read():
-                    f.write("x")
-                    raise ValueError(f"injected failure on {row}")
+            fail_first_time(self.counter, row)
         return f"{row.get_row_kind()}|{row[0]}|{row[1]}"
 
 
 def _replayed_changes(env, tmp_path, existence: str) -> list:
     """The join's changes through a map that fails once, its batch replayed (a restart strategy)."""
-    import os
-
     from kindling.common import RestartStrategies
     from kindling.common.serialization import Encoder
     from kindling.datastream.connectors.file_system import FileSink

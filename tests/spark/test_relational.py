@@ -16,6 +16,7 @@ from kindling.graph.specs import GroupAggregateSpec
 from kindling.spark.run_mode import RunMode
 from kindling.table import DataTypes, StreamTableEnvironment
 from kindling.table.expressions import col, lit
+from failure_support import fail_first_time  # tests/: on sys.path (tests/conftest.py)
 
 N = 300
 
@@ -336,11 +337,7 @@ class _FailOnce:
     def __call__(self, change) -> str:
         line = f"{change.get_row_kind()}|{change[0]}|{change[1]}"
         if line == self.poison:
-            with open(self.counter, "a+") as f:
-                f.seek(0)
-                if not f.read():
-                    f.write("x")
-                    raise ValueError(f"injected failure on {line}")
+            fail_first_time(self.counter, line)
         return line
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from kindling.common import Configuration, Types
 from kindling.table import StreamTableEnvironment
+from failure_support import fail_first_time  # tests/: on sys.path (tests/conftest.py)
 from file_sink_support import committed_lines  # tests/: on sys.path (tests/conftest.py)
 from table_support import quiet_t_env
 
@@ -137,11 +138,7 @@ class _FailOnce:
 
     def __call__(self, row) -> str:
         if row[0] == 4:
-            with open(self.counter, "a+") as f:
-                f.seek(0)
-                if not f.read():
-                    f.write("x")
-                    raise ValueError(f"injected failure on {row}")
+            fail_first_time(self.counter, row)
         return f"{row.get_row_kind()}|{row[0]}|{row[1]}|{row[2]}"
 
 
