@@ -212,6 +212,7 @@ class AggregationWriter(SinkWriter):
         self.writers = {sink.id: writer_for(sink.sink) for sink in spec.downstream}
         self.state_dir: str | None = None
         self.state_rows_written = 0  # groups whose state the last micro-batch wrote
+        self._planned: Emission | None = None  # how the changes reach the sinks (_emission)
 
     def bind(self, checkpoint_dir: str) -> None:
         """Keeps the aggregation's state, and that of the sinks after it, under the job's
@@ -309,11 +310,11 @@ class AggregationWriter(SinkWriter):
                 spark.catalog.dropTempView(view)
 
     def _emission(self, others: list[SinkTransformation]) -> Emission:
-        """How the changes reach ``others`` (the sinks that do not only count them), planned once."""
-        planned = self.__dict__.get("_planned")
-        if planned is None or planned[0] != [s.id for s in others]:
-            planned = self._planned = ([s.id for s in others], plan_emission(others, self.spec.source.view))
-        return planned[1]
+        """How the changes reach ``others`` (the sinks that do not only count them: the same every
+        batch), planned for the first batch."""
+        if self._planned is None:
+            self._planned = plan_emission(others, self.spec.source.view)
+        return self._planned
 
     def end_of_input(self) -> None:
         for writer in self.writers.values():
@@ -555,7 +556,6 @@ def grouped(batch: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> Dat
     number of rows in the batch (``__n``)."""
     keys = _key_columns(spec)
     accumulators = _accumulators(spec)
-    frame = batch
 
     def merged(name: str, merge: str) -> Column:
         new, old = F.col(f"__r_{name}"), F.col(f"__p_{name}")
@@ -564,7 +564,7 @@ def grouped(batch: DataFrame, spec: GroupAggregateSpec, output_type: Any) -> Dat
         return F.aggregate(new, old.cast("double"), lambda acc, row: _merged(merge, row[_FOLDED], acc))
 
     counted = [F.col("__r___rows").alias(_BATCH_ROWS)] if "__r___rows" in batch.columns else []
-    frame = frame.select(*keys, _SEQ, _BEFORE, *counted, *[merged(n, merge).alias(n) for n, merge, _ in accumulators])
+    frame = batch.select(*keys, _SEQ, _BEFORE, *counted, *[merged(n, merge).alias(n) for n, merge, _ in accumulators])
     return frame.withColumn(_RESULT, _result(spec, output_type))
 
 

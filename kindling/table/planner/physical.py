@@ -433,10 +433,15 @@ class Physical:
                 else:
                     readers.append(reader)
         for reader in readers:
-            if not (isinstance(reader, _AGGREGATIONS + (nodes.Join, nodes.Rank)) and
-                    self.choose(reader, self._stateless_above(reader)).jvm):
+            if not self._spark_writer(reader, self._stateless_above(reader)):
                 return f"{type(reader).__name__} reads its rows as Kindling's source gives them"
         return None
+
+    def _spark_writer(self, node: nodes.Node, stateless_above: bool) -> bool:
+        """Whether ``node`` is a group aggregation, join or deduplication Spark computes on
+        micro-batches: a writer of its changes (kindling/spark/table/aggregation.py, join.py)."""
+        return self.mode == MICRO_BATCHES and isinstance(node, _AGGREGATIONS + (nodes.Join, nodes.Rank)) and \
+            self.choose(node, stateless_above).jvm
 
     def _stateless_above(self, node: nodes.Node) -> bool:
         """Whether only stateless nodes read ``node``'s rows, up to the plan's roots."""
@@ -470,8 +475,7 @@ class Physical:
             node = node.input
             while self.passes_through(node):
                 node = node.input
-        return isinstance(node, _AGGREGATIONS + (nodes.Join, nodes.Rank)) and self.mode == MICRO_BATCHES and \
-            self.choose(node, stateless_above).jvm
+        return self._spark_writer(node, stateless_above)
 
     def _arrow_calls(self, node: nodes.Node):
         """The Python calls of the Calc ``node`` a frame makes on Arrow batches (None: it cannot)."""
