@@ -247,7 +247,8 @@ def _split_job_arguments(argv: list[str]) -> tuple[list[str], list[str]]:
             return argv[:i + 2], argv[i + 2:]
         if not token.startswith("-"):
             return argv[:i + 1], argv[i + 1:]
-        i += 1 if token in _FLAGS or (token.startswith("--") and "=" in token) else 2  # else: option, value
+        attached = token.startswith("--") and "=" in token or token.startswith("-D") and len(token) > 2  # -Dk=v
+        i += 1 if token in _FLAGS or attached else 2  # else: an option, then its value
     return argv, []
 
 

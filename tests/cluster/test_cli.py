@@ -40,6 +40,14 @@ def test_the_job_file_or_module_ends_kindlings_options():
     assert _split_job_arguments(["run", "--", "job.py", "-m"]) == (["run"], ["job.py", "-m"])
 
 
+def test_a_property_with_its_value_attached_is_one_option():
+    """Flink's CLI takes ``-Dkey=value`` as well as ``-D key=value``: the job file after it stays the job's."""
+    assert _split_job_arguments(["run", "-Dparallelism.default=2", "job.py", "x"]) == \
+        (["run", "-Dparallelism.default=2", "job.py"], ["x"])
+    assert run_configuration(options("-Dparallelism.default=2", "-D", "a.b=c", "job.py")) == {
+        "parallelism.default": "2", "a.b": "c"}
+
+
 def test_savepoint_options_become_configuration_keys():
     assert run_configuration(options("-s", "/savepoints/1", "-n", "job.py")) == {
         "execution.savepoint.path": "/savepoints/1", "execution.savepoint.ignore-unclaimed-state": "true"}
