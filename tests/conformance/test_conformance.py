@@ -26,18 +26,22 @@ KNOWN_GAPS: dict[str, str] = {
 
 
 SECONDS: dict[str, float] = {}  # each program's time in its shared Kindling process
+# Spark's default 1 GB driver heap ran nearly full halfway through the programs (each streaming query's
+# cloned session and plans stay reachable for a while), and the JVM spent much of its CPU collecting it
+PROPERTIES = {"spark.driver.memory": "3g"}
 
 
 @pytest.fixture(scope="module")
 def kindling_outputs(request) -> dict[str, tuple[str, str]]:
     """The stdout on Kindling of every program this run tests (``-k`` may choose some), all in one
-    process (one Spark start-up), the programs setting the same parallelism
+    process (one Spark start-up, a 3 GB driver heap), the programs setting the same parallelism
     one after another, each with as many shuffle partitions (what a session started by a job of that
     parallelism has), those setting none with 1; the process may take 15 s per program, 900 s at least."""
     chosen = {item.callspec.params["name"] for item in request.session.items
               if item.module is request.module and hasattr(item, "callspec")}
     by_parallelism = sorted(sorted(chosen), key=_shuffle_partitions)
     return run_on_kindling(by_parallelism, seconds=SECONDS, timeout=max(900, 15 * len(by_parallelism)),
+                           properties=PROPERTIES,
                            shuffle_partitions={name: _shuffle_partitions(name) for name in by_parallelism})
 
 
@@ -126,12 +130,15 @@ def test_programs_setting_no_parallelism_run_with_1_shuffle_partition():
 
 
 def test_each_script_gets_its_shuffle_partitions_before_and_after_the_session_starts(tmp_path):
+    """With the programs' properties: the process's driver heap is theirs."""
     script = tmp_path / "partitions.py"
     script.write_text("from kindling.common.submission import submitted_configuration\n"
                       "from kindling.spark.session import get_spark\n"
                       "print(submitted_configuration()['spark.sql.shuffle.partitions'],\n"
-                      "      get_spark().conf.get('spark.sql.shuffle.partitions'))\n")
+                      "      get_spark().conf.get('spark.sql.shuffle.partitions'),\n"
+                      "      get_spark().sparkContext.getConf().get('spark.driver.memory'))\n")
     again = tmp_path / "again.py"
     again.write_text(script.read_text())
-    results = run_on_kindling([str(script), str(again)], shuffle_partitions={str(script): 3, str(again): 2})
-    assert results == {str(script): ("3 3\n", "ok"), str(again): ("2 2\n", "ok")}
+    results = run_on_kindling([str(script), str(again)], properties=PROPERTIES,
+                              shuffle_partitions={str(script): 3, str(again): 2})
+    assert results == {str(script): ("3 3 3g\n", "ok"), str(again): ("2 2 3g\n", "ok")}
