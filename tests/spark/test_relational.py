@@ -586,7 +586,7 @@ def test_a_double_sum_adds_row_by_row_onto_the_stored_sum_as_flink(env):
     differ in a DOUBLE's last bits (0.1 + 0.2 + 0.3 prints 0.6000000000000001)."""
     env.set_parallelism(1)
     env.configure(Configuration().set_string("kindling.bounded.one-step", "false")
-                  .set_string("kindling.source.max-records-per-batch", "7"))
+                  .set_string("kindling.source.max-records-per-batch", "20"))  # 3 micro-batches
 
     def changes(spark_aggregation: bool) -> dict:
         t_env = StreamTableEnvironment.create(env)
