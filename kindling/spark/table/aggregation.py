@@ -367,8 +367,8 @@ def _prepared(df: DataFrame, spec: GroupAggregateSpec, ordered: bool) -> DataFra
     columns = [F.col(f"`{k}`").alias(f"__k{i}") for i, k in enumerate(spec.keys)] or [F.lit(0).alias(_GLOBAL)]
     # a DECIMAL(p, s) summed as DECIMAL(38, s), Flink's type of its sum: an average's quotient is
     # then rounded once, to Flink's scale (Spark's DECIMAL(38, s) / BIGINT is of scale max(6, s))
-    columns += [(F.col(f"`{column}`").cast(DecimalType(38, spec.scales[j])) if j in spec.scales
-                 else F.col(f"`{column}`")).alias(f"__a{j}") for j, (_, column, _) in enumerate(spec.calls) if column]
+    columns += [(F.col(f"`{argument}`").cast(DecimalType(38, spec.scales[j])) if j in spec.scales
+                 else F.col(f"`{argument}`")).alias(f"__a{j}") for j, (_, argument, _) in enumerate(spec.calls) if argument]
     if spec.window is not None:
         columns.append(F.col(TS))
     if spec.deduplicate:
@@ -388,7 +388,7 @@ def first_values(rows: DataFrame, spec: GroupAggregateSpec,
     with those calls as plain ones; the calls' indexes. ``seen``, given the rows with each one's
     ``(call, value)`` (``__d``, ``__v``, as :func:`value_pairs`) and which rows to look up, gives them
     with ``__seen``: whether their group has that entry from an earlier batch."""
-    distinct = [j for j, (function, column, _) in enumerate(spec.calls) if function.endswith(_DISTINCT) and column]
+    distinct = [j for j, (function, argument, _) in enumerate(spec.calls) if function.endswith(_DISTINCT) and argument]
     if not distinct:
         return rows, spec, []
     keys = _key_columns(spec)
@@ -400,7 +400,7 @@ def first_values(rows: DataFrame, spec: GroupAggregateSpec,
             entries = rows.select("*", F.lit(j).alias(_CALL), F.col(f"__a{j}").alias(_VALUE))
             rows = seen(entries, F.col(_VALUE).isNotNull()).withColumn(
                 f"__a{j}", F.when(~F.col(_SEEN), F.col(f"__a{j}"))).drop(_CALL, _VALUE, _SEEN)
-    calls = [(function.removesuffix(_DISTINCT), column, integral) for function, column, integral in spec.calls]
+    calls = [(function.removesuffix(_DISTINCT), argument, integral) for function, argument, integral in spec.calls]
     return rows, dataclasses.replace(spec, calls=calls), distinct
 
 
@@ -420,8 +420,8 @@ def _accumulators(spec: GroupAggregateSpec) -> list[tuple[str, str, Any]]:
     if spec.deduplicate == "last":
         return [(_KEPT, "last", F.max_by(F.col(_ROW), F.col(_SEQ)))]
     out = [("__rows", "add", F.count(F.lit(1)))]  # so that a group without aggregates (DISTINCT) has one
-    for j, (function, column, _) in enumerate(spec.calls):
-        argument = F.col(f"__a{j}") if column else F.lit(1)
+    for j, (function, name, _) in enumerate(spec.calls):
+        argument = F.col(f"__a{j}") if name else F.lit(1)
         distinct = function.endswith(_DISTINCT)
         function = function.removesuffix(_DISTINCT)
         if function in ("sum", "sum0", "avg"):
@@ -614,8 +614,8 @@ def per_row_changes(rows: DataFrame, spec: GroupAggregateSpec, output_type: Any,
 def _double_sums(rows: DataFrame, spec: GroupAggregateSpec) -> dict[int, str]:
     """The sum accumulators (``__s<j>`` by call ``j``) of DOUBLE arguments: Flink adds them in order."""
     doubles = {f.name for f in rows.schema.fields if isinstance(f.dataType, DoubleType)}
-    return {j: f"__s{j}" for j, (function, column, _) in enumerate(spec.calls)
-            if column and f"__a{j}" in doubles and function.removesuffix(_DISTINCT) in ("sum", "sum0", "avg")}
+    return {j: f"__s{j}" for j, (function, argument, _) in enumerate(spec.calls)
+            if argument and f"__a{j}" in doubles and function.removesuffix(_DISTINCT) in ("sum", "sum0", "avg")}
 
 
 def one_step_change_count(df: DataFrame, spec: GroupAggregateSpec) -> int:
