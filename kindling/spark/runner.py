@@ -24,6 +24,7 @@ from kindling.common.job_client import JobClient
 from kindling.common.job_execution_result import JobExecutionResult
 from kindling.common.job_id import JobID
 from kindling.common.job_status import JobStatus
+from kindling.common.read_limits import ReadLimits
 from kindling.common.restart_strategy import RestartBackoff
 from kindling.datastream.execution_mode import RuntimeExecutionMode
 from kindling.runtime import lifecycle
@@ -36,7 +37,6 @@ from kindling.spark.table.aggregation import split_aggregations
 from kindling.spark.table.join import split_joins
 from kindling.spark.savepoints import SAVEPOINT_PATH, JobSavepoints, SavepointError
 from kindling.spark.session import get_spark, job_failed, on_exit, scratch_dir, timing, timing_enabled
-from kindling.spark.sources import MAX_FILES_PER_BATCH, MAX_RECORDS_PER_BATCH, max_files_per_batch, max_records_per_batch
 
 
 class JobExecutionError(RuntimeError):
@@ -476,10 +476,8 @@ def start_job(env, sinks: list, job_name: str) -> SparkJobClient:
                         env.get_max_parallelism())
     compiler = Compiler(spark, sinks, mode, env.get_parallelism(), job_parameters, job_id.to_hex_string(),
                         time_settings, max_parallelism=env.get_max_parallelism())
-    configured = configuration.get_string(MAX_RECORDS_PER_BATCH, "")
-    compiler.source_batch_records = max_records_per_batch(int(configured) if configured else None,
-                                                          max(env.get_checkpoint_interval(), 0))
-    compiler.source_batch_files = max_files_per_batch(configuration.get_string(MAX_FILES_PER_BATCH, ""))
+    limits = ReadLimits.of(configuration, env.get_checkpoint_interval())
+    compiler.source_batch_records, compiler.source_batch_files = limits.records, limits.files
     compiled = compiler.compile()
     timing("job compiled")
     client = SparkJobClient(job_id, job_name)

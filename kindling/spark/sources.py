@@ -570,36 +570,6 @@ def _index_splits(offset: dict) -> list[list[int]]:
 
 # -- micro-batch sizing: admission control of record-counted offsets --------------------------
 
-MAX_RECORDS_PER_BATCH = "kindling.source.max-records-per-batch"
-RECORDS_PER_INTERVAL_MS = 100  # the default limit: 100 records per millisecond of checkpoint interval
-
-
-def max_records_per_batch(configured: int | None, checkpoint_interval_ms: int) -> int:
-    """The records a source reads at most per micro-batch: ``kindling.source.max-records-per-batch``
-    when set (0: no limit), else with checkpointing enabled 100 per millisecond of the checkpoint
-    interval (at least 10,000: about one interval's work at ~100k records/s), else no limit."""
-    if configured is not None:
-        if configured < 0:
-            raise ValueError(f"{MAX_RECORDS_PER_BATCH} must be >= 0 (0: no limit), got {configured}")
-        return configured
-    return max(10_000, checkpoint_interval_ms * RECORDS_PER_INTERVAL_MS) if checkpoint_interval_ms > 0 else 0
-
-
-MAX_FILES_PER_BATCH = "kindling.source.max-files-per-batch"
-
-
-def max_files_per_batch(configured: str | None) -> int:
-    """The files a file source starts reading at most per micro-batch: ``kindling.source.max-files-per-batch``
-    (unset or 0: no limit). Kindling's reader and Spark's file stream source (a ``filesystem``
-    table's, kindling/spark/table/scans.py ``csv_stream_frame``) both honour it."""
-    if not configured:
-        return 0
-    most = int(configured)
-    if most < 0:
-        raise ValueError(f"{MAX_FILES_PER_BATCH} must be >= 0 (0: no limit), got {most}")
-    return most
-
-
 def read_limit(plan: SourcePlan) -> ReadLimit:
     """A stream reader's default read limit: at most ``kindling.source.max-records-per-batch``
     records per micro-batch, when set, so that a large input commits in several micro-batches."""

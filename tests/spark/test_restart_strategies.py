@@ -9,7 +9,7 @@ import pytest
 
 from kindling.common import Configuration
 from kindling.common.restart_strategy import RestartBackoff
-from kindling.spark.sources import _admitted, max_records_per_batch
+from kindling.spark.sources import _admitted
 
 
 def _backoff(checkpointing: bool = False, **conf) -> RestartBackoff:
@@ -70,12 +70,7 @@ def test_an_unknown_strategy_is_refused_with_the_choices():
         _backoff(**{"restart-strategy.type": "sometimes"})
 
 
-def test_micro_batch_size_follows_the_checkpoint_interval_unless_configured():
-    assert max_records_per_batch(None, 0) == 0  # no checkpointing: everything available at once
-    assert max_records_per_batch(None, 1000) == 100_000 and max_records_per_batch(None, 10) == 10_000
-    assert max_records_per_batch(500, 1000) == 500 and max_records_per_batch(0, 1000) == 0
-    with pytest.raises(ValueError, match="kindling.source.max-records-per-batch must be >= 0"):
-        max_records_per_batch(-1, 0)
+def test_a_records_budget_moves_an_offset_back():
     start, latest = {"pos": 100, "end": False}, {"pos": 1000, "end": True}
     assert _admitted(start, latest, 300) == {"pos": 400, "end": False}
     assert _admitted({"pos": 800, "end": False}, latest, 300) == latest  # the rest, and the end

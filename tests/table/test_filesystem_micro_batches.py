@@ -215,9 +215,9 @@ def test_a_keyed_datastream_operator_after_the_table_gets_kindlings_source(env, 
     assert got["+U|1|5|60"] == 1 and got["+I|3|1|30"] == 1 and sum(got.values()) == 13 + 4
 
 
-def test_the_planner_names_the_runners_read_limits():
-    from kindling.spark import sources
-    from kindling.table.planner import physical
-
-    assert (physical.MAX_RECORDS_PER_BATCH, physical.MAX_FILES_PER_BATCH) == (sources.MAX_RECORDS_PER_BATCH,
-                                                                              sources.MAX_FILES_PER_BATCH)
+def test_the_planner_refuses_a_records_limit_the_runner_refuses(spark, tmp_path):
+    """The planner and the runner read the limits by one rule (kindling/common/read_limits.py): a
+    negative limit fails when the plan is made, not only when the job starts."""
+    t_env = _t_env(_files(tmp_path / "in"), True, {"kindling.source.max-records-per-batch": "-1"})
+    with pytest.raises(ValueError, match="kindling.source.max-records-per-batch must be >= 0"):
+        t_env.explain_sql(GROUP_BY)

@@ -159,6 +159,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple
 
+from kindling.common.read_limits import MAX_FILES_PER_BATCH, MAX_RECORDS_PER_BATCH, ReadLimits
 from kindling.graph.specs import GroupAggregateSpec, RegularJoinSpec
 from kindling.table.expressions import Expression, unaliased
 from kindling.table.planner import nodes
@@ -1081,23 +1082,17 @@ def _nodes(roots: Sequence[nodes.Node]) -> List[nodes.Node]:
     return out
 
 
-#: the runner's read limits of a micro-batch (kindling/spark/sources.py, which the planner does not import)
-MAX_RECORDS_PER_BATCH, MAX_FILES_PER_BATCH = "kindling.source.max-records-per-batch", "kindling.source.max-files-per-batch"
-
-
 def _records_limit(env) -> Optional[str]:
     """Why a micro-batch is limited by records (Kindling's file source honours that exactly; Spark's
-    file stream source limits by files), or None: ``kindling.source.max-records-per-batch`` set above 0,
-    or its default with checkpointing enabled unless ``kindling.source.max-files-per-batch`` is set
-    (kindling/spark/sources.py)."""
-    configuration = env.get_configuration()
-    records = configuration.get_string(MAX_RECORDS_PER_BATCH, "").strip()
-    if records:
-        return f"{MAX_RECORDS_PER_BATCH} is set (Kindling's source honours it)" if int(records) > 0 else None
-    if env.get_checkpoint_interval() > 0 and not configuration.get_string(MAX_FILES_PER_BATCH, "").strip():
-        return (f"checkpointing limits a micro-batch's records ({MAX_RECORDS_PER_BATCH}'s default); "
-                f"{MAX_FILES_PER_BATCH} limits its files instead")
-    return None
+    file stream source limits by files), or None: a records limit applies (kindling/common/read_limits.py)
+    and is not checkpointing's default where ``kindling.source.max-files-per-batch`` limits the files."""
+    limits = ReadLimits.of(env.get_configuration(), env.get_checkpoint_interval())
+    if not limits.records or (limits.records_by_default and limits.files):
+        return None
+    if not limits.records_by_default:
+        return f"{MAX_RECORDS_PER_BATCH} is set (Kindling's source honours it)"
+    return (f"checkpointing limits a micro-batch's records ({MAX_RECORDS_PER_BATCH}'s default); "
+            f"{MAX_FILES_PER_BATCH} limits its files instead")
 
 
 def _eager_watermarks(roots: Sequence[nodes.Node]) -> Tuple[bool, bool]:
