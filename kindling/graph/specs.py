@@ -40,8 +40,8 @@ SPLIT_BYTES = 64 * 1024 * 1024
 class FileSourceSpec(SourceSpec):
     """Records of the files under ``paths`` (local paths or filesystem URIs such as ``file://``,
     ``s3://``) read with ``format`` (a ``StreamFormat`` or ``BulkFormat``); watched for new
-    files every ``monitor_interval_ms`` when that is set. Files are read in splits of about
-    ``split_bytes`` where the format allows."""
+    files when ``monitor_interval_ms`` is set (at every micro-batch: its value is not used). Files are
+    read in splits of about ``split_bytes`` where the format allows."""
 
     paths: list = field(default_factory=list)
     format: Any = None
