@@ -17,7 +17,7 @@ from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col
 from failure_support import fail_first_time  # tests/: on sys.path (tests/conftest.py)
 from file_sink_support import committed_lines  # tests/: on sys.path (tests/conftest.py)
-from join_writer_support import capturing_writer, jobs_of_batch, python_join, write_batch  # tests/: on sys.path (tests/conftest.py)
+from join_writer_support import capturing_writer, jobs_of_batch, python_join, stages_of_batch, write_batch  # tests/: on sys.path (tests/conftest.py)
 
 N = 36
 
@@ -85,6 +85,22 @@ def test_a_micro_batch_runs_one_spark_job_before_its_changes_are_written(spark, 
     assert writer.state_rows_written == 3  # the keys b, c, d of batch 1
     kind = "+I" if existence == "SEMI" else "-D"
     assert (kind, ("b", 2)) in seen[1] and ("+I", ("c", 1)) in seen[1]
+
+
+@pytest.mark.parametrize("existence, keys_only", [("ANTI", False), ("SEMI", True), ("SEMI", False)])
+def test_a_micro_batch_looks_up_its_keys_state_without_a_shuffle_of_its_own(spark, tmp_path, existence, keys_only):
+    """The state of a batch's keys is looked up in the partitions where the batch's rows are grouped by
+    key, beside them, and the changes and new state taken from each key's row: no shuffle of the keys to
+    look up, no join of the rows with their partners. The job's stages: the grouping's map side, the
+    grouping with the lookup and the changes, the state's write (a partition per SQLite shard). Before, eight."""
+    seen = []
+    writer, _ = _writer(tmp_path, seen, existence, keys_only)
+    batches = [([("a", 1), ("b", 2), (None, 0)], [("a", 5), ("c", 0)]), ([("c", 1), ("b", 0)], [("b", 7), ("d", 2)])]
+    for batch_id, sides in enumerate(batches):
+        stages = stages_of_batch(spark, writer, sides, batch_id)
+        assert stages[0] == 3, (batch_id, stages)
+    kind = "+I" if existence == "SEMI" else "-D"
+    assert (kind, ("b", 2)) in seen[1]  # met by a right row of the next batch
 
 
 def _tables(env, spark_operators: bool):

@@ -5,7 +5,7 @@ implementations (kindling/spark/table/functions.py). Only expressions the planne
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Callable
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -15,19 +15,20 @@ from kindling.spark.table.functions import SPARK, aggregate_column
 __all__ = ["column", "inputs_named"]
 
 
-def column(node: Any) -> Column:
-    """The Spark Column computing ``node``."""
+def column(node: Any, inputs: Callable[[Any], Column] | None = None) -> Column:
+    """The Spark Column computing ``node``; ``inputs``: each InputRef's Column (a field of a lambda's
+    variable, say), instead of the frame's column of its name."""
     kind = type(node).__name__
     if kind == "InputRef":
-        return F.col(f"`{node.name}`")
+        return F.col(f"`{node.name}`") if inputs is None else inputs(node)
     if kind == "Literal":
         return F.lit(node.value)
     if kind == "Call":
-        return SPARK[node.function](node, *[column(o) for o in node.operands])
+        return SPARK[node.function](node, *[column(o, inputs) for o in node.operands])
     if kind == "AggregateCall" and isinstance(node.function, str) and node.filter is None:
-        return aggregate_column(node.function, node.distinct, column(node.operands[0]))
+        return aggregate_column(node.function, node.distinct, column(node.operands[0], inputs))
     if kind == "ClosureCall" and node.spark is not None:
-        return node.spark(*[column(o) for o in node.operands])
+        return node.spark(*[column(o, inputs) for o in node.operands])
     raise ValueError(f"{node} is computed in Python, not as a Spark column")
 
 

@@ -20,10 +20,13 @@ order (``__l``), and what decides whether a later left row has a partner: the ri
 condition reads (``__r``), or, when the condition is the keys' equality alone, how many right rows the
 key has (``__n``).
 
-Spark jobs per micro-batch: one, then those of the operators and sinks after the join. The one job reads
-the batch's rows and the state of their keys, finds each left row's first partner by key
-(:func:`_first_partners`), writes the new state and keeps the changes, which the sinks' jobs then read
-(:meth:`~kindling.spark.table.join.JoinWriter._stored_and_emitted`).
+Spark jobs per micro-batch: one, then those of the operators and sinks after the join. The one job
+groups the batch's rows by key (:func:`_by_key`), looks up each key's state in the partition where its
+group is (:meth:`~kindling.spark.table.group_state.GroupStateStore.beside`: no shuffle of its own),
+takes both the key's changes and its new state from that row by array functions (the condition
+evaluated on a left and a right row inside them: no join of arriving rows and partners), writes the
+state (a shuffle to a partition per SQLite shard) and keeps the changes, which the sinks' jobs then
+read (:meth:`~kindling.spark.table.join.JoinWriter._stored_and_emitted`): three stages.
 """
 from __future__ import annotations
 
@@ -31,16 +34,15 @@ from typing import Any, Callable
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
 
 from kindling.spark.codec import ROW_KIND
 from kindling.graph.specs import SinkSpec
 from kindling.spark.sinks import SinkWriter
-from kindling.spark.table.aggregation import inputs_named
 from kindling.spark.table.group_state import GroupStateStore
 from kindling.spark.table.columns import column
 from kindling.spark.table.join import (_DELETE, _INSERT, _POS, _ROW, _SEQ, JoinSideSinkSpec, JoinSideWriter,
-                                       JoinSinkSpec, JoinWriter, _as_partners, _keep, _keys,
-                                       _order, _present, _rows, _same_keys, _stored_rows, _values)
+                                       JoinSinkSpec, JoinWriter, _keep, _keys, _order, _present, _rows, _values)
 from kindling.spark.table.translate import input_refs
 
 
@@ -73,98 +75,109 @@ class SemiJoinWriter(JoinWriter):
             raise RuntimeError("a join in a streaming query needs the job's checkpoint directory")
         width = len(left.columns)
         keys = _keys(join)
-        semi = join.existence == "SEMI"
         kept: list[DataFrame] = []
         try:
             every_left = _keep(kept, _rows(left, join.left_keys, join.widened, 0))
-            new_left = every_left.where(_present(keys))
             right_rows = _rows(right, join.right_keys, join.widened, width).where(_present(keys))
-            if join.keys_only:  # whether a key has right rows decides: one partner per key
-                condition = F.lit(True)
-                new_right = _keep(kept, right_rows.groupBy(*keys).agg(F.min(_SEQ).alias(_SEQ),
-                                                                      F.count("*").alias("__n")))
-            else:
-                condition = column(inputs_named(join.condition, "__c"))
-                read = sorted({ref.index for ref in input_refs([join.condition]) if ref.index >= width})
-                new_right = _keep(kept, right_rows.select(*keys, _SEQ, *[f"__c{i}" for i in read]))
-            store = GroupStateStore(self.state_dir, self.state_type(
-                lambda: self._state(new_left, new_right, None, keys).schema))
-            previous = _keep(kept, store.read(new_left.select(*keys).union(new_right.select(*keys)), batch_id))
-            waiting = _stored_rows(previous, keys, "__l")
-            if join.keys_only:
-                stored_right = previous.where(F.col("__n") > 0).select(*keys, F.lit(0).alias(_POS))
-            else:
-                stored_right = _stored_rows(previous, keys, "__r")
-            # Flink's join sees the two inputs' rows interleaved in any order: the batch's right rows
-            # first means a left row meets its partners of the same batch on arrival, so an anti join
-            # never emits (and retracts) a row partnered in its own batch (as the outer join's
-            # _first_side takes the side that is not outer first). The stored left rows they partner,
-            # by the first partner:
-            partners = _as_partners(new_right, keys, 1, _SEQ)
-            waiting = _keep(kept, _first_partners(waiting, partners, keys, condition, _POS))
-            # then its left rows: each has a partner among the stored right rows or the batch's
-            partners = _as_partners(stored_right, keys, 0, _POS).unionByName(_as_partners(new_right, keys, 1, _SEQ))
-            arrived = _keep(kept, _first_partners(new_left, partners, keys, condition, _SEQ))
-            values = _values(every_left)
-            met = waiting.where(F.col("__by").isNotNull())
-            changes = _change(met, values, keys, _INSERT if semi else _DELETE, _order(F.lit(0), F.col("__by")["n"]),
-                              _order(F.lit(0), F.col(_POS)))
-            alone = arrived.where(F.col("__by").isNull())
-            if semi:
-                shown = arrived.where(F.col("__by").isNotNull())
-            else:  # a null key has no partner: emitted, never stored
-                shown = alone.select(*keys, _SEQ, *values).unionByName(
-                    every_left.where(~_present(keys)).select(*keys, _SEQ, *values))
-            changes = changes.unionByName(_change(shown, values, keys, _INSERT, _order(F.lit(1), F.col(_SEQ)),
-                                                  _order(F.lit(0), F.lit(0))))
-            still = waiting.where(F.col("__by").isNull())
-            state = self._state(alone, new_right, (still, stored_right, previous), keys)
-            return self._stored_and_emitted(self._output(changes, join, width), store.writing(state, keys, batch_id),
-                                            batch_id, kept)
+            read = [] if join.keys_only else \
+                [f"__c{i}" for i in sorted({ref.index for ref in input_refs([join.condition]) if ref.index >= width})]
+            batch = _by_key(every_left.where(_present(keys)), right_rows, keys, read)
+            store = GroupStateStore(self.state_dir, self.state_type(lambda: _state_schema(batch, keys, read)))
+            rows = _keep(kept, _arrived(store.beside(batch, keys, batch_id), keys, join, width))
+            changes = _changes(rows, keys, _values(every_left), join.existence == "SEMI")
+            if join.existence == "ANTI":  # a null key has no partner: emitted, never stored
+                changes = changes.unionByName(every_left.where(~_present(keys)).select(
+                    *_values(every_left), F.lit(_INSERT).cast("byte").alias(ROW_KIND), *keys,
+                    _order(F.lit(1), F.col(_SEQ)).alias(_SEQ), _order(F.lit(0), F.lit(0)).alias(_POS)))
+            return self._stored_and_emitted(self._output(changes, join, width),
+                                            store.writing(_state(rows, keys, read), keys, batch_id), batch_id, kept)
         finally:
             for frame in kept:
                 frame.unpersist()
 
-    def _state(self, waiting: DataFrame, new_right: DataFrame, stored: tuple | None, keys: list[str]) -> DataFrame:
-        """The state after the batch of the keys of its rows: the left rows ``waiting`` of the batch
-        after those of ``stored`` (``(left rows still waiting, right rows, the state read)``, None:
-        none), the right rows (or their count, ``__n``) of ``stored`` and of the batch ``new_right``."""
-        still, stored_right, previous = stored if stored is not None else (None, None, None)
-        lefts = [(waiting, 1, _SEQ)] + ([(still, 0, _POS)] if stored is not None else [])
-        state = _listed(lefts, keys, "__l")
-        if self.spec.join.keys_only:
-            counts = new_right.select(*keys, "__n")
-            if previous is not None:
-                counts = counts.unionByName(previous.select(*keys, "__n"))
-            rights = counts.groupBy(*keys).agg(F.sum("__n").alias("__n"))
-        else:
-            rights = _listed([(new_right, 1, _SEQ)] + ([(stored_right, 0, _POS)] if stored is not None else []),
-                             keys, "__r")
-        return state.join(rights, keys, "full_outer")
+
+def _by_key(left: DataFrame, right: DataFrame, keys: list[str], read: list[str]) -> DataFrame:
+    """The batch's rows with keys (``left``, ``right``: :func:`~kindling.spark.table.join._rows`) a row
+    per key: its left rows in arrival order (``__nl``: an array of ``__seq`` and ``__row``, the row's
+    columns), and its right rows: in arrival order with their columns ``read`` (``__nr``), or without
+    ``read`` (the keys decide) how many there are (``__nn``) and the first one's arrival (``__ns``)."""
+    lefts = left.select(*keys, F.struct(_SEQ, F.struct(*_values(left)).alias(_ROW)).alias("__nl"))
+    if read:
+        rights = right.select(*keys, F.struct(_SEQ, F.struct(*read).alias(_ROW)).alias("__nr"))
+        found = [F.sort_array(F.collect_list("__nr")).alias("__nr")]
+    else:
+        rights = right.select(*keys, F.col(_SEQ).alias("__ns"))
+        found = [F.count("__ns").alias("__nn"), F.min("__ns").alias("__ns")]
+    # collect_list and count leave out the nulls of the other side's rows
+    both = lefts.unionByName(rights, allowMissingColumns=True)
+    return both.groupBy(*keys).agg(F.sort_array(F.collect_list("__nl")).alias("__nl"), *found)
 
 
-def _first_partners(rows: DataFrame, partners: DataFrame, keys: list[str], condition: Column, order: str
-                    ) -> DataFrame:
-    """``rows`` (their keys, columns and ``order``, which tells them apart in a key) with their first
-    partner's arrival among ``partners`` (:func:`_as_partners`) for which the condition holds, ``__by``
-    (null: none). One aggregation of the rows joined by key: no second join to put it beside its row."""
-    joined = rows.join(partners, _same_keys(rows, partners, keys), "left")
-    found = F.when(F.col("__partner").isNotNull() & condition, F.col("__partner"))
-    return joined.groupBy(*keys, order).agg(*[F.first(c).alias(c) for c in _values(rows)], F.min(found).alias("__by"))
+def _or_empty(rows: DataFrame, name: str) -> Column:
+    """The array column ``name`` of ``rows``, empty where null."""
+    return F.coalesce(F.col(name), F.array().cast(rows.schema[name].dataType))
 
 
-def _change(rows: DataFrame, values: list[str], keys: list[str], kind: int, seq: Column, pos: Column) -> DataFrame:
-    """A change of ``kind`` of each row of ``rows`` (its columns ``values``), ordered by ``seq`` then ``pos``."""
-    return rows.select(*values, F.lit(kind).cast("byte").alias(ROW_KIND), *keys, seq.alias(_SEQ), pos.alias(_POS))
+def _arrived(rows: DataFrame, keys: list[str], join: Any, width: int) -> DataFrame:
+    """Each key's row (:func:`_by_key` with its state beside it) with its arrivals decided, as Flink's join
+    sees them when the batch's right rows come first: a stored left row is met by the first of the
+    batch's right rows it has the condition with (``__w``: each stored left row ``__row``, its position
+    ``j`` and that partner's ``__seq``, ``by``, null: none), and a left row of the batch has a partner
+    among the stored right rows or the batch's (``__a``: each ``__seq``, ``__row`` and ``ok``)."""
+    def condition(left_row: Column, right_row: Column) -> Column:
+        return column(join.condition, lambda ref: (left_row if ref.index < width else right_row)[f"__c{ref.index}"])
+
+    if join.keys_only:  # a right row of the key is a partner: the batch's first, or any stored
+        first = lambda _: F.when(F.col("__nn") > 0, F.col("__ns"))  # noqa: E731
+        partnered = lambda _: (F.coalesce(F.col("__n"), F.lit(0)) + F.col("__nn")) > 0  # noqa: E731
+    else:
+        new, stored = F.col("__nr"), _or_empty(rows, "__r")
+        first = lambda row: F.get(F.filter(new, lambda r: condition(row, r[_ROW])), 0)[_SEQ]  # noqa: E731
+        partnered = lambda row: (F.size(F.filter(stored, lambda r: condition(row, r))) > 0) | (  # noqa: E731
+            F.size(F.filter(new, lambda r: condition(row, r[_ROW]))) > 0)
+    met = F.transform(_or_empty(rows, "__l"), lambda row, j: F.struct(
+        row.alias(_ROW), j.alias("j"), first(row).alias("by")))
+    arriving = F.transform(F.col("__nl"), lambda entry: F.struct(
+        entry[_SEQ].alias(_SEQ), entry[_ROW].alias(_ROW), partnered(entry[_ROW]).alias("ok")))
+    return rows.select("*", met.alias("__w"), arriving.alias("__a"))
 
 
-def _listed(entries: list[tuple[DataFrame, int, str]], keys: list[str], name: str) -> DataFrame:
-    """Per key, the rows of ``entries`` (``(rows, origin, order)``: 0 stored, 1 of the batch, ordered by
-    their column ``order``) as one array ``name`` of their columns, in that order."""
-    frames = [rows.select(*keys, _order(F.lit(origin), F.col(order)).alias(_SEQ), F.struct(*_values(rows)).alias(_ROW))
-              for rows, origin, order in entries]
-    union = frames[0]
-    for more in frames[1:]:
-        union = union.unionByName(more)
-    ordered = F.sort_array(F.collect_list(F.struct(F.col(_SEQ), F.col(_ROW))))
-    return union.groupBy(*keys).agg(ordered.alias(name)).select(*keys, F.transform(name, lambda e: e[_ROW]).alias(name))
+def _changes(rows: DataFrame, keys: list[str], values: list[str], semi: bool) -> DataFrame:
+    """The changes of each key's arrivals (:func:`_arrived`): a stored left row met, ``+I`` (semi) or
+    ``-D`` (anti), ordered by its partner's arrival then its position; a left row of the batch with a
+    partner (semi) or without (anti) ``+I``, ordered by its arrival."""
+    def change(kind: int, row: Column, seq: Column, pos: Column) -> Column:
+        return F.struct(F.lit(kind).cast("byte").alias(ROW_KIND), seq.alias(_SEQ), pos.alias(_POS), row.alias(_ROW))
+
+    met = F.transform(F.filter("__w", lambda x: x["by"].isNotNull()), lambda x: change(
+        _INSERT if semi else _DELETE, x[_ROW], _order(F.lit(0), x["by"]), _order(F.lit(0), x["j"])))
+    shown = F.transform(F.filter("__a", lambda x: x["ok"] if semi else ~x["ok"]), lambda x: change(
+        _INSERT, x[_ROW], _order(F.lit(1), x[_SEQ]), _order(F.lit(0), F.lit(0))))
+    out = rows.select(*keys, F.explode(F.concat(met, shown)).alias("__x"))
+    return out.select(*[F.col(f"__x.{_ROW}.{c}").alias(c) for c in values], F.col(f"__x.{ROW_KIND}").alias(ROW_KIND),
+                      *keys, F.col(f"__x.{_SEQ}").alias(_SEQ), F.col(f"__x.{_POS}").alias(_POS))
+
+
+def _state(rows: DataFrame, keys: list[str], read: list[str]) -> DataFrame:
+    """Each key's state after the batch (``rows``: :func:`_arrived`): its left rows still waiting, the
+    stored ones then the batch's (``__l``), and its right rows, stored then the batch's (``__r``), or
+    (without ``read``) how many (``__n``). Null: none."""
+    still = F.transform(F.filter("__w", lambda x: x["by"].isNull()), lambda x: x[_ROW])
+    alone = F.transform(F.filter("__a", lambda x: ~x["ok"]), lambda x: x[_ROW])
+    if read:
+        right = _some(F.concat(_or_empty(rows, "__r"), F.transform("__nr", lambda entry: entry[_ROW]))).alias("__r")
+    else:
+        right = (F.coalesce(F.col("__n"), F.lit(0)) + F.col("__nn")).alias("__n")
+    return rows.select(*keys, _some(F.concat(still, alone)).alias("__l"), right)
+
+
+def _state_schema(batch: DataFrame, keys: list[str], read: list[str]) -> StructType:
+    """The columns of :func:`_state` of the batch's rows by key (:func:`_by_key`)."""
+    right = [F.transform("__nr", lambda entry: entry[_ROW]).alias("__r")] if read else \
+        [F.col("__nn").cast("long").alias("__n")]
+    return batch.select(*keys, F.transform("__nl", lambda entry: entry[_ROW]).alias("__l"), *right).schema
+
+
+def _some(array: Column) -> Column:
+    """``array``, null where empty."""
+    return F.when(F.size(array) > 0, array)
