@@ -35,14 +35,6 @@ class GroupStateStore:
         self.directory = _local_path(directory)
         self.schema = schema
 
-    def read(self, groups: DataFrame, batch_id: int) -> DataFrame:
-        """The stored state of the groups (key columns) of ``groups`` that have one."""
-        directory = self.directory
-        # each group once (distinct), where it is: reading a shard needs no lock a writer holds
-        looked_up = _with_shard(groups.distinct().select(_group_id(groups.columns).alias(_ID))).mapInArrow(
-            lambda batches: _looked_up(directory, batch_id, batches), f"{_STATE} string")
-        return looked_up.select(F.from_json(_STATE, self.schema, _JSON).alias(_STATE)).select(f"{_STATE}.*")
-
     def beside(self, groups: DataFrame, keys: list[str], batch_id: int, found: str | None = None,
                wanted: Column | None = None) -> DataFrame:
         """``groups`` (rows with their group's key columns ``keys`` and any others; one per group, or
@@ -116,12 +108,6 @@ def _shard(directory: str, shard: int) -> sqlite3.Connection:
     connection.execute("CREATE TABLE IF NOT EXISTS state (id TEXT NOT NULL, version INTEGER NOT NULL, "
                        "value TEXT NOT NULL, PRIMARY KEY (id, version)) WITHOUT ROWID")
     return connection
-
-
-def _looked_up(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """The newest stored state before ``batch_id`` of each group of the batches' ``(shard, id)`` rows."""
-    for _, found in _newest_of_batches(directory, batch_id, batches):
-        yield pa.RecordBatch.from_arrays([pa.array(list(found.values()), pa.string())], [_STATE])
 
 
 def _found_beside(directory: str, batch_id: int, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
