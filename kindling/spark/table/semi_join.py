@@ -30,14 +30,14 @@ read (:meth:`~kindling.spark.table.join.JoinWriter._stored_and_emitted`): three 
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from kindling.spark.codec import ROW_KIND
-from kindling.graph.specs import SinkSpec
+from kindling.graph.specs import RegularJoinSpec, SinkSpec
 from kindling.spark.sinks import SinkWriter
 from kindling.spark.table.group_state import GroupStateStore
 from kindling.spark.table.columns import column
@@ -83,7 +83,7 @@ class SemiJoinWriter(JoinWriter):
                 [f"__c{i}" for i in sorted({ref.index for ref in input_refs([join.condition]) if ref.index >= width})]
             batch = _by_key(every_left.where(_present(keys)), right_rows, keys, read)
             store = GroupStateStore(self.state_dir, self.state_type(lambda: _state_schema(batch, keys, read)))
-            rows = _keep(kept, _arrived(store.beside(batch, keys, batch_id), keys, join, width))
+            rows = _keep(kept, _arrived(store.beside(batch, keys, batch_id), join, width))
             changes = _changes(rows, keys, _values(every_left), join.existence == "SEMI")
             if join.existence == "ANTI":  # a null key has no partner: emitted, never stored
                 changes = changes.unionByName(every_left.where(~_present(keys)).select(
@@ -118,7 +118,7 @@ def _or_empty(rows: DataFrame, name: str) -> Column:
     return F.coalesce(F.col(name), F.array().cast(rows.schema[name].dataType))
 
 
-def _arrived(rows: DataFrame, keys: list[str], join: Any, width: int) -> DataFrame:
+def _arrived(rows: DataFrame, join: RegularJoinSpec, width: int) -> DataFrame:
     """Each key's row (:func:`_by_key` with its state beside it) with its arrivals decided, as Flink's join
     sees them when the batch's right rows come first: a stored left row is met by the first of the
     batch's right rows it has the condition with (``__w``: each stored left row ``__row``, its position
