@@ -452,7 +452,9 @@ class RegularJoinSpec:
     are integers compared as BIGINT (the sides' types may differ); ``left_outer``, ``right_outer``:
     the rows of that side without a partner are kept, padded with nulls (LEFT, RIGHT, FULL OUTER);
     ``existence``: ``"SEMI"`` or ``"ANTI"``, the left rows with a partner or without one (the left's
-    columns only), ``keys_only``: the condition is the keys' equality alone."""
+    columns only), ``keys_only``: the condition is the keys' equality alone; ``streamed``: an inner
+    join whose rows' order no sink sees, joined by Spark's stream-stream join inside the job's
+    streaming query (kindling/spark/table/join.py)."""
 
     left_keys: list = field(default_factory=list)
     right_keys: list = field(default_factory=list)
@@ -462,6 +464,7 @@ class RegularJoinSpec:
     right_outer: bool = False
     existence: Optional[str] = None
     keys_only: bool = False
+    streamed: bool = False
 
 
 @dataclass(eq=False)

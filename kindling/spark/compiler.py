@@ -7,6 +7,7 @@ unioned into the single DataFrame the runner writes with ``foreachBatch``.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +48,7 @@ from kindling.spark.run_mode import RunMode
 from kindling.spark.rows import CHANNEL, EXIT, KEY, PART, TIME_FIELDS, TS, WM
 from kindling.spark.stage import arrow_stage_function
 from kindling.spark.stage_plan import ExitPlan, KeyedExit, StagePlan, StreamExit, one_step_exits, sink_exit
+from kindling.spark.table.join import JoinSideSinkSpec, streamed_pairs
 
 SINK = "__sink"
 ROOT_KINDS = (SourceTransformation, UnionTransformation, KeyedTransformation)
@@ -399,14 +401,23 @@ class Compiler:
         # Sinks whose rows are in the same frame read it once: a union of per-sink copies would
         # run the stage (and every function in it, sink functions included) once per sink.
         by_frame: dict[int, list[tuple[int, SinkTransformation, ExitPlan, Host]]] = defaultdict(list)
-        compiled_sinks = []
+        compiled_sinks, frames = [], []
+        joined = self._joined_in_query()
         for i, sink in enumerate(self.sinks):
+            if i in joined:
+                pairs = joined[i]
+                if pairs is not None:  # the join's pairs, written by the writer of its right side's sink
+                    spec = dataclasses.replace(sink.sink, pairs=True)
+                    compiled_sinks.append(CompiledSink(i, dataclasses.replace(sink, sink=spec),
+                                                       {c: f"s{i}__{c}" for c in pairs.columns}))
+                    frames.append(pairs.select(F.lit(i).alias(SINK), *[F.col(f"`{c}`").alias(f"s{i}__{c}")
+                                                                       for c in pairs.columns]))
+                continue
             exit_plan = self.exit_of[(sink.inputs[0].id, sink.id)]
             host = self.host(sink.inputs[0])
             by_frame[host.root].append((i, sink, exit_plan, host))
             names = [f.name for f in exit_plan.value_fields()] + ([TS] if _writes_timestamps(sink) else [])
             compiled_sinks.append(CompiledSink(i, sink, {c: f"s{i}__{c}" for c in names}))
-        frames = []
         for root_id, sinks in by_frame.items():
             out = self.stage_frame(self.by_id[root_id])
             chosen = [host.col(EXIT) == exit_plan.index for _, _, exit_plan, host in sinks]
@@ -423,6 +434,35 @@ class Compiler:
                     columns.append(host.col(TS).alias(f"s{i}__{TS}"))
             frames.append(out.select(columns))
         return CompiledJob(_union(frames), compiled_sinks, **job)
+
+    def _joined_in_query(self) -> dict[int, DataFrame | None]:
+        """The sinks (by index) of the sides of the joins the planner gave Spark's stream-stream join
+        (kindling/spark/table/join.py :func:`~kindling.spark.table.join.streamed_pairs`): the right
+        side's the pairs, the left side's None (it writes nothing). A join one of whose sides' rows
+        are carried in another stage's frame keeps its per-batch join (both sides' sinks written)."""
+        sides: dict[int, list[tuple[int, SinkTransformation]]] = defaultdict(list)
+        for i, sink in enumerate(self.sinks):
+            if self.streaming and isinstance(sink.sink, JoinSideSinkSpec) and sink.sink.streamed:
+                sides[id(sink.sink.join)].append((i, sink))
+        joined: dict[int, DataFrame | None] = {}
+        for pair in sides.values():
+            (left_i, left), (right_i, right) = sorted(pair, key=lambda found: found[1].sink.side)
+            rows = [self._sink_rows(left), self._sink_rows(right)]
+            if None not in rows:
+                joined[left_i], joined[right_i] = None, streamed_pairs(right.sink.join, *rows)
+        return joined
+
+    def _sink_rows(self, sink: SinkTransformation) -> DataFrame | None:
+        """The rows of ``sink``, its value columns as they are named, from the frame of its stage;
+        None when they are carried in another stage's frame."""
+        exit_plan = self.exit_of[(sink.inputs[0].id, sink.id)]
+        host = self.host(sink.inputs[0])
+        if host.path:
+            return None
+        out = self.stage_frame(self.by_id[host.root])
+        if self._shared(host.root):
+            out = out.filter(F.col(EXIT) == exit_plan.index)
+        return out.select(*[F.col(exit_plan.prefixed(f.name)).alias(f.name) for f in exit_plan.value_fields()])
 
     def host(self, producer: Transformation, reader: int | str = SINKS) -> Host:
         """Where ``reader`` (a stage root id, or the sinks) finds ``producer``'s rows."""

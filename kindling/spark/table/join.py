@@ -50,16 +50,17 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 from pyspark.sql.window import Window
 
-from kindling.graph.specs import ChangesSourceSpec, GroupAggregateSpec, RegularJoinSpec, SinkSpec
+from kindling.graph.specs import ChangesSourceSpec, DiscardSinkSpec, GroupAggregateSpec, RegularJoinSpec, SinkSpec
 from kindling.graph.transformation import SinkTransformation, Transformation, \
     TwoInputTransformation, upstream_graph
 from kindling.spark.codec import ROW_KIND, codec_for
 from kindling.spark.run_mode import RunMode
 from kindling.spark.savepoints import stateful_uids
 from kindling.spark.sinks import SinkWriter
-from kindling.spark.table.aggregation import (AggregationWriter, inputs_named, reading_changes,
+from kindling.spark.table.aggregation import (AggregationWriter, _as_they_are, inputs_named, reading_changes,
                                               stateless_after)
 from kindling.spark.table.columns import column
+from kindling.spark.table.downstream import plan_emission
 from kindling.spark.table.group_state import GroupStateStore
 
 STATE_DIR = "kindling-joins"  # under the checkpoint directory: a GroupStateStore per join
@@ -99,10 +100,47 @@ class JoinSideSinkSpec(SinkSpec):
     join: JoinSinkSpec = None
     side: int = 0
     columns_type: Any = None
+    pairs: bool = False  # its rows are the join's pairs, joined in the streaming query (:func:`streamed_pairs`)
     layout = "columns"
 
     def __getstate__(self) -> dict:
         return {"columns_type": self.columns_type, "side": self.side}  # all a stage's exit needs
+
+    @property
+    def streamed(self) -> bool:
+        """Whether the planner chose Spark's stream-stream join in the query for the join (:func:`streamed_pairs`)."""
+        return self.join.join.streamed
+
+
+def streamed_pairs(spec: JoinSinkSpec, left: DataFrame, right: DataFrame) -> DataFrame:
+    """The pairs of the inner join ``spec`` of the streaming frames ``left`` and ``right`` (each side's
+    rows, their columns in order) by Spark's stream-stream join (StreamingSymmetricHashJoinExec), as
+    the join's output columns: in each partition it joins the batch's left rows with the right rows
+    stored before the batch, then the batch's right rows with the stored and the batch's left rows,
+    and stores both sides' rows in the query's state store; each pair once (a null key joins
+    nothing, a pair is kept when the whole condition holds), in no order Flink's would be."""
+    join = spec.join
+    width = len(left.columns)
+    sides = []
+    for rows, positions, offset, prefix in ((left, join.left_keys, 0, "__lk"), (right, join.right_keys, width, "__rk")):
+        names = rows.columns
+        keys = [F.col(f"`{names[p]}`") for p in positions]
+        keys = [k.cast("bigint") if join.widened else k for k in keys]
+        sides.append(rows.select(*[k.alias(f"{prefix}{i}") for i, k in enumerate(keys)],
+                                 *[F.col(f"`{n}`").alias(f"__c{offset + j}") for j, n in enumerate(names)]))
+    on = None
+    for i in range(len(join.left_keys)):
+        equal = F.col(f"__lk{i}") == F.col(f"__rk{i}")
+        on = equal if on is None else on & equal
+    if not join.keys_only:
+        on = on & column(inputs_named(join.condition, "__c"))
+    fields = codec_for(spec.output_type).fields
+    kind = [F.lit(_INSERT).cast("byte").alias(ROW_KIND)] if any(f.name == ROW_KIND for f in fields) else []
+    fields = [f for f in fields if f.name != ROW_KIND]
+    if len(fields) != width + len(right.columns):
+        raise RuntimeError(f"the join's output has {len(fields)} columns, its inputs {width + len(right.columns)}")
+    pairs = sides[0].join(sides[1], on, "inner")
+    return pairs.select(*[F.col(f"__c{i}").cast(f.dataType).alias(f.name) for i, f in enumerate(fields)], *kind)
 
 
 def split_joins(sinks: list[Transformation], mode: RunMode, parallelism: int, job_parameters: dict, job_id: str,
@@ -130,6 +168,8 @@ def split_joins(sinks: list[Transformation], mode: RunMode, parallelism: int, jo
         downstream = reading_changes(node, taken, source)
         left, right = (keyed.inputs[0] for keyed in node.inputs)
         join = node.relational
+        if join.streamed and not _written_in_no_order(downstream, source.view):
+            join = dataclasses.replace(join, streamed=False)  # a sink sees the pairs' order: joined per batch
         spec = JoinSinkSpec(join=join, output_type=node.type_info, name=node.name, description=node.description,
                             state_key=state_key,
                             parallelism=node.parallelism or parallelism, downstream=downstream, source=source,
@@ -151,6 +191,14 @@ def split_joins(sinks: list[Transformation], mode: RunMode, parallelism: int, jo
     return out
 
 
+def _written_in_no_order(downstream: list[SinkTransformation], view: str) -> bool:
+    """Whether the sinks ``downstream`` of the changes' ``view`` are blackholes that write the changes,
+    or Calcs Spark computes of them, without a compiled job (kindling/spark/table/downstream.py): no
+    order of the changes reaches them."""
+    others = [s for s in downstream if not _as_they_are(s.inputs[0])]
+    return all(isinstance(s.sink, DiscardSinkSpec) for s in downstream) and not plan_emission(others, view).compiled
+
+
 _WRITERS: "weakref.WeakKeyDictionary[JoinSinkSpec, JoinWriter]" = weakref.WeakKeyDictionary()
 
 
@@ -160,6 +208,7 @@ class JoinSideWriter(SinkWriter):
 
     def __init__(self, spec: JoinSideSinkSpec, compiler: type, writer_for: Callable[[SinkSpec], SinkWriter]):
         self.side = spec.side
+        self.pairs = spec.pairs
         self.join = _WRITERS.get(spec.join)
         if self.join is None:
             self.join = _WRITERS[spec.join] = self.joining(spec.join, compiler, writer_for)
@@ -170,6 +219,8 @@ class JoinSideWriter(SinkWriter):
         return JoinWriter(spec, compiler, writer_for)
 
     def write(self, df: DataFrame, batch_id: int) -> int:
+        if self.pairs:
+            return self.join.write_pairs(df, batch_id)
         return self.join.write_side(self.side, df, batch_id)
 
     def bind(self, checkpoint_dir: str) -> None:
@@ -214,6 +265,18 @@ class JoinWriter(AggregationWriter):
             return 0
         del self.pending[batch_id]
         return self.write_batch(sides[0], sides[1], batch_id)
+
+    def write_pairs(self, pairs: DataFrame, batch_id: int) -> int:
+        """Writes a micro-batch's pairs, joined in the streaming query (:func:`streamed_pairs`), to the
+        blackholes after the join: computed once (each computing of them runs the query's join)."""
+        readers = len(self.spec.downstream)
+        if readers > 1:
+            pairs = pairs.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            return self._emit(pairs, batch_id)
+        finally:
+            if readers > 1:
+                pairs.unpersist()
 
     def write_batch(self, left: DataFrame, right: DataFrame, batch_id: int) -> int:
         """Joins one micro-batch; the number of rows the sinks after the join wrote."""

@@ -43,7 +43,7 @@ def _lines(physical: Physical, node: nodes.Node, first: str, rest: str, stateles
         choice = physical.choose(node, stateless_above, read_by_frame)
         if not choice.jvm and physical.columns_of_changes(node, stateless_above):
             choice = Choice(SPARK_JVM)
-        why = f": {choice.reason}" if choice.reason else ""
+        why = f": {choice.reason}" if choice.reason else (f", {choice.how}" if choice.how else "")
         lines = [f"{first}{label(node, physical)} [{choice.engine}, {physical.mode}{why}], "
                  f"changelogMode=[{node.out.changelog_mode}]"]
     inputs = node.inputs

@@ -83,7 +83,10 @@ Structured Streaming query). Per node kind, today:
   first (kindling/spark/table/join.py; as the aggregation's state, the rows live in SQLite under a
   local checkpoint directory); a semi join's left rows (``+I`` at their first partner) and an anti
   join's (``+I`` without a partner, ``-D`` at the first) as Flink's join emits them when the batch's
-  right rows arrive first (kindling/spark/table/semi_join.py). Joins of changes follow the rows'
+  right rows arrive first (kindling/spark/table/semi_join.py). Such an inner join whose rows reach
+  only blackholes (through Calcs Spark computes: no sink sees their order) is instead Spark's
+  stream-stream join inside the job's streaming query, its rows kept in the query's state store
+  (``kindling.table.spark-stream-join: false`` keeps the per-batch join). Joins of changes follow the rows'
   arrival row by row, and a NOT IN of nullable values is Flink's null-aware anti join (a NULL on
   either side keeps a row out): Python.
 * **UNION ALL**: part of a frame in a bounded job when both inputs are frames.
@@ -166,7 +169,7 @@ from kindling.table.planner import nodes
 from kindling.table.planner.types import INTEGRAL, precision_scale
 
 __all__ = ["BATCH", "MICRO_BATCHES", "ONE_STEP", "PYTHON", "PYTHON_ON_ARROW", "SPARK_AGGREGATION", "SPARK_JVM", "SPARK_OPERATORS",
-           "SPARK_SCAN", "Choice", "Physical", "aggregation_spec", "passes_through", "rank_strategy", "reads_time",
+           "SPARK_SCAN", "SPARK_STREAM_JOIN", "Choice", "Physical", "aggregation_spec", "passes_through", "rank_strategy", "reads_time",
            "sort_strategy", "stream_sort"]
 
 SPARK_JVM, PYTHON = "Spark JVM", "Python"
@@ -184,6 +187,10 @@ SPARK_AGGREGATION = "kindling.table.spark-aggregation"
 #: own operators, and Python functions on Arrow batches in its frames (default true; false: on the Python
 #: operators, for comparison)
 SPARK_OPERATORS = "kindling.table.spark-operators"
+
+#: whether an inner join on micro-batches whose rows only blackholes read is Spark's stream-stream join
+#: inside the streaming query (default true; false: joined per batch by kindling/spark/table/join.py)
+SPARK_STREAM_JOIN = "kindling.table.spark-stream-join"
 
 #: whether the files of a table are read by Spark's own reader where it can (default true; false:
 #: always Kindling's reader, for comparison)
@@ -230,6 +237,7 @@ class Choice:
 
     engine: str
     reason: Optional[str] = None
+    how: Optional[str] = None  # which of Spark's ways, where the engine has several for the node
 
     @property
     def jvm(self) -> bool:
@@ -256,6 +264,7 @@ class Physical:
         self.spark_aggregation = env.get_configuration().get_boolean(SPARK_AGGREGATION, True)
         self.spark_operators = env.get_configuration().get_boolean(SPARK_OPERATORS, True)
         self.spark_scan = env.get_configuration().get_boolean(SPARK_SCAN, True)
+        self.spark_stream_join = env.get_configuration().get_boolean(SPARK_STREAM_JOIN, True)
         self.arrow_batch_size = _arrow_batch_size(env.get_configuration())
         storage = env.get_checkpoint_config().get_checkpoint_storage()
         checkpoints = (storage.get_checkpoint_path() if storage is not None else None) or ""
@@ -270,6 +279,7 @@ class Physical:
         blackholes = [n for n in _nodes(roots) if isinstance(n, nodes.Sink)
                       and n.descriptor.get_options().get("connector") == "blackhole"]
         self._blackholed = {id(n.input) for n in blackholes if readers[id(n.input)] == 1}
+        self._blackhole_sinks = {id(n) for n in blackholes}
         self._roots = roots
         in_plan, in_streams = _eager_watermarks(roots)
         #: the plan's Flink SQL watermarks are read by no node, or change no answer: their assigners are not run
@@ -538,7 +548,9 @@ class Physical:
         semi and anti joins); a join of changes follows the order its rows arrive, row by row, and a
         NOT IN of nullable values is Flink's null-aware anti join: the Python operator."""
         spec, reason = self._spark_join(node, stateless_above)
-        return Choice(SPARK_JVM) if spec is not None else Choice(PYTHON, reason)
+        if spec is None:
+            return Choice(PYTHON, reason)
+        return Choice(SPARK_JVM, how="Spark's stream-stream join in the streaming query" if spec.streamed else None)
 
     def spark_join_spec(self, node: nodes.Join, stateless_above: bool) -> Optional[RegularJoinSpec]:
         """The regular join as a :class:`RegularJoinSpec` when Spark computes it on micro-batches, else None."""
@@ -584,7 +596,21 @@ class Physical:
             return None, reason
         return RegularJoinSpec([left_names.index(k) for k in left_keys], [right_names.index(k) for k in right_keys],
                                condition, widened, node.left_outer, node.right_outer, node.existence,
-                               len(conjuncts(node.predicate)) == len(left_keys)), None
+                               len(conjuncts(node.predicate)) == len(left_keys), self.streamed_join(node)), None
+
+    def streamed_join(self, node: nodes.Join) -> bool:
+        """Whether the join on micro-batches ``node`` (one Spark computes) is Spark's stream-stream join
+        inside the streaming query: an inner join whose rows' order no sink sees (:meth:`_order_free`)."""
+        return self.spark_stream_join and not (node.left_outer or node.right_outer or node.existence) and \
+            self._order_free(node)
+
+    def _order_free(self, node: nodes.Node) -> bool:
+        """Whether ``node``'s rows reach only blackholes, through Calcs Spark computes: no sink sees their order."""
+        readers = self._readers.get(id(node), ())
+        return bool(readers) and all(
+            id(r) in self._blackhole_sinks or (isinstance(r, _JVM_CALC) and self.spark_computes(r) or
+                                              self.passes_through(r)) and self._order_free(r)
+            for r in readers)
 
     def _frame_inputs(self, node: nodes.Node) -> Optional[str]:
         """Why Spark cannot compute ``node`` in a frame whatever it computes, or None."""
