@@ -5,6 +5,34 @@ from __future__ import annotations
 from keyed_state_support import KeyContext
 
 
+SEQUENCE_ROWS = 120  # the left rows of :func:`sequence_streams`; the right has half as many
+
+
+def sequence_rows() -> tuple[list, list]:
+    """The rows :func:`sequence_streams` makes: left (n, k, v), keys k0..k16 (null for every 11th n),
+    and right (m, key, w), its keys counting down (k of (N - m) % 23) so that a key's rows come in
+    other micro-batches on each side."""
+    n = SEQUENCE_ROWS
+    return ([(i, None if i % 11 == 0 else f"k{i % 17}", i % 7) for i in range(1, n + 1)],
+            [(m, None if m % 13 == 0 else f"k{(n - m) % 23}", m % 5) for m in range(1, n // 2 + 1)])
+
+
+def sequence_streams(env) -> tuple:
+    """Streams of :func:`sequence_rows`' left and right rows from number sequences (Kindling's source)."""
+    from kindling.common import Types
+    from kindling.common.watermark_strategy import WatermarkStrategy
+    from kindling.datastream.connectors.number_seq import NumberSequenceSource
+
+    n = SEQUENCE_ROWS
+    left = env.from_source(NumberSequenceSource(1, n), WatermarkStrategy.no_watermarks(), "left").map(
+        lambda i: (i, None if i % 11 == 0 else f"k{i % 17}", i % 7),
+        output_type=Types.ROW_NAMED(['n', 'k', 'v'], [Types.LONG(), Types.STRING(), Types.INT()]))
+    right = env.from_source(NumberSequenceSource(1, n // 2), WatermarkStrategy.no_watermarks(), "right").map(
+        lambda m: (m, None if m % 13 == 0 else f"k{(n - m) % 23}", m % 5),
+        output_type=Types.ROW_NAMED(['m', 'key', 'w'], [Types.LONG(), Types.STRING(), Types.INT()]))
+    return left, right
+
+
 def python_join(condition, left_outer: bool = False, right_outer: bool = False, existence: str | None = None):
     """The Python operator (Flink's join) of ``l [kind] JOIN r ON condition`` (columns ``k, v`` and
     ``k2, w``), one instance per key: ``feed(side, rows)`` -> its changes ``(kind, row)`` in order."""

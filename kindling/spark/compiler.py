@@ -89,6 +89,7 @@ class CompiledJob:
     metrics: Any = None  # accumulator of the user metrics (kindling.spark.metrics)
     broadcasts: list = field(default_factory=list)  # BroadcastHandOffs of broadcast operators
     persisted: list = field(default_factory=list)  # frames with several readers, kept for one batch job
+    joins_in_query: list = field(default_factory=list)  # names of the joins Spark's stream-stream join computes
 
     @property
     def streaming(self) -> bool:
@@ -433,7 +434,8 @@ class Compiler:
                 if _writes_timestamps(sink):
                     columns.append(host.col(TS).alias(f"s{i}__{TS}"))
             frames.append(out.select(columns))
-        return CompiledJob(_union(frames), compiled_sinks, **job)
+        return CompiledJob(_union(frames), compiled_sinks, joins_in_query=[
+            self.sinks[i].sink.join.name for i, pairs in joined.items() if pairs is not None], **job)
 
     def _joined_in_query(self) -> dict[int, DataFrame | None]:
         """The sinks (by index) of the sides of the joins the planner gave Spark's stream-stream join

@@ -418,6 +418,7 @@ class JobSavepoints:
         self.job_id = job_id
         self.streaming = compiled.streaming
         self.df = compiled.df
+        self.joins_in_query = compiled.joins_in_query
         self.operators = operator_uids(compiler.nodes)
         self.parallelisms = {uid: [compiler.parallelism_of(compiler.by_id[n]), compiler.max_parallelism_of(compiler.by_id[n])]
                              for n, (uid, _) in self.operators.items()}  # see check_layout
@@ -445,6 +446,7 @@ class JobSavepoints:
         if not self.streaming:
             raise SavepointError("savepoints need a STREAMING job on the micro-batch path (a BATCH or "
                                  "one-step job has no checkpoint): configure execution.checkpointing.dir")
+        self._check_joins("a savepoint of it would not carry their rows")
         target = self.directory(directory)
         commits, deadline = os.path.join(checkpoint, "commits"), time.time() + FIRST_COMMIT_WAIT_S
         while not _batches(commits) and time.time() < deadline:
@@ -472,9 +474,19 @@ class JobSavepoints:
             self._restore(path, checkpoint)
         record_checkpoint(checkpoint, self.parallelisms, self.table_keyed)
 
+    def _check_joins(self, why: str) -> None:
+        """Refuses a savepoint of a job with joins Spark's stream-stream join computes (their rows live
+        in its state store under an operator id savepoints do not map), saying ``why``."""
+        if self.joins_in_query:
+            raise SavepointError(
+                f"the job's join {', '.join(map(repr, self.joins_in_query))} runs as Spark's stream-stream join "
+                f"inside its streaming query: {why}; set kindling.table.spark-stream-join: false (the join then "
+                f"keeps its rows beside the checkpoint, in a savepoint too)")
+
     def _restore(self, path: str, checkpoint: str) -> None:
         if not self.streaming:
             raise SavepointError(f"{SAVEPOINT_PATH} needs a STREAMING job on the micro-batch path")
+        self._check_joins(f"{SAVEPOINT_PATH} would start it without the rows the savepoint holds")
         if os.path.isdir(checkpoint):
             shutil.rmtree(checkpoint)
         restore_savepoint(path[len("file://"):] if path.startswith("file://") else path, checkpoint,

@@ -11,30 +11,20 @@ from collections import Counter
 import pytest
 
 from kindling.common import Configuration, Types
-from kindling.common.watermark_strategy import WatermarkStrategy
-from kindling.datastream.connectors.number_seq import NumberSequenceSource
 from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col, to_timestamp_ltz
 from kindling.table.udf import udf
 from failure_support import fail_first_time  # tests/: on sys.path (tests/conftest.py)
 from file_sink_support import committed_lines  # tests/: on sys.path (tests/conftest.py)
-from join_writer_support import capturing_writer, jobs_of_batch, python_join, stages_of_batch, write_batch  # tests/: on sys.path (tests/conftest.py)
-
-N = 120
+from join_writer_support import SEQUENCE_ROWS as N, capturing_writer, jobs_of_batch, python_join, sequence_rows, \
+    sequence_streams, stages_of_batch, write_batch  # tests/: on sys.path (tests/conftest.py)
 
 
 def _tables(env, spark_operators: bool):
-    """Left rows (n, k, v) and right rows (m, key, w) from sequences: left keys k0..k16 (null for every
-    11th n), the right's counting down (k of (N - m) % 23) so that a key's rows come in other
-    micro-batches on each side."""
+    """The tables of :func:`sequence_streams`' rows: left (n, k, v), right (m, key, w)."""
     t_env = StreamTableEnvironment.create(env)
     t_env.get_config().set("kindling.table.spark-operators", str(spark_operators).lower())
-    left = env.from_source(NumberSequenceSource(1, N), WatermarkStrategy.no_watermarks(), "left").map(
-        lambda n: (n, None if n % 11 == 0 else f"k{n % 17}", n % 7),
-        output_type=Types.ROW_NAMED(['n', 'k', 'v'], [Types.LONG(), Types.STRING(), Types.INT()]))
-    right = env.from_source(NumberSequenceSource(1, N // 2), WatermarkStrategy.no_watermarks(), "right").map(
-        lambda m: (m, None if m % 13 == 0 else f"k{(N - m) % 23}", m % 5),
-        output_type=Types.ROW_NAMED(['m', 'key', 'w'], [Types.LONG(), Types.STRING(), Types.INT()]))
+    left, right = sequence_streams(env)
     return t_env, t_env.from_data_stream(left), t_env.from_data_stream(right)
 
 
@@ -56,8 +46,7 @@ def _micro_batches(env, parallelism: int, per_batch: int = 30) -> None:
 
 def _expected(condition=lambda l, r: l[2] <= r[2]) -> Counter:
     """The pairs of the rows :func:`_tables` makes, by definition."""
-    left = [(n, None if n % 11 == 0 else f"k{n % 17}", n % 7) for n in range(1, N + 1)]
-    right = [(m, None if m % 13 == 0 else f"k{(N - m) % 23}", m % 5) for m in range(1, N // 2 + 1)]
+    left, right = sequence_rows()
     return Counter(("+I", a + b) for a in left for b in right if a[1] is not None and a[1] == b[1] and condition(a, b))
 
 
@@ -398,8 +387,7 @@ def _changes(env, spark_operators: bool, method: str) -> list:
 
 def _outer_expected(left_outer: bool, right_outer: bool) -> Counter:
     """The rows of the outer join of :func:`_tables`' rows, by definition."""
-    left = [(n, None if n % 11 == 0 else f"k{n % 17}", n % 7) for n in range(1, N + 1)]
-    right = [(m, None if m % 13 == 0 else f"k{(N - m) % 23}", m % 5) for m in range(1, N // 2 + 1)]
+    left, right = sequence_rows()
     pairs = [a + b for a in left for b in right if a[1] is not None and a[1] == b[1] and a[2] <= b[2]]
     rows = Counter(pairs)
     if left_outer:

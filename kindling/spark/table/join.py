@@ -20,6 +20,12 @@ and written for the batch's keys only; a replayed batch reads the version before
 the pairs are exactly once with the query's checkpoint. A key's entry is rewritten whole when a
 batch adds rows to it: a key with very many rows costs as many per batch that touches it.
 
+An inner join whose rows reach only blackholes (the planner's ``RegularJoinSpec.streamed``: no sink
+sees the pairs' order) is Spark's own stream-stream join inside the streaming query instead: the
+compiler joins the two sides' frames (:func:`streamed_pairs`), the query's rows are the pairs, and the
+writer of the right side's sink writes them to the blackholes (:meth:`JoinWriter.write_pairs`); the
+join's rows live in the query's state store, exactly once with its checkpoint.
+
 Spark jobs per micro-batch: one, then those of the operators and sinks after the join (a print or
 collect sink runs one per partition). The one job groups the batch's rows by key, looks up each
 key's stored rows in the partition where its group is (:func:`_with_stored`: no shuffle of its own),
@@ -121,26 +127,18 @@ def streamed_pairs(spec: JoinSinkSpec, left: DataFrame, right: DataFrame) -> Dat
     nothing, a pair is kept when the whole condition holds), in no order Flink's would be."""
     join = spec.join
     width = len(left.columns)
-    sides = []
-    for rows, positions, offset, prefix in ((left, join.left_keys, 0, "__lk"), (right, join.right_keys, width, "__rk")):
-        names = rows.columns
-        keys = [F.col(f"`{names[p]}`") for p in positions]
-        keys = [k.cast("bigint") if join.widened else k for k in keys]
-        sides.append(rows.select(*[k.alias(f"{prefix}{i}") for i, k in enumerate(keys)],
-                                 *[F.col(f"`{n}`").alias(f"__c{offset + j}") for j, n in enumerate(names)]))
+    sides = [_keyed(left, join.left_keys, join.widened, 0, "__lk"), _keyed(right, join.right_keys, join.widened, width,
+                                                                             "__rk")]
     on = None
     for i in range(len(join.left_keys)):
         equal = F.col(f"__lk{i}") == F.col(f"__rk{i}")
         on = equal if on is None else on & equal
     if not join.keys_only:
         on = on & column(inputs_named(join.condition, "__c"))
-    fields = codec_for(spec.output_type).fields
-    kind = [F.lit(_INSERT).cast("byte").alias(ROW_KIND)] if any(f.name == ROW_KIND for f in fields) else []
-    fields = [f for f in fields if f.name != ROW_KIND]
-    if len(fields) != width + len(right.columns):
-        raise RuntimeError(f"the join's output has {len(fields)} columns, its inputs {width + len(right.columns)}")
+    fields, kind = _output_fields(spec.output_type, width + len(right.columns))
     pairs = sides[0].join(sides[1], on, "inner")
-    return pairs.select(*[F.col(f"__c{i}").cast(f.dataType).alias(f.name) for i, f in enumerate(fields)], *kind)
+    return pairs.select(*[F.col(f"__c{i}").cast(f.dataType).alias(f.name) for i, f in enumerate(fields)],
+                        *([F.lit(_INSERT).cast("byte").alias(ROW_KIND)] if kind else []))
 
 
 def split_joins(sinks: list[Transformation], mode: RunMode, parallelism: int, job_parameters: dict, job_id: str,
@@ -364,11 +362,8 @@ class JoinWriter(AggregationWriter):
         of the left side: ``__k<i>``) and their order (``__seq``, ``__pos``); in an outer join (with
         ``right_offset``, where the right side's columns start) a row padded on the left is placed by
         its right key columns."""
-        fields = codec_for(self.spec.output_type).fields
-        kind = [F.col(ROW_KIND)] if any(f.name == ROW_KIND for f in fields) else []
-        fields = [f for f in fields if f.name != ROW_KIND]
-        if len(fields) != width:
-            raise RuntimeError(f"the join's output has {len(fields)} columns, its inputs {width}")
+        fields, kind = _output_fields(self.spec.output_type, width)
+        kind = [F.col(ROW_KIND)] if kind else []
         placed = [F.col(f"__c{p}") for p in join.left_keys]
         if right_offset is not None:
             placed = [F.coalesce(k, F.col(f"__c{right_offset + p}")) for k, p in zip(placed, join.right_keys)]
@@ -387,15 +382,29 @@ def _keys(join: RegularJoinSpec) -> list[str]:
     return [f"__k{i}" for i in range(len(join.left_keys))]
 
 
-def _rows(df: DataFrame, key_positions: list[int], widened: bool, offset: int) -> DataFrame:
-    """One side's rows of the batch: their keys ``__k<i>`` (integers as BIGINT when ``widened``),
-    their columns ``__c<offset + j>`` and their arrival order ``__seq``."""
+def _output_fields(output_type: Any, width: int) -> tuple[list, bool]:
+    """The join's output fields but its RowKind, and whether it has one; ``width``: its inputs' columns."""
+    fields = codec_for(output_type).fields
+    values = [f for f in fields if f.name != ROW_KIND]
+    if len(values) != width:
+        raise RuntimeError(f"the join's output has {len(values)} columns, its inputs {width}")
+    return values, len(values) < len(fields)
+
+
+def _keyed(df: DataFrame, key_positions: list[int], widened: bool, offset: int, prefix: str = "__k") -> DataFrame:
+    """One side's rows: their keys ``<prefix><i>`` (integers as BIGINT when ``widened``) and their columns
+    ``__c<offset + j>``."""
     names = df.columns
     keys = [F.col(f"`{names[p]}`") for p in key_positions]
     keys = [k.cast("bigint") if widened else k for k in keys]
-    return df.select(*[k.alias(f"__k{i}") for i, k in enumerate(keys)],
-                     *[F.col(f"`{n}`").alias(f"__c{offset + j}") for j, n in enumerate(names)],
-                     F.monotonically_increasing_id().alias(_SEQ))
+    return df.select(*[k.alias(f"{prefix}{i}") for i, k in enumerate(keys)],
+                     *[F.col(f"`{n}`").alias(f"__c{offset + j}") for j, n in enumerate(names)])
+
+
+def _rows(df: DataFrame, key_positions: list[int], widened: bool, offset: int) -> DataFrame:
+    """One side's rows of the batch (:func:`_keyed`) and their arrival order ``__seq``."""
+    keyed = _keyed(df, key_positions, widened, offset)
+    return keyed.select("*", F.monotonically_increasing_id().alias(_SEQ))
 
 
 def _present(keys: list[str]) -> Column:
