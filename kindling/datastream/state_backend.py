@@ -1,10 +1,12 @@
 """State backends, as in ``pyflink.datastream.state_backend``.
 
-Both of Flink's backends are accepted and run on the same store: Spark's RocksDB state store
-(``transformWithState``), which keeps working state in RocksDB on the executors' local disks
-and writes it to the checkpoint at each micro-batch commit. Choosing ``HashMapStateBackend``
-or ``EmbeddedRocksDBStateBackend`` records ``state.backend.type`` (``hashmap`` / ``rocksdb``)
-and changes nothing else; so do the RocksDB tuning options below.
+Both of Flink's backends are accepted and keyed state runs on the same store: Spark's RocksDB
+state store (``transformWithState``), which keeps working state in RocksDB on the executors' local
+disks and writes it to the checkpoint at each micro-batch commit. Choosing ``HashMapStateBackend``
+or ``EmbeddedRocksDBStateBackend`` records ``state.backend.type`` (``hashmap`` / ``rocksdb``); it
+decides only where a streaming query without keyed operators keeps the rows of a Table join that
+Spark's stream-stream join computes (``hashmap``, Flink's default: the JVM's heap; ``rocksdb``:
+RocksDB; docs/table.md). The RocksDB tuning options below are recorded and change nothing.
 """
 from enum import Enum
 from typing import List, Optional

@@ -90,6 +90,7 @@ class CompiledJob:
     broadcasts: list = field(default_factory=list)  # BroadcastHandOffs of broadcast operators
     persisted: list = field(default_factory=list)  # frames with several readers, kept for one batch job
     joins_in_query: list = field(default_factory=list)  # names of the joins Spark's stream-stream join computes
+    keyed_in_query: bool = False  # whether the query has keyed operators (transformWithState: Spark's RocksDB store)
 
     @property
     def streaming(self) -> bool:
@@ -435,7 +436,8 @@ class Compiler:
                     columns.append(host.col(TS).alias(f"s{i}__{TS}"))
             frames.append(out.select(columns))
         return CompiledJob(_union(frames), compiled_sinks, joins_in_query=[
-            self.sinks[i].sink.join.name for i, pairs in joined.items() if pairs is not None], **job)
+            self.sinks[i].sink.join.name for i, pairs in joined.items() if pairs is not None],
+            keyed_in_query=any(isinstance(n, KeyedTransformation) for n in self.nodes), **job)
 
     def _joined_in_query(self) -> dict[int, DataFrame | None]:
         """The sinks (by index) of the sides of the joins the planner gave Spark's stream-stream join

@@ -36,7 +36,8 @@ from kindling.spark.run_mode import RunMode
 from kindling.spark.table.aggregation import split_aggregations
 from kindling.spark.table.join import split_joins
 from kindling.spark.savepoints import SAVEPOINT_PATH, JobSavepoints, SavepointError
-from kindling.spark.session import get_spark, job_failed, on_exit, scratch_dir, timing, timing_enabled
+from kindling.spark.session import (HEAP_STATE_STORE, STATE_STORE_PROVIDER, get_spark, job_failed, on_exit,
+                                    scratch_dir, timing, timing_enabled)
 
 
 class JobExecutionError(RuntimeError):
@@ -360,7 +361,7 @@ class _JobRun:
             if self.client._cancel_requested.is_set():
                 return
             self.batch_failure = None  # an earlier attempt's is not this one's
-            query = writer.start()
+            query = _started(writer, self.spark, _state_store(self.env, compiled))
             timing("query started")
             self.client._query = query
             if self.client._cancel_requested.is_set():  # cancel() came before the query was known
@@ -415,6 +416,35 @@ class _JobRun:
                       f"{rate:.0f} rows/s", file=sys.stderr, flush=True)
             reported = progress.batchId
         return reported
+
+
+_starting = threading.Lock()  # a query's state store is the session's setting while it starts
+
+
+def _state_store(env, compiled: CompiledJob) -> str | None:
+    """The state store of a query whose only stateful operators are Spark's stream-stream joins, when
+    the job's state backend is Flink's default ``hashmap``: the JVM heap's, as Flink keeps such a
+    backend's state (and faster than RocksDB for the join's rows); None: the session's RocksDB store
+    (keyed operators' transformWithState needs it; ``state.backend.type: rocksdb`` asks for it)."""
+    if not compiled.joins_in_query or compiled.keyed_in_query:
+        return None
+    backend = env.get_state_backend()
+    return HEAP_STATE_STORE if backend is None or backend._type == "hashmap" else None
+
+
+def _started(writer, spark, state_store: str | None):
+    """``writer``'s query, started with ``state_store`` as its state store provider (None: the session's).
+    The query keeps the setting it started with (Spark copies the session's configuration into the
+    query at its start, and into its checkpoint at its first batch), so it is the session's only then."""
+    with _starting:
+        if state_store is None:
+            return writer.start()
+        before = spark.conf.get(STATE_STORE_PROVIDER)
+        spark.conf.set(STATE_STORE_PROVIDER, state_store)
+        try:
+            return writer.start()
+        finally:
+            spark.conf.set(STATE_STORE_PROVIDER, before)
 
 
 def _partitions(df) -> int:

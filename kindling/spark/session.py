@@ -27,9 +27,12 @@ from kindling.spark.class_archive import archive_java_options
 
 _lock = threading.Lock()
 
+STATE_STORE_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
+#: Spark's state store that keeps a query's state in the JVM's heap (Flink's ``hashmap`` state backend)
+HEAP_STATE_STORE = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
+
 DEFAULTS = {
-    "spark.sql.streaming.stateStore.providerClass":
-        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+    STATE_STORE_PROVIDER: "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
     # a micro-batch commits its state changes as a changelog instead of a snapshot of the database
     # (snapshots are made in the background): half or less of the commit time of a keyed micro-batch
     "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",

@@ -154,3 +154,24 @@ def test_a_savepoint_of_a_job_with_the_query_s_join_is_refused(env, tmp_path):
     while error is not None and not isinstance(error, SavepointError):
         error = error.__cause__ or error.__context__
     assert error is not None and "stream-stream join" in str(error) and "kindling.table.spark-stream-join" in str(error)
+
+
+@pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
+def test_the_join_s_rows_are_where_the_state_backend_keeps_state(env, pairs, tmp_path, backend):
+    """Flink's ``hashmap`` backend (its default) keeps the join's rows in the JVM's heap (Spark's
+    HDFS-backed state store: ``.delta`` files at checkpoints), ``rocksdb`` in Spark's RocksDB store
+    (``.changelog`` files); the session's own store, RocksDB for keyed operators, is left as it was."""
+    from kindling.spark.session import DEFAULTS, STATE_STORE_PROVIDER
+
+    t_env = _t_env(env, 2)
+    settings = Configuration().set_string("execution.checkpointing.dir", str(tmp_path / "checkpoints"))
+    if backend == "rocksdb":
+        settings.set_string("state.backend.type", "rocksdb")
+    env.configure(settings)
+    t_env.execute_sql("INSERT INTO dropped " + JOIN).wait()
+    assert _rows(pairs) == _expected()
+    files = [f.name for f in (tmp_path / "checkpoints").rglob("*") if f.is_file()]
+    heap, rocksdb = any(f.endswith(".delta") for f in files), any(f.endswith(".changelog") for f in files)
+    assert (heap, rocksdb) == (backend == "hashmap", backend == "rocksdb"), sorted(files)[:40]
+    from kindling.spark.session import existing_spark
+    assert existing_spark().conf.get(STATE_STORE_PROVIDER) == DEFAULTS[STATE_STORE_PROVIDER]
