@@ -36,6 +36,8 @@ def time_report(reports: list, files: int = 15) -> list[str]:
     by_process: dict[str, float] = {}
     by_file: dict[str, float] = {}
     for report in reports:
+        if not hasattr(report, "duration"):  # a collection error's report: no test ran
+            continue
         node = getattr(report, "node", None)
         process = node.gateway.id if node is not None else "main"
         by_process[process] = by_process.get(process, 0.0) + report.duration

@@ -51,3 +51,22 @@ def test_the_report_says_each_processs_busy_time_and_the_slowest_files():
                                              "slowest files: b.py 6 s, a.py 4 s"]
     assert time_report([report("a.py::t1", 2.0)]) == ["test processes busy: main 2 s", "slowest files: a.py 2 s"]
     assert time_report([]) == []
+
+
+def test_test_files_have_unique_names():
+    """pytest imports the suite's test files by their names (no packages): a second file of a name
+    fails to collect ("import file mismatch"), and the run with it."""
+    root = os.path.dirname(os.path.abspath(__file__))
+    seen: dict[str, str] = {}
+    for directory, _, files in os.walk(root):
+        for name in files:
+            if name.startswith("test_") and name.endswith(".py") and "pyflink_examples" not in directory:
+                path = os.path.relpath(os.path.join(directory, name), root)
+                assert name not in seen, f"{path} and {seen[name]}: rename one"
+                seen[name] = path
+
+
+def test_the_time_report_skips_a_collection_error():
+    collected = SimpleNamespace(nodeid="tests/x/test_y.py", outcome="failed")  # a CollectReport: no duration
+    ran = SimpleNamespace(nodeid="tests/x/test_z.py::test_a", duration=2.0)
+    assert time_report([collected, ran]) == ["test processes busy: main 2 s", "slowest files: tests/x/test_z.py 2 s"]

@@ -42,7 +42,8 @@ from kindling.spark.sinks import SinkWriter
 from kindling.spark.table.group_state import GroupStateStore
 from kindling.spark.table.columns import column
 from kindling.spark.table.join import (_DELETE, _INSERT, _POS, _ROW, _SEQ, JoinSideSinkSpec, JoinSideWriter,
-                                       JoinSinkSpec, JoinWriter, _keep, _keys, _order, _present, _rows, _values)
+                                       JoinSinkSpec, JoinWriter, _keep, _keys, _or_empty, _order, _present, _rows,
+                                       _values)
 from kindling.spark.table.translate import input_refs
 
 
@@ -111,11 +112,6 @@ def _by_key(left: DataFrame, right: DataFrame, keys: list[str], read: list[str])
     # collect_list and count leave out the nulls of the other side's rows
     both = lefts.unionByName(rights, allowMissingColumns=True)
     return both.groupBy(*keys).agg(F.sort_array(F.collect_list("__nl")).alias("__nl"), *found)
-
-
-def _or_empty(rows: DataFrame, name: str) -> Column:
-    """The array column ``name`` of ``rows``, empty where null."""
-    return F.coalesce(F.col(name), F.array().cast(rows.schema[name].dataType))
 
 
 def _arrived(rows: DataFrame, join: RegularJoinSpec, width: int) -> DataFrame:

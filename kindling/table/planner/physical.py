@@ -85,8 +85,9 @@ Structured Streaming query). Per node kind, today:
   join's (``+I`` without a partner, ``-D`` at the first) as Flink's join emits them when the batch's
   right rows arrive first (kindling/spark/table/semi_join.py). Such an inner join whose rows reach
   only blackholes (through Calcs Spark computes: no sink sees their order) is instead Spark's
-  stream-stream join inside the job's streaming query, its rows kept in the query's state store
-  (``kindling.table.spark-stream-join: false`` keeps the per-batch join). Joins of changes follow the rows'
+  stream-stream join inside the job's streaming query, its rows kept in the query's state store (the
+  JVM's heap under Flink's default ``state.backend.type: hashmap``, kindling/spark/runner.py
+  ``_state_store``; ``kindling.table.spark-stream-join: false`` keeps the per-batch join). Joins of changes follow the rows'
   arrival row by row, and a NOT IN of nullable values is Flink's null-aware anti join (a NULL on
   either side keeps a row out): Python.
 * **UNION ALL**: part of a frame in a bounded job when both inputs are frames.
