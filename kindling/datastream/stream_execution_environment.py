@@ -135,7 +135,8 @@ class StreamExecutionEnvironment:
 
     def set_state_backend(self, state_backend: StateBackend) -> "StreamExecutionEnvironment":
         """Accepted as in PyFlink 1.x (``state.backend.type`` in 2.x): ``HashMapStateBackend`` and
-        ``EmbeddedRocksDBStateBackend`` both run on Spark's RocksDB state store."""
+        ``EmbeddedRocksDBStateBackend``: keyed state runs on Spark's RocksDB state store under both (the
+        type decides only where a Table join Spark's stream-stream join computes keeps its rows)."""
         if not isinstance(state_backend, StateBackend):
             raise TypeError(f"set_state_backend expects a HashMapStateBackend or EmbeddedRocksDBStateBackend, "
                             f"got {state_backend!r}")

@@ -428,8 +428,8 @@ def _state_store(env, compiled: CompiledJob) -> str | None:
     (keyed operators' transformWithState needs it; ``state.backend.type: rocksdb`` asks for it)."""
     if not compiled.joins_in_query or compiled.keyed_in_query:
         return None
-    backend = env.get_state_backend()
-    return HEAP_STATE_STORE if backend is None or backend._type == "hashmap" else None
+    rocksdb = env.get_configuration().get_string("state.backend.type", "hashmap").strip().lower() == "rocksdb"
+    return None if rocksdb else HEAP_STATE_STORE
 
 
 def _started(writer, spark, state_store: str | None):
