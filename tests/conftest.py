@@ -7,11 +7,13 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import threading
 
 import pytest
 
 os.environ.setdefault("KINDLING_SPARK_MASTER", "local[2]")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "connectors"))  # the servers' helpers
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -32,23 +34,76 @@ def pytest_terminal_summary(terminalreporter):
 def time_report(reports: list, files: int = 15) -> list[str]:
     """Lines saying how long each test process (pytest-xdist's gw0, gw1, ...) ran tests, setups and
     teardowns included (a process busy far longer than the others ends the run alone), and which test
-    files took longest in all."""
-    by_process: dict[str, float] = {}
-    by_file: dict[str, float] = {}
+    files took longest in all; each with the CPU seconds its tests' processes used where measured
+    (``cpu_seconds`` of a report: :func:`pytest_runtest_makereport`), the steadier figure on a busy machine."""
+    by_process: dict[str, list[float]] = {}
+    by_file: dict[str, list[float]] = {}
     for report in reports:
         if not hasattr(report, "duration"):  # a collection error's report: no test ran
             continue
         node = getattr(report, "node", None)
         process = node.gateway.id if node is not None else "main"
-        by_process[process] = by_process.get(process, 0.0) + report.duration
-        path = report.nodeid.split("::", 1)[0]
-        by_file[path] = by_file.get(path, 0.0) + report.duration
+        cpu = dict(getattr(report, "user_properties", ())).get("cpu_seconds")
+        for key, totals in ((process, by_process), (report.nodeid.split("::", 1)[0], by_file)):
+            seconds = totals.setdefault(key, [0.0, 0.0, True])
+            seconds[0] += report.duration
+            seconds[1] += cpu or 0.0
+            seconds[2] = seconds[2] and cpu is not None
     if not reports:
         return []
-    busy = ", ".join(f"{process} {seconds:.0f} s" for process, seconds in sorted(by_process.items()))
-    slowest = ", ".join(f"{path} {seconds:.0f} s"
-                        for path, seconds in sorted(by_file.items(), key=lambda kv: -kv[1])[:files])
+
+    def said(key: str, seconds: list) -> str:
+        return f"{key} {seconds[0]:.0f} s" + (f" ({seconds[1]:.0f} CPU-s)" if seconds[2] else "")
+
+    busy = ", ".join(said(process, seconds) for process, seconds in sorted(by_process.items()))
+    slowest = ", ".join(said(path, seconds)
+                        for path, seconds in sorted(by_file.items(), key=lambda kv: -kv[1][0])[:files])
     return [f"test processes busy: {busy}", f"slowest files: {slowest}"]
+
+
+class ProcessTreeCpu:
+    """The CPU seconds so far of this process and its descendants (the session's Spark JVM, Spark's
+    Python workers, the ``kindling run`` processes and servers tests start), from /proc, sampled
+    every ``every`` seconds by a daemon thread (a process that ends counts as last seen)."""
+
+    def __init__(self, every: float = 1.0):
+        if ROOT not in sys.path:
+            sys.path.insert(0, ROOT)
+        from benchmarks.process_cpu import tick_seconds, tree_ticks
+
+        self._ticks, self._to_seconds, self._seen = tree_ticks, tick_seconds, {}
+        self.seconds = 0.0
+        self._stopped = threading.Event()
+        self._sample()
+        threading.Thread(target=self._run, args=(every,), name="test-cpu", daemon=True).start()
+
+    def _sample(self) -> None:
+        self._seen.update(self._ticks(os.getpid()))
+        self.seconds = self._to_seconds(sum(self._seen.values()))
+
+    def _run(self, every: float) -> None:
+        while not self._stopped.wait(every):
+            self._sample()
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+
+_tree_cpu: list = []  # [ProcessTreeCpu, CPU seconds at the last report] in a process that runs tests, on Linux
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Each setup's, call's and teardown's report gets ``cpu_seconds``: what this process's tree used
+    since the report before (to within the sampling's second)."""
+    report = (yield).get_result()
+    if not os.path.isdir("/proc/self"):
+        return
+    if not _tree_cpu:
+        _tree_cpu.extend([ProcessTreeCpu(), 0.0])
+    now = _tree_cpu[0].seconds
+    report.user_properties.append(("cpu_seconds", now - _tree_cpu[1]))
+    _tree_cpu[1] = now
 
 
 @pytest.fixture(scope="session")

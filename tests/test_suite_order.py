@@ -7,7 +7,7 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
-from conftest import slow_files_first, time_report
+from conftest import ProcessTreeCpu, slow_files_first, time_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -26,7 +26,8 @@ def test_files_with_more_slow_tests_come_first_then_files_with_more_tests():
 def test_pytest_xdist_hands_out_the_files_in_that_order(tmp_path):
     # one worker takes the files one after another in the order the controller hands them out;
     # pytest-xdist alone would hand out the file with more tests (a) first
-    (tmp_path / "conftest.py").write_text(f"exec(open({os.path.join(HERE, 'conftest.py')!r}).read())\n")
+    (tmp_path / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {os.path.dirname(HERE)!r})  # benchmarks/\n"
+                                          f"exec(open({os.path.join(HERE, 'conftest.py')!r}).read())\n")
     log = tmp_path / "order.log"
     record = f"def _record(name):\n    open({str(log)!r}, 'a').write(name + '\\n')\n\n"
     (tmp_path / "test_a.py").write_text(record + "".join(f"def test_a{n}():\n    _record('a')\n\n" for n in range(3)))
@@ -38,6 +39,7 @@ def test_pytest_xdist_hands_out_the_files_in_that_order(tmp_path):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert log.read_text().split() == ["b", "a", "a", "a"]
     assert "test processes busy: gw0 " in done.stdout and "slowest files: test_" in done.stdout, done.stdout[-3000:]
+    assert " CPU-s)" in done.stdout, done.stdout[-3000:]  # each test's report carried its CPU seconds
 
 
 def test_the_report_says_each_processs_busy_time_and_the_slowest_files():
@@ -70,3 +72,26 @@ def test_the_time_report_skips_a_collection_error():
     collected = SimpleNamespace(nodeid="tests/x/test_y.py", outcome="failed")  # a CollectReport: no duration
     ran = SimpleNamespace(nodeid="tests/x/test_z.py::test_a", duration=2.0)
     assert time_report([collected, ran]) == ["test processes busy: main 2 s", "slowest files: tests/x/test_z.py 2 s"]
+
+
+def test_the_report_adds_the_cpu_seconds_where_every_report_has_them():
+    def report(nodeid, seconds, cpu=None, process="gw0"):
+        return SimpleNamespace(nodeid=nodeid, duration=seconds, node=SimpleNamespace(gateway=SimpleNamespace(id=process)),
+                               user_properties=[] if cpu is None else [("kindling_seconds", 9.0), ("cpu_seconds", cpu)])
+
+    reports = [report("a.py::t1", 10.0, 4.0), report("a.py::t2", 2.0, 1.0), report("b.py::t1", 3.0, 2.0, "gw1"),
+               report("b.py::t2", 1.0, None, "gw1")]
+    assert time_report(reports) == ["test processes busy: gw0 12 s (5 CPU-s), gw1 4 s",
+                                     "slowest files: a.py 12 s (5 CPU-s), b.py 4 s"]
+
+
+def test_the_cpu_of_the_test_process_counts_its_children_after_they_end():
+    tree = ProcessTreeCpu(every=0.05)
+    try:
+        before = tree.seconds
+        child = subprocess.run([sys.executable, "-c", "import time; s = time.process_time()\n"
+                                "while time.process_time() - s < 0.5: pass\nprint(time.process_time())"],
+                               capture_output=True, text=True, check=True, timeout=300)
+        assert tree.seconds - before >= 0.9 * float(child.stdout) - 0.1  # seen while it ran
+    finally:
+        tree.stop()
