@@ -34,17 +34,19 @@ def pytest_terminal_summary(terminalreporter):
 def time_report(reports: list, files: int = 15) -> list[str]:
     """Lines saying how long each test process (pytest-xdist's gw0, gw1, ...) ran tests, setups and
     teardowns included (a process busy far longer than the others ends the run alone), and which test
-    files took longest in all; each with the CPU seconds its tests' processes used where measured
+    files took longest, and the slow tests' time beside the others' (the default suite's); each with the CPU seconds its tests' processes used where measured
     (``cpu_seconds`` of a report: :func:`pytest_runtest_makereport`), the steadier figure on a busy machine."""
     by_process: dict[str, list[float]] = {}
     by_file: dict[str, list[float]] = {}
+    by_kind: dict[str, list[float]] = {}
     for report in reports:
         if not hasattr(report, "duration"):  # a collection error's report: no test ran
             continue
         node = getattr(report, "node", None)
         process = node.gateway.id if node is not None else "main"
         cpu = dict(getattr(report, "user_properties", ())).get("cpu_seconds")
-        for key, totals in ((process, by_process), (report.nodeid.split("::", 1)[0], by_file)):
+        kind = "slow tests" if "slow" in getattr(report, "keywords", {}) else "the others"
+        for key, totals in ((process, by_process), (report.nodeid.split("::", 1)[0], by_file), (kind, by_kind)):
             seconds = totals.setdefault(key, [0.0, 0.0, True])
             seconds[0] += report.duration
             seconds[1] += cpu or 0.0
@@ -58,7 +60,8 @@ def time_report(reports: list, files: int = 15) -> list[str]:
     busy = ", ".join(said(process, seconds) for process, seconds in sorted(by_process.items()))
     slowest = ", ".join(said(path, seconds)
                         for path, seconds in sorted(by_file.items(), key=lambda kv: -kv[1][0])[:files])
-    return [f"test processes busy: {busy}", f"slowest files: {slowest}"]
+    kinds = ", ".join(said(kind, seconds) for kind, seconds in sorted(by_kind.items(), reverse=True))
+    return [f"test processes busy: {busy}", f"slowest files: {slowest}", f"in all: {kinds}"]
 
 
 class ProcessTreeCpu:
@@ -143,11 +146,23 @@ def any_env(request, env):
     return env
 
 
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true",
+                     help="run the slow system tests too (CI does: .ci/run); left out by default")
+
+
 def pytest_configure(config):
+    if not config.getoption("--slow") and not config.option.markexpr:  # the default suite
+        config.option.markexpr = "not slow"
     if hasattr(config.option, "loadscopereorder"):  # pytest-xdist's controller: files in the workers' order
         config.option.loadscopereorder = False
     config.addinivalue_line("markers", "kafka: needs the Tansu Kafka broker (given to every test using the "
                                        "kafka_broker fixture); -m 'not kafka' runs without it")
+
+
+def pytest_report_header(config):
+    if config.option.markexpr == "not slow" and not config.getoption("--slow"):
+        return "the slow system tests are left out: --slow runs them too, as CI does (.ci/run)"
 
 
 def pytest_collection_modifyitems(config, items):

@@ -34,12 +34,42 @@ def test_pytest_xdist_hands_out_the_files_in_that_order(tmp_path):
     (tmp_path / "test_b.py").write_text("import pytest\n\n" + record +
                                         "@pytest.mark.slow\ndef test_b():\n    _record('b')\n")
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: slow\n")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "1", "--dist",
-                           "loadfile", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert log.read_text().split() == ["b", "a", "a", "a"]
-    assert "test processes busy: gw0 " in done.stdout and "slowest files: test_" in done.stdout, done.stdout[-3000:]
-    assert " CPU-s)" in done.stdout, done.stdout[-3000:]  # each test's report carried its CPU seconds
+
+    def run(*options: str) -> tuple[list[str], str]:
+        log.write_text("")
+        done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "1", "--dist",
+                               "loadfile", *options, str(tmp_path)], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        return log.read_text().split(), done.stdout
+
+    ran, out = run("--slow")
+    assert ran == ["b", "a", "a", "a"]
+    assert "test processes busy: gw0 " in out and "slowest files: test_" in out, out[-3000:]
+    assert " CPU-s)" in out, out[-3000:]  # each test's report carried its CPU seconds
+    assert "in all: the others " in out and ", slow tests " in out, out[-3000:]
+
+
+def test_the_default_suite_leaves_the_slow_tests_out(tmp_path):
+    (tmp_path / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {os.path.dirname(HERE)!r})  # benchmarks/\n"
+                                          f"exec(open({os.path.join(HERE, 'conftest.py')!r}).read())\n")
+    (tmp_path / "test_kinds.py").write_text("import pytest\n\ndef test_quick():\n    pass\n\n"
+                                            "@pytest.mark.slow\ndef test_long():\n    pass\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: slow\n")
+
+    def run(*options: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", *options, str(tmp_path)],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        return done.stdout
+
+    default = run()
+    assert "test_quick PASSED" in default and "test_long" not in default, default[-3000:]
+    assert "1 deselected" in default and "--slow runs them too" in default, default[-3000:]
+    every = run("--slow")
+    assert "test_quick PASSED" in every and "test_long PASSED" in every, every[-3000:]
+    chosen = run("-m", "slow")  # a marker expression of one's own decides alone
+    assert "test_long PASSED" in chosen and "test_quick" not in chosen, chosen[-3000:]
 
 
 def test_the_report_says_each_processs_busy_time_and_the_slowest_files():
@@ -49,9 +79,12 @@ def test_the_report_says_each_processs_busy_time_and_the_slowest_files():
 
     reports = [report("a.py::t1", 1.0, "gw0"), report("b.py::t1", 5.0, "gw1"), report("a.py::t2", 2.5, "gw0"),
                report("c.py::t1", 0.2, "gw1"), report("b.py::t2", 0.5, "gw1")]
+    reports[1].keywords = {"slow": 1, "t1": 1}
     assert time_report(reports, files=2) == ["test processes busy: gw0 4 s, gw1 6 s",
-                                             "slowest files: b.py 6 s, a.py 4 s"]
-    assert time_report([report("a.py::t1", 2.0)]) == ["test processes busy: main 2 s", "slowest files: a.py 2 s"]
+                                             "slowest files: b.py 6 s, a.py 4 s",
+                                             "in all: the others 4 s, slow tests 5 s"]
+    assert time_report([report("a.py::t1", 2.0)]) == ["test processes busy: main 2 s", "slowest files: a.py 2 s",
+                                                      "in all: the others 2 s"]
     assert time_report([]) == []
 
 
@@ -71,7 +104,8 @@ def test_test_files_have_unique_names():
 def test_the_time_report_skips_a_collection_error():
     collected = SimpleNamespace(nodeid="tests/x/test_y.py", outcome="failed")  # a CollectReport: no duration
     ran = SimpleNamespace(nodeid="tests/x/test_z.py::test_a", duration=2.0)
-    assert time_report([collected, ran]) == ["test processes busy: main 2 s", "slowest files: tests/x/test_z.py 2 s"]
+    assert time_report([collected, ran]) == ["test processes busy: main 2 s", "slowest files: tests/x/test_z.py 2 s",
+                                             "in all: the others 2 s"]
 
 
 def test_the_report_adds_the_cpu_seconds_where_every_report_has_them():
@@ -82,7 +116,7 @@ def test_the_report_adds_the_cpu_seconds_where_every_report_has_them():
     reports = [report("a.py::t1", 10.0, 4.0), report("a.py::t2", 2.0, 1.0), report("b.py::t1", 3.0, 2.0, "gw1"),
                report("b.py::t2", 1.0, None, "gw1")]
     assert time_report(reports) == ["test processes busy: gw0 12 s (5 CPU-s), gw1 4 s",
-                                     "slowest files: a.py 12 s (5 CPU-s), b.py 4 s"]
+                                     "slowest files: a.py 12 s (5 CPU-s), b.py 4 s", "in all: the others 16 s"]
 
 
 def test_the_cpu_of_the_test_process_counts_its_children_after_they_end():
