@@ -13,9 +13,10 @@ import posixpath
 import shutil
 import sys
 import tempfile
-from typing import Any
+from typing import Any, Iterator
 
 import pyarrow.fs as pafs
+from py4j.protocol import Py4JError
 from pyspark.sql import DataFrame
 
 from kindling.graph.specs import CollectSinkSpec, PrintSinkSpec
@@ -116,6 +117,32 @@ class SinkBookkeeping:
             self.temporary = False
 
 
+def local_rows(df: DataFrame) -> Iterator:
+    """``df``'s rows on the driver, a partition at a time (``toLocalIterator``: a Spark job per
+    partition). Spark 4.3's scheduler files each job under the SQL execution that started it
+    (``DAGScheduler.activeQueryToJobs``) and forgets them when that execution ends; the iterator's
+    execution ends before its jobs start, so they were never forgotten: every job, and with it its
+    plan, cached relations included, stayed in the driver's heap for the session's life (about
+    6 MB per Table program). Once the rows are read, the jobs of every execution that has ended
+    are forgotten, as Spark does at an execution's end."""
+    try:
+        yield from df.toLocalIterator()
+    finally:
+        _forget_ended_executions(df.sparkSession)
+
+
+def _forget_ended_executions(spark: Any) -> None:
+    scheduler = spark.sparkContext._jsc.sc().dagScheduler()
+    try:
+        executions = scheduler.activeQueryToJobs().keySet().toArray()
+    except Py4JError:  # a Spark without this record keeps no jobs past their execution
+        return
+    running = spark.sparkContext._jvm.org.apache.spark.sql.execution.SQLExecution
+    for execution in executions:
+        if running.getQueryExecution(execution) is None:
+            scheduler.cleanupQueryJobs(execution)  # through the scheduler's event loop, as Spark does it
+
+
 class PrintWriter(SinkWriter):
     """Writes the lines a stage formatted (with Flink's ``id:n> `` prefixes, see
     ``PrintExit.line_prefix``) in the order of the DataFrame's partitions."""
@@ -128,7 +155,7 @@ class PrintWriter(SinkWriter):
     def write(self, df: DataFrame, batch_id: int) -> int:
         n = 0
         lines = []
-        for row in df.toLocalIterator():
+        for row in local_rows(df):
             lines.append(row[0])
             n += 1
             if len(lines) >= 1000:
@@ -151,7 +178,7 @@ class CollectWriter(SinkWriter):
         self.collector = spec.collector
 
     def write(self, df: DataFrame, batch_id: int) -> int:
-        return self.collector.put_chunks(batch_id, (pickle.loads(row[0]) for row in df.toLocalIterator()))
+        return self.collector.put_chunks(batch_id, (pickle.loads(row[0]) for row in local_rows(df)))
 
     def finish(self) -> None:
         self.collector.end()
