@@ -124,11 +124,10 @@ def local_rows(df: DataFrame) -> Iterator:
     execution ends before its jobs start, so they were never forgotten: every job, and with it its
     plan, cached relations included, stayed in the driver's heap for the session's life (about
     6 MB per Table program). Once the rows are read, the jobs of every execution that has ended
-    are forgotten, as Spark does at an execution's end."""
-    try:
-        yield from df.toLocalIterator()
-    finally:
-        _forget_ended_executions(df.sparkSession)
+    are forgotten, as Spark does at an execution's end (those of a read stopped early, at the next
+    read's end)."""
+    yield from df.toLocalIterator()
+    _forget_ended_executions(df.sparkSession)
 
 
 def _forget_ended_executions(spark: Any) -> None:
