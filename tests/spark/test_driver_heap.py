@@ -9,7 +9,8 @@ from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col
 
 # each job Spark's scheduler kept held its plan, cached relations included
-KEPT_BY_FINISHED_JOBS = ("org.apache.spark.scheduler.ActiveJob", "org.apache.spark.sql.execution.columnar.InMemoryRelation")
+KEPT_BY_FINISHED_JOBS = ("org.apache.spark.scheduler.ActiveJob",
+                         "org.apache.spark.sql.execution.columnar.InMemoryRelation")
 
 
 def live_objects(spark, classes: tuple[str, ...]) -> dict[str, int]:
@@ -49,8 +50,8 @@ def table_program(micro_batches: bool) -> None:
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(2)
     t_env = StreamTableEnvironment.create(env)
-    rows = env.from_collection([(1, "pens", 10), (2, "ink", 20), (3, "pens", 30)],
-                               type_info=Types.ROW_NAMED(["id", "item", "qty"], [Types.INT(), Types.STRING(), Types.INT()]))
+    row_type = Types.ROW_NAMED(["id", "item", "qty"], [Types.INT(), Types.STRING(), Types.INT()])
+    rows = env.from_collection([(1, "pens", 10), (2, "ink", 20), (3, "pens", 30)], type_info=row_type)
     orders = t_env.from_data_stream(rows)
     with orders.group_by(col("item")).select(col("item"), col("qty").sum.alias("total")).execute().collect() as result:
         assert {r[0]: r[1] for r in result if r.get_row_kind().name in ("INSERT", "UPDATE_AFTER")} \
