@@ -340,6 +340,10 @@ class _JobRun:
                 self.delete_on_cancel and self.client._cancel_requested.is_set())):
             shutil.rmtree(self.checkpoint_dir, ignore_errors=True)
         self.compiled.close()  # event time: removes the watermark hand-off file
+        # The query's foreachBatch holds this run (write_batch) through py4j's callback proxy, which the
+        # JVM frees with the query, which py4j keeps while Python holds it here: neither side's collector
+        # can free that cycle, and every streaming job's query and plans stayed in the driver's heap.
+        self.client._query = None
         _running.discard(self)
         timing(f"job '{self.client.job_name}' ended")
 

@@ -8,9 +8,10 @@ from kindling.datastream import StreamExecutionEnvironment
 from kindling.table import StreamTableEnvironment
 from kindling.table.expressions import col
 
-# each job Spark's scheduler kept held its plan, cached relations included
+# each job Spark's scheduler kept held its plan, cached relations included; each streaming query its plans
 KEPT_BY_FINISHED_JOBS = ("org.apache.spark.scheduler.ActiveJob",
-                         "org.apache.spark.sql.execution.columnar.InMemoryRelation")
+                         "org.apache.spark.sql.execution.columnar.InMemoryRelation",
+                         "org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution")
 
 
 def live_objects(spark, classes: tuple[str, ...]) -> dict[str, int]:
