@@ -10,7 +10,6 @@ from kindling.table.expressions import col
 
 # each job Spark's scheduler kept held its plan, cached relations included; each streaming query its plans
 KEPT_BY_FINISHED_JOBS = ("org.apache.spark.scheduler.ActiveJob",
-                         "org.apache.spark.sql.execution.columnar.InMemoryRelation",
                          "org.apache.spark.sql.execution.streaming.runtime.MicroBatchExecution")
 
 
