@@ -453,8 +453,8 @@ class RegularJoinSpec:
     the rows of that side without a partner are kept, padded with nulls (LEFT, RIGHT, FULL OUTER);
     ``existence``: ``"SEMI"`` or ``"ANTI"``, the left rows with a partner or without one (the left's
     columns only), ``keys_only``: the condition is the keys' equality alone; ``streamed``: an inner
-    join whose rows' order no sink sees, joined by Spark's stream-stream join inside the job's
-    streaming query (kindling/spark/table/join.py)."""
+    join joined by Spark's stream-stream join inside the job's streaming query (the planner's choice,
+    kindling/spark/table/join.py)."""
 
     left_keys: list = field(default_factory=list)
     right_keys: list = field(default_factory=list)

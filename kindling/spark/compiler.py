@@ -442,8 +442,7 @@ class Compiler:
     def _joined_in_query(self) -> dict[int, DataFrame | None]:
         """The sinks (by index) of the sides of the joins the planner gave Spark's stream-stream join
         (kindling/spark/table/join.py :func:`~kindling.spark.table.join.streamed_pairs`): the right
-        side's the pairs, the left side's None (it writes nothing). A join one of whose sides' rows
-        are carried in another stage's frame keeps its per-batch join (both sides' sinks written)."""
+        side's the pairs, the left side's None (it writes nothing)."""
         sides: dict[int, list[tuple[int, SinkTransformation]]] = defaultdict(list)
         for i, sink in enumerate(self.sinks):
             if self.streaming and isinstance(sink.sink, JoinSideSinkSpec) and sink.sink.streamed:
@@ -451,22 +450,19 @@ class Compiler:
         joined: dict[int, DataFrame | None] = {}
         for pair in sides.values():
             (left_i, left), (right_i, right) = sorted(pair, key=lambda found: found[1].sink.side)
-            rows = [self._sink_rows(left), self._sink_rows(right)]
-            if None not in rows:
-                joined[left_i], joined[right_i] = None, streamed_pairs(right.sink.join, *rows)
+            joined[left_i], joined[right_i] = None, streamed_pairs(right.sink.join, self._sink_rows(left),
+                                                                   self._sink_rows(right))
         return joined
 
-    def _sink_rows(self, sink: SinkTransformation) -> DataFrame | None:
-        """The rows of ``sink``, its value columns as they are named, from the frame of its stage;
-        None when they are carried in another stage's frame."""
+    def _sink_rows(self, sink: SinkTransformation) -> DataFrame:
+        """The rows of ``sink``, its value columns as they are named, from the frame of its stage (or of
+        the stage that carries them)."""
         exit_plan = self.exit_of[(sink.inputs[0].id, sink.id)]
         host = self.host(sink.inputs[0])
-        if host.path:
-            return None
         out = self.stage_frame(self.by_id[host.root])
-        if self._shared(host.root):
-            out = out.filter(F.col(EXIT) == exit_plan.index)
-        return out.select(*[F.col(exit_plan.prefixed(f.name)).alias(f.name) for f in exit_plan.value_fields()])
+        if self._shared(host.root) or host.path:
+            out = out.filter(host.col(EXIT) == exit_plan.index)
+        return out.select(*[host.col(exit_plan.prefixed(f.name)).alias(f.name) for f in exit_plan.value_fields()])
 
     def host(self, producer: Transformation, reader: int | str = SINKS) -> Host:
         """Where ``reader`` (a stage root id, or the sinks) finds ``producer``'s rows."""

@@ -1,8 +1,10 @@
-"""An inner join on micro-batches whose rows reach only blackholes is Spark's stream-stream join inside
-the job's streaming query (kindling/spark/table/join.py ``streamed_pairs``): the same pairs as Flink's
-join, each once, across micro-batches whose sides advance at different speeds, at parallelism 1 and 2,
-from Kindling's sources and from Spark's file stream source, when a batch is replayed after a
-failure; explain names the choice; a print sink keeps the per-batch join; savepoints are refused."""
+"""An inner join on micro-batches is Spark's stream-stream join inside the job's streaming query
+(kindling/spark/table/join.py ``streamed_pairs``): the same pairs as Flink's join, each once, across
+micro-batches whose sides advance at different speeds, at parallelism 1 and 2, from Kindling's
+sources and from Spark's file stream source, when a batch is replayed after a failure; print and
+collect sinks get them in the per-batch join's order (``kindling.table.spark-stream-join: false``),
+replayed batches too; explain names the choice, and the path it names is the one that runs; an
+outer join and the setting keep the per-batch join; savepoints are refused."""
 from __future__ import annotations
 
 from collections import Counter
@@ -18,7 +20,7 @@ STREAMED = "Spark's stream-stream join in the streaming query"
 JOIN = "SELECT l.n, r.m, l.v + r.w FROM l JOIN r ON l.k = r.key AND l.v <= r.w"
 
 
-def _t_env(env, parallelism: int, per_batch: int = 30, streamed: bool = True):
+def _t_env(env, parallelism: int, per_batch: int = 30, streamed: bool = True, printed: bool = False):
     """Tables ``l`` and ``r`` of :func:`sequence_streams`' rows, ``per_batch`` of each side per micro-batch:
     the right side (half as many rows) ends batches before the left, and a key's rows come in other
     micro-batches on each side (null keys too). A blackhole ``dropped`` of the join's output."""
@@ -31,6 +33,8 @@ def _t_env(env, parallelism: int, per_batch: int = 30, streamed: bool = True):
     t_env.create_temporary_view("l", t_env.from_data_stream(left))
     t_env.create_temporary_view("r", t_env.from_data_stream(right))
     t_env.execute_sql("CREATE TEMPORARY TABLE dropped (a BIGINT, b BIGINT, c INT) WITH ('connector' = 'blackhole')")
+    if printed:
+        t_env.execute_sql("CREATE TEMPORARY TABLE printed (a BIGINT, b BIGINT, c INT) WITH ('connector' = 'print')")
     return t_env
 
 
@@ -48,8 +52,8 @@ def pairs(monkeypatch):
     were written (the query's join ran and stored the batch's rows)."""
     from kindling.spark.table import join
 
-    seen = {"batches": {}, "fail": None, "counter": None}
-    write_pairs = join.JoinWriter.write_pairs
+    seen = {"batches": {}, "fail": None, "counter": None, "per_batch": 0}
+    write_pairs, write_batch = join.JoinWriter.write_pairs, join.JoinWriter.write_batch
 
     def spied(self, df, batch_id):
         df = df.persist()  # one computing of the query's join for the spy and the writer
@@ -62,6 +66,11 @@ def pairs(monkeypatch):
             fail_first_time(seen["counter"], f"batch {batch_id}")
         return written
     monkeypatch.setattr(join.JoinWriter, "write_pairs", spied)
+
+    def per_batch(self, left, right, batch_id):
+        seen["per_batch"] += 1
+        return write_batch(self, left, right, batch_id)
+    monkeypatch.setattr(join.JoinWriter, "write_batch", per_batch)
     return seen
 
 
@@ -96,22 +105,87 @@ def test_a_batch_replayed_after_a_failure_gives_each_pair_once(env, pairs, tmp_p
     assert _rows(pairs) == _expected()
 
 
-def test_a_print_sink_or_the_setting_keeps_the_per_batch_join(env):
-    t_env = _t_env(env, 2)
-    t_env.execute_sql("CREATE TEMPORARY TABLE printed (a BIGINT, b BIGINT, c INT) WITH ('connector' = 'print')")
-    for sink in ("printed", "dropped"):
+def _join_lines(statements) -> list[str]:
+    return [line for line in statements.explain().splitlines() if "Join(" in line]
+
+
+@pytest.mark.parametrize("sink", ["printed", "dropped"])
+def test_explain_s_path_is_the_one_that_runs(env, pairs, sink):
+    """Whatever sink reads the pairs, explain names Spark's stream-stream join, and the query's join
+    (the writer's ``write_pairs``) runs, never the per-batch join; with the setting false, both the
+    other way round."""
+    for streamed in (True, False):
+        t_env = _t_env(env, 2, streamed=streamed, printed=True)
         statements = t_env.create_statement_set()
         statements.add_insert_sql(f"INSERT INTO {sink} " + JOIN)
-        joins = [line for line in statements.explain().splitlines() if "Join(" in line]
-        assert ("[Spark JVM, micro-batches]" in joins[0]) == (sink == "printed"), joins
-        assert (STREAMED in joins[0]) == (sink == "dropped"), joins
+        joins = _join_lines(statements)
+        assert "[Spark JVM, micro-batches" in joins[0] and (STREAMED in joins[0]) == streamed, joins
+        pairs["batches"].clear()
+        pairs["per_batch"] = 0
+        statements.execute().wait()
+        assert (len(pairs["batches"]) >= 4, pairs["per_batch"] == 0) == (streamed, streamed), pairs["per_batch"]
+
+
+def test_a_side_whose_rows_another_stage_carries_joins_in_the_query(env, pairs):
+    """Each side's rows also feed a UNION ALL, whose stage carries them in its frame: the join still
+    runs in the query, as explain says."""
+    t_env = _t_env(env, 2)
+    statements = t_env.create_statement_set()
+    statements.add_insert_sql("INSERT INTO dropped " + JOIN)
+    statements.add_insert_sql("INSERT INTO dropped SELECT n, n, v FROM l UNION ALL SELECT m, m, w FROM r")
+    assert STREAMED in _join_lines(statements)[0]
+    statements.execute().wait()
+    assert pairs["per_batch"] == 0 and _rows(pairs) == _expected()
+
+
+def test_an_outer_join_keeps_the_per_batch_join(env):
+    t_env = _t_env(env, 2)
     left_outer = t_env.create_statement_set()
     left_outer.add_insert_sql("INSERT INTO dropped " + JOIN.replace("JOIN", "LEFT JOIN"))
     assert STREAMED not in left_outer.explain()  # an outer join's padded rows and their -D: per batch
-    t_env = _t_env(env, 2, streamed=False)
-    statements = t_env.create_statement_set()
-    statements.add_insert_sql("INSERT INTO dropped " + JOIN)
-    assert STREAMED not in statements.explain()
+
+
+def _printed(env, capfd, streamed: bool) -> list[str]:
+    t_env = _t_env(env, 2, streamed=streamed, printed=True)
+    capfd.readouterr()
+    t_env.execute_sql("INSERT INTO printed " + JOIN).wait()
+    return capfd.readouterr().out.splitlines()
+
+
+def test_a_print_sink_prints_the_per_batch_join_s_lines_in_its_order(env, pairs, capfd):
+    """At parallelism 2, the right side done batches before the left, a key's rows in other batches on
+    each side: each subtask's lines (Flink's ``n>`` prefixes) in the order the per-batch join prints them."""
+    lines = _printed(env, capfd, True)
+    assert len(pairs["batches"]) >= 4 and pairs["per_batch"] == 0  # the query's join ran, over several batches
+    assert {line[:3] for line in lines} == {"1> ", "2> "} and len(lines) == sum(_expected().values())
+    assert lines == _printed(env, capfd, False)
+
+
+def _collected(env, streamed: bool, parallelism: int = 2) -> list[tuple]:
+    t_env = _t_env(env, parallelism, streamed=streamed)
+    with t_env.execute_sql(JOIN).collect() as rows:
+        return [tuple(row) for row in rows]
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_collected_rows_come_in_the_per_batch_join_s_order(env, pairs, parallelism):
+    rows = _collected(env, True, parallelism)
+    assert len(pairs["batches"]) >= 4 and pairs["per_batch"] == 0
+    assert Counter(rows) == _expected()
+    assert rows == _collected(env, False, parallelism)
+
+
+def test_a_batch_replayed_after_a_failure_collects_each_row_once_in_order(env, pairs, tmp_path):
+    """The batch fails after its pairs were collected; its replay (the join's state and the batch's
+    timestamp from the query's checkpoint, each row's id from its place in the replayed batch) gives
+    the same rows in the same order, which the collecting sink takes once."""
+    from kindling.common import RestartStrategies
+
+    env.set_restart_strategy(RestartStrategies.fixed_delay_restart(1, 0))
+    pairs["fail"], pairs["counter"] = 2, str(tmp_path / "failures")
+    rows = _collected(env, True)
+    assert open(pairs["counter"]).read() == "x"  # failed once
+    assert rows == _collected(env, False)
 
 
 def test_csv_tables_read_by_spark_s_file_stream_source_join_in_the_query(env, pairs, tmp_path):

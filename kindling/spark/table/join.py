@@ -20,11 +20,14 @@ and written for the batch's keys only; a replayed batch reads the version before
 the pairs are exactly once with the query's checkpoint. A key's entry is rewritten whole when a
 batch adds rows to it: a key with very many rows costs as many per batch that touches it.
 
-An inner join whose rows reach only blackholes (the planner's ``RegularJoinSpec.streamed``: no sink
-sees the pairs' order) is Spark's own stream-stream join inside the streaming query instead: the
-compiler joins the two sides' frames (:func:`streamed_pairs`), the query's rows are the pairs, and the
-writer of the right side's sink writes them to the blackholes (:meth:`JoinWriter.write_pairs`); the
-join's rows live in the query's state store, exactly once with its checkpoint.
+An inner join (the planner's ``RegularJoinSpec.streamed``, unless ``kindling.table.spark-stream-join``
+is false) is Spark's own stream-stream join inside the streaming query instead: the compiler joins the
+two sides' frames (:func:`streamed_pairs`), the query's rows are the pairs, and the writer of the right
+side's sink writes them through the operators and sinks after the join (:meth:`JoinWriter.write_pairs`);
+the join's rows live in the query's state store, exactly once with its checkpoint. Where a sink sees
+the pairs' order (one the writer reaches through a job compiled per batch: a print, collect or file
+sink), each row carries its arrival through the join, and the writer puts each batch's pairs in the
+order the per-batch join gives them (:func:`_pair_order`).
 
 Spark jobs per micro-batch: one, then those of the operators and sinks after the join (a print or
 collect sink runs one per partition). The one job groups the batch's rows by key, looks up each
@@ -48,12 +51,13 @@ from __future__ import annotations
 import dataclasses
 import weakref
 from collections import defaultdict
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
+import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import StructType
+from pyspark.sql.types import LongType, StructType
 from pyspark.sql.window import Window
 
 from kindling.graph.specs import ChangesSourceSpec, DiscardSinkSpec, GroupAggregateSpec, RegularJoinSpec, SinkSpec
@@ -124,11 +128,21 @@ def streamed_pairs(spec: JoinSinkSpec, left: DataFrame, right: DataFrame) -> Dat
     the join's output columns: in each partition it joins the batch's left rows with the right rows
     stored before the batch, then the batch's right rows with the stored and the batch's left rows,
     and stores both sides' rows in the query's state store; each pair once (a null key joins
-    nothing, a pair is kept when the whole condition holds), in no order Flink's would be."""
+    nothing, a pair is kept when the whole condition holds). Where a sink sees their order
+    (:func:`_sees_order`), each side's row carries its arrival into the state (``__<side>t``: the
+    batch's timestamp, which Spark keeps in its offset log for a replay; ``__<side>id``: the row's
+    ``monotonically_increasing_id`` as the per-batch join takes it, :func:`_row_ids`), and the pairs
+    the per-batch join's order columns (:func:`_pair_order`)."""
     join = spec.join
     width = len(left.columns)
     sides = [_keyed(left, join.left_keys, join.widened, 0, "__lk"), _keyed(right, join.right_keys, join.widened, width,
                                                                              "__rk")]
+    ordered = _sees_order(spec)
+    if ordered:
+        ids = F.arrow_udf(_row_ids, LongType()).asNondeterministic()  # over an iterator of batches: its type hints
+        sides = [rows.select("*", ids(F.spark_partition_id()).alias(f"{side}id"),
+                             F.unix_micros(F.current_timestamp()).alias(f"{side}t"))
+                 for rows, side in zip(sides, ("__l", "__r"))]
     on = None
     for i in range(len(join.left_keys)):
         equal = F.col(f"__lk{i}") == F.col(f"__rk{i}")
@@ -138,7 +152,48 @@ def streamed_pairs(spec: JoinSinkSpec, left: DataFrame, right: DataFrame) -> Dat
     fields, kind = _output_fields(spec.output_type, width + len(right.columns))
     pairs = sides[0].join(sides[1], on, "inner")
     return pairs.select(*[F.col(f"__c{i}").cast(f.dataType).alias(f.name) for i, f in enumerate(fields)],
-                        *([F.lit(_INSERT).cast("byte").alias(ROW_KIND)] if kind else []))
+                        *([F.lit(_INSERT).cast("byte").alias(ROW_KIND)] if kind else []),
+                        *(_pair_order(join) if ordered else []))
+
+
+def _sees_order(spec: JoinSinkSpec) -> bool:
+    """Whether a sink after the join sees the order of its pairs: one its writer reaches through a job
+    compiled per batch (:meth:`~kindling.spark.table.aggregation.AggregationWriter._emit` places and
+    sorts the pairs for it), not a blackhole of the pairs or of Calcs Spark computes of them."""
+    others = [s for s in spec.downstream if not (isinstance(s.sink, DiscardSinkSpec) and _as_they_are(s.inputs[0]))]
+    return bool(others) and bool(plan_emission(others, spec.source.view).compiled)
+
+
+def _row_ids(partition: Iterator[pa.Array]) -> Iterator[pa.Array]:
+    """``monotonically_increasing_id`` of each row of a partition (the partition's index, 33 bits up,
+    plus the row's place in it; ``partition``: the index on each row, a batch at a time), which
+    Spark refuses in a streaming query."""
+    import numpy as np
+
+    next_id = None  # known from the partition's first row
+    for indexes in partition:
+        if next_id is None and len(indexes):
+            next_id = indexes[0].as_py() << 33
+        start = next_id or 0
+        yield pa.array(np.arange(start, start + len(indexes), dtype=np.int64))
+        next_id = None if next_id is None else next_id + len(indexes)
+
+
+def _pair_order(join: RegularJoinSpec) -> list[Column]:
+    """The per-batch join's placement and order columns (:meth:`JoinWriter._output`) of the pairs of
+    :func:`streamed_pairs`: the arriving row is the right one when its batch is the left one's or a
+    later one (``__seq``: side 1 and its id), else the left one (side 0); its partner (``__pos``)
+    one of the batch (1, when both rows' batches are one) or a stored one (0), then in arrival order
+    (batch, id), as the per-batch join's stored rows of a key are."""
+    right_arrives = F.col("__rt") >= F.col("__lt")
+
+    def of(arriving: bool, name: str) -> Column:  # the column ``name`` of the arriving row (else its partner)
+        return F.when(right_arrives, F.col(f"__{'r' if arriving else 'l'}{name}")).otherwise(
+            F.col(f"__{'l' if arriving else 'r'}{name}"))
+    partner = F.struct((F.col("__rt") == F.col("__lt")).cast("int").alias("o"), of(False, "t").alias("t"),
+                       of(False, "id").alias("n"))
+    return [*[F.col(f"__c{p}").alias(f"__k{i}") for i, p in enumerate(join.left_keys)],
+            _order(right_arrives, of(True, "id")).alias(_SEQ), partner.alias(_POS)]
 
 
 def split_joins(sinks: list[Transformation], mode: RunMode, parallelism: int, job_parameters: dict, job_id: str,
@@ -166,8 +221,6 @@ def split_joins(sinks: list[Transformation], mode: RunMode, parallelism: int, jo
         downstream = reading_changes(node, taken, source)
         left, right = (keyed.inputs[0] for keyed in node.inputs)
         join = node.relational
-        if join.streamed and not _written_in_no_order(downstream, source.view):
-            join = dataclasses.replace(join, streamed=False)  # a sink sees the pairs' order: joined per batch
         spec = JoinSinkSpec(join=join, output_type=node.type_info, name=node.name, description=node.description,
                             state_key=state_key,
                             parallelism=node.parallelism or parallelism, downstream=downstream, source=source,
@@ -187,14 +240,6 @@ def split_joins(sinks: list[Transformation], mode: RunMode, parallelism: int, jo
                 seen.add(kept.id)
                 out.append(kept)
     return out
-
-
-def _written_in_no_order(downstream: list[SinkTransformation], view: str) -> bool:
-    """Whether the sinks ``downstream`` of the changes' ``view`` are blackholes that write the changes,
-    or Calcs Spark computes of them, without a compiled job (kindling/spark/table/downstream.py): no
-    order of the changes reaches them."""
-    others = [s for s in downstream if not _as_they_are(s.inputs[0])]
-    return all(isinstance(s.sink, DiscardSinkSpec) for s in downstream) and not plan_emission(others, view).compiled
 
 
 _WRITERS: "weakref.WeakKeyDictionary[JoinSinkSpec, JoinWriter]" = weakref.WeakKeyDictionary()
@@ -265,8 +310,9 @@ class JoinWriter(AggregationWriter):
         return self.write_batch(sides[0], sides[1], batch_id)
 
     def write_pairs(self, pairs: DataFrame, batch_id: int) -> int:
-        """Writes a micro-batch's pairs, joined in the streaming query (:func:`streamed_pairs`), to the
-        blackholes after the join: computed once (each computing of them runs the query's join)."""
+        """Writes a micro-batch's pairs, joined in the streaming query (:func:`streamed_pairs`), through
+        the operators and sinks after the join (placed and sorted by their order columns where a sink
+        sees the order): computed once (each computing of them runs the query's join)."""
         readers = len(self.spec.downstream)
         if readers > 1:
             pairs = pairs.persist(StorageLevel.MEMORY_AND_DISK)

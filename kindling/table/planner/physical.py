@@ -83,11 +83,11 @@ Structured Streaming query). Per node kind, today:
   first (kindling/spark/table/join.py; as the aggregation's state, the rows live in SQLite under a
   local checkpoint directory); a semi join's left rows (``+I`` at their first partner) and an anti
   join's (``+I`` without a partner, ``-D`` at the first) as Flink's join emits them when the batch's
-  right rows arrive first (kindling/spark/table/semi_join.py). Such an inner join whose rows reach
-  only blackholes (through Calcs Spark computes: no sink sees their order) is instead Spark's
+  right rows arrive first (kindling/spark/table/semi_join.py). Such an inner join is instead Spark's
   stream-stream join inside the job's streaming query, its rows kept in the query's state store (the
   JVM's heap under Flink's default ``state.backend.type: hashmap``, kindling/spark/runner.py
-  ``_state_store``; ``kindling.table.spark-stream-join: false`` keeps the per-batch join). Joins of changes follow the rows'
+  ``_state_store``; ``kindling.table.spark-stream-join: false`` keeps the per-batch join), its pairs
+  put in the per-batch join's order where a sink sees it. Joins of changes follow the rows'
   arrival row by row, and a NOT IN of nullable values is Flink's null-aware anti join (a NULL on
   either side keeps a row out): Python.
 * **UNION ALL**: part of a frame in a bounded job when both inputs are frames.
@@ -189,8 +189,8 @@ SPARK_AGGREGATION = "kindling.table.spark-aggregation"
 #: operators, for comparison)
 SPARK_OPERATORS = "kindling.table.spark-operators"
 
-#: whether an inner join on micro-batches whose rows only blackholes read is Spark's stream-stream join
-#: inside the streaming query (default true; false: joined per batch by kindling/spark/table/join.py)
+#: whether an inner join on micro-batches is Spark's stream-stream join inside the streaming query
+#: (default true; false: joined per batch by kindling/spark/table/join.py)
 SPARK_STREAM_JOIN = "kindling.table.spark-stream-join"
 
 #: whether the files of a table are read by Spark's own reader where it can (default true; false:
@@ -280,7 +280,6 @@ class Physical:
         blackholes = [n for n in _nodes(roots) if isinstance(n, nodes.Sink)
                       and n.descriptor.get_options().get("connector") == "blackhole"]
         self._blackholed = {id(n.input) for n in blackholes if readers[id(n.input)] == 1}
-        self._blackhole_sinks = {id(n) for n in blackholes}
         self._roots = roots
         in_plan, in_streams = _eager_watermarks(roots)
         #: the plan's Flink SQL watermarks are read by no node, or change no answer: their assigners are not run
@@ -601,17 +600,9 @@ class Physical:
 
     def streamed_join(self, node: nodes.Join) -> bool:
         """Whether the join on micro-batches ``node`` (one Spark computes) is Spark's stream-stream join
-        inside the streaming query: an inner join whose rows' order no sink sees (:meth:`_order_free`)."""
-        return self.spark_stream_join and not (node.left_outer or node.right_outer or node.existence) and \
-            self._order_free(node)
-
-    def _order_free(self, node: nodes.Node) -> bool:
-        """Whether ``node``'s rows reach only blackholes, through Calcs Spark computes: no sink sees their order."""
-        readers = self._readers.get(id(node), ())
-        return bool(readers) and all(
-            id(r) in self._blackhole_sinks or (isinstance(r, _JVM_CALC) and self.spark_computes(r) or
-                                              self.passes_through(r)) and self._order_free(r)
-            for r in readers)
+        inside the streaming query: an inner join (kindling/spark/table/join.py ``streamed_pairs``; the
+        one decision, which the compiler and the join's writer follow)."""
+        return self.spark_stream_join and not (node.left_outer or node.right_outer or node.existence)
 
     def _frame_inputs(self, node: nodes.Node) -> Optional[str]:
         """Why Spark cannot compute ``node`` in a frame whatever it computes, or None."""
