@@ -64,7 +64,8 @@ def test_explain_says_spark_joins_on_micro_batches_and_why_not(env):
     t_env, left, right = _tables(env, True)
     assert "Join(joinType=[InnerJoin]" in left.join(right, _condition()).explain()
     lines = [line for line in left.join(right, _condition()).explain().splitlines() if "Join(" in line]
-    assert "[Spark JVM, micro-batches]" in lines[0], lines
+    # an inner join: test_micro_batch_stream_join.py
+    assert "[Spark JVM, micro-batches, Spark's stream-stream join in the streaming query]" in lines[0], lines
     for outer in (left.left_outer_join, left.right_outer_join, left.full_outer_join):
         lines = [line for line in outer(right, _condition()).explain().splitlines() if "Join(" in line]
         assert "[Spark JVM, micro-batches]" in lines[0], lines
