@@ -3,6 +3,8 @@ the jobs' plans in the driver JVM's heap: its count of live objects of the kinds
 held on to stays flat."""
 from __future__ import annotations
 
+import pytest
+
 from kindling.common import Configuration, Types
 from kindling.datastream import StreamExecutionEnvironment
 from kindling.table import StreamTableEnvironment
@@ -60,6 +62,7 @@ def table_program(micro_batches: bool) -> None:
     orders.execute_insert("printed").wait()
 
 
+@pytest.mark.slow  # six Table programs, 1.5-3 min
 def test_finished_jobs_leave_no_plans_in_the_driver_heap(spark, capsys):
     for micro_batches in (False, True):  # warm-up: what the session keeps once, whatever the number of jobs
         table_program(micro_batches)
