@@ -3,6 +3,7 @@ side starts are its descendants, and a JVM nobody waits for escapes ``getrusage`
 from __future__ import annotations
 
 import os
+import threading
 
 
 def tree_ticks(root: int, exclude: str | None = None) -> dict[tuple[int, str], int]:
@@ -38,3 +39,34 @@ def tree_ticks(root: int, exclude: str | None = None) -> dict[tuple[int, str], i
 
 def tick_seconds(ticks: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+class TreeCpu:
+    """The CPU seconds of process ``pid`` and its descendants, sampled by a daemon thread every
+    ``every`` seconds (:func:`tree_ticks`: a process that ends counts as last seen; a scan of /proc
+    takes ~8 ms of CPU with 160 processes); None off Linux."""
+
+    def __init__(self, pid: int, every: float):
+        self._pid, self._seen, self._stopped = pid, {}, threading.Event()
+        self._sample()
+        self._thread = threading.Thread(target=self._run, args=(every,), name="tree-cpu", daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        self._seen.update(tree_ticks(self._pid))
+
+    def _run(self, every: float) -> None:
+        while not self._stopped.wait(every):
+            self._sample()
+
+    @property
+    def seconds(self) -> float | None:
+        """The CPU seconds seen so far."""
+        return tick_seconds(sum(self._seen.values())) if os.path.isdir("/proc/self") else None
+
+    def stop(self) -> float | None:
+        """Stops sampling after a last look; the CPU seconds seen."""
+        self._stopped.set()
+        self._thread.join()
+        self._sample()
+        return self.seconds

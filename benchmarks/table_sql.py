@@ -58,7 +58,7 @@ from typing import NamedTuple, Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from benchmarks.process_cpu import tick_seconds, tree_ticks  # noqa: E402
+from benchmarks.process_cpu import TreeCpu  # noqa: E402
 QUERIES = ["groupby", "tumble", "filter", "udf", "pandas", "udtf", "join", "over"]
 SIDES = ["pyflink", "kindling", "kindling-batch", "spark"]
 MICRO_SIDES = ["kindling-micro", "kindling-mini-batch", "spark-streaming"]
@@ -253,40 +253,10 @@ def _micro_mode(query: str, inputs: tuple, mini_batch: bool = False) -> str:
     return f"micro:{FILES_PER_BATCH}" + (":mini-batch" if mini_batch else "")
 
 
-class _TreeCpu:
-    """The CPU seconds (user + system) of a process and its descendants, sampled from /proc while it
-    runs (:func:`~benchmarks.process_cpu.tree_ticks`: a process that ends is counted as last seen);
-    None off Linux."""
-
-    def __init__(self, pid: int, every: float = 0.2):
-        import threading
-
-        self.pid, self.every, self.seen = pid, every, {}  # (pid, start time) -> CPU ticks last read
-        self.linux = os.path.isdir("/proc/self")
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._sample, daemon=True)
-        if self.linux:
-            self.thread.start()
-
-    def _sample(self) -> None:
-        while True:
-            self.seen.update(tree_ticks(self.pid))
-            if self.stop.wait(self.every):
-                return
-
-    def seconds(self) -> float | None:
-        """Stops sampling; the CPU seconds seen."""
-        if not self.linux:
-            return None
-        self.stop.set()
-        self.thread.join()
-        return tick_seconds(sum(self.seen.values()))
-
-
 def run(side: str, queries: list[str], inputs: tuple, work: str, pyflink: str, check: bool = False
         ) -> tuple[Optional[float], str, str, Optional[float]]:
     """Runs ``queries`` on ``side`` in a fresh process: its whole-process wall time (None when it failed
-    or was skipped), why not, its stdout and the CPU seconds of its process tree (:class:`_TreeCpu`)."""
+    or was skipped), why not, its stdout and the CPU seconds of its process tree (:class:`~benchmarks.process_cpu.TreeCpu`)."""
     env = dict(os.environ)
     if side == "pyflink":
         interpreter = os.path.join(pyflink, "bin", "python")
@@ -312,14 +282,14 @@ def run(side: str, queries: list[str], inputs: tuple, work: str, pyflink: str, c
     started = time.time()
     with subprocess.Popen(command, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True) as done:
-        cpu = _TreeCpu(done.pid)
+        cpu = TreeCpu(done.pid, every=0.2)
         try:
             stdout, stderr = done.communicate(timeout=1800)
         except subprocess.TimeoutExpired:
             done.kill()
             done.communicate()
-            return None, "failed: killed after 1800 s", "", cpu.seconds()
-    took, cpu = time.time() - started, cpu.seconds()
+            return None, "failed: killed after 1800 s", "", cpu.stop()
+    took, cpu = time.time() - started, cpu.stop()
     if done.returncode != 0:
         lines = [line for line in stderr.splitlines() if line.strip() and "WARN" not in line]
         return None, f"failed (rc {done.returncode}): {lines[-1] if lines else ''}"[:300], stdout, cpu

@@ -7,13 +7,15 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-import threading
 
 import pytest
 
 os.environ.setdefault("KINDLING_SPARK_MASTER", "local[2]")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "connectors"))  # the servers' helpers
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)  # benchmarks/: the /proc reader of the run's CPU report
+from benchmarks.process_cpu import TreeCpu  # noqa: E402
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -64,36 +66,7 @@ def time_report(reports: list, files: int = 15) -> list[str]:
     return [f"test processes busy: {busy}", f"slowest files: {slowest}", f"in all: {kinds}"]
 
 
-class ProcessTreeCpu:
-    """The CPU seconds so far of this process and its descendants (the session's Spark JVM, Spark's
-    Python workers, the ``kindling run`` processes and servers tests start), from /proc, sampled
-    every ``every`` seconds by a daemon thread (a process that ends counts as last seen; a scan of /proc
-    takes ~8 ms of CPU with 160 processes, 0.4% of a core every 2 s)."""
-
-    def __init__(self, every: float = 2.0):
-        if ROOT not in sys.path:
-            sys.path.insert(0, ROOT)
-        from benchmarks.process_cpu import tick_seconds, tree_ticks
-
-        self._ticks, self._to_seconds, self._seen = tree_ticks, tick_seconds, {}
-        self.seconds = 0.0
-        self._stopped = threading.Event()
-        self._sample()
-        threading.Thread(target=self._run, args=(every,), name="test-cpu", daemon=True).start()
-
-    def _sample(self) -> None:
-        self._seen.update(self._ticks(os.getpid()))
-        self.seconds = self._to_seconds(sum(self._seen.values()))
-
-    def _run(self, every: float) -> None:
-        while not self._stopped.wait(every):
-            self._sample()
-
-    def stop(self) -> None:
-        self._stopped.set()
-
-
-_tree_cpu: list = []  # [ProcessTreeCpu, CPU seconds at the last report] in a process that runs tests, on Linux
+_tree_cpu: list = []  # [TreeCpu of this process, CPU seconds at the last report] in a process that runs tests, on Linux
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -104,7 +77,7 @@ def pytest_runtest_makereport(item, call):
     if not os.path.isdir("/proc/self"):
         return
     if not _tree_cpu:
-        _tree_cpu.extend([ProcessTreeCpu(), 0.0])
+        _tree_cpu.extend([TreeCpu(os.getpid(), every=2.0), 0.0])
     now = _tree_cpu[0].seconds
     report.user_properties.append(("cpu_seconds", now - _tree_cpu[1]))
     _tree_cpu[1] = now

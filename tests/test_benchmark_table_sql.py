@@ -9,7 +9,8 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from benchmarks.table_sql import (PARTS, QUERIES, _micro_mode, _TreeCpu, check, differences,  # noqa: E402
+from benchmarks.process_cpu import TreeCpu  # noqa: E402
+from benchmarks.table_sql import (PARTS, QUERIES, _micro_mode, check, differences,  # noqa: E402
                                   make_inputs, run, split_inputs)
 
 EVENTS, KEYS = 2_000, 1_000
@@ -67,6 +68,6 @@ def test_the_cpu_of_a_process_tree_counts_a_grandchild_no_one_waits_for():
              "stdout=subprocess.PIPE, text=True); print(p.stdout.readline(), end='', flush=True); time.sleep(0.5); "
              "os._exit(0)")
     with subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True) as process:
-        cpu = _TreeCpu(process.pid, every=0.05)
+        cpu = TreeCpu(process.pid, every=0.05)
         own = float(process.stdout.read())
-    assert cpu.seconds() >= 0.9 * own  # /proc counts whole clock ticks
+    assert cpu.stop() >= 0.9 * own  # /proc counts whole clock ticks

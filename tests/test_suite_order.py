@@ -7,7 +7,8 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
-from conftest import ProcessTreeCpu, slow_files_first, time_report
+from benchmarks.process_cpu import TreeCpu
+from conftest import slow_files_first, time_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -120,7 +121,7 @@ def test_the_report_adds_the_cpu_seconds_where_every_report_has_them():
 
 
 def test_the_cpu_of_the_test_process_counts_its_children_after_they_end():
-    tree = ProcessTreeCpu(every=0.05)
+    tree = TreeCpu(os.getpid(), every=0.05)
     try:
         before = tree.seconds
         child = subprocess.run([sys.executable, "-c", "import time; s = time.process_time()\n"
